@@ -1,0 +1,45 @@
+"""The safe expression language shared by chapters and question templates.
+
+Dependencies point one way: this package reads ``content.physics`` (its public names become the
+callable names of expressions) and nothing from Django or the apps.
+"""
+
+from content.expressions.errors import ExpressionError, did_you_mean
+from content.expressions.evaluator import (
+    check_expression,
+    evaluate,
+    evaluate_tracked,
+    free_names,
+    is_catalog_object,
+)
+from content.expressions.formatting import LiveFormat, format_value, parse_options
+from content.expressions.live import (
+    LiveSpan,
+    RenderResult,
+    check_live,
+    collect_citations,
+    render_live,
+    scan_live,
+)
+from content.expressions.namespace import MATH_HELPERS, default_namespace
+
+__all__ = [
+    "MATH_HELPERS",
+    "ExpressionError",
+    "LiveFormat",
+    "LiveSpan",
+    "RenderResult",
+    "check_expression",
+    "check_live",
+    "collect_citations",
+    "default_namespace",
+    "did_you_mean",
+    "evaluate",
+    "evaluate_tracked",
+    "format_value",
+    "free_names",
+    "is_catalog_object",
+    "parse_options",
+    "render_live",
+    "scan_live",
+]

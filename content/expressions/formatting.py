@@ -1,0 +1,197 @@
+"""How a live value is written: the ``| UNIT | sig=2 | approx ...`` options and their output.
+
+Numbers and quantities are formatted by ``content.physics`` (``format_number`` and
+``format_quantity``), so a chapter and a question print a figure the same way.  This module only
+reads the options, picks the formatter and adapts the result to math (``\\text{}`` units).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+MODES = ("number", "quantity", "percent", "ratio", "int", "text", "table", "aligned")
+_FLAGS = {"%": "percent", "x": "ratio", "×": "ratio", "int": "int", "text": "text"}
+_FLAGS.update({"table": "table", "aligned": "aligned"})
+
+
+@dataclass(frozen=True)
+class LiveFormat:
+    """The parsed options of one live expression."""
+
+    mode: str = "number"
+    unit: str | None = None
+    fixed: bool = False
+    sig: int | None = None
+    approx: bool = False
+
+
+def parse_options(options: str) -> LiveFormat:
+    """Parse ``"B/s | sig=2 | approx"``; raise ValueError naming a bad option."""
+    mode, unit, fixed, sig, approx = "number", None, False, None, False
+    for raw in (part.strip() for part in options.split("|")) if options.strip() else ():
+        if not raw:
+            raise ValueError("empty option between bars")
+        if raw == "approx":
+            approx = True
+        elif raw.startswith("sig"):
+            match = re.fullmatch(r"sig\s*=\s*(\d+)", raw)
+            if not match or not 1 <= int(match.group(1)) <= 12:
+                raise ValueError(f"option '{raw}': write sig=N with N from 1 to 12")
+            sig = int(match.group(1))
+        elif raw in _FLAGS:
+            mode = _set_mode(mode, _FLAGS[raw], raw)
+        elif raw.startswith("in ") or raw == "in":
+            unit, fixed = _checked_unit(raw[2:].strip(), raw), True
+            mode = _set_mode(mode, "quantity", raw)
+        else:
+            unit = _checked_unit(raw, raw)
+            mode = _set_mode(mode, "quantity", raw)
+    return LiveFormat(mode, unit, fixed, sig, approx)
+
+
+def _set_mode(current: str, new: str, raw: str) -> str:
+    if current != "number" and current != new:
+        raise ValueError(f"option '{raw}' conflicts with an earlier option ({current})")
+    if current == new == "quantity":
+        raise ValueError(f"option '{raw}': give one unit only")
+    return new
+
+
+def _checked_unit(unit: str, raw: str) -> str:
+    if not unit:
+        raise ValueError(f"option '{raw}' needs a unit, e.g. 'in GB/s'")
+    try:
+        from content.physics.units import ureg
+    except ImportError:  # pragma: no cover - the registry ships with the project
+        return unit
+    try:
+        ureg.parse_units(unit)
+    except Exception:  # noqa: BLE001 - pint raises several unrelated types for bad units
+        raise ValueError(
+            f"unknown option or unit '{raw}' (options: sig=N, approx, in UNIT, %, x, int, text)"
+        ) from None
+    return unit
+
+
+def _formatters(names: Mapping[str, object] | None) -> tuple[Any, Any]:
+    number = names.get("format_number") if names else None
+    quantity = names.get("format_quantity") if names else None
+    if not (callable(number) and callable(quantity)):
+        from content.physics import format_number, format_quantity
+
+        number, quantity = format_number, format_quantity
+    return number, quantity
+
+
+def format_value(
+    value: Any, fmt: LiveFormat, *, in_math: bool = False, names: Mapping | None = None
+) -> str:
+    """Write ``value`` as ``fmt`` asks; raise ValueError or TypeError when it cannot."""
+    if fmt.mode in ("table", "aligned") or _is_explanation(value):
+        if in_math:
+            raise ValueError("a worked explanation is a block: put it on its own line, not in math")
+        return format_explanation(value, aligned=fmt.mode == "aligned", names=names)
+    if fmt.mode == "text" or isinstance(value, str) or _has_name(value):
+        text = _as_text(value)
+        return _math_text(text) if in_math else text
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"the value is a {type(value).__name__}, not a number; try '| text'")
+    if not math.isfinite(value):
+        raise ValueError(f"the value is not finite ({value})")
+    format_number, format_quantity = _formatters(names)
+    sig = fmt.sig or 3
+    if fmt.mode == "quantity":
+        text = format_quantity(value, fmt.unit, sig=sig, approx=fmt.approx, fixed=fmt.fixed)
+        return _math_quantity(text) if in_math else text
+    if fmt.mode == "int":
+        text = str(round(value))
+    elif fmt.mode == "percent":
+        text = format_number(value * 100, sig) + ("\\%" if in_math else "%")
+    elif fmt.mode == "ratio":
+        # Ratios below ten read best with one decimal ("8.0×"), as the book writes them.
+        digits = fmt.sig or (2 if abs(value) < 10 else 3)
+        text = format_number(value, digits) + ("\\times" if in_math else "×")
+    else:
+        text = format_number(value, sig)
+    if fmt.approx:
+        text = ("\\sim " if in_math else "~") + text
+    return text
+
+
+def _has_name(value: Any) -> bool:
+    from content.expressions.evaluator import is_catalog_object
+
+    return is_catalog_object(value) and isinstance(getattr(value, "name", None), str)
+
+
+def _as_text(value: Any) -> str:
+    if _has_name(value):
+        return value.name
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (str, numbers.Real)):
+        return str(value)
+    raise TypeError(f"a {type(value).__name__} cannot be written as text")
+
+
+def _math_text(text: str) -> str:
+    escaped = re.sub(r"([#$%&_{}])", r"\\\1", text)
+    return "\\text{" + escaped + "}"
+
+
+def _math_quantity(text: str) -> str:
+    """``"~990 TFLOP/s"`` -> ``"\\sim 990\\,\\text{TFLOP/s}"``."""
+    approx = text.startswith("~")
+    body = text[1:] if approx else text
+    number, _, unit = body.strip().partition(" ")
+    number = number.replace("×", "\\times ").replace("−", "-")
+    out = number + ("\\,\\text{" + unit.strip() + "}" if unit.strip() else "")
+    return ("\\sim " if approx else "") + out
+
+
+def _is_explanation(value: Any) -> bool:
+    return hasattr(value, "steps") and hasattr(value, "title") and not isinstance(value, type)
+
+
+def _cell(value: Any, names: Mapping | None) -> str:
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        format_number, _ = _formatters(names)
+        return format_number(value, 3)
+    return str(value).replace("|", "\\|")
+
+
+def format_explanation(explanation: Any, *, aligned: bool = False, names: Mapping | None = None):
+    """A worked table (default) or a LaTeX ``aligned`` block of ``explain(...)``'s steps."""
+    if not _is_explanation(explanation):
+        raise TypeError("'| table' and '| aligned' need the result of explain(...)")
+    _, format_quantity = _formatters(names)
+    unit = getattr(explanation, "unit", None)
+    value = getattr(explanation, "value", None)
+    final = ""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        final = format_quantity(value, unit) if unit else _cell(value, names)
+    if aligned:
+        rows = [
+            f"\\text{{{_cell(s.label, names)}}} &= {s.formula} = {s.substituted} "
+            f"= {_cell(s.result, names)}"
+            for s in explanation.steps
+        ]
+        body = " \\\\\n".join(rows)
+        return f"$$\n\\begin{{aligned}}\n{body}\n\\end{{aligned}}\n$$"
+    lines = [
+        f"**{explanation.title}**",
+        "",
+        "| step | formula | with the numbers | result |",
+        "| --- | --- | --- | --- |",
+    ]
+    for step in explanation.steps:
+        cells = (step.label, step.formula, step.substituted, step.result)
+        lines.append("| " + " | ".join(_cell(c, names) for c in cells) + " |")
+    if final:
+        lines += ["", f"Result: **{final}**"]
+    return "\n".join(lines)

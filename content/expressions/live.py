@@ -1,0 +1,206 @@
+"""Live expressions in text: ``{{ expr | UNIT | option ... }}`` substituted at render time.
+
+Shared by chapters, question prompts, options, hints and solutions.  The scanner knows where
+``$...$`` and ``$$...$$`` math begins and ends, so a value inside math gets its unit wrapped in
+``\\text{}`` and its symbols written the LaTeX way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from content.expressions.errors import ExpressionError
+from content.expressions.evaluator import check_expression, evaluate_tracked
+from content.expressions.formatting import LiveFormat, format_value, parse_options
+
+
+@dataclass(frozen=True)
+class RenderResult:
+    """Rendered text and every source cited by the catalog entries its values came from."""
+
+    text: str
+    citations: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class LiveSpan:
+    """One ``{{ ... }}`` found in a text: where it is, what it says, whether it is in math."""
+
+    start: int
+    end: int
+    line: int
+    expr: str
+    options: str
+    in_math: bool
+
+    @property
+    def written(self) -> str:
+        return "{{ " + (self.expr + (" | " + self.options if self.options else "")) + " }}"
+
+
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+
+
+def scan_live(text: str, *, source: str = "<text>", first_line: int = 1) -> Iterator[LiveSpan]:
+    """Yield every live expression of ``text`` in order; raise ExpressionError if unclosed."""
+    i, n = 0, len(text)
+    math: str | None = None
+    fence: str | None = None
+    line = first_line
+    at_line_start = True
+    while i < n:
+        if at_line_start:
+            match = _FENCE.match(text, i)
+            if match and (fence is None or match.group(1).startswith(fence)):
+                fence = match.group(1)[:3] if fence is None else None
+        char = text[i]
+        at_line_start = char == "\n"
+        if char == "\n":
+            line += 1
+            i += 1
+            continue
+        if char == "\\" and text.startswith("{{", i + 1):
+            i += 3
+            continue
+        if char == "\\" and i + 1 < n:
+            i += 2
+            continue
+        if text.startswith("{{", i):
+            close = text.find("}}", i + 2)
+            inner = text[i + 2 : close] if close >= 0 else text[i + 2 : i + 60]
+            if close < 0:
+                raise ExpressionError(source, line, "{{" + inner, "'{{' without a closing '}}'")
+            expr, options = _split_options(inner)
+            yield LiveSpan(i, close + 2, line, expr, options, math is not None)
+            line += inner.count("\n")
+            i = close + 2
+            continue
+        if char == "$" and fence is None:
+            delimiter = "$$" if text.startswith("$$", i) else "$"
+            i += len(delimiter)
+            if math is None:
+                # As in Markdown math plugins, "$ " does not open inline math.
+                if delimiter == "$$" or (i < n and not text[i].isspace()):
+                    math = delimiter
+            elif math == delimiter:
+                math = None
+            continue
+        i += 1
+
+
+def _split_options(inner: str) -> tuple[str, str]:
+    """Split ``expr | opt | opt`` at the first bar outside a string literal."""
+    quote: str | None = None
+    for index, char in enumerate(inner):
+        if quote:
+            if char == quote:
+                quote = None
+        elif char in "\"'":
+            quote = char
+        elif char == "|":
+            return inner[:index].strip(), inner[index + 1 :].strip()
+    return inner.strip(), ""
+
+
+def render_live(
+    text: str,
+    names: Mapping[str, object] | None = None,
+    *,
+    source: str = "<text>",
+    math_aware: bool = True,
+    first_line: int = 1,
+) -> RenderResult:
+    """Substitute every live expression of ``text``; raise ExpressionError on the first failure.
+
+    ``first_line`` is the line of ``text``'s first line within its file, for error messages.
+    """
+    from content.expressions.namespace import default_namespace
+
+    namespace = default_namespace() if names is None else names
+    pieces: list[str] = []
+    touched: list[object] = []
+    position = 0
+    for span in scan_live(text, source=source, first_line=first_line):
+        pieces.append(text[position : span.start].replace("\\{{", "{{"))
+        in_math = span.in_math and math_aware
+        pieces.append(_render_span(span, namespace, source, in_math, touched))
+        position = span.end
+    pieces.append(text[position:].replace("\\{{", "{{"))
+    return RenderResult("".join(pieces), collect_citations(touched))
+
+
+def _render_span(
+    span: LiveSpan, names: Mapping[str, object], source: str, in_math: bool, touched: list
+) -> str:
+    fmt = _options(span, source)
+    value, seen = evaluate_tracked(
+        span.expr, names, source=source, line=span.line, shown=span.written
+    )
+    touched.extend(seen)
+    try:
+        return format_value(value, fmt, in_math=in_math, names=names)
+    except (ValueError, TypeError, KeyError) as exc:
+        message = exc.args[0] if exc.args else type(exc).__name__
+        raise ExpressionError(source, span.line, span.written, str(message)) from None
+
+
+def _options(span: LiveSpan, source: str) -> LiveFormat:
+    try:
+        return parse_options(span.options)
+    except ValueError as exc:
+        raise ExpressionError(source, span.line, span.written, str(exc)) from None
+
+
+def check_live(
+    text: str,
+    names: Mapping[str, object] | set[str] | frozenset[str] | None = None,
+    source: str = "<text>",
+    *,
+    first_line: int = 1,
+) -> list[ExpressionError]:
+    """Return every error in ``text`` at once (an empty list when all is well).
+
+    With a mapping of values each expression is evaluated and formatted; with a set of names
+    (values not known yet) each is only checked for syntax, options and unknown names.
+    """
+    from content.expressions.namespace import default_namespace
+
+    namespace = default_namespace() if names is None else names
+    errors: list[ExpressionError] = []
+    try:
+        spans = list(scan_live(text, source=source, first_line=first_line))
+    except ExpressionError as exc:
+        return [exc]
+    for span in spans:
+        try:
+            fmt = _options(span, source)
+            if isinstance(namespace, Mapping):
+                _render_span(span, namespace, source, span.in_math, [])
+            else:
+                check_expression(
+                    span.expr, namespace, source=source, line=span.line, shown=span.written
+                )
+                del fmt
+        except ExpressionError as exc:
+            errors.append(exc)
+    return errors
+
+
+def collect_citations(objects: list[object]) -> tuple[Any, ...]:
+    """The sources of the catalog objects, in first-seen order, without duplicates."""
+    found: list[Any] = []
+    for obj in objects:
+        citations = getattr(obj, "citations", None)
+        if callable(citations):
+            items = citations()
+        else:
+            items = getattr(obj, "sources", ()) or ()
+        if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+            items = (items,)
+        for item in items:
+            if not any(item == known for known in found):
+                found.append(item)
+    return tuple(found)
