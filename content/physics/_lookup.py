@@ -1,0 +1,117 @@
+"""Name resolution shared by every catalog: aliases, case-insensitivity and helpful KeyErrors.
+
+Names are compared after folding case and dropping spaces, hyphens and underscores, so "RTX 4090",
+"rtx-4090" and "rtx4090" are one name.  A miss raises ``KeyError`` that names the closest matches
+(``difflib``), because a typo in a question template should say what was meant.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+_SEPARATORS = re.compile(r"[\s_\-]+")
+
+
+def normalize(name: str) -> str:
+    """Fold a catalog name to the form used for comparison."""
+    return _SEPARATORS.sub("", str(name).strip().lower())
+
+
+class FrozenMap(Mapping[str, Any]):
+    """A read-only, hashable mapping, so catalog entries stay immutable and hashable.
+
+    Unlike ``types.MappingProxyType`` it pickles and deep-copies, which the variant store and
+    template engine may need.
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any] | Iterable[tuple[str, Any]] = ()) -> None:
+        object.__setattr__(self, "_data", dict(data))
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self._data.items(), key=lambda item: item[0])))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mapping):
+            return dict(self._data) == dict(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return repr(self._data)
+
+    def __reduce__(self):
+        return (FrozenMap, (dict(self._data),))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("FrozenMap is read-only")
+
+
+def freeze(value: Mapping[str, Any] | None) -> FrozenMap:
+    """Return ``value`` as a FrozenMap (used in ``__post_init__`` so ``replace`` accepts dicts)."""
+    if isinstance(value, FrozenMap):
+        return value
+    return FrozenMap(value or {})
+
+
+class Registry(Generic[T]):
+    """Entries of one catalog, found by key or alias regardless of case and separators."""
+
+    def __init__(self, kind: str, entries: Iterable[T]) -> None:
+        self.kind = kind
+        self._entries: dict[str, T] = {}
+        self._index: dict[str, T] = {}
+        self._display: dict[str, str] = {}
+        for entry in entries:
+            key = entry.key if hasattr(entry, "key") else entry.name
+            if key in self._entries:
+                raise ValueError(f"duplicate {kind} key {key!r}")
+            self._entries[key] = entry
+            names = [key, getattr(entry, "name", key), *getattr(entry, "aliases", ())]
+            for name in names:
+                folded = normalize(name)
+                owner = self._index.get(folded)
+                if owner is not None and owner is not entry:
+                    raise ValueError(f"{kind} name {name!r} is ambiguous")
+                self._index[folded] = entry
+                self._display.setdefault(folded, name)
+
+    def get(self, name: Any, cls: type) -> T:
+        """The entry called ``name``; an instance of ``cls`` is returned unchanged."""
+        if isinstance(name, cls):
+            return name
+        if not isinstance(name, str):
+            raise TypeError(f"expected a {self.kind} or its name, got {type(name).__name__}")
+        try:
+            return self._index[normalize(name)]
+        except KeyError:
+            raise KeyError(self.missing_message(name)) from None
+
+    def missing_message(self, name: str) -> str:
+        close = difflib.get_close_matches(normalize(name), list(self._index), n=8, cutoff=0.5)
+        # One suggestion per entry: "H100", "H100-80" and "h100-sxm" are the same part.
+        by_entry: dict[int, str] = {}
+        for folded in close:
+            by_entry.setdefault(id(self._index[folded]), self._display[folded])
+        suggestions = list(by_entry.values())[:4]
+        message = f"unknown {self.kind} {name!r}"
+        if suggestions:
+            message += "; did you mean " + ", ".join(repr(s) for s in suggestions) + "?"
+        return message + " Known: " + ", ".join(self._entries) + "."
+
+    def all(self) -> tuple[T, ...]:
+        return tuple(self._entries.values())

@@ -1,0 +1,33 @@
+"""The catalogs of the physics module: sources, accelerators, formats, links, models, memory
+hierarchy and prices.  Each entry cites its sources; look-ups fold case and name close matches."""
+
+from content.physics.catalog.accelerators import Accelerator, accelerator, accelerators
+from content.physics.catalog.dtypes import DType, dtype, dtypes
+from content.physics.catalog.hierarchy import MemoryLevel, memory_hierarchy
+from content.physics.catalog.links import Link, link, links
+from content.physics.catalog.models import Model, model, models
+from content.physics.catalog.prices import PriceSnapshot, price, prices
+from content.physics.catalog.sources import Source, source, sources
+
+__all__ = [
+    "Accelerator",
+    "DType",
+    "Link",
+    "MemoryLevel",
+    "Model",
+    "PriceSnapshot",
+    "Source",
+    "accelerator",
+    "accelerators",
+    "dtype",
+    "dtypes",
+    "link",
+    "links",
+    "memory_hierarchy",
+    "model",
+    "models",
+    "price",
+    "prices",
+    "source",
+    "sources",
+]

@@ -1,0 +1,408 @@
+"""Bibliography of the catalogs: every figure in them cites one of these keys.
+
+``verified`` is True where the figure was checked against a copy of the source (marked (V) in the
+team's research notes) and False where only the vendor's canonical URL is known.  Keys are stable:
+catalog entries, the book and the docs refer to them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from content.physics._lookup import Registry
+
+
+@dataclass(frozen=True)
+class Source:
+    """A datasheet, paper, or page that a catalog figure comes from."""
+
+    key: str
+    title: str
+    url: str
+    verified: bool
+
+    @property
+    def name(self) -> str:
+        return self.key
+
+
+def _s(key: str, title: str, url: str, verified: bool) -> Source:
+    return Source(key, title, url, verified)
+
+
+_GH = "https://github.com/"
+_HF = "https://huggingface.co/"
+
+_SOURCES = (
+    # Vendor datasheets and product pages.
+    _s(
+        "nv-v100",
+        "NVIDIA V100 Tensor Core GPU datasheet",
+        "https://images.nvidia.com/content/technologies/volta/pdf/"
+        "volta-v100-datasheet-update-us-1165301-r5.pdf",
+        False,
+    ),
+    _s(
+        "nv-a100",
+        "NVIDIA A100 Tensor Core GPU datasheet",
+        "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/"
+        "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf",
+        False,
+    ),
+    _s(
+        "nv-h100",
+        "NVIDIA H100 Tensor Core GPU product page and Hopper whitepaper",
+        "https://www.nvidia.com/en-us/data-center/h100/",
+        False,
+    ),
+    _s(
+        "nv-hopper-tuning",
+        "NVIDIA Hopper tuning guide",
+        "https://docs.nvidia.com/cuda/hopper-tuning-guide/index.html",
+        False,
+    ),
+    _s(
+        "nv-h100-pcie-brief",
+        "NVIDIA H100 PCIe product brief PB-11133-001",
+        "https://www.nvidia.com/en-us/data-center/h100/",
+        True,
+    ),
+    _s(
+        "nv-h200",
+        "NVIDIA H200 Tensor Core GPU product page",
+        "https://www.nvidia.com/en-us/data-center/h200/",
+        False,
+    ),
+    _s(
+        "nv-b200",
+        "NVIDIA HGX and DGX B200 datasheets",
+        "https://www.nvidia.com/en-us/data-center/hgx/",
+        False,
+    ),
+    _s(
+        "nv-l4",
+        "NVIDIA L4 Tensor Core GPU product page",
+        "https://www.nvidia.com/en-us/data-center/l4/",
+        False,
+    ),
+    _s(
+        "nv-t4",
+        "NVIDIA T4 Tensor Core GPU datasheet",
+        "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/tesla-t4/"
+        "t4-tensor-core-datasheet-951643.pdf",
+        False,
+    ),
+    _s(
+        "nv-a10",
+        "NVIDIA A10 Tensor Core GPU datasheet",
+        "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a10/pdf/a10-datasheet.pdf",
+        False,
+    ),
+    _s(
+        "nv-ada",
+        "NVIDIA Ada Lovelace GPU architecture whitepaper (RTX 4090)",
+        "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf",
+        False,
+    ),
+    _s(
+        "amd-mi300x",
+        "AMD Instinct MI300X accelerator product page",
+        "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html",
+        False,
+    ),
+    _s(
+        "amd-mi325x",
+        "AMD Instinct MI325X accelerator product page",
+        "https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html",
+        False,
+    ),
+    _s(
+        "rocm-gpu-specs",
+        "AMD ROCm documentation: GPU hardware specifications",
+        "https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html",
+        True,
+    ),
+    _s(
+        "mi300x-vs-h200",
+        "alpharomercoma/MI300X-vs-H200, METHODOLOGY.md (spec table)",
+        _GH + "alpharomercoma/MI300X-vs-H200",
+        True,
+    ),
+    _s(
+        "gc-tpu-v4",
+        "Google Cloud TPU v4 documentation",
+        "https://cloud.google.com/tpu/docs/v4",
+        True,
+    ),
+    _s(
+        "gc-tpu-v5e",
+        "Google Cloud TPU v5e documentation",
+        "https://cloud.google.com/tpu/docs/v5e",
+        True,
+    ),
+    _s(
+        "gc-tpu-v5p",
+        "Google Cloud TPU v5p documentation",
+        "https://cloud.google.com/tpu/docs/v5p",
+        True,
+    ),
+    _s(
+        "amd-epyc-9654",
+        "AMD EPYC 9654 processor product page",
+        "https://www.amd.com/en/products/processors/server/epyc/"
+        "4th-generation-9004-and-8004-series/amd-epyc-9654.html",
+        False,
+    ),
+    _s(
+        "intel-xeon-8480",
+        "Intel ARK: Xeon Platinum 8480+ processor",
+        "https://www.intel.com/content/www/us/en/products/sku/231746/"
+        "intel-xeon-platinum-8480-processor-105m-cache-2-00-ghz/specifications.html",
+        False,
+    ),
+    _s(
+        "llama-cpp-16569",
+        "llama.cpp discussion 16569 (EPYC memory bandwidth)",
+        _GH + "ggml-org/llama.cpp/discussions/16569",
+        True,
+    ),
+    # Books, guides and measurement repositories.
+    _s(
+        "sb-gpus",
+        "Austin et al., How to Scale Your Model: How to Think About GPUs",
+        "https://jax-ml.github.io/scaling-book/gpus/",
+        True,
+    ),
+    _s(
+        "sb-tpus",
+        "Austin et al., How to Scale Your Model: How to Think About TPUs",
+        "https://jax-ml.github.io/scaling-book/tpus/",
+        True,
+    ),
+    _s(
+        "sb-sharding",
+        "Austin et al., How to Scale Your Model: Sharded Matrices",
+        "https://jax-ml.github.io/scaling-book/sharding/",
+        True,
+    ),
+    _s(
+        "sb-applied-inference",
+        "Austin et al., How to Scale Your Model: Serving LLaMA",
+        "https://jax-ml.github.io/scaling-book/applied-inference/",
+        True,
+    ),
+    _s(
+        "mle-accel",
+        "Bekman, Machine Learning Engineering: accelerators",
+        _GH + "stas00/ml-engineering/blob/master/compute/accelerator/README.md",
+        True,
+    ),
+    _s(
+        "mle-net",
+        "Bekman, Machine Learning Engineering: network",
+        _GH + "stas00/ml-engineering/blob/master/network/README.md",
+        True,
+    ),
+    _s(
+        "mle-inference",
+        "Bekman, Machine Learning Engineering: inference",
+        _GH + "stas00/ml-engineering/blob/master/inference/README.md",
+        True,
+    ),
+    _s(
+        "glenn-lockwood",
+        "Glenn Lockwood, processor notes: H100 and A100",
+        "https://glennklockwood.com/garden/processors/h100",
+        True,
+    ),
+    _s(
+        "rrze-gpu-benches",
+        "RRZE-HPC/gpu-benches (latency, L2 and memory bandwidth measurements)",
+        _GH + "RRZE-HPC/gpu-benches",
+        True,
+    ),
+    _s(
+        "markdewing-latency",
+        "markdewing/AI_kernels, latency/README.md",
+        _GH + "markdewing/AI_kernels/blob/main/latency/README.md",
+        True,
+    ),
+    _s(
+        "chips-and-cheese-h100",
+        "Chips and Cheese: Nvidia's H100: Funny L2, and Tons of Bandwidth",
+        "https://chipsandcheese.com/p/nvidias-h100-funny-l2-and-tons-of-bandwidth",
+        True,
+    ),
+    _s(
+        "mlperf-h200-system",
+        "MLPerf Inference v4.1 NVIDIA H200-SXM-141GBx8 system description",
+        _GH + "mlcommons/inference_results_v4.1",
+        True,
+    ),
+    _s(
+        "gpu-catalog-hf",
+        "RajBhope/gpu-runtime-predictor gpu_catalog.json (third-party)",
+        _HF + "RajBhope/gpu-runtime-predictor",
+        True,
+    ),
+    _s(
+        "pci-sig",
+        "PCI-SIG PCI Express base specifications (x16 rate derived from GT/s and encoding)",
+        "https://pcisig.com/specifications",
+        False,
+    ),
+    _s(
+        "ieee-802-3",
+        "IEEE 802.3 Ethernet standard",
+        "https://standards.ieee.org/ieee/802.3/",
+        False,
+    ),
+    # Numeric formats.
+    _s(
+        "ieee-754",
+        "IEEE 754-2019 floating-point arithmetic",
+        "https://standards.ieee.org/ieee/754/6210/",
+        False,
+    ),
+    _s(
+        "nv-tf32",
+        "NVIDIA blog: TensorFloat-32 in the A100 GPU",
+        "https://blogs.nvidia.com/blog/tensorfloat-32-precision-format/",
+        False,
+    ),
+    _s(
+        "google-bf16",
+        "Google Cloud blog: BFloat16, the secret to high performance on Cloud TPUs",
+        "https://cloud.google.com/blog/products/ai-machine-learning/"
+        "bfloat16-the-secret-to-high-performance-on-cloud-tpus",
+        False,
+    ),
+    _s(
+        "fp8-paper",
+        "Micikevicius et al., FP8 Formats for Deep Learning, arXiv:2209.05433",
+        "https://arxiv.org/abs/2209.05433",
+        False,
+    ),
+    _s(
+        "ocp-mx",
+        "OCP Microscaling Formats (MX) specification v1.0",
+        "https://www.opencompute.org/documents/ocp-microscaling-formats-mx-v1-0-spec-final-pdf",
+        False,
+    ),
+    _s(
+        "qlora",
+        "Dettmers et al., QLoRA, arXiv:2305.14314 (NF4 codebook)",
+        "https://arxiv.org/abs/2305.14314",
+        True,
+    ),
+    _s(
+        "llm-int8",
+        "Dettmers et al., LLM.int8(), arXiv:2208.07339",
+        "https://arxiv.org/abs/2208.07339",
+        True,
+    ),
+    # Model configurations.
+    _s(
+        "hf-llama-2-7b",
+        "meta-llama/Llama-2-7b-hf config.json",
+        _HF + "meta-llama/Llama-2-7b-hf/blob/main/config.json",
+        True,
+    ),
+    _s(
+        "hf-llama-2-13b",
+        "meta-llama/Llama-2-13b-hf config.json",
+        _HF + "meta-llama/Llama-2-13b-hf/blob/main/config.json",
+        True,
+    ),
+    _s(
+        "hf-llama-2-70b",
+        "meta-llama/Llama-2-70b-hf config.json",
+        _HF + "meta-llama/Llama-2-70b-hf/blob/main/config.json",
+        True,
+    ),
+    _s(
+        "hf-llama-3-8b",
+        "meta-llama/Meta-Llama-3-8B config.json",
+        _HF + "meta-llama/Meta-Llama-3-8B/blob/main/config.json",
+        True,
+    ),
+    _s(
+        "hf-llama-3-70b",
+        "meta-llama/Meta-Llama-3-70B config.json",
+        _HF + "meta-llama/Meta-Llama-3-70B/blob/main/config.json",
+        True,
+    ),
+    _s(
+        "hf-llama-3.1-405b",
+        "meta-llama/Llama-3.1-405B config.json",
+        _HF + "meta-llama/Llama-3.1-405B/blob/main/config.json",
+        True,
+    ),
+    _s(
+        "hf-mistral-7b",
+        "mistralai/Mistral-7B-v0.1 config.json",
+        _HF + "mistralai/Mistral-7B-v0.1/blob/main/config.json",
+        True,
+    ),
+    _s(
+        "hf-mixtral-8x7b",
+        "mistralai/Mixtral-8x7B-v0.1 config.json",
+        _HF + "mistralai/Mixtral-8x7B-v0.1/blob/main/config.json",
+        True,
+    ),
+    _s(
+        "mixtral-announcement",
+        "Mistral AI: Mixtral of experts (46.7B total, 12.9B active)",
+        "https://mistral.ai/news/mixtral-of-experts/",
+        True,
+    ),
+    _s(
+        "params-derived",
+        "Parameter count computed from the config: embeddings, attention, MLP, norms",
+        "",
+        True,
+    ),
+    # Prices (dated snapshots).
+    _s(
+        "lambda-2026-09",
+        "Lambda instance pricing, transcribed 2026-09-20 (api-evangelist/lambda-labs)",
+        _GH + "api-evangelist/lambda-labs",
+        True,
+    ),
+    _s(
+        "data-receipts-2026-11",
+        "datareceipts/data-receipts 109-gpu-pricing, retrieved 2026-11-09",
+        _GH + "datareceipts/data-receipts",
+        True,
+    ),
+    _s(
+        "tg-prices-2026-09",
+        "tgarg01/silybench-data gpu_prices.csv, checked 2026-09",
+        _GH + "tgarg01/silybench-data",
+        True,
+    ),
+    _s(
+        "hyperstack-2026-08",
+        "Hyperstack GPU pricing, transcribed 2026-08-26 (api-evangelist/nexgen-cloud)",
+        _GH + "api-evangelist/nexgen-cloud",
+        True,
+    ),
+)
+
+SOURCES = Registry("source", _SOURCES)
+
+
+def source(key: str | Source) -> Source:
+    """The source with this key (case-insensitive); KeyError names close keys."""
+    return SOURCES.get(key, Source)
+
+
+def sources() -> tuple[Source, ...]:
+    """Every source, in bibliography order."""
+    return SOURCES.all()
+
+
+def cite(entry: object) -> tuple[Source, ...]:
+    """The distinct sources an entry's ``sources`` mapping refers to, in first-use order."""
+    keys = dict.fromkeys(entry.sources.values())  # type: ignore[attr-defined]
+    return tuple(source(key) for key in keys)

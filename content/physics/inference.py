@@ -1,0 +1,202 @@
+"""LLM inference arithmetic: weight and KV-cache memory, decode and prefill times, GPU counts.
+
+Decoding one token per sequence reads every weight once per step, so at small batch a decode step
+is bound by memory bandwidth, not by FLOP/s.  Formulas assume a dense forward pass of 2 FLOP per
+active parameter per token, attention FLOPs neglected, the KV cache read once per step, weights and
+cache in the same ``dt`` unless stated, and peak rates (the roofline's optimistic bound).
+"""
+
+from __future__ import annotations
+
+import math
+
+from content.physics.catalog.accelerators import Accelerator, accelerator
+from content.physics.catalog.dtypes import DType, dtype
+from content.physics.catalog.models import Model, model
+from content.physics.roofline import AcceleratorLike, DTypeLike
+
+ModelLike = str | Model
+
+# Below this ratio a byte count counts as fitting: guards 160e9 / 80e9 against float noise.
+_FIT_TOLERANCE = 1e-9
+
+
+def _params(params: float | ModelLike) -> float:
+    if isinstance(params, (int, float)) and not isinstance(params, bool):
+        return params
+    return model(params).params
+
+
+def _compute_peak(part: Accelerator, dt: DType) -> float:
+    """Peak FLOP/s for a forward pass with weights stored in ``dt``.
+
+    Weight-only formats the part cannot compute in (nf4 anywhere, int4 on H100) are dequantized
+    and multiplied at the part's 16-bit tensor rate.
+    """
+    try:
+        return part.peak(dt)
+    except KeyError:
+        for fallback in ("bf16", "fp16", "fp32"):
+            if fallback in part.peak_flops:
+                return part.peak_flops[fallback]
+        raise
+
+
+def weights_bytes(params: float | ModelLike, dt: DTypeLike) -> float:
+    """Bytes to hold the weights: params × bytes per parameter.
+
+    ``params`` is a count or a model (its total parameters, all experts included).  Ignores
+    quantization scales; see ``quantized_weights_bytes``.
+    """
+    return _params(params) * dtype(dt).bytes
+
+
+def quantized_weights_bytes(
+    m: ModelLike, dt: DTypeLike, group_size: int | None = 128, scale_bytes: float = 2
+) -> float:
+    """Weights in a group-quantized integer format: params × (bytes + scale_bytes ÷ group_size).
+
+    Integer and codebook formats (int8, int4, nf4) store one ``scale_bytes`` scale (fp16 by
+    default) per ``group_size`` weights: int4 with g=128 costs 4.125 bits per parameter.  Float
+    formats and ``group_size=None`` carry no per-group scale.
+    """
+    params = model(m).params
+    fmt = dtype(dt)
+    if group_size is None or fmt.kind == "float":
+        return params * fmt.bytes
+    return params * (fmt.bytes + scale_bytes / group_size)
+
+
+def kv_cache_bytes_per_token(m: ModelLike, dt: DTypeLike) -> float:
+    """KV-cache bytes per token of one sequence: 2 (K and V) · layers · n_kv_heads · head_dim ·
+    bytes.  Llama-2-13B in fp16: 2·40·40·128·2 = 819,200 bytes."""
+    mdl = model(m)
+    return 2 * mdl.layers * mdl.n_kv_heads * mdl.head_dim * dtype(dt).bytes
+
+
+def kv_cache_bytes(m: ModelLike, tokens: float, dt: DTypeLike, batch: int = 1) -> float:
+    """KV-cache bytes: 2 · layers · n_kv_heads · head_dim · bytes · tokens · batch.
+
+    ``tokens`` is the context length per sequence.  No sliding window, no paging overhead.
+    """
+    return kv_cache_bytes_per_token(m, dt) * tokens * batch
+
+
+def model_flops_per_token(m: ModelLike) -> float:
+    """Forward-pass FLOP per token: 2 × active parameters (attention's own FLOPs neglected)."""
+    return 2 * model(m).active_params
+
+
+def decode_step_time(
+    m: ModelLike, acc: AcceleratorLike, dt: DTypeLike, batch: int = 1, context: float = 0
+) -> float:
+    """Seconds for one decode step of ``batch`` sequences at ``context`` tokens each:
+    max(bytes read ÷ bandwidth, FLOPs ÷ peak), with bytes read = weights + KV cache of the batch
+    and FLOPs = 2 × active params × batch.  One accelerator holding everything; KV in ``dt``.
+    """
+    part, fmt = accelerator(acc), dtype(dt)
+    bytes_read = weights_bytes(m, fmt) + kv_cache_bytes(m, context, fmt, batch)
+    flops = model_flops_per_token(m) * batch
+    return max(bytes_read / part.memory_bandwidth, flops / _compute_peak(part, fmt))
+
+
+def decode_tokens_per_second(
+    m: ModelLike, acc: AcceleratorLike, dt: DTypeLike, batch: int = 1, context: float = 0
+) -> float:
+    """Generated tokens per second over the batch: batch ÷ decode step time."""
+    return batch / decode_step_time(m, acc, dt, batch, context)
+
+
+def time_per_token_floor(m: ModelLike, acc: AcceleratorLike, dt: DTypeLike) -> float:
+    """The bandwidth floor on latency per token at batch 1: weights ÷ memory bandwidth.
+
+    Llama-2-7B in fp16 on H100 SXM: 13.48 GB ÷ 3.35 TB/s ≈ 4.02 ms.
+    """
+    return weights_bytes(m, dt) / accelerator(acc).memory_bandwidth
+
+
+def prefill_time(
+    m: ModelLike, acc: AcceleratorLike, dt: DTypeLike, prompt_tokens: float, batch: int = 1
+) -> float:
+    """Seconds to process the prompt: max(2 · active params · tokens · batch ÷ peak,
+    weights ÷ bandwidth).  All prompt tokens go through each weight in one pass, so prefill is
+    usually compute-bound; attention's quadratic FLOPs are neglected.
+    """
+    part, fmt = accelerator(acc), dtype(dt)
+    flops = model_flops_per_token(m) * prompt_tokens * batch
+    return max(flops / _compute_peak(part, fmt), weights_bytes(m, fmt) / part.memory_bandwidth)
+
+
+def critical_batch_size(acc: AcceleratorLike, dt: DTypeLike) -> float:
+    """Batch at which weight-bound decode turns compute-bound: ridge point × bytes per param ÷ 2.
+
+    Each weight (``bytes`` bytes) read once per step serves 2 FLOP per sequence, so intensity is
+    2·batch ÷ bytes; setting it equal to the ridge point gives the batch.  KV traffic ignored.
+    """
+    part, fmt = accelerator(acc), dtype(dt)
+    return part.peak(fmt) / part.memory_bandwidth * fmt.bytes / 2
+
+
+def min_gpus(bytes_needed: float, acc: AcceleratorLike) -> int:
+    """The fewest accelerators whose combined memory holds ``bytes_needed``: ceil(bytes ÷ memory).
+
+    Assumes a perfect split and no memory reserved for activations or the runtime.
+    """
+    ratio = bytes_needed / accelerator(acc).memory_bytes
+    return max(1, math.ceil(ratio - _FIT_TOLERANCE))
+
+
+def gpus_needed(
+    m: ModelLike,
+    acc: AcceleratorLike,
+    dt: DTypeLike,
+    context: float = 0,
+    batch: int = 1,
+    kv_dt: DTypeLike | None = None,
+) -> int:
+    """Accelerators needed to hold weights + KV cache (``batch`` sequences of ``context`` tokens,
+    cache in ``kv_dt``, default ``dt``): min_gpus(weights + kv_cache, acc)."""
+    total = weights_bytes(m, dt) + kv_cache_bytes(m, context, kv_dt or dt, batch)
+    return min_gpus(total, acc)
+
+
+def pipeline_stages(
+    m: ModelLike, dt: DTypeLike, acc: AcceleratorLike, headroom: float = 0.9
+) -> int:
+    """Pipeline stages needed when each accelerator may fill only ``headroom`` of its memory with
+    weights (the rest for activations and KV cache): ceil(weights ÷ (headroom × memory))."""
+    if not 0 < headroom <= 1:
+        raise ValueError("headroom must be in (0, 1]")
+    usable = headroom * accelerator(acc).memory_bytes
+    return max(1, math.ceil(weights_bytes(m, dt) / usable - _FIT_TOLERANCE))
+
+
+def tensor_parallel_bytes_per_gpu(m: ModelLike, dt: DTypeLike, n: int) -> float:
+    """Weight bytes on each of ``n`` tensor-parallel GPUs: weights ÷ n (even split assumed)."""
+    if n < 1:
+        raise ValueError("n must be at least 1")
+    return weights_bytes(m, dt) / n
+
+
+def quantization_speedup(
+    m: ModelLike, acc: AcceleratorLike, from_dt: DTypeLike, to_dt: DTypeLike
+) -> float:
+    """Speed-up of the batch-1 decode floor from storing weights in ``to_dt`` instead of
+    ``from_dt``: time_per_token_floor(from) ÷ time_per_token_floor(to) = bytes ratio.
+
+    Holds while decode is memory-bound; dequantization cost and scales are ignored.
+    """
+    return time_per_token_floor(m, acc, from_dt) / time_per_token_floor(m, acc, to_dt)
+
+
+def energy_per_token(
+    m: ModelLike, acc: AcceleratorLike, dt: DTypeLike, batch: int = 1, context: float = 0
+) -> float:
+    """Joules per generated token: power × decode step time ÷ batch.
+
+    Assumes the part draws its rated power (TDP) for the whole step; ValueError if unpublished.
+    """
+    part = accelerator(acc)
+    if part.power_watts is None:
+        raise ValueError(f"{part.name} has no published power figure")
+    return part.power_watts * decode_step_time(m, part, dt, batch, context) / batch
