@@ -6,6 +6,8 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
+    path("instructor/", include("quizzes.instructor_urls")),
+    path("studio/", include("quizzes.studio_urls")),
     path("", include("quizzes.urls")),
     path("", include("courseware.urls")),
 ]

@@ -24,7 +24,7 @@ class Command(BaseCommand):
         created = create_demo()
         commands = get_commands()
         # The book and bank loaders live in their own commands; each reports what changed.
-        for name in ("sync_content",):
+        for name in ("sync_content", "sync_questions"):
             if name in commands:
                 call_command(name, stdout=self.stdout)
         if "seed_demo" in commands and students > 0:

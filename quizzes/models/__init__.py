@@ -1,0 +1,32 @@
+"""The quizzes app's data: question templates and their versions, quizzes, attempts, variants,
+responses, and the instructor's records (overrides, extensions, regrades).
+
+Dependencies point down: attempts refer to quizzes, quizzes to templates; nothing here imports
+the views. Writes that touch several rows live in `quizzes.services`.
+"""
+
+from .attempts import Attempt, AttemptStatus, Response, ResponseStatus, SavedAnswer, Variant
+from .quizzes import LatePolicy, Quiz, QuizItem, QuizMode, ReleasePolicy
+from .records import Extension, RegradeRun, RegradeStatus, ScoreOverride
+from .templates import QuestionTemplate, TemplateStatus, TemplateVersion
+
+__all__ = [
+    "Attempt",
+    "AttemptStatus",
+    "Extension",
+    "LatePolicy",
+    "QuestionTemplate",
+    "Quiz",
+    "QuizItem",
+    "QuizMode",
+    "RegradeRun",
+    "RegradeStatus",
+    "ReleasePolicy",
+    "Response",
+    "ResponseStatus",
+    "SavedAnswer",
+    "ScoreOverride",
+    "TemplateStatus",
+    "TemplateVersion",
+    "Variant",
+]

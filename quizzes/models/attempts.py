@@ -1,0 +1,164 @@
+"""A student's work: attempts, the variants they were given, and every response."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+
+class AttemptStatus(models.TextChoices):
+    IN_PROGRESS = "in_progress", "In progress"
+    SUBMITTED = "submitted", "Submitted"
+
+
+class AttemptQuerySet(models.QuerySet):
+    def for_student(self, user) -> AttemptQuerySet:
+        return self.filter(student=user)
+
+    def submitted(self) -> AttemptQuerySet:
+        return self.filter(status=AttemptStatus.SUBMITTED)
+
+
+class Attempt(models.Model):
+    quiz = models.ForeignKey("quizzes.Quiz", on_delete=models.CASCADE, related_name="attempts")
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attempts"
+    )
+    number = models.PositiveSmallIntegerField()
+    status = models.CharField(
+        max_length=20, choices=AttemptStatus.choices, default=AttemptStatus.IN_PROGRESS
+    )
+    started_at = models.DateTimeField(auto_now_add=True)
+    # Exam mode: the server-side end of the time limit (and of any extension).
+    deadline = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    auto_submitted = models.BooleanField(default=False)
+    is_late = models.BooleanField(default=False)
+    # The quiz items this attempt drew (pools draw a subset), in order.
+    item_ids = models.JSONField(default=list)
+    score = models.DecimalField(max_digits=8, decimal_places=3, null=True, blank=True)
+    max_score = models.DecimalField(max_digits=8, decimal_places=3, default=0)
+    last_activity_at = models.DateTimeField(auto_now=True)
+
+    objects = AttemptQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["quiz", "student", "number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["quiz", "student", "number"], name="one_attempt_number_per_student"
+            ),
+            # At most one open attempt per student and quiz, even under concurrent starts.
+            models.UniqueConstraint(
+                fields=["quiz", "student"],
+                condition=Q(status="in_progress"),
+                name="one_open_attempt",
+            ),
+        ]
+        indexes = [models.Index(fields=["student", "quiz"])]
+
+    def __str__(self) -> str:
+        return f"{self.student} · {self.quiz.slug} · attempt {self.number}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("quizzes:attempt_detail", args=[self.pk])
+
+
+class Variant(models.Model):
+    """The numbers one student got for one quiz item: stored whole, so grading never drifts.
+
+    `parameters` is exactly what the student was shown; `answers` holds the correct answers and
+    common-error values per part (never sent to the browser before the part's final submission).
+    """
+
+    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="variants")
+    item = models.ForeignKey("quizzes.QuizItem", on_delete=models.PROTECT, related_name="variants")
+    version = models.ForeignKey(
+        "quizzes.TemplateVersion", on_delete=models.PROTECT, related_name="variants"
+    )
+    # 0 for the first variant of an item in an attempt; homework hands out 1, 2, ... after
+    # the tries are spent or when the student asks for practice numbers.
+    index = models.PositiveSmallIntegerField(default=0)
+    seed = models.CharField(max_length=64)
+    parameters = models.JSONField()
+    answers = models.JSONField()
+    outcome = models.CharField(max_length=50, blank=True)
+    is_practice = models.BooleanField(default=False)
+    score = models.FloatField(default=0.0, help_text="Fraction 0..1 of the item's points.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["attempt", "item__position", "index"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["attempt", "item", "index"], name="one_variant_per_index"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.attempt} · {self.item.template.slug} · variant {self.index}"
+
+
+class ResponseStatus(models.TextChoices):
+    CORRECT = "correct", "Correct"
+    INCORRECT = "incorrect", "Incorrect"
+    INVALID = "invalid", "Invalid"
+
+
+class Response(models.Model):
+    """One submitted answer to one part of a variant, with its grade."""
+
+    variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="responses")
+    part_id = models.CharField(max_length=50)
+    raw = models.TextField()
+    status = models.CharField(max_length=20, choices=ResponseStatus.choices)
+    score = models.FloatField()
+    feedback = models.TextField(blank=True)
+    diagnosis = models.CharField(max_length=50, blank=True)
+    interpreted = models.TextField(blank=True)
+    value = models.FloatField(null=True, blank=True)
+    # Invalid responses cost no try: they carry no try number.
+    try_number = models.PositiveSmallIntegerField(null=True, blank=True)
+    idempotency_key = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    regraded_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["variant", "part_id", "created_at"]
+        constraints = [
+            # Two concurrent posts can never both become "try 2" of the same part.
+            models.UniqueConstraint(
+                fields=["variant", "part_id", "try_number"],
+                condition=Q(try_number__isnull=False),
+                name="one_response_per_try",
+            ),
+            models.CheckConstraint(
+                condition=Q(score__gte=0) & Q(score__lte=1), name="response_score_is_a_fraction"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["variant", "part_id"]),
+            models.Index(fields=["diagnosis"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.variant} · part {self.part_id} · {self.status}"
+
+
+class SavedAnswer(models.Model):
+    """Exam mode: the latest text typed into a part, saved as the student types."""
+
+    variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="saved_answers")
+    part_id = models.CharField(max_length=50)
+    raw = models.TextField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["variant", "part_id"], name="one_saved_answer"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.variant} · part {self.part_id} (saved)"

@@ -1,0 +1,123 @@
+"""Quizzes, their rules (mode, attempts, dates, release) and their items."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+
+class QuizMode(models.TextChoices):
+    HOMEWORK = "homework", "Homework"
+    EXAM = "exam", "Exam"
+
+
+class LatePolicy(models.TextChoices):
+    REFUSE = "refuse", "Refused after the due date"
+    PENALTY = "penalty", "Accepted with a penalty until the close date"
+
+
+class ReleasePolicy(models.TextChoices):
+    IMMEDIATE = "immediate", "Immediately after submission"
+    AFTER_DUE = "after_due", "After the due date"
+
+
+class QuizQuerySet(models.QuerySet):
+    def for_course(self, course) -> QuizQuerySet:
+        return self.filter(course=course)
+
+    def visible(self) -> QuizQuerySet:
+        return self.filter(is_published=True)
+
+
+class Quiz(models.Model):
+    course = models.ForeignKey(
+        "courseware.Course", on_delete=models.CASCADE, related_name="quizzes"
+    )
+    slug = models.SlugField(max_length=100)
+    title = models.CharField(max_length=200)
+    chapter = models.ForeignKey(
+        "courseware.Chapter",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="quizzes",
+    )
+    description = models.TextField(blank=True)
+    position = models.PositiveSmallIntegerField(default=0)
+    mode = models.CharField(max_length=20, choices=QuizMode.choices, default=QuizMode.HOMEWORK)
+    max_attempts = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Empty for unlimited attempts."
+    )
+    tries_per_variant = models.PositiveSmallIntegerField(
+        default=3, help_text="Homework: counted tries per part before a fresh variant."
+    )
+    opens_at = models.DateTimeField(null=True, blank=True)
+    due_at = models.DateTimeField(null=True, blank=True)
+    closes_at = models.DateTimeField(
+        null=True, blank=True, help_text="Late submissions end here (with the penalty policy)."
+    )
+    late_policy = models.CharField(
+        max_length=20, choices=LatePolicy.choices, default=LatePolicy.PENALTY
+    )
+    late_penalty = models.DecimalField(
+        max_digits=4, decimal_places=3, default=0, help_text="Fraction taken off a late score."
+    )
+    time_limit_minutes = models.PositiveIntegerField(null=True, blank=True)
+    release = models.CharField(
+        max_length=20, choices=ReleasePolicy.choices, default=ReleasePolicy.IMMEDIATE
+    )
+    # Pools: {"pool name": how many of its items each attempt draws}.
+    pools = models.JSONField(default=dict, blank=True)
+    is_published = models.BooleanField(default=True)
+    source_path = models.CharField(max_length=300, blank=True)
+    content_hash = models.CharField(max_length=64, blank=True)
+
+    objects = QuizQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["course", "position", "slug"]
+        verbose_name_plural = "quizzes"
+        constraints = [
+            models.UniqueConstraint(fields=["course", "slug"], name="unique_quiz_slug"),
+            models.CheckConstraint(
+                condition=Q(late_penalty__gte=0) & Q(late_penalty__lte=1),
+                name="late_penalty_is_a_fraction",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("quizzes:quiz_detail", args=[self.slug])
+
+
+class QuizItem(models.Model):
+    """One question slot of a quiz: a template, its points, and optionally a pool it belongs to."""
+
+    quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="items")
+    template = models.ForeignKey(
+        "quizzes.QuestionTemplate", on_delete=models.PROTECT, related_name="quiz_items"
+    )
+    # Empty: new variants use the template's current published version.
+    pinned_version = models.ForeignKey(
+        "quizzes.TemplateVersion",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    position = models.PositiveSmallIntegerField()
+    points = models.DecimalField(max_digits=6, decimal_places=2, default=1)
+    pool = models.CharField(max_length=50, blank=True)
+
+    class Meta:
+        ordering = ["quiz", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["quiz", "position"], name="unique_item_position"),
+            models.UniqueConstraint(fields=["quiz", "template"], name="template_once_per_quiz"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.quiz.slug} #{self.position}: {self.template.slug}"

@@ -1,0 +1,100 @@
+"""Question templates (the editable draft) and their immutable published versions."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class TemplateStatus(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    PUBLISHED = "published", "Published"
+    RETIRED = "retired", "Retired"
+
+
+class QuestionTemplateQuerySet(models.QuerySet):
+    def published(self) -> QuestionTemplateQuerySet:
+        return self.filter(status=TemplateStatus.PUBLISHED)
+
+    def for_course(self, course) -> QuestionTemplateQuerySet:
+        return self.filter(course=course)
+
+
+class QuestionTemplate(models.Model):
+    """A question template: a stable slug, the draft source an author edits, and its versions.
+
+    The slug never changes once students have answered the template: variants refer to versions,
+    and analytics group by slug.
+    """
+
+    course = models.ForeignKey(
+        "courseware.Course", on_delete=models.CASCADE, related_name="question_templates"
+    )
+    slug = models.SlugField(max_length=100)
+    title = models.CharField(max_length=200)
+    chapter_slug = models.SlugField(max_length=100, blank=True)
+    kind = models.CharField(
+        max_length=20, blank=True, help_text="numeric, formula, choice or multi-part."
+    )
+    status = models.CharField(
+        max_length=20, choices=TemplateStatus.choices, default=TemplateStatus.DRAFT
+    )
+    draft_source = models.TextField(help_text="The declarative YAML source being edited.")
+    # Optimistic lock: a save must name the revision it started from, so two authors editing the
+    # same draft are warned instead of silently overwriting each other.
+    draft_revision = models.PositiveIntegerField(default=1)
+    draft_updated_at = models.DateTimeField(auto_now=True)
+    draft_updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    source_path = models.CharField(
+        max_length=300, blank=True, help_text="File under content/questions/ it was loaded from."
+    )
+    current_version = models.ForeignKey(
+        "TemplateVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    last_validation = models.JSONField(null=True, blank=True)
+    last_validated_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = QuestionTemplateQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["chapter_slug", "slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["course", "slug"], name="unique_template_slug"),
+        ]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class TemplateVersion(models.Model):
+    """An immutable published version: variants are generated from, and graded against, this."""
+
+    template = models.ForeignKey(
+        QuestionTemplate, on_delete=models.PROTECT, related_name="versions"
+    )
+    number = models.PositiveIntegerField()
+    source = models.TextField()
+    content_hash = models.CharField(max_length=64)
+    title = models.CharField(max_length=200)
+    published_at = models.DateTimeField(auto_now_add=True)
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    note = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["template", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["template", "number"], name="unique_version_number"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="version_number_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.template.slug} v{self.number}"
