@@ -7,7 +7,9 @@ frequency (1/s) is never a data rate (bit/s), and FLOP and tokens are dimensions
 
 Conventions: symbols are case-sensitive; SI prefixes are decimal (``k M G T P E``), IEC prefixes
 binary (``Ki Mi Gi Ti Pi Ei``).  ``K`` is not a prefix, so ``KB`` does not parse: the grader
-refuses it as ambiguous.
+refuses it as ambiguous.  ``FLOPS`` (capital S) is a rate, FLOP per second, as datasheets use
+it ("TFLOPS"); ``FLOPs``, ``flop`` and ``flops`` are counts.  ``Bps``/``bps`` (``TBps``,
+``Gbps``) are byte and bit rates.
 """
 
 from __future__ import annotations
@@ -54,6 +56,12 @@ byte = 8 * bit = B = octet
 watt = joule / second = W
 hertz = 1 / second = Hz
 cent = 0.01 * dollar = ¢
+# rates written as one symbol; "FLOPS" in capitals is FLOP per second, as on datasheets
+# ("TFLOPS"), while "FLOPs" with a small s is a plural count of FLOP
+FLOPS = FLOP / second
+byte_per_second = byte / second = Bps
+bit_per_second = bit / second = bps
+watt_hour = watt * hour = Wh
 """
 
 
