@@ -30,6 +30,8 @@ from content.physics.catalog import (
     sources,
 )
 from content.physics.cost import cost_per_million_tokens, dollars_per_hour_for
+from content.physics.explain import Explanation, Step, explain, explainable
+from content.physics.formatting import format_number, format_quantity, to_unit, unit_label
 from content.physics.inference import (
     critical_batch_size,
     decode_step_time,
@@ -123,4 +125,13 @@ __all__ = [
     # cost
     "cost_per_million_tokens",
     "dollars_per_hour_for",
+    # worked solutions and presentation
+    "Explanation",
+    "Step",
+    "explain",
+    "explainable",
+    "format_number",
+    "format_quantity",
+    "to_unit",
+    "unit_label",
 ]
