@@ -82,9 +82,13 @@ def _formatters(names: Mapping[str, object] | None) -> tuple[Any, Any]:
     number = names.get("format_number") if names else None
     quantity = names.get("format_quantity") if names else None
     if not (callable(number) and callable(quantity)):
-        from content.physics import format_number, format_quantity
+        import content.physics as physics
 
-        number, quantity = format_number, format_quantity
+        number = getattr(physics, "format_number", None)
+        quantity = getattr(physics, "format_quantity", None)
+        if number is None or quantity is None:
+            from content.physics.formatting import format_number as number
+            from content.physics.formatting import format_quantity as quantity
     return number, quantity
 
 
@@ -166,19 +170,17 @@ def _cell(value: Any, names: Mapping | None) -> str:
 
 
 def format_explanation(explanation: Any, *, aligned: bool = False, names: Mapping | None = None):
-    """A worked table (default) or a LaTeX ``aligned`` block of ``explain(...)``'s steps."""
+    """A worked table (default) or a LaTeX ``aligned`` block of ``explain(...)``'s steps.
+
+    A step's ``formula`` and ``substituted`` are LaTeX and its ``result`` plain text, as the
+    physics module's explainers write them.
+    """
     if not _is_explanation(explanation):
         raise TypeError("'| table' and '| aligned' need the result of explain(...)")
-    _, format_quantity = _formatters(names)
-    unit = getattr(explanation, "unit", None)
-    value = getattr(explanation, "value", None)
-    final = ""
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        final = format_quantity(value, unit) if unit else _cell(value, names)
     if aligned:
         rows = [
-            f"\\text{{{_cell(s.label, names)}}} &= {s.formula} = {s.substituted} "
-            f"= {_cell(s.result, names)}"
+            f"\\text{{{_latex_text(s.label)}}}: \\quad {s.formula} &= {s.substituted} "
+            f"= \\text{{{_latex_text(_cell(s.result, names))}}}"
             for s in explanation.steps
         ]
         body = " \\\\\n".join(rows)
@@ -190,8 +192,20 @@ def format_explanation(explanation: Any, *, aligned: bool = False, names: Mappin
         "| --- | --- | --- | --- |",
     ]
     for step in explanation.steps:
-        cells = (step.label, step.formula, step.substituted, step.result)
-        lines.append("| " + " | ".join(_cell(c, names) for c in cells) + " |")
-    if final:
-        lines += ["", f"Result: **{final}**"]
+        cells = (
+            _cell(step.label, names),
+            _math_cell(step.formula),
+            _math_cell(step.substituted),
+            _cell(step.result, names),
+        )
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _math_cell(latex: Any) -> str:
+    text = str(latex).strip()
+    return f"${text}$".replace("|", "\\vert ") if text else ""
+
+
+def _latex_text(text: str) -> str:
+    return re.sub(r"([#$%&_{}])", r"\\\1", text)
