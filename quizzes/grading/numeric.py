@@ -1,0 +1,125 @@
+"""Grading numeric answers with units (Contract 2, numbers).
+
+Policies:
+
+- `expected` is in the SI base of `unit` (unit "TB/s" or "B/s": expected in B/s).  Floats are
+  taken as the decimal they print as (``0.1`` is one tenth), so the checks are exact.
+- Window mode (default): correct when |response - expected| <= rtol·|expected| + atol, the
+  bound included.  No absolute tolerance unless the template sets one.
+- `sigfigs` / `decimals` replace the window: the response and the answer are both rounded
+  (half up, i.e. halves away from zero) and must then be equal.  Significant figures do not
+  depend on the prefix; decimal places are counted in the template's `unit` as written
+  ("TB/s" with decimals=2 means 3.35 TB/s), since they are meaningless in B/s.
+- `factor` (order-of-magnitude estimates) replaces the window too: correct when the response
+  has the answer's sign and lies between expected/factor and expected·factor.
+- After the answer come the template's `common_errors` (each within its own rtol, default the
+  part's), then the generic slips of `diagnosis`.
+- A missing unit is "invalid" (no attempt lost); a readable answer of the wrong dimension is
+  "incorrect" with diagnosis ``wrong-dimension`` and says which dimension was expected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+from .diagnosis import diagnose_ratio
+from .numbers import exact, format_number, round_decimals, round_sigfigs
+from .quantities import (
+    ParsedQuantity,
+    ParsedUnit,
+    describe_dimensions,
+    example_unit,
+    parse_quantity,
+    parse_unit,
+)
+from .results import CommonError, Grade, ResponseError, correct, incorrect, invalid
+
+
+def _within(value: Fraction, want: Fraction, rtol: Fraction, atol: Fraction) -> bool:
+    return abs(value - want) <= rtol * abs(want) + atol
+
+
+def _wrong_dimension(quantity: ParsedQuantity, target: ParsedUnit | None, want: Fraction):
+    got, _ = describe_dimensions(quantity.dimensions)
+    read = f"{format_number(quantity.number.value)} {quantity.unit.text}"
+    if target is None:
+        return incorrect(
+            f"The question asks for a plain number without a unit, but {read} is {got}.",
+            "wrong-dimension",
+            interpreted=read,
+        )
+    wanted, _ = describe_dimensions(target.dimensions)
+    example = example_unit(target, want)
+    return incorrect(
+        f"The question asks for {wanted} (for example in {example}), but {read} is {got}.",
+        "wrong-dimension",
+        interpreted=read,
+    )
+
+
+def _precision_hint(quantity: ParsedQuantity, sigfigs: int | None) -> str:
+    written = quantity.number.sigfigs
+    if sigfigs and written is not None and written < sigfigs:
+        return f" Give the answer to {sigfigs} significant figures."
+    return ""
+
+
+def grade_numeric(
+    response: str,
+    expected: float,
+    *,
+    unit: str | None = None,
+    rtol: float = 0.01,
+    atol: float = 0.0,
+    sigfigs: int | None = None,
+    decimals: int | None = None,
+    factor: float | None = None,
+    common_errors: Sequence[CommonError] = (),
+) -> Grade:
+    """Grade a numeric response against `expected` (SI base units of `unit`)."""
+    target = parse_unit(unit) if unit else None
+    want = exact(expected)
+    tolerance, absolute = exact(rtol), exact(atol)
+    try:
+        quantity = parse_quantity(response)
+    except ResponseError as error:
+        return invalid(error.message)
+    target_dims = target.dimensions if target else ()
+    if quantity.dimensions != target_dims:
+        if quantity.unit is None:
+            return invalid(f"Add a unit, for example {example_unit(target, want)}.")
+        return _wrong_dimension(quantity, target, want)
+    value = quantity.in_base_of(target)
+    shown = f"{format_number(value)} {target.base_text if target else ''}".strip()
+    extra = {"interpreted": shown, "value": float(value)}
+
+    if factor is not None:
+        k = exact(factor)
+        ok = value * want > 0 and abs(want) / k <= abs(value) <= abs(want) * k
+    elif sigfigs is not None or decimals is not None:
+        ok = True
+        if sigfigs is not None:
+            ok = round_sigfigs(value, sigfigs) == round_sigfigs(want, sigfigs)
+        if decimals is not None:
+            scale = target.factor / target.base_factor if target else Fraction(1)
+            ok = ok and round_decimals(value / scale, decimals) == round_decimals(
+                want / scale, decimals
+            )
+    else:
+        ok = _within(value, want, tolerance, absolute)
+    if ok:
+        return correct(**extra)
+
+    for error in common_errors:
+        if isinstance(error.value, str):
+            continue
+        error_rtol = exact(error.rtol if error.rtol is not None else rtol)
+        if _within(value, exact(error.value), error_rtol, absolute):
+            return incorrect(error.feedback, error.code, **extra)
+
+    slip = diagnose_ratio(value, want, rtol)
+    if slip:
+        return incorrect(slip[1], slip[0], **extra)
+    hint = _precision_hint(quantity, sigfigs)
+    return incorrect("This is not the expected value; check your calculation." + hint, **extra)
