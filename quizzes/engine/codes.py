@@ -1,0 +1,30 @@
+"""The diagnosis codes a template may name: the usual slips of Part 1, one short code each.
+
+The question-format document lists the same codes with their meaning; add a code in both places.
+"""
+
+from __future__ import annotations
+
+DIAGNOSIS_CODES: dict[str, str] = {
+    "bits-for-bytes": "confused bits and bytes (a factor of 8)",
+    "macs-for-flops": "counted multiply-accumulates as FLOPs, or forgot the 2 in 2mnk",
+    "wrong-dtype-bytes": "used the bytes per number of another data type",
+    "sparse-peak": "used the 2:4-sparse peak instead of the dense rate",
+    "kv-no-layers": "KV cache for one layer instead of all of them",
+    "kv-no-two": "KV cache with keys only: forgot the factor 2",
+    "kv-cache-forgotten": "left the KV cache out of the total",
+    "batch-ignored": "forgot to multiply or divide by the batch size",
+    "bidirectional-bandwidth": "used the bidirectional link figure",
+    "binary-vs-decimal": "mixed binary and decimal prefixes (GiB and GB)",
+    "prefix-slip": "off by a power of 1000",
+    "reciprocal": "inverted the ratio",
+    "active-vs-total-params": "mixed the active and total parameters of a mixture of experts",
+    "memory-vs-compute-bound": "used the wrong leg of the roofline",
+    "weights-only": "counted only the weights",
+    "per-gpu-vs-total": "mixed a per-GPU figure and the system total",
+    "ring-factor": "left out the 2(n-1)/n of a ring all-reduce",
+    "latency-ignored": "left out a fixed latency",
+    "params-as-bytes": "used the parameter count as a byte count",
+    "peak-for-attainable": "used the peak rate where the attainable rate was needed",
+    "tokens-for-steps": "confused tokens per second with decode steps per second",
+}

@@ -1,0 +1,141 @@
+"""The parsed form of a question template: frozen dataclasses, one per YAML construct.
+
+Every expression and piece of live text keeps the line it came from, so errors found while
+generating or validating a variant point at the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+CHAPTERS = ("intro", "gpus", "roofline", "inference", "precision", "interconnect")
+PART_KINDS = ("numeric", "formula", "choice")
+CATALOGS = ("accelerator", "dtype", "model", "link")
+DOMAINS = ("positive", "real", "integer")
+
+
+@dataclass(frozen=True)
+class Expr:
+    """An expression of the safe expression language and the line it was written on."""
+
+    text: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Text:
+    """Live text (Markdown + math + ``{{ }}``) and the line of its first line in the file."""
+
+    text: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One entry of ``parameters``: ``kind`` is choice, range, loguniform or value."""
+
+    name: str
+    kind: str
+    line: int | None = None
+    values: tuple = ()
+    catalog: str | None = None
+    low: float = 0.0
+    high: float = 0.0
+    step: float = 1.0
+    sig: int = 2
+    expr: Expr | None = None
+
+
+@dataclass(frozen=True)
+class CommonErrorSpec:
+    """A known wrong answer of a numeric part, its diagnosis code and its feedback."""
+
+    code: str
+    value: Expr
+    feedback: Text
+    rtol: float | None = None
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a choice part; ``correct`` is a constant or an expression."""
+
+    id: str
+    text: Text
+    correct: bool | Expr
+    feedback: Text | None = None
+    diagnosis: str | None = None
+
+
+@dataclass(frozen=True)
+class Part:
+    """One gradable part.  Fields unused by a kind keep their defaults."""
+
+    id: str
+    kind: str
+    line: int | None = None
+    prompt: Text | None = None
+    points: float = 1.0
+    uses: tuple[str, ...] = ()
+    common_errors: tuple[CommonErrorSpec, ...] = ()
+    # numeric
+    answer: Expr | None = None
+    unit: str | None = None
+    rtol: float = 0.01
+    atol: float = 0.0
+    sigfigs: int | None = None
+    decimals: int | None = None
+    factor: float | None = None
+    plausible: tuple[float, float] | None = None
+    # formula
+    variables: tuple[tuple[str, str], ...] = ()
+    formula: Text | None = None
+    # choice
+    options: tuple[Option, ...] = ()
+    multiple: bool = False
+    shuffle: bool = True
+
+
+@dataclass(frozen=True)
+class Hint:
+    after: int
+    text: Text
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """The category expression of a variant and the balance the validator expects."""
+
+    category: Expr
+    expect: tuple[str, ...] = ()
+    min_share: float = 0.15
+
+
+@dataclass(frozen=True)
+class Template:
+    """A parsed, statically checked question template."""
+
+    slug: str
+    title: str
+    chapter: str
+    objectives: tuple[str, ...]
+    difficulty: int
+    prompt: Text
+    parts: tuple[Part, ...]
+    solution: Text
+    source: str = "<template>"
+    tags: tuple[str, ...] = ()
+    min_variants: int = 1
+    parameters: tuple[Parameter, ...] = ()
+    constraints: tuple[Expr, ...] = ()
+    max_tries: int = 1000
+    hints: tuple[Hint, ...] = ()
+    outcomes: Outcomes | None = None
+    text: str = field(default="", repr=False, compare=False)
+
+    def part(self, part_id: str) -> Part:
+        for part in self.parts:
+            if part.id == part_id:
+                return part
+        known = ", ".join(p.id for p in self.parts)
+        raise KeyError(f"template {self.slug!r} has no part {part_id!r} (parts: {known})")

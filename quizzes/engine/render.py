@@ -1,0 +1,84 @@
+"""Rendering a variant's text: stem, part prompts and options, hints, solution and feedback.
+
+The output is Markdown with math; turning it into HTML is the caller's job.  Nothing rendered
+before the final submission contains a ``part_<id>`` answer: only hints and the solution see them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from content.expressions import render_live
+from quizzes.engine.model import Template, Text
+from quizzes.engine.namespace import names_for
+from quizzes.engine.variants import Variant
+
+
+@dataclass(frozen=True)
+class RenderedPart:
+    """What a student sees of one part: its prompt and, for a choice part, the options in order."""
+
+    id: str
+    kind: str
+    prompt: str
+    points: float
+    unit: str | None = None
+    options: tuple[tuple[str, str], ...] = ()
+    multiple: bool = False
+    variables: tuple[str, ...] = ()
+
+
+def render_text(
+    template: Template, text: Text | None, names: Mapping[str, object], *, math_aware: bool = True
+) -> str:
+    """Live text of ``template`` rendered with ``names``; errors name the template's line."""
+    if text is None:
+        return ""
+    return render_live(
+        text.text, names, source=template.source, math_aware=math_aware, first_line=text.line or 1
+    ).text
+
+
+def render_prompt(template: Template, variant: Variant) -> str:
+    """The question stem of ``variant`` (Markdown with live values substituted)."""
+    return render_text(template, template.prompt, names_for(variant.params))
+
+
+def render_part(template: Template, variant: Variant, part_id: str) -> RenderedPart:
+    """One part's prompt and, for a choice part, its options in the variant's order."""
+    part = template.part(part_id)
+    names = names_for(variant.params)
+    options: tuple[tuple[str, str], ...] = ()
+    if part.kind == "choice":
+        by_id = {option.id: option for option in part.options}
+        order = variant.option_order.get(part.id) or tuple(by_id)
+        options = tuple((oid, render_text(template, by_id[oid].text, names)) for oid in order)
+    return RenderedPart(
+        id=part.id,
+        kind=part.kind,
+        prompt=render_text(template, part.prompt, names),
+        points=part.points,
+        unit=part.unit,
+        options=options,
+        multiple=part.multiple,
+        variables=tuple(name for name, _ in part.variables),
+    )
+
+
+def render_parts(template: Template, variant: Variant) -> list[RenderedPart]:
+    """Every part of ``variant``, in template order."""
+    return [render_part(template, variant, part.id) for part in template.parts]
+
+
+def render_solution(template: Template, variant: Variant) -> str:
+    """The worked solution, with every ``part_<id>`` set to the correct answer."""
+    return render_text(template, template.solution, names_for(variant.params, variant.answers))
+
+
+def render_hints(template: Template, variant: Variant, tries: int) -> list[str]:
+    """The hints a student has earned after ``tries`` incorrect tries, in template order."""
+    names = names_for(variant.params, variant.answers)
+    return [
+        render_text(template, hint.text, names) for hint in template.hints if hint.after <= tries
+    ]

@@ -1,0 +1,73 @@
+"""Units in templates: checking a part's unit and finding a second unit to validate with.
+
+Uses the project's one unit registry (``content.physics.units``) so a template can only name
+units that the grader understands.
+"""
+
+from __future__ import annotations
+
+import math
+
+_PREFIXES = (
+    "quecto femto pico nano micro milli kilo mega giga tera peta exa kibi mebi gibi tebi pebi exbi"
+).split()
+
+# Prefixes tried, in order, for the second spelling of a correct answer.
+_ALTERNATIVES = ("k", "M", "G", "T", "m", "µ")
+
+
+def _registry():
+    from content.physics.units import ureg
+
+    return ureg
+
+
+def unit_problem(unit: object) -> str | None:
+    """Why ``unit`` cannot be a part's unit, or None when it is a fine SI-base unit."""
+    if not isinstance(unit, str) or not unit.strip():
+        return "must be a unit such as B, B/s, s, FLOP/s"
+    try:
+        parsed = _registry().parse_units(unit)
+    except Exception:  # noqa: BLE001 - pint raises several error types for a bad unit
+        return f"unknown unit '{unit}'"
+    for name in parsed._units:  # noqa: SLF001 - pint exposes no public accessor for this
+        if any(name.startswith(prefix) and name != prefix for prefix in _PREFIXES):
+            return (
+                f"write the unit without a prefix ('{unit}' has one): answers are in SI base "
+                "units and students may answer with any prefix"
+            )
+    return None
+
+
+def convert(value: float, unit: str, target: str) -> float:
+    """``value`` in ``unit`` expressed in ``target``."""
+    ureg = _registry()
+    return ureg.Quantity(value, unit).to(target).magnitude
+
+
+def alternative_unit(unit: str, value: float, avoid: str = "") -> tuple[str, float] | None:
+    """Another spelling of ``value`` ``unit`` with a prefix, e.g. (GB/s, 3350.0); None if none.
+
+    Prefers a spelling whose number lies between 1 and 10 000, as a student would write it.
+    """
+    ureg = _registry()
+    head, sep, tail = unit.partition("/")
+    candidates: list[tuple[int, str, float]] = []
+    for prefix in _ALTERNATIVES:
+        candidate = f"{prefix}{head}{sep}{tail}"
+        if candidate == avoid.strip():
+            continue
+        try:
+            ureg.parse_units(candidate)
+            converted = convert(value, unit, candidate)
+        except Exception:  # noqa: BLE001 - a prefix the registry refuses is skipped
+            continue
+        magnitude = abs(converted)
+        if 1 <= magnitude < 1e4:
+            candidates.append((0, candidate, converted))
+        elif 1e-3 <= magnitude < 1e9:
+            candidates.append((1, candidate, converted))
+    if not candidates:
+        return None
+    _, best, converted = min(candidates, key=lambda c: (c[0], abs(math.log10(abs(c[2])) - 1.5)))
+    return best, converted

@@ -1,0 +1,356 @@
+"""``validate_template``: generate many variants and check every promise a template makes.
+
+Each failure carries the seed that reproduces it, so an author can open exactly that variant.
+The report also holds what an authoring page shows: distinct variants, the range and histogram
+of each numeric answer, the balance of outcomes and how far each common error lies from the
+right answer.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from content.expressions import ExpressionError
+from quizzes.engine.errors import GenerationError
+from quizzes.engine.model import Part, Template
+from quizzes.engine.namespace import names_for
+from quizzes.engine.render import (
+    render_hints,
+    render_parts,
+    render_prompt,
+    render_solution,
+    render_text,
+)
+from quizzes.engine.units import alternative_unit
+from quizzes.engine.variants import Variant, generate_variant
+
+HISTOGRAM_BINS = 10
+
+
+@dataclass(frozen=True)
+class ValidationFailure:
+    """One broken promise: which check, what happened, the first seed that shows it, how often."""
+
+    check: str
+    message: str
+    seed: int | None = None
+    part: str | None = None
+    count: int = 1
+
+    def __str__(self) -> str:
+        where = f" (part {self.part})" if self.part else ""
+        seed = f" [seed {self.seed}" + (f", {self.count} seeds" if self.count > 1 else "") + "]"
+        return f"{self.check}{where}: {self.message}" + (seed if self.seed is not None else "")
+
+
+@dataclass(frozen=True)
+class PartStats:
+    """Answer statistics of one numeric part over the validation seeds."""
+
+    unit: str | None
+    minimum: float
+    maximum: float
+    histogram: tuple[tuple[float, float, int], ...]
+    common_error_ratios: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class ValidationReport:
+    """The result of ``validate_template``; ``ok`` when there are no failures."""
+
+    slug: str
+    source: str
+    seeds: int
+    variants: int = 0
+    distinct_variants: int = 0
+    failures: list[ValidationFailure] = field(default_factory=list)
+    parts: dict[str, PartStats] = field(default_factory=dict)
+    outcomes: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def summary(self) -> str:
+        """One line: slug, distinct variants, answer ranges, outcome balance, verdict."""
+        pieces = [f"{self.slug}: {self.distinct_variants} distinct variants"]
+        for part_id, stats in self.parts.items():
+            unit = f" {stats.unit}" if stats.unit else ""
+            pieces.append(f"{part_id} in [{stats.minimum:.3g}, {stats.maximum:.3g}]{unit}")
+        if self.outcomes:
+            balance = " / ".join(f"{k} {v:.0%}" for k, v in sorted(self.outcomes.items()))
+            pieces.append(f"outcomes {balance}")
+        verdict = "ok" if self.ok else f"{len(self.failures)} failures"
+        return ", ".join(pieces) + f": {verdict}"
+
+
+class _Collector:
+    """Failures folded by (check, part, message), keeping the first seed and a count."""
+
+    def __init__(self) -> None:
+        self.found: dict[tuple[str, str | None, str], list] = {}
+
+    def add(self, check: str, message: str, seed: int | None, part: str | None = None) -> None:
+        key = (check, part, message)
+        if key in self.found:
+            self.found[key][1] += 1
+        else:
+            self.found[key] = [seed, 1]
+
+    def failures(self) -> list[ValidationFailure]:
+        return [
+            ValidationFailure(check, message, seed, part, count)
+            for (check, part, message), (seed, count) in self.found.items()
+        ]
+
+
+def validate_template(
+    template: Template, seeds: int = 200, *, grade_fn: Callable[..., Any] | None = None
+) -> ValidationReport:
+    """Generate variants for seeds ``0 .. seeds-1`` and apply every check of the format doc."""
+    from quizzes.engine.grade import _direct
+
+    grade_fn = grade_fn or _direct
+    report = ValidationReport(template.slug, template.source, seeds)
+    failures = _Collector()
+    keys: set[str] = set()
+    answers: dict[str, list[float]] = {p.id: [] for p in template.parts if p.kind == "numeric"}
+    ratios: dict[str, dict[str, list[float]]] = {p: {} for p in answers}
+    outcomes: Counter[str] = Counter()
+    for seed in range(seeds):
+        variant = _generate(template, seed, failures)
+        if variant is None:
+            continue
+        report.variants += 1
+        try:
+            keys.add(variant.key())
+        except ValueError as exc:
+            failures.add("storage", str(exc), seed)
+        _check_rendering(template, variant, seed, failures)
+        for part in template.parts:
+            _check_part(template, part, variant, seed, failures, grade_fn, answers, ratios)
+        if variant.outcome is not None:
+            outcomes[variant.outcome] += 1
+    report.distinct_variants = len(keys)
+    if report.variants and report.distinct_variants < template.min_variants:
+        failures.add(
+            "variants",
+            f"{report.distinct_variants} distinct variants over {seeds} seeds, fewer than "
+            f"min_variants {template.min_variants}",
+            None,
+        )
+    _check_outcomes(template, outcomes, report, failures)
+    report.parts = _part_stats(template, answers, ratios)
+    report.failures = failures.failures()
+    return report
+
+
+def _generate(template: Template, seed: int, failures: _Collector) -> Variant | None:
+    try:
+        return generate_variant(template, seed)
+    except ExpressionError as exc:
+        failures.add("expression", str(exc), seed)
+    except GenerationError as exc:
+        failures.add("constraints", str(exc), seed)
+    return None
+
+
+def _check_rendering(template: Template, variant: Variant, seed: int, failures) -> None:
+    most_tries = max((hint.after for hint in template.hints), default=0)
+    steps = (
+        lambda: render_prompt(template, variant),
+        lambda: render_parts(template, variant),
+        lambda: render_hints(template, variant, most_tries),
+        lambda: render_solution(template, variant),
+        lambda: _render_feedback(template, variant),
+    )
+    for step in steps:
+        try:
+            step()
+        except ExpressionError as exc:
+            failures.add("expression", str(exc), seed)
+
+
+def _render_feedback(template: Template, variant: Variant) -> None:
+    for part in template.parts:
+        names = names_for(variant.params, {u: variant.answers[u] for u in part.uses})
+        for spec in part.common_errors:
+            render_text(template, spec.feedback, names)
+        for option in part.options:
+            render_text(template, option.feedback, names_for(variant.params))
+
+
+def _check_part(template, part: Part, variant, seed, failures, grade_fn, answers, ratios) -> None:
+    answer = variant.answers[part.id]
+    if part.kind == "choice":
+        count = len(answer)
+        if count == 0:
+            failures.add("choice", "no option is correct", seed, part.id)
+        elif count > 1 and not part.multiple:
+            failures.add(
+                "choice", f"{count} options are correct but multiple is false", seed, part.id
+            )
+        return
+    if part.kind == "formula":
+        grade = _grade(
+            grade_fn,
+            failures,
+            seed,
+            part,
+            "symbolic",
+            response=answer,
+            expected=answer,
+            variables=dict(part.variables),
+        )
+        if grade is not None and grade.status != "correct":
+            failures.add(
+                "grading",
+                f"the answer {answer!r} does not grade as correct: {grade.feedback}",
+                seed,
+                part.id,
+            )
+        return
+    if not math.isfinite(answer):
+        failures.add("answer", f"the answer is not finite ({answer})", seed, part.id)
+        return
+    answers[part.id].append(answer)
+    low, high = part.plausible or (-math.inf, math.inf)
+    if not low <= answer <= high:
+        failures.add(
+            "plausible",
+            f"answer {answer:.4g} is outside plausible [{low:.4g}, {high:.4g}]",
+            seed,
+            part.id,
+        )
+    for text in answer_spellings(part, answer):
+        _check_own_answer(grade_fn, failures, seed, part, text, variant, template)
+    for code, value in variant.common_errors.get(part.id, {}).items():
+        if answer != 0:
+            ratios[part.id].setdefault(code, []).append(value / answer)
+        if _coincides(part, code, value, answer):
+            failures.add(
+                "common-error",
+                f"'{code}' gives {value:.4g}, which the grader cannot "
+                f"tell from the answer {answer:.4g}",
+                seed,
+                part.id,
+            )
+
+
+def _check_own_answer(grade_fn, failures, seed, part, text, variant, template) -> None:
+    from quizzes.engine.grade import numeric_kwargs
+
+    names = names_for(variant.params, {u: variant.answers[u] for u in part.uses})
+    kwargs = numeric_kwargs(
+        template,
+        part,
+        text,
+        variant.answers[part.id],
+        names,
+        variant.common_errors.get(part.id, {}),
+    )
+    grade = _grade(grade_fn, failures, seed, part, "numeric", **kwargs)
+    if grade is not None and grade.status != "correct":
+        failures.add(
+            "grading",
+            f"its own answer written {text!r} grades {grade.status}: {grade.feedback}",
+            seed,
+            part.id,
+        )
+
+
+def _grade(grade_fn, failures, seed, part, kind, **kwargs):
+    try:
+        return grade_fn(kind, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - a grader crash is a validation failure to report
+        failures.add("grading", f"the grader raised {type(exc).__name__}: {exc}", seed, part.id)
+        return None
+
+
+def answer_spellings(part: Part, answer: float) -> list[str]:
+    """The correct answer written canonically and, where possible, in another unit."""
+    from content.physics.formatting import format_number, format_quantity
+
+    if part.decimals is not None:
+        return [f"{answer:.{part.decimals}f}" + (f" {part.unit}" if part.unit else "")]
+    sig = part.sigfigs or max(3, math.ceil(-math.log10(part.rtol)) + 1 if part.rtol > 0 else 12)
+    sig = min(sig, 15)
+    if not part.unit:
+        return [format_number(answer, sig), f"{answer:.{sig - 1}e}"]
+    canonical = format_quantity(answer, part.unit, sig=sig)
+    spellings = [canonical]
+    shown_unit = canonical.partition(" ")[2]
+    alternative = alternative_unit(part.unit, answer, avoid=shown_unit)
+    if alternative is not None:
+        unit, value = alternative
+        spellings.append(f"{format_number(value, sig)} {unit}")
+    return spellings
+
+
+def _coincides(part: Part, code: str, value: float, answer: float) -> bool:
+    spec = next(s for s in part.common_errors if s.code == code)
+    rtol = spec.rtol if spec.rtol is not None else part.rtol
+    if abs(value - answer) <= max(rtol * abs(answer), part.atol):
+        return True
+    if part.factor and value != 0 and answer != 0 and (value > 0) == (answer > 0):
+        return max(value / answer, answer / value) <= part.factor
+    return False
+
+
+def _check_outcomes(template, outcomes: Counter, report: ValidationReport, failures) -> None:
+    if template.outcomes is None or not report.variants:
+        return
+    total = sum(outcomes.values())
+    categories = set(outcomes) | set(template.outcomes.expect)
+    report.outcomes = {c: outcomes.get(c, 0) / total for c in sorted(categories)}
+    for category, share in report.outcomes.items():
+        if share < template.outcomes.min_share:
+            failures.add(
+                "outcomes",
+                f"category {category!r} is {share:.0%} of variants, below min_share "
+                f"{template.outcomes.min_share:.0%}",
+                None,
+            )
+
+
+def _part_stats(template: Template, answers, ratios) -> dict[str, PartStats]:
+    stats = {}
+    for part in template.parts:
+        values = answers.get(part.id)
+        if not values:
+            continue
+        stats[part.id] = PartStats(
+            unit=part.unit,
+            minimum=min(values),
+            maximum=max(values),
+            histogram=histogram(values),
+            common_error_ratios={
+                code: statistics.median(found) for code, found in ratios[part.id].items()
+            },
+        )
+    return stats
+
+
+def histogram(values: list[float], bins: int = HISTOGRAM_BINS):
+    """(low, high, count) per bin; log-spaced when positive values span more than 100×."""
+    low, high = min(values), max(values)
+    if low == high:
+        return ((low, high, len(values)),)
+    logarithmic = low > 0 and high / low > 100
+    if logarithmic:
+        edges = [
+            math.exp(math.log(low) + (math.log(high) - math.log(low)) * i / bins)
+            for i in range(bins + 1)
+        ]
+    else:
+        edges = [low + (high - low) * i / bins for i in range(bins + 1)]
+    counts = [0] * bins
+    for value in values:
+        index = next((i for i in range(bins) if value < edges[i + 1]), bins - 1)
+        counts[index] += 1
+    return tuple((edges[i], edges[i + 1], counts[i]) for i in range(bins))

@@ -1,0 +1,287 @@
+"""Variants: one deterministic draw of a template's parameters, answers and option order.
+
+A variant is a pure function of (template, seed): the seed feeds a ``random.Random``, parameters
+are drawn in the order the template lists them, constraints reject whole draws, and then every
+answer, common-error value, option order and outcome category is computed.  ``to_json`` stores
+all of it (catalog entries by key), so a stored variant never changes when the template does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import math
+import random
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from content.expressions import ExpressionError, evaluate, is_catalog_object, scan_live
+from content.expressions.formatting import format_value, parse_options
+from quizzes.engine.errors import GenerationError
+from quizzes.engine.model import CATALOGS, Expr, Parameter, Part, Template, Text
+from quizzes.engine.namespace import base_names, names_for
+
+
+def variant_seed(secret: bytes, *parts: str | int) -> bytes:
+    """HMAC-SHA256 of the site's secret over the student, the quiz item and the attempt number.
+
+    Stable on reload, different between students, and not guessable without the secret.  The
+    parts are joined unambiguously (length-prefixed), so ("ab", "c") and ("a", "bc") differ.
+    """
+    if isinstance(secret, str):
+        secret = secret.encode()
+    message = b"".join(
+        len(encoded).to_bytes(4, "big") + encoded
+        for encoded in (str(part).encode("utf-8") for part in parts)
+    )
+    return hmac.new(secret, message, hashlib.sha256).digest()
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One generated variant.
+
+    ``params`` maps each parameter name to its value (catalog entries as objects); ``answers``
+    maps part id to a float (numeric), a formula string (formula) or a tuple of correct option
+    ids (choice); ``common_errors`` maps part id to {code: value}; ``option_order`` maps a
+    choice part id to its option ids as shown; ``catalog_keys`` maps a catalog parameter to
+    (catalog, key).
+    """
+
+    slug: str
+    seed: bytes | int
+    params: dict[str, Any]
+    answers: dict[str, Any]
+    common_errors: dict[str, dict[str, float]] = field(default_factory=dict)
+    option_order: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    outcome: str | None = None
+    catalog_keys: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def key(self) -> str:
+        """A canonical text of the parameters, to count distinct variants."""
+        return json.dumps(self.to_json()["params"], sort_keys=True)
+
+    def to_json(self) -> dict[str, Any]:
+        """A dict of JSON types only (store it in a JSONField or ``json.dumps`` it)."""
+        params = {}
+        for name, value in self.params.items():
+            if name in self.catalog_keys:
+                catalog, key = self.catalog_keys[name]
+                params[name] = {"catalog": catalog, "key": key}
+            else:
+                params[name] = _plain(value, name)
+        seed = {"hex": self.seed.hex()} if isinstance(self.seed, bytes) else {"int": self.seed}
+        return {
+            "slug": self.slug,
+            "seed": seed,
+            "params": params,
+            "answers": {k: _plain(v, k) for k, v in self.answers.items()},
+            "common_errors": {k: dict(v) for k, v in self.common_errors.items()},
+            "option_order": {k: list(v) for k, v in self.option_order.items()},
+            "outcome": self.outcome,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | str) -> Variant:
+        """Rebuild a variant from ``to_json()`` output (a dict or its JSON text)."""
+        if isinstance(data, str):
+            data = json.loads(data)
+        seed = data["seed"]
+        lookups = base_names()
+        params: dict[str, Any] = {}
+        keys: dict[str, tuple[str, str]] = {}
+        for name, value in data["params"].items():
+            if isinstance(value, dict) and set(value) == {"catalog", "key"}:
+                params[name] = lookups[value["catalog"]](value["key"])
+                keys[name] = (value["catalog"], value["key"])
+            else:
+                params[name] = value
+        answers = {k: tuple(v) if isinstance(v, list) else v for k, v in data["answers"].items()}
+        return cls(
+            slug=data["slug"],
+            seed=bytes.fromhex(seed["hex"]) if "hex" in seed else seed["int"],
+            params=params,
+            answers=answers,
+            common_errors={k: dict(v) for k, v in data.get("common_errors", {}).items()},
+            option_order={k: tuple(v) for k, v in data.get("option_order", {}).items()},
+            outcome=data.get("outcome"),
+            catalog_keys=keys,
+        )
+
+
+def _plain(value: Any, name: str) -> Any:
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{name} is not finite ({value}) and cannot be stored")
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, name) for v in value]
+    raise ValueError(
+        f"{name} is a {type(value).__name__}; a stored value must be a number, text, "
+        "a list or a catalog choice"
+    )
+
+
+def _rng(seed: bytes | int) -> random.Random:
+    if isinstance(seed, bool) or not isinstance(seed, (bytes, int)):
+        raise TypeError("a variant seed is bytes or an int")
+    return random.Random(seed)
+
+
+def generate_variant(template: Template, seed: bytes | int) -> Variant:
+    """Generate the variant of ``template`` for ``seed`` (same seed, same variant).
+
+    Raises ``ExpressionError`` (naming the file and line) when an expression fails, and
+    ``GenerationError`` when the constraints are not met within ``template.max_tries`` draws.
+    """
+    rng = _rng(seed)
+    params, keys = _draw_parameters(template, rng)
+    answers: dict[str, Any] = {}
+    common: dict[str, dict[str, float]] = {}
+    order: dict[str, tuple[str, ...]] = {}
+    for part in template.parts:
+        names = names_for(params, {u: answers[u] for u in part.uses})
+        answers[part.id] = part_answer(template, part, names)
+        if part.common_errors:
+            common[part.id] = {
+                ce.code: _number(template, ce.value, names, "common error")
+                for ce in part.common_errors
+            }
+        if part.kind == "choice":
+            ids = [option.id for option in part.options]
+            if part.shuffle:
+                rng.shuffle(ids)
+            order[part.id] = tuple(ids)
+    outcome = None
+    if template.outcomes is not None:
+        names = names_for(params, answers)
+        outcome = str(_eval(template, template.outcomes.category, names))
+    return Variant(template.slug, seed, params, answers, common, order, outcome, keys)
+
+
+def _eval(template: Template, expr: Expr, names: Mapping[str, object]) -> Any:
+    return evaluate(expr.text, names, source=template.source, line=expr.line)
+
+
+def _number(template: Template, expr: Expr, names: Mapping[str, object], what: str) -> float:
+    value = _eval(template, expr, names)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ExpressionError(
+            template.source, expr.line, expr.text, f"{what} must be a number, not {value!r}"
+        )
+    return float(value)
+
+
+def part_answer(template: Template, part: Part, names: Mapping[str, object]) -> Any:
+    """The correct answer of ``part`` with ``names`` (which hold ``part_<id>`` for its uses)."""
+    if part.kind == "numeric":
+        return _number(template, part.answer, names, "a numeric answer")
+    if part.kind == "formula":
+        return exact_formula(template, part.formula, names)
+    correct = []
+    for option in part.options:
+        value = option.correct
+        if isinstance(value, Expr):
+            value = _eval(template, value, names)
+        if not isinstance(value, bool):
+            raise ExpressionError(
+                template.source,
+                option.correct.line,
+                option.correct.text,
+                f"correct must be true or false, not {value!r}",
+            )
+        if value:
+            correct.append(option.id)
+    return tuple(correct)
+
+
+def exact_formula(template: Template, text: Text, names: Mapping[str, object]) -> str:
+    """A formula answer with its live values substituted exactly (no rounding)."""
+    pieces, position = [], 0
+    for span in scan_live(text.text, source=template.source, first_line=text.line or 1):
+        pieces.append(text.text[position : span.start])
+        value = evaluate(span.expr, names, source=template.source, line=span.line)
+        if span.options:
+            pieces.append(format_value(value, parse_options(span.options), names=names))
+        elif isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+            pieces.append(str(int(value)))
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            pieces.append(f"({value!r})" if value < 0 else repr(value))
+        else:
+            pieces.append(str(value))
+        position = span.end
+    pieces.append(text.text[position:])
+    return "".join(pieces).strip()
+
+
+def _draw_parameters(template: Template, rng: random.Random):
+    failures: Counter[int] = Counter()
+    for _ in range(template.max_tries):
+        params: dict[str, Any] = {}
+        keys: dict[str, tuple[str, str]] = {}
+        for parameter in template.parameters:
+            value, key = _draw(template, parameter, rng, params)
+            params[parameter.name] = value
+            if key is not None:
+                keys[parameter.name] = key
+        names = names_for(params)
+        failed = next(
+            (i for i, c in enumerate(template.constraints) if not _eval(template, c, names)), None
+        )
+        if failed is None:
+            return params, keys
+        failures[failed] += 1
+    worst, count = failures.most_common(1)[0]
+    constraint = template.constraints[worst]
+    raise GenerationError(
+        f"constraint '{constraint.text}' failed in {count} of {template.max_tries} draws and "
+        "no draw met every constraint; widen the parameter ranges or relax the constraint",
+        source=template.source,
+        line=constraint.line,
+    )
+
+
+def _draw(
+    template: Template, p: Parameter, rng: random.Random, params: dict[str, Any]
+) -> tuple[Any, tuple[str, str] | None]:
+    """One parameter's value and, for a catalog entry, its (catalog, key)."""
+    if p.kind == "choice":
+        value = p.values[rng.randrange(len(p.values))]
+        if p.catalog:
+            return base_names()[p.catalog](value), (p.catalog, value)
+        return value, None
+    if p.kind == "range":
+        steps = int(math.floor((p.high - p.low) / p.step + 1e-9))
+        value = p.low + rng.randint(0, steps) * p.step
+        if all(isinstance(v, int) for v in (p.low, p.high, p.step)):
+            return int(value), None
+        return float(f"{value:.12g}"), None
+    if p.kind == "loguniform":
+        value = math.exp(rng.uniform(math.log(p.low), math.log(p.high)))
+        return float(f"{value:.{p.sig}g}"), None
+    value = _eval(template, p.expr, names_for(params))
+    if isinstance(value, tuple):
+        value = list(value)
+    return value, _catalog_key(value)
+
+
+def _catalog_key(value: Any) -> tuple[str, str] | None:
+    """(catalog, key) of a derived catalog entry, so it can be stored by key."""
+    if not is_catalog_object(value):
+        return None
+    lookups = base_names()
+    for catalog in CATALOGS:
+        for key in (getattr(value, "key", None), getattr(value, "name", None)):
+            if not isinstance(key, str):
+                continue
+            try:
+                if lookups[catalog](key) == value:
+                    return catalog, key
+            except Exception:  # noqa: BLE001 - not this catalog
+                continue
+    return None
