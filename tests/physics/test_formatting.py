@@ -1,0 +1,85 @@
+"""Formatting of quantities and numbers for the book, prompts and feedback."""
+
+import pytest
+
+from content.physics import format_number, format_quantity, to_unit, unit_label
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "kwargs", "expected"),
+    [
+        (3.35e12, "B/s", {}, "3.35 TB/s"),
+        (0.0042, "s", {}, "4.2 ms"),
+        (140e9, "B", {}, "140 GB"),
+        (295.3, "FLOP/B", {}, "295 FLOP/byte"),
+        (989.4e12, "FLOP/s", {"approx": True}, "~990 TFLOP/s"),
+        (2.49, "$", {}, "$2.49"),
+        (3.2, "USD", {}, "$3.20"),
+        (4.2e-6, "s", {}, "4.2 µs"),
+        (35e-9, "s", {}, "35 ns"),
+        (300, "s", {}, "5 min"),
+        (3 * 3600, "s", {}, "3 h"),
+        (0.462, "J", {}, "462 mJ"),
+        (700, "W", {}, "700 W"),
+        (50e9, "bit/s", {}, "50 Gbit/s"),
+        (2, "GPUs", {}, "2 GPUs"),
+        (3.35e12, "GB/s", {"fixed": True}, "3350 GB/s"),
+        (13.476831232e9, "GB", {"fixed": True}, "13.5 GB"),
+        (4.0229e-3, "ms", {"fixed": True, "sig": 2}, "4 ms"),
+        (0, "B", {}, "0 B"),
+    ],
+)
+def test_format_quantity_picks_an_engineers_prefix(value, unit, kwargs, expected):
+    assert format_quantity(value, unit, **kwargs) == expected
+
+
+def test_rounding_up_to_a_thousand_moves_to_the_next_prefix():
+    assert format_quantity(999.96e9, "B") == "1 TB"
+    assert format_quantity(999.96e-6, "s") == "1 ms"
+
+
+def test_rounding_is_half_up_like_the_grader():
+    assert format_quantity(1.125e9, "B") == "1.13 GB"
+    assert format_quantity(2.675, "$") == "$2.68"
+
+
+def test_prefixed_unit_without_fixed_still_auto_picks():
+    assert format_quantity(3.35e12, "GB/s") == "3.35 TB/s"
+
+
+@pytest.mark.parametrize(
+    ("x", "expected"),
+    [
+        (819200, "819200"),
+        (68976648192, "68976648192"),
+        (295.343, "295"),
+        (4.0229, "4.02"),
+        (0.5, "0.5"),
+        (3.35e12, "3.35×10¹²"),
+        (1.5e-5, "1.5×10⁻⁵"),
+        (0, "0"),
+        (-2.5, "-2.5"),
+    ],
+)
+def test_format_number(x, expected):
+    assert format_number(x) == expected
+
+
+def test_to_unit_converts_from_si_base():
+    assert to_unit(3.35e12, "TB/s") == pytest.approx(3.35)
+    assert to_unit(80e9, "GiB") == pytest.approx(80e9 / 2**30)
+    assert to_unit(50e9, "Gbit/s") == pytest.approx(400)
+    assert to_unit(4.2e-3, "ms") == pytest.approx(4.2)
+
+
+def test_unit_labels():
+    assert unit_label("FLOP/B") == "FLOP/byte"
+    assert unit_label("USD") == "$"
+    assert unit_label("B/s") == "B/s"
+
+
+def test_non_finite_values_are_refused():
+    with pytest.raises(ValueError):
+        format_quantity(float("nan"), "B")
+    with pytest.raises(ValueError):
+        format_number(float("inf"))
