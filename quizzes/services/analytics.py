@@ -1,0 +1,418 @@
+"""Item and class statistics for the instructor pages: item analysis, breakdowns by parameter,
+the misconception map, and the pure statistics they rest on.
+
+Every reader here runs a fixed number of queries whatever the class size: rows are aggregated in
+the database or read once with `values_list` and folded in one Python pass.
+
+Definitions (fractions are of an item's points, 0..1):
+- an observation is one submitted attempt's item; its score is the best non-practice variant;
+- mean score: the mean of those fractions;
+- difficulty (p-value): the share of observations with full credit;
+- first-try success: the share of parts of first variants answered correctly at try 1;
+- discrimination: the point-biserial (Pearson) correlation of the item's fraction with the
+  rest-of-quiz score in points, and the upper-lower index on the 27% best and worst totals.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Max, Q
+from django.urls import NoReverseMatch, reverse
+
+from quizzes.models import (
+    AttemptStatus,
+    QuestionTemplate,
+    QuizItem,
+    Response,
+    ResponseStatus,
+    Variant,
+)
+
+FULL_CREDIT = 0.999
+# A numeric parameter with at most this many distinct values is shown as categories.
+MAX_NUMERIC_CATEGORIES = 6
+
+# ---------------------------------------------------------------- pure statistics
+
+
+def mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Pearson's r; None when there are fewer than two pairs or either side has no spread."""
+    n = len(xs)
+    if n < 2 or n != len(ys):
+        return None
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    if sxx <= 0 or syy <= 0:
+        return None
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    return sxy / math.sqrt(sxx * syy)
+
+
+def point_biserial(item: Sequence[float], rest: Sequence[float]) -> float | None:
+    """Correlation of an item's score with the rest-of-quiz score.
+
+    For a right/wrong item this is the point-biserial coefficient
+    r = (M1 - M0) / s * sqrt(p q), which equals Pearson's r; partial credit uses Pearson's r.
+    """
+    return pearson(item, rest)
+
+
+def upper_lower_index(item: Sequence[float], total: Sequence[float], share: float = 0.27):
+    """Mean item score of the top `share` of totals minus that of the bottom `share`."""
+    n = len(item)
+    size = max(1, round(n * share)) if n else 0
+    if n < 2 or size * 2 > n:
+        return None
+    ranked = sorted(zip(total, item), key=lambda pair: pair[0])
+    lower = [score for _, score in ranked[:size]]
+    upper = [score for _, score in ranked[-size:]]
+    return sum(upper) / size - sum(lower) / size
+
+
+@dataclass(frozen=True)
+class Bin:
+    label: str
+    low: float
+    high: float
+    count: int
+
+
+def histogram(values: Iterable[float], *, bins: int = 10, low: float = 0.0, high: float = 1.0):
+    """Counts of `values` in `bins` equal bins over [low, high]; the top edge is inclusive."""
+    counts = [0] * bins
+    width = (high - low) / bins
+    for value in values:
+        if value is None:
+            continue
+        index = int((value - low) / width) if width else 0
+        counts[min(max(index, 0), bins - 1)] += 1
+    return [
+        Bin(
+            _bin_label(low + i * width, low + (i + 1) * width),
+            low + i * width,
+            low + (i + 1) * width,
+            counts[i],
+        )
+        for i in range(bins)
+    ]
+
+
+def _bin_label(a: float, b: float) -> str:
+    return f"{a * 100:.0f}–{b * 100:.0f}%"
+
+
+# ---------------------------------------------------------------- presentation helpers
+
+
+def parameter_text(value) -> str:
+    """A stored parameter as the student saw it named: catalog entries by their key."""
+    if isinstance(value, dict):
+        if "key" in value:
+            return str(value["key"])
+        return ", ".join(f"{k}={parameter_text(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(parameter_text(v) for v in value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+@dataclass(frozen=True)
+class MisconceptionInfo:
+    code: str
+    title: str
+    explanation: str = ""
+    url: str = ""
+
+
+def misconception_info(code: str) -> MisconceptionInfo:
+    """Title and chapter link of a diagnosis code from `content.misconceptions`, when it has it."""
+    if not code:
+        return MisconceptionInfo(code="", title="Not recognised")
+    try:
+        from content.misconceptions import misconception
+    except ImportError:
+        return MisconceptionInfo(code=code, title=code.replace("-", " ").capitalize())
+    try:
+        entry = misconception(code)
+    except (KeyError, LookupError, ValueError):
+        return MisconceptionInfo(code=code, title=code.replace("-", " ").capitalize())
+    title = _field(entry, "title") or code
+    slug, anchor = (
+        _field(entry, "chapter_slug") or _field(entry, "chapter"),
+        _field(entry, "anchor"),
+    )
+    url = ""
+    if slug:
+        try:
+            url = reverse("courseware:chapter_detail", args=[slug])
+        except NoReverseMatch:
+            url = ""
+        if url and anchor:
+            url += f"#{anchor}"
+    return MisconceptionInfo(code, str(title), str(_field(entry, "explanation") or ""), url)
+
+
+def _field(entry, name: str):
+    if isinstance(entry, dict):
+        return entry.get(name)
+    return getattr(entry, name, None)
+
+
+# ---------------------------------------------------------------- item analysis
+
+
+@dataclass
+class ItemStats:
+    template_id: int
+    slug: str
+    title: str
+    chapter_slug: str
+    observations: int = 0
+    mean_score: float | None = None
+    p_value: float | None = None
+    first_try_success: float | None = None
+    discrimination: float | None = None
+    upper_lower: float | None = None
+    tries: list = field(default_factory=list)
+    wrong: list = field(default_factory=list)
+    by_parameter: list = field(default_factory=list)
+    by_outcome: list = field(default_factory=list)
+
+
+def _observations(quiz_ids: Iterable[int]):
+    """(attempt, item, quiz, points, best fraction) of every submitted attempt's items."""
+    rows = (
+        Variant.objects.filter(
+            attempt__quiz_id__in=list(quiz_ids),
+            attempt__status=AttemptStatus.SUBMITTED,
+            is_practice=False,
+        )
+        .values("attempt_id", "item_id", "item__points", "item__template_id")
+        .annotate(best=Max("score"))
+        .values_list("attempt_id", "item_id", "item__template_id", "item__points", "best")
+    )
+    return list(rows)
+
+
+def _discrimination(observations, wanted) -> dict:
+    """Per key of `wanted(template_id, item_id)`: (item fractions, rest scores, totals)."""
+    totals: dict[int, float] = defaultdict(float)
+    for attempt_id, _item, _template, points, best in observations:
+        totals[attempt_id] += float(points) * best
+    series: dict = defaultdict(lambda: ([], [], []))
+    for attempt_id, item_id, template_id, points, best in observations:
+        key = wanted(template_id, item_id)
+        if key is None:
+            continue
+        fractions, rest, total = series[key]
+        fractions.append(best)
+        rest.append(totals[attempt_id] - float(points) * best)
+        total.append(totals[attempt_id])
+    return series
+
+
+def _headline(stats: ItemStats, fractions, rest, totals) -> None:
+    stats.observations = len(fractions)
+    stats.mean_score = mean(fractions)
+    stats.p_value = (
+        sum(1 for f in fractions if f >= FULL_CREDIT) / len(fractions) if fractions else None
+    )
+    stats.discrimination = point_biserial(fractions, rest)
+    stats.upper_lower = upper_lower_index(fractions, totals)
+
+
+def template_index(course) -> list[ItemStats]:
+    """Headline numbers of every template of the course (four queries)."""
+    templates = list(
+        QuestionTemplate.objects.for_course(course).values_list(
+            "id", "slug", "title", "chapter_slug"
+        )
+    )
+    quiz_ids = set(QuizItem.objects.filter(quiz__course=course).values_list("quiz_id", flat=True))
+    series = _discrimination(_observations(quiz_ids), lambda template, item: template)
+    first = _first_try_rates(Q(variant__item__quiz__course=course), "variant__item__template_id")
+    result = []
+    for template_id, slug, title, chapter in templates:
+        stats = ItemStats(template_id, slug, title, chapter)
+        _headline(stats, *series.get(template_id, ([], [], [])))
+        stats.first_try_success = first.get(template_id)
+        result.append(stats)
+    return result
+
+
+def _first_try_rates(scope: Q, key: str) -> dict:
+    rows = (
+        Response.objects.filter(scope, try_number=1, variant__index=0)
+        .values(key)
+        .annotate(n=Count("id"), right=Count("id", filter=Q(status=ResponseStatus.CORRECT)))
+        .values_list(key, "n", "right")
+    )
+    return {k: right / n for k, n, right in rows if n}
+
+
+def item_analysis(template: QuestionTemplate, *, quiz=None) -> ItemStats:
+    """Everything the item page shows for a template, or for its item in one quiz."""
+    items = QuizItem.objects.filter(template=template, quiz__course=template.course_id)
+    if quiz is not None:
+        items = items.filter(quiz=quiz)
+    item_rows = list(items.values_list("id", "quiz_id"))
+    item_ids = {item for item, _ in item_rows}
+    stats = ItemStats(template.pk, template.slug, template.title, template.chapter_slug)
+    series = _discrimination(
+        _observations({q for _, q in item_rows}),
+        lambda _template, item: "this" if item in item_ids else None,
+    )
+    _headline(stats, *series.get("this", ([], [], [])))
+    scope = Q(variant__item_id__in=item_ids)
+    stats.first_try_success = _first_try_rates(scope, "variant__item__template_id").get(template.pk)
+    stats.tries = tries_histogram(scope)
+    stats.wrong = common_wrong_responses(scope)
+    stats.by_parameter, stats.by_outcome = parameter_breakdown(item_ids)
+    return stats
+
+
+def tries_histogram(scope: Q) -> list[dict]:
+    """How many counted tries each part took: solved at try n, or never solved."""
+    rows = (
+        Response.objects.filter(scope, try_number__isnull=False, variant__is_practice=False)
+        .values("variant_id", "part_id")
+        .annotate(
+            tries=Max("try_number"),
+            solved=Count("id", filter=Q(status=ResponseStatus.CORRECT)),
+        )
+        .values_list("tries", "solved")
+    )
+    solved: Counter = Counter()
+    unsolved: Counter = Counter()
+    for tries, right in rows:
+        (solved if right else unsolved)[tries] += 1
+    top = max([*solved, *unsolved], default=0)
+    total = sum(solved.values()) + sum(unsolved.values())
+    return [
+        {
+            "tries": n,
+            "solved": solved[n],
+            "unsolved": unsolved[n],
+            "share": (solved[n] + unsolved[n]) / total if total else 0.0,
+        }
+        for n in range(1, top + 1)
+    ]
+
+
+def common_wrong_responses(scope: Q, *, examples: int = 3) -> list[dict]:
+    """Incorrect responses grouped by diagnosis, most frequent first, with typical answers."""
+    wrong = Response.objects.filter(scope, status=ResponseStatus.INCORRECT)
+    groups = list(
+        wrong.values("diagnosis")
+        .annotate(n=Count("id"), students=Count("variant__attempt__student", distinct=True))
+        .order_by("-n", "diagnosis")
+        .values_list("diagnosis", "n", "students")
+    )
+    raws: dict[str, list] = defaultdict(list)
+    for diagnosis, raw, n in (
+        wrong.values("diagnosis", "raw")
+        .annotate(n=Count("id"))
+        .order_by("-n", "raw")
+        .values_list("diagnosis", "raw", "n")[:200]
+    ):
+        if len(raws[diagnosis]) < examples:
+            raws[diagnosis].append({"raw": raw, "count": n})
+    return [
+        {
+            "diagnosis": diagnosis,
+            "info": misconception_info(diagnosis),
+            "count": n,
+            "students": students,
+            "examples": raws[diagnosis],
+        }
+        for diagnosis, n, students in groups
+    ]
+
+
+def parameter_breakdown(item_ids) -> tuple[list[dict], list[dict]]:
+    """Mean variant score by each categorical parameter value, and by outcome category."""
+    by_value: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    by_outcome: dict[str, list] = defaultdict(list)
+    numeric: set[str] = set()
+    for parameters, outcome, score in Variant.objects.filter(
+        item_id__in=list(item_ids), attempt__status=AttemptStatus.SUBMITTED, is_practice=False
+    ).values_list("parameters", "outcome", "score"):
+        for name, value in (parameters or {}).items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                numeric.add(name)
+            by_value[name][parameter_text(value)].append(score)
+        if outcome:
+            by_outcome[outcome].append(score)
+    parameters = []
+    for name in sorted(by_value):
+        values = by_value[name]
+        if name in numeric and len(values) > MAX_NUMERIC_CATEGORIES:
+            continue
+        if len(values) < 2:
+            continue
+        parameters.append({"name": name, "rows": _group_rows(values)})
+    return parameters, _group_rows(by_outcome)
+
+
+def _group_rows(groups: dict[str, list]) -> list[dict]:
+    return [
+        {"value": value, "count": len(scores), "mean": mean(scores)}
+        for value, scores in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    ]
+
+
+# ---------------------------------------------------------------- misconception map
+
+
+def misconception_map(course) -> list[dict]:
+    """Each diagnosis the class made: distinct students, responses, and where it happened."""
+    wrong = Response.objects.filter(
+        variant__item__quiz__course=course, status=ResponseStatus.INCORRECT
+    ).exclude(diagnosis="")
+    totals = {
+        code: (n, students)
+        for code, n, students in wrong.values("diagnosis")
+        .annotate(n=Count("id"), students=Count("variant__attempt__student", distinct=True))
+        .values_list("diagnosis", "n", "students")
+    }
+    places: dict[str, list] = defaultdict(list)
+    for code, slug, chapter, n, students in (
+        wrong.values(
+            "diagnosis", "variant__item__template__slug", "variant__item__template__chapter_slug"
+        )
+        .annotate(n=Count("id"), students=Count("variant__attempt__student", distinct=True))
+        .order_by("-students", "variant__item__template__slug")
+        .values_list(
+            "diagnosis",
+            "variant__item__template__slug",
+            "variant__item__template__chapter_slug",
+            "n",
+            "students",
+        )
+    ):
+        places[code].append({"slug": slug, "chapter": chapter, "count": n, "students": students})
+    rows = [
+        {
+            "code": code,
+            "info": misconception_info(code),
+            "count": n,
+            "students": students,
+            "templates": places[code],
+            "chapters": sorted({p["chapter"] for p in places[code] if p["chapter"]}),
+        }
+        for code, (n, students) in totals.items()
+    ]
+    rows.sort(key=lambda row: (-row["students"], -row["count"], row["code"]))
+    return rows
