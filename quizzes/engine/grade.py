@@ -21,9 +21,10 @@ GradeFn = Callable[..., Any]
 
 
 def _direct(kind: str, **kwargs: Any) -> Any:
-    from quizzes.grading import grade_numeric, grade_symbolic
+    import quizzes.grading as grading
 
-    return {"numeric": grade_numeric, "symbolic": grade_symbolic}[kind](**kwargs)
+    name = {"numeric": "grade_numeric", "symbolic": "grade_symbolic"}[kind]
+    return getattr(grading, name)(**kwargs)
 
 
 def grade_part(

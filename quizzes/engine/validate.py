@@ -95,17 +95,27 @@ class _Collector:
     def __init__(self) -> None:
         self.found: dict[tuple[str, str | None, str], list] = {}
 
-    def add(self, check: str, message: str, seed: int | None, part: str | None = None) -> None:
-        key = (check, part, message)
+    def add(
+        self,
+        check: str,
+        message: str,
+        seed: int | None,
+        part: str | None = None,
+        *,
+        fold: str | None = None,
+    ) -> None:
+        """Record a failure; failures with the same check, part and ``fold`` key are counted
+        together (``fold`` defaults to the message), keeping the first seed and message."""
+        key = (check, part, message if fold is None else fold)
         if key in self.found:
-            self.found[key][1] += 1
+            self.found[key][2] += 1
         else:
-            self.found[key] = [seed, 1]
+            self.found[key] = [message, seed, 1]
 
     def failures(self) -> list[ValidationFailure]:
         return [
             ValidationFailure(check, message, seed, part, count)
-            for (check, part, message), (seed, count) in self.found.items()
+            for (check, part, _), (message, seed, count) in self.found.items()
         ]
 
 
@@ -226,6 +236,7 @@ def _check_part(template, part: Part, variant, seed, failures, grade_fn, answers
             f"answer {answer:.4g} is outside plausible [{low:.4g}, {high:.4g}]",
             seed,
             part.id,
+            fold="plausible",
         )
     for text in answer_spellings(part, answer):
         _check_own_answer(grade_fn, failures, seed, part, text, variant, template)
@@ -239,6 +250,7 @@ def _check_part(template, part: Part, variant, seed, failures, grade_fn, answers
                 f"tell from the answer {answer:.4g}",
                 seed,
                 part.id,
+                fold=code,
             )
 
 
@@ -261,6 +273,7 @@ def _check_own_answer(grade_fn, failures, seed, part, text, variant, template) -
             f"its own answer written {text!r} grades {grade.status}: {grade.feedback}",
             seed,
             part.id,
+            fold=f"own-answer {grade.status} {grade.diagnosis}",
         )
 
 

@@ -148,10 +148,14 @@ def generate_variant(template: Template, seed: bytes | int) -> Variant:
         names = names_for(params, {u: answers[u] for u in part.uses})
         answers[part.id] = part_answer(template, part, names)
         if part.common_errors:
-            common[part.id] = {
-                ce.code: _number(template, ce.value, names, "common error")
-                for ce in part.common_errors
-            }
+            # None means "this slip cannot be told apart in this variant": skip it here.
+            common[part.id] = {}
+            for spec in part.common_errors:
+                value = _eval(template, spec.value, names)
+                if value is not None:
+                    common[part.id][spec.code] = _as_float(
+                        template, spec.value, value, "a common error"
+                    )
         if part.kind == "choice":
             ids = [option.id for option in part.options]
             if part.shuffle:
@@ -169,7 +173,10 @@ def _eval(template: Template, expr: Expr, names: Mapping[str, object]) -> Any:
 
 
 def _number(template: Template, expr: Expr, names: Mapping[str, object], what: str) -> float:
-    value = _eval(template, expr, names)
+    return _as_float(template, expr, _eval(template, expr, names), what)
+
+
+def _as_float(template: Template, expr: Expr, value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ExpressionError(
             template.source, expr.line, expr.text, f"{what} must be a number, not {value!r}"
