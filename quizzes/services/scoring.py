@@ -1,0 +1,145 @@
+"""Scores from responses: a part's state, a variant's score, an item's best, an attempt's total.
+
+Pure functions over rows already loaded (no queries), so a page can score a whole attempt from
+one fetch of its variants and responses.
+
+- A part is *final* when it is correct or its counted tries are spent (homework), or once the
+  attempt is submitted (exam: one graded submission per part at the end).
+- A part scores the best score among its graded responses; a variant scores the points-weighted
+  mean of its parts; an item scores its best non-practice variant; an attempt scores
+  Σ points × item score, times (1 − penalty) when late. The latest ScoreOverride wins: one for
+  an item replaces that item's score (in points), one for the whole attempt replaces the total.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+
+from quizzes.models import ResponseStatus
+
+THOUSANDTHS = Decimal("0.001")
+
+
+@dataclass
+class PartState:
+    part_id: str
+    responses: list = field(default_factory=list)
+    tries_used: int = 0
+    tries_allowed: int | None = None
+    submitted: bool = False  # exam: the attempt is submitted, so every part is final
+
+    @property
+    def last(self):
+        return self.responses[-1] if self.responses else None
+
+    @property
+    def graded(self) -> list:
+        return [r for r in self.responses if r.try_number is not None]
+
+    @property
+    def is_correct(self) -> bool:
+        return any(r.status == ResponseStatus.CORRECT for r in self.responses)
+
+    @property
+    def score(self) -> float:
+        return max((r.score for r in self.graded), default=0.0)
+
+    @property
+    def is_final(self) -> bool:
+        if self.submitted or self.is_correct:
+            return True
+        return self.tries_allowed is not None and self.tries_used >= self.tries_allowed
+
+    @property
+    def tries_left(self) -> int | None:
+        if self.tries_allowed is None:
+            return None
+        return max(self.tries_allowed - self.tries_used, 0)
+
+    @property
+    def earlier_value(self) -> float | None:
+        """The student's own latest readable value, for error carried forward."""
+        for response in reversed(self.graded):
+            if response.value is not None:
+                return response.value
+        return None
+
+
+def part_states(
+    part_ids: Iterable[str], responses: Iterable, *, tries_allowed: int | None, submitted: bool
+) -> dict[str, PartState]:
+    """Each part's state from a variant's responses (in the order they were made)."""
+    states = {
+        pid: PartState(pid, tries_allowed=tries_allowed, submitted=submitted) for pid in part_ids
+    }
+    for response in sorted(responses, key=lambda r: (r.created_at, r.pk or 0)):
+        state = states.get(response.part_id)
+        if state is None:
+            continue
+        state.responses.append(response)
+        if response.try_number is not None:
+            state.tries_used += 1
+    return states
+
+
+def variant_score(states: Mapping[str, PartState], points: Mapping[str, float]) -> float:
+    total = sum(points.get(pid, 1.0) for pid in states)
+    if total <= 0:
+        return 0.0
+    earned = sum(points.get(pid, 1.0) * state.score for pid, state in states.items())
+    return min(max(earned / total, 0.0), 1.0)
+
+
+def item_score(variants: Iterable) -> float:
+    """The best score among an item's variants that count (practice variants never count)."""
+    return max((v.score for v in variants if not v.is_practice), default=0.0)
+
+
+def latest_overrides(overrides: Iterable) -> tuple[object | None, dict[int, object]]:
+    """(the latest whole-attempt override, the latest override per item id)."""
+    whole, per_item = None, {}
+    for override in sorted(overrides, key=lambda o: (o.created_at, o.pk or 0)):
+        if override.item_id is None:
+            whole = override
+        else:
+            per_item[override.item_id] = override
+    return whole, per_item
+
+
+def _points(value) -> Decimal:
+    return Decimal(str(value)).quantize(THOUSANDTHS, rounding=ROUND_HALF_UP)
+
+
+def attempt_total(
+    items: Iterable,
+    variants_by_item: Mapping[int, list],
+    *,
+    is_late: bool = False,
+    late_penalty: Decimal = Decimal(0),
+    overrides: Iterable = (),
+) -> tuple[Decimal, Decimal]:
+    """(score, max score) in points for an attempt's items."""
+    whole, per_item = latest_overrides(overrides)
+    score = max_score = Decimal(0)
+    for item in items:
+        points = Decimal(item.points)
+        max_score += points
+        if item.pk in per_item:
+            score += Decimal(per_item[item.pk].score)
+        else:
+            score += points * Decimal(str(item_score(variants_by_item.get(item.pk, []))))
+    if is_late and late_penalty:
+        score *= 1 - Decimal(late_penalty)
+    if whole is not None:
+        score = Decimal(whole.score)
+    return _points(score), _points(max_score)
+
+
+def shown_score(attempt, overrides: Iterable = ()) -> Decimal | None:
+    """The score to show for an attempt: the latest whole-attempt override, else its own."""
+    whole, _ = latest_overrides(overrides)
+    if whole is not None:
+        return Decimal(whole.score)
+    return attempt.score
