@@ -17,7 +17,8 @@ MARKETS = ("specialist", "hyperscaler")
 
 @dataclass(frozen=True)
 class PriceSnapshot:
-    """On-demand rent of one device for one hour, as observed on ``date`` (ISO 8601)."""
+    """On-demand rent of one device for one hour, as observed on ``date`` (ISO 8601: a day, or
+    only a month where the source gives no day)."""
 
     accelerator: str
     dollars_per_hour: float
@@ -55,17 +56,15 @@ _PRICES = (
         "data-receipts-2026-11",
         "AWS p5.48xlarge $55.04 / 8 GPUs; GCP and Azure list $10.98 and $12.29",
     ),
-    PriceSnapshot("h100-pcie", 3.29, "specialist", "2026-09-01", "tg-prices-2026-09", "Lambda"),
+    PriceSnapshot("h100-pcie", 3.29, "specialist", "2026-09", "tg-prices-2026-09", "Lambda"),
     PriceSnapshot("h200", 3.99, "specialist", "2026-08-26", "hyperstack-2026-08"),
-    PriceSnapshot(
-        "h200", 10.0, "hyperscaler", "2025-08-01", "sb-gpus", "about $10/h on Google Cloud"
-    ),
+    PriceSnapshot("h200", 10.0, "hyperscaler", "2025-08", "sb-gpus", "about $10/h on Google Cloud"),
     PriceSnapshot("b200", 6.00, "specialist", "2026-08-26", "hyperstack-2026-08"),
     PriceSnapshot(
         "tpu-v5e",
         1.20,
         "hyperscaler",
-        "2025-02-01",
+        "2025-02",
         "sb-applied-inference",
         "Google Cloud, per chip-hour",
     ),
@@ -73,7 +72,7 @@ _PRICES = (
         "tpu-v5p",
         4.20,
         "hyperscaler",
-        "2025-02-01",
+        "2025-02",
         "sb-applied-inference",
         "Google Cloud, per chip-hour",
     ),
