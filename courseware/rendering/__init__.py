@@ -1,0 +1,43 @@
+"""Rendering the book: front matter, live figures, Markdown with MathML, contents and sources.
+
+``frontmatter`` splits a chapter file, ``markdown`` turns a body into HTML, ``chapter`` runs the
+whole pipeline and caches it.  Dependencies point to ``content`` only (never to ``quizzes``).
+"""
+
+from .chapter import (
+    Citation,
+    RenderedChapter,
+    catalog_version,
+    content_hash,
+    render_body,
+    render_chapter_text,
+    rendered_chapter,
+    sources_html,
+)
+from .frontmatter import ChapterSource, ContentError, split_front_matter
+from .markdown import (
+    TocEntry,
+    heading_anchors,
+    math_to_mathml,
+    render_book_markdown,
+    slugify_heading,
+)
+
+__all__ = [
+    "ChapterSource",
+    "Citation",
+    "ContentError",
+    "RenderedChapter",
+    "TocEntry",
+    "catalog_version",
+    "content_hash",
+    "heading_anchors",
+    "math_to_mathml",
+    "render_body",
+    "render_book_markdown",
+    "render_chapter_text",
+    "rendered_chapter",
+    "slugify_heading",
+    "split_front_matter",
+    "sources_html",
+]

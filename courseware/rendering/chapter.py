@@ -1,0 +1,183 @@
+"""A chapter from source to page: live figures, Markdown and math, sources list, roofline chart.
+
+Rendering evaluates every live expression, so a page view reads the result from Django's cache.
+The key is the chapter's content hash plus a fingerprint of the physics catalog, the expression
+language and this renderer: a change to any of them gives new keys, never stale figures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from django.core.cache import cache
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from content.expressions import ExpressionError, render_live
+
+from .frontmatter import ContentError, split_front_matter
+from .markdown import TocEntry, render_book_markdown
+
+# A directive stands alone on its line: {% sources %}, {% roofline_chart %}.
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*\{%\s*([A-Za-z_]+)\s*%\}[ \t]*$", re.MULTILINE)
+_STRAY_TAG = re.compile(r"\{%.*?(%\}|$)", re.MULTILINE)
+DIRECTIVES = ("sources", "roofline_chart")
+CACHE_SECONDS = 60 * 60 * 24
+
+_ROOT = Path(__file__).resolve().parents[2]
+# Code whose change alters what a rendered chapter shows.
+_FINGERPRINTED = (
+    "content/physics",
+    "content/expressions",
+    "courseware/rendering",
+    "courseware/charts.py",
+    "templates/courseware/_roofline_widget.html",
+    "templates/courseware/_roofline_chart.html",
+)
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A catalog source that one of the chapter's live figures came from."""
+
+    key: str
+    title: str
+    url: str
+
+
+@dataclass(frozen=True)
+class RenderedChapter:
+    """A chapter ready for its page: body HTML, ``##`` contents, cited sources, lifted title."""
+
+    html: SafeString
+    toc: tuple[TocEntry, ...]
+    citations: tuple[Citation, ...]
+    title: str | None = None
+
+
+@lru_cache(maxsize=1)
+def catalog_version() -> str:
+    """A fingerprint of the physics catalogs, the expression language and the renderer.
+
+    Read once per process, from the files the process imported at start-up; a new deployment
+    (or any edit followed by a restart) changes it.
+    """
+    digest = hashlib.sha256()
+    for relative in _FINGERPRINTED:
+        path = _ROOT / relative
+        files = sorted(path.rglob("*")) if path.is_dir() else [path]
+        for file in files:
+            if file.is_file() and file.suffix in (".py", ".yaml", ".yml", ".json", ".html"):
+                digest.update(str(file.relative_to(_ROOT)).encode())
+                digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _line_of(text: str, offset: int, first_line: int) -> int:
+    return first_line + text.count("\n", 0, offset)
+
+
+def _mark_directives(text: str, *, source: str, first_line: int) -> str:
+    def replace(match: re.Match) -> str:
+        name = match.group(1)
+        if name not in DIRECTIVES:
+            line = _line_of(text, match.start(), first_line)
+            known = ", ".join("{% " + d + " %}" for d in DIRECTIVES)
+            raise ContentError(source, line, f"unknown directive '{{% {name} %}}' (known: {known})")
+        return f"<!--courseware:{name}-->"
+
+    marked = _DIRECTIVE_LINE.sub(replace, text)
+    stray = _STRAY_TAG.search(marked)
+    if stray:
+        line = _line_of(marked, stray.start(), first_line)
+        raise ContentError(source, line, "a '{% ... %}' directive must stand alone on its own line")
+    return marked
+
+
+def _citations(found) -> tuple[Citation, ...]:
+    out: list[Citation] = []
+    for item in found:
+        title = getattr(item, "title", None) or str(item)
+        entry = Citation(
+            str(getattr(item, "key", title)), str(title), str(getattr(item, "url", ""))
+        )
+        if entry not in out:
+            out.append(entry)
+    return tuple(out)
+
+
+def sources_html(citations: tuple[Citation, ...]) -> str:
+    if not citations:
+        return '<p class="muted">No catalog figures are quoted in this chapter.</p>'
+    items = []
+    for c in citations:
+        title = escape(c.title)
+        link = f'<a href="{escape(c.url)}" rel="noopener">{title}</a>' if c.url else title
+        items.append(f"<li>{link}</li>")
+    return (
+        '<p class="sources-intro">The live figures in this chapter come from these catalog '
+        'sources:</p>\n<ul class="catalog-sources">\n' + "\n".join(items) + "\n</ul>"
+    )
+
+
+def _chart_html() -> str:
+    from courseware.charts import roofline_widget_html
+
+    return roofline_widget_html()
+
+
+def render_body(body: str, *, source: str = "<chapter>", first_line: int = 1) -> RenderedChapter:
+    """Render a chapter body; ExpressionError or ContentError name the file and line."""
+    live = render_live(body, source=source, math_aware=True, first_line=first_line)
+    marked = _mark_directives(live.text, source=source, first_line=first_line)
+    result = render_book_markdown(marked)
+    citations = _citations(live.citations)
+    html = result.html.replace("<!--courseware:sources-->", sources_html(citations))
+    if "<!--courseware:roofline_chart-->" in html:
+        html = html.replace("<!--courseware:roofline_chart-->", _chart_html())
+    # Chapter sources are the project's own files, so their raw HTML is trusted.
+    return RenderedChapter(mark_safe(html), tuple(result.toc), citations, result.title)  # noqa: S308
+
+
+def render_chapter_text(text: str, *, source: str = "<chapter>") -> RenderedChapter:
+    """Render a whole chapter file (front matter and body)."""
+    parsed = split_front_matter(text, source=source)
+    return render_body(parsed.body, source=source, first_line=parsed.body_line)
+
+
+def rendered_chapter(chapter) -> RenderedChapter:
+    """The rendered page of a Chapter row, from the cache when the same text was rendered."""
+    digest = chapter.content_hash or content_hash(chapter.source)
+    key = f"chapter-html:{digest}:{catalog_version()}"
+    cached = cache.get(key)
+    if cached is not None:
+        return cached
+    source = chapter.source_path or f"chapter '{chapter.slug}'"
+    if chapter.source.lstrip().startswith("---"):
+        rendered = render_chapter_text(chapter.source, source=source)
+    else:
+        rendered = render_body(chapter.source, source=source)
+    cache.set(key, rendered, CACHE_SECONDS)
+    return rendered
+
+
+__all__ = [
+    "Citation",
+    "ContentError",
+    "ExpressionError",
+    "RenderedChapter",
+    "catalog_version",
+    "content_hash",
+    "render_body",
+    "render_chapter_text",
+    "rendered_chapter",
+    "sources_html",
+]
