@@ -1,7 +1,29 @@
-"""Instructor pages, mounted at /instructor/ (namespace "instructor")."""
+"""Instructor pages, mounted at /instructor/ (namespace "instructor"): URL name = view name."""
 
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from quizzes.views import instructor as views
+from quizzes.views import instructor_exports as exports
+from quizzes.views import instructor_regrade as regrade
 
 app_name = "instructor"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.dashboard, name="dashboard"),
+    path("gradebook/", views.gradebook, name="gradebook"),
+    path("students/<int:user_id>/", views.student_detail, name="student_detail"),
+    path("students/<int:user_id>/extension/", views.grant_extension, name="grant_extension"),
+    path("attempts/<int:attempt_id>/override/", views.override_score, name="override_score"),
+    path("items/", views.item_index, name="item_index"),
+    path("items/<slug:slug>/", views.item_analysis, name="item_analysis"),
+    path("items/<slug:slug>/in/<slug:quiz_slug>/", views.item_analysis, name="quiz_item_analysis"),
+    path("misconceptions/", views.misconceptions, name="misconceptions"),
+    path("variants/", views.variant_search, name="variant_search"),
+    path("export/gradebook.csv", exports.export_gradebook_csv, name="export_gradebook_csv"),
+    path("export/responses.csv", exports.export_responses_csv, name="export_responses_csv"),
+    path("export/responses.json", exports.export_responses_json, name="export_responses_json"),
+    path("regrade/", regrade.regrade, name="regrade"),
+    path("regrade/<int:run_id>/", regrade.regrade_detail, name="regrade_detail"),
+    path("regrade/<int:run_id>/apply/", regrade.regrade_apply, name="regrade_apply"),
+    path("regrade/<int:run_id>/progress/", regrade.regrade_progress, name="regrade_progress"),
+]

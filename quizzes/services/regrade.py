@@ -1,0 +1,302 @@
+"""Regrading a template's responses after its answer or tolerance was corrected.
+
+A regrade is previewed first (every score change, nothing written), recorded as a RegradeRun,
+then applied in batches of variants, each batch in its own transaction, so it survives a page
+reload and applying a batch twice changes nothing more. Only counted tries are regraded: an
+invalid response cost no try, and turning it into a graded one would rewrite the try history.
+
+Also here: rebuilding the engine's view of a stored variant (`engine_template`, `engine_variant`),
+which the student-history page uses to show the prompt exactly as the student saw it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from decimal import Decimal
+from functools import lru_cache
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from quizzes import engine
+from quizzes.engine.namespace import names_for
+from quizzes.engine.variants import part_answer
+from quizzes.models import (
+    Attempt,
+    AttemptStatus,
+    QuestionTemplate,
+    RegradeRun,
+    RegradeStatus,
+    Response,
+    ScoreOverride,
+    TemplateVersion,
+    Variant,
+)
+
+BATCH = 100
+PREVIEW_LIMIT = 5000
+
+
+# ---------------------------------------------------------------- engine views of stored rows
+
+
+@lru_cache(maxsize=512)
+def _parse(content_hash: str, source: str, name: str) -> engine.Template:
+    return engine.parse_template(source, source=name)
+
+
+def engine_template(version: TemplateVersion) -> engine.Template:
+    """The parsed template of a stored version (cached by content hash)."""
+    return _parse(version.content_hash, version.source, f"{version.template_id} v{version.number}")
+
+
+def engine_variant(row: Variant) -> engine.Variant:
+    """The engine's Variant for a stored row, whichever way its JSON was laid out."""
+    stored = row.answers if isinstance(row.answers, dict) else {}
+    if "params" in stored and "answers" in stored:
+        data = dict(stored)
+    else:
+        data = {
+            "slug": "",
+            "answers": stored.get("answers", stored),
+            "common_errors": stored.get("common_errors", {}),
+            "option_order": stored.get("option_order", {}),
+        }
+    data["params"] = row.parameters or data.get("params", {})
+    data.setdefault("slug", "")
+    data["seed"] = {"hex": row.seed} if row.seed else data.get("seed", {"int": 0})
+    data.setdefault("outcome", row.outcome or None)
+    return engine.Variant.from_json(data)
+
+
+def stored_answers(variant: engine.Variant) -> dict:
+    """The JSON a Variant row keeps in `answers` (the engine's whole record of the variant)."""
+    return variant.to_json()
+
+
+def recompute_answers(template: engine.Template, variant: engine.Variant) -> engine.Variant:
+    """The variant's answers, common-error values and outcome recomputed with `template` from its
+    stored parameters (the seed is not redrawn, so the student keeps the numbers they saw)."""
+    params = dict(variant.params)
+    for parameter in template.parameters:
+        if parameter.kind == "value" and parameter.expr is not None:
+            params[parameter.name] = engine.variants._eval(
+                template, parameter.expr, names_for(params)
+            )
+    answers, common = {}, {}
+    for part in template.parts:
+        names = names_for(params, {u: answers[u] for u in part.uses})
+        answers[part.id] = part_answer(template, part, names)
+        if part.common_errors:
+            common[part.id] = {
+                ce.code: engine.variants._number(template, ce.value, names, "common error")
+                for ce in part.common_errors
+            }
+    order = {
+        part.id: variant.option_order.get(part.id) or tuple(o.id for o in part.options)
+        for part in template.parts
+        if part.kind == "choice"
+    }
+    outcome = variant.outcome
+    if template.outcomes is not None:
+        outcome = str(
+            engine.variants._eval(template, template.outcomes.category, names_for(params, answers))
+        )
+    return dataclasses.replace(
+        variant, answers=answers, common_errors=common, option_order=order, outcome=outcome
+    )
+
+
+# ---------------------------------------------------------------- one variant
+
+
+@dataclasses.dataclass
+class VariantRegrade:
+    answers: dict | None
+    outcome: str
+    score: float
+    updates: list  # (response, grade)
+    changes: list  # dicts for the preview
+
+
+def _response_input(part: engine.Part, raw: str):
+    if part.kind == "choice":
+        return [piece.strip() for piece in raw.replace(";", ",").split(",") if piece.strip()]
+    return raw
+
+
+def regrade_variant(row: Variant, template: engine.Template, *, recompute: bool) -> VariantRegrade:
+    """Grade the variant's counted responses again with `template`; write nothing."""
+    variant = engine_variant(row)
+    if recompute:
+        variant = recompute_answers(template, variant)
+    updates, changes = [], []
+    earlier: dict[str, float] = {}
+    best: dict[str, float] = defaultdict(float)
+    for response in sorted(row.response_list, key=lambda r: (r.created_at, r.pk)):
+        try:
+            part = template.part(response.part_id)
+        except KeyError:
+            continue
+        if response.try_number is None:
+            continue
+        grade = engine.grade_part(
+            template, variant, part.id, _response_input(part, response.raw), earlier=earlier
+        )
+        if grade.value is not None:
+            earlier[part.id] = grade.value
+        best[part.id] = max(best[part.id], grade.score)
+        updates.append((response, grade))
+        if grade.status != response.status or abs(grade.score - response.score) > 1e-9:
+            changes.append(
+                {
+                    "response": response.pk,
+                    "variant": row.pk,
+                    "attempt": row.attempt_id,
+                    "student": row.attempt.student.username,
+                    "part": part.id,
+                    "raw": response.raw[:80],
+                    "old_status": response.status,
+                    "new_status": grade.status,
+                    "old": round(response.score, 4),
+                    "new": round(grade.score, 4),
+                }
+            )
+    points = sum(p.points for p in template.parts) or 1.0
+    score = sum(p.points * best[p.id] for p in template.parts) / points
+    answers = stored_answers(variant) if recompute else None
+    return VariantRegrade(answers, variant.outcome or "", score, updates, changes)
+
+
+def _variants(template_id: int):
+    return Variant.objects.filter(item__template_id=template_id).order_by("pk")
+
+
+def _with_responses(variants) -> list[Variant]:
+    rows = list(variants.select_related("attempt__student"))
+    by_id = {row.pk: row for row in rows}
+    for row in rows:
+        row.response_list = []
+    for response in Response.objects.filter(variant_id__in=list(by_id)):
+        by_id[response.variant_id].response_list.append(response)
+    return rows
+
+
+# ---------------------------------------------------------------- the run
+
+
+def preview_regrade(
+    *, template: QuestionTemplate, target_version: TemplateVersion, recompute_answers: bool, by
+) -> RegradeRun:
+    """Compute every score change the regrade would make and record it as a previewed run."""
+    if target_version.template_id != template.pk:
+        raise ValidationError("That version belongs to another template.")
+    parsed = engine_template(target_version)
+    changes = []
+    rows = _variants(template.pk)
+    total = rows.count()
+    for start in range(0, total, 500):
+        for row in _with_responses(rows[start : start + 500]):
+            changes.extend(regrade_variant(row, parsed, recompute=recompute_answers).changes)
+    return RegradeRun.objects.create(
+        template=template,
+        target_version=target_version,
+        recompute_answers=recompute_answers,
+        total=total,
+        changed=len(changes),
+        preview=changes[:PREVIEW_LIMIT],
+        created_by=by,
+    )
+
+
+def start_regrade(*, run: RegradeRun) -> RegradeRun:
+    """Mark a previewed run as running; the batches are applied by `advance_regrade`."""
+    updated = RegradeRun.objects.filter(pk=run.pk, status=RegradeStatus.PREVIEWED).update(
+        status=RegradeStatus.RUNNING
+    )
+    if not updated and run.status not in (RegradeStatus.RUNNING, RegradeStatus.APPLIED):
+        raise ValidationError("This regrade can no longer be applied.")
+    run.refresh_from_db()
+    return run
+
+
+def advance_regrade(*, run_id: int, batch: int = BATCH) -> RegradeRun:
+    """Apply the next batch of a running regrade and return the run.
+
+    The run row is locked for the batch, so two polling tabs never apply the same batch at once;
+    the batch is chosen by the run's `processed` count over variants in id order.
+    """
+    with transaction.atomic():
+        run = RegradeRun.objects.select_for_update().select_related("target_version").get(pk=run_id)
+        if run.status != RegradeStatus.RUNNING:
+            return run
+        parsed = engine_template(run.target_version)
+        rows = _with_responses(_variants(run.template_id)[run.processed : run.processed + batch])
+        now = timezone.now()
+        for row in rows:
+            _apply(row, regrade_variant(row, parsed, recompute=run.recompute_answers), run, now)
+        for attempt in Attempt.objects.filter(pk__in={row.attempt_id for row in rows}):
+            recompute_attempt_score(attempt)
+        run.processed = min(run.total, run.processed + len(rows))
+        if not rows or run.processed >= run.total:
+            run.status = RegradeStatus.APPLIED
+            run.applied_at = now
+            run.processed = run.total
+        run.save(update_fields=["processed", "status", "applied_at"])
+    return run
+
+
+def _apply(row: Variant, result: VariantRegrade, run: RegradeRun, now) -> None:
+    for response, grade in result.updates:
+        response.status = grade.status
+        response.score = grade.score
+        response.feedback = grade.feedback or ""
+        response.diagnosis = grade.diagnosis or ""
+        response.interpreted = grade.interpreted or ""
+        response.value = grade.value
+        response.regraded_at = now
+    Response.objects.bulk_update(
+        [r for r, _ in result.updates],
+        ["status", "score", "feedback", "diagnosis", "interpreted", "value", "regraded_at"],
+    )
+    row.score = result.score
+    fields = ["score"]
+    if result.answers is not None:
+        row.answers = result.answers
+        row.outcome = result.outcome
+        row.version = run.target_version
+        fields += ["answers", "outcome", "version"]
+    row.save(update_fields=fields)
+
+
+def recompute_attempt_score(attempt: Attempt) -> Decimal | None:
+    """Sum of item points × best non-practice variant, item overrides replacing their item, the
+    late penalty applied, and the latest attempt override winning over all of it."""
+    if attempt.status != AttemptStatus.SUBMITTED:
+        return attempt.score
+    overrides = list(ScoreOverride.objects.filter(attempt=attempt).order_by("created_at", "pk"))
+    whole = [o for o in overrides if o.item_id is None]
+    if whole:
+        score = whole[-1].score
+    else:
+        by_item = {o.item_id: o.score for o in overrides}
+        score = Decimal(0)
+        for item_id, points, best in (
+            Variant.objects.filter(attempt=attempt, is_practice=False)
+            .values("item_id", "item__points")
+            .annotate(best=Max("score"))
+            .values_list("item_id", "item__points", "best")
+        ):
+            if item_id in by_item:
+                score += by_item.pop(item_id)
+            else:
+                score += points * Decimal(str(best or 0))
+        score += sum(by_item.values(), Decimal(0))
+        if attempt.is_late and attempt.quiz.late_penalty:
+            score *= 1 - attempt.quiz.late_penalty
+    attempt.score = score.quantize(Decimal("0.001"))
+    attempt.save(update_fields=["score"])
+    return attempt.score

@@ -1,0 +1,342 @@
+"""Instructor pages: dashboard, gradebook, one student's history with overrides and extensions,
+item analysis, the misconception map and variant search. Exports and regrades live in
+`instructor_exports` and `instructor_regrade`.
+
+Every view is for the course's instructors only (`instructor_required`); each parses the
+request, calls one service reader or writer, and renders.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from content.physics import format_quantity
+from courseware.rendering import render_markdown
+from courseware.roles import instructor_required
+from quizzes import engine
+from quizzes.models import Attempt, QuestionTemplate, Quiz, QuizItem
+from quizzes.services import analytics, instructor
+from quizzes.services.regrade import engine_template, engine_variant
+
+
+def _page(request: HttpRequest, template: str, context: dict, partial: str | None = None):
+    """The whole page, or for an htmx request only the named inline partial."""
+    if partial and request.htmx and not request.htmx.boosted:
+        template = f"{template}#{partial}"
+    return render(request, template, context)
+
+
+# ---------------------------------------------------------------- charts
+
+CHART_WIDTH, CHART_HEIGHT, CHART_GAP = 320, 120, 2
+
+
+def bar_chart(counts: list[int], labels: list[str]) -> dict:
+    """Geometry of a server-rendered SVG bar chart (the template draws it, a table repeats it)."""
+    top = max(counts, default=0) or 1
+    width = CHART_WIDTH / max(len(counts), 1)
+    bars = []
+    for i, (count, label) in enumerate(zip(counts, labels)):
+        height = round(count / top * (CHART_HEIGHT - 16), 1)
+        bars.append(
+            {
+                "x": round(i * width + CHART_GAP / 2, 1),
+                "y": round(CHART_HEIGHT - height, 1),
+                "width": round(width - CHART_GAP, 1),
+                "height": height,
+                "count": count,
+                "label": label,
+                "mid": round(i * width + width / 2, 1),
+            }
+        )
+    return {"bars": bars, "width": CHART_WIDTH, "height": CHART_HEIGHT, "total": sum(counts)}
+
+
+# ---------------------------------------------------------------- dashboard and gradebook
+
+
+@require_GET
+@instructor_required
+def dashboard(request: HttpRequest) -> HttpResponse:
+    context = instructor.dashboard(request.course)
+    context["at_risk_shown"] = context["at_risk"][:25]
+    for row in context["distributions"]:
+        row["chart"] = bar_chart([b.count for b in row["bins"]], [b.label for b in row["bins"]])
+    return render(request, "instructor/dashboard.html", context)
+
+
+@require_GET
+@instructor_required
+def gradebook(request: HttpRequest) -> HttpResponse:
+    params = request.GET
+    sort = params.get("sort", "name")
+    show = params.get("show", "")
+    if show not in instructor.FILTERS:
+        show = ""
+    book = instructor.gradebook(
+        request.course,
+        search=params.get("q", "").strip()[:100],
+        sort="name" if sort == "name" else "quiz",
+        quiz_slug=sort,
+        descending=params.get("dir") == "desc",
+        show=show,
+        diagnosis=params.get("diagnosis", "").strip()[:50],
+        page=params.get("page", 1),
+    )
+    query = params.copy()
+    query.pop("page", None)
+    context = {
+        "book": book,
+        "q": params.get("q", ""),
+        "sort": sort,
+        "dir": params.get("dir", "asc"),
+        "show": show,
+        "diagnosis": params.get("diagnosis", ""),
+        "filters": instructor.FILTERS,
+        "query": query.urlencode(),
+    }
+    return _page(request, "instructor/gradebook.html", context, "table")
+
+
+# ---------------------------------------------------------------- one student
+
+
+class OverrideForm(forms.Form):
+    item = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    score = forms.DecimalField(max_digits=8, decimal_places=3, min_value=0)
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=2000)
+
+
+class ExtensionForm(forms.Form):
+    quiz = forms.ModelChoiceField(queryset=Quiz.objects.none(), empty_label=None)
+    due_at = forms.DateTimeField(
+        required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
+    )
+    closes_at = forms.DateTimeField(
+        required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
+    )
+    extra_minutes = forms.IntegerField(required=False, min_value=0, max_value=10_000, initial=0)
+    reason = forms.CharField(required=False, max_length=300)
+
+    def __init__(self, *args, course, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["quiz"].queryset = Quiz.objects.for_course(course)
+
+
+def _student(request: HttpRequest, user_id: int):
+    return get_object_or_404(
+        get_user_model(),
+        pk=user_id,
+        enrollments__course=request.course,
+        enrollments__role="student",
+    )
+
+
+@require_GET
+@instructor_required
+def student_detail(request: HttpRequest, user_id: int) -> HttpResponse:
+    student = _student(request, user_id)
+    history = instructor.student_history(request.course, student)
+    for attempt in history["attempts"]:
+        for variant in attempt.variant_list:
+            variant.view = _variant_view(variant)
+    context = {
+        "student": student,
+        **history,
+        "override_form": OverrideForm(),
+        "extension_form": ExtensionForm(course=request.course),
+    }
+    return render(request, "instructor/student_detail.html", context)
+
+
+def _answer_text(part: engine.Part, answer) -> str:
+    if part.kind == "numeric" and isinstance(answer, (int, float)):
+        try:
+            return format_quantity(float(answer), part.unit) if part.unit else f"{answer:.6g}"
+        except (ValueError, KeyError):
+            return f"{answer:.6g} {part.unit or ''}".strip()
+    if isinstance(answer, (list, tuple)):
+        return ", ".join(str(a) for a in answer)
+    return str(answer)
+
+
+def _variant_view(row) -> dict:
+    """The prompt as the student saw it, and each part's answer key and responses."""
+    responses: dict[str, list] = {}
+    for response in row.response_list:
+        responses.setdefault(response.part_id, []).append(response)
+    parameters = [(k, analytics.parameter_text(v)) for k, v in (row.parameters or {}).items()]
+    try:
+        template = engine_template(row.version)
+        variant = engine_variant(row)
+        prompt = render_markdown(engine.render_prompt(template, variant))
+        parts = []
+        for part in template.parts:
+            rendered = engine.render_part(template, variant, part.id)
+            options = dict(rendered.options)
+            answer = variant.answers.get(part.id)
+            key = _answer_text(part, answer)
+            if part.kind == "choice" and isinstance(answer, (list, tuple)):
+                key = "; ".join(f"{oid}: {options.get(oid, '')}" for oid in answer)
+            parts.append(
+                {
+                    "id": part.id,
+                    "kind": part.kind,
+                    "prompt": render_markdown(rendered.prompt) if rendered.prompt else "",
+                    "options": rendered.options,
+                    "answer": key,
+                    "responses": responses.pop(part.id, []),
+                }
+            )
+    except Exception as exc:  # noqa: BLE001 - an unreadable old version must not hide the history
+        return {
+            "error": f"This version could not be rendered ({exc.__class__.__name__}).",
+            "parameters": parameters,
+            "parts": [
+                {"id": pid, "answer": "", "responses": rs, "options": ()}
+                for pid, rs in responses.items()
+            ],
+        }
+    for pid, rs in responses.items():
+        parts.append({"id": pid, "kind": "", "answer": "", "responses": rs, "options": ()})
+    return {"prompt": prompt, "parameters": parameters, "parts": parts, "error": ""}
+
+
+@require_POST
+@instructor_required
+def override_score(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    attempt = get_object_or_404(
+        Attempt.objects.select_related("student"), pk=attempt_id, quiz__course=request.course
+    )
+    back = (
+        reverse("instructor:student_detail", args=[attempt.student_id]) + f"#attempt-{attempt.pk}"
+    )
+    form = OverrideForm(request.POST)
+    if not form.is_valid():
+        errors = "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
+        messages.error(request, f"The override was not saved. {errors}")
+        return redirect(back)
+    item = None
+    if form.cleaned_data["item"]:
+        item = QuizItem.objects.filter(pk=form.cleaned_data["item"], quiz=attempt.quiz).first()
+        if item is None:
+            messages.error(request, "The override was not saved: unknown question.")
+            return redirect(back)
+    try:
+        instructor.override_score(
+            attempt=attempt,
+            item=item,
+            score=form.cleaned_data["score"],
+            reason=form.cleaned_data["reason"],
+            by=request.user,
+        )
+    except ValidationError as error:
+        messages.error(request, "The override was not saved. " + " ".join(error.messages))
+    else:
+        messages.success(request, "Override saved.")
+    return redirect(back)
+
+
+@require_POST
+@instructor_required
+def grant_extension(request: HttpRequest, user_id: int) -> HttpResponse:
+    student = _student(request, user_id)
+    back = reverse("instructor:student_detail", args=[student.pk]) + "#extensions"
+    form = ExtensionForm(request.POST, course=request.course)
+    if not form.is_valid():
+        errors = "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
+        messages.error(request, f"The extension was not granted. {errors}")
+        return redirect(back)
+    data = form.cleaned_data
+    try:
+        instructor.grant_extension(
+            quiz=data["quiz"],
+            student=student,
+            by=request.user,
+            due_at=data["due_at"],
+            closes_at=data["closes_at"],
+            extra_minutes=data["extra_minutes"] or 0,
+            reason=data["reason"],
+        )
+    except ValidationError as error:
+        messages.error(request, "The extension was not granted. " + " ".join(error.messages))
+    else:
+        messages.success(request, f"Extension on {data['quiz'].title} granted.")
+    return redirect(back)
+
+
+# ---------------------------------------------------------------- items and misconceptions
+
+
+@require_GET
+@instructor_required
+def item_index(request: HttpRequest) -> HttpResponse:
+    stats = analytics.template_index(request.course)
+    return render(request, "instructor/item_index.html", {"templates": stats})
+
+
+@require_GET
+@instructor_required
+def item_analysis(request: HttpRequest, slug: str, quiz_slug: str | None = None) -> HttpResponse:
+    template = get_object_or_404(QuestionTemplate, course=request.course, slug=slug)
+    quiz = None
+    if quiz_slug is not None:
+        quiz = get_object_or_404(Quiz, course=request.course, slug=quiz_slug)
+    stats = analytics.item_analysis(template, quiz=quiz)
+    quizzes = Quiz.objects.filter(items__template=template).distinct()
+    context = {
+        "template": template,
+        "quiz": quiz,
+        "quizzes": list(quizzes),
+        "stats": stats,
+        "tries_chart": bar_chart(
+            [row["solved"] + row["unsolved"] for row in stats.tries],
+            [str(row["tries"]) for row in stats.tries],
+        ),
+    }
+    return render(request, "instructor/item_analysis.html", context)
+
+
+@require_GET
+@instructor_required
+def misconceptions(request: HttpRequest) -> HttpResponse:
+    rows = analytics.misconception_map(request.course)
+    return render(request, "instructor/misconceptions.html", {"rows": rows})
+
+
+@require_GET
+@instructor_required
+def variant_search(request: HttpRequest) -> HttpResponse:
+    slug = request.GET.get("template", "").strip()[:100]
+    text = request.GET.get("params", "").strip()[:500]
+    results, error, searched = [], "", bool(slug or text)
+    if searched:
+        try:
+            filters = instructor.parse_parameter_filters(text)
+        except ValidationError as exc:
+            error = " ".join(exc.messages)
+        else:
+            results = instructor.variant_search(request.course, template_slug=slug, filters=filters)
+    for row in results:
+        row.parameter_list = [
+            (k, analytics.parameter_text(v)) for k, v in (row.parameters or {}).items()
+        ]
+    context = {
+        "templates": QuestionTemplate.objects.for_course(request.course).values_list(
+            "slug", "title"
+        ),
+        "template_slug": slug,
+        "params": text,
+        "results": results,
+        "students": len({row.attempt.student_id for row in results}),
+        "error": error,
+        "searched": searched,
+    }
+    return _page(request, "instructor/variant_search.html", context, "results")

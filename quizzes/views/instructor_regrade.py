@@ -1,0 +1,108 @@
+"""Regrade pages: choose a template and version, preview every score change, apply in batches.
+
+Applying is driven by the progress endpoint: each POST applies one batch and returns the
+progress, and htmx polls it every second while the run is running. Without JavaScript the same
+endpoint is a button ("Apply the next batch"). The run's counters live in the database, so the
+page survives a reload and a second tab only waits for the row lock.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from courseware.roles import instructor_required
+from quizzes.models import QuestionTemplate, RegradeRun, RegradeStatus, TemplateVersion
+from quizzes.services import regrade as service
+
+
+class RegradeForm(forms.Form):
+    template = forms.ModelChoiceField(queryset=QuestionTemplate.objects.none())
+    target_version = forms.ModelChoiceField(queryset=TemplateVersion.objects.none())
+    recompute_answers = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Recompute the correct answers from the stored parameters with this version",
+        help_text="Leave unticked to keep each student's stored answers and only re-apply the "
+        "grading rules (tolerance, units, common errors) of this version.",
+    )
+
+    def __init__(self, *args, course, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["template"].queryset = QuestionTemplate.objects.for_course(course)
+        self.fields["target_version"].queryset = TemplateVersion.objects.filter(
+            template__course=course
+        ).select_related("template")
+        self.fields["target_version"].label_from_instance = lambda v: (
+            f"{v.template.slug} v{v.number}" + (f" — {v.note}" if v.note else "")
+        )
+
+    def clean(self):
+        data = super().clean()
+        template, version = data.get("template"), data.get("target_version")
+        if template and version and version.template_id != template.pk:
+            raise ValidationError("Choose a version of the chosen template.")
+        return data
+
+
+@require_http_methods(["GET", "POST"])
+@instructor_required
+def regrade(request: HttpRequest) -> HttpResponse:
+    form = RegradeForm(request.POST or None, course=request.course)
+    if request.method == "POST" and form.is_valid():
+        try:
+            run = service.preview_regrade(
+                template=form.cleaned_data["template"],
+                target_version=form.cleaned_data["target_version"],
+                recompute_answers=form.cleaned_data["recompute_answers"],
+                by=request.user,
+            )
+        except Exception as exc:  # noqa: BLE001 - a broken version must read as a message
+            form.add_error(None, f"The preview failed: {exc}")
+        else:
+            return redirect("instructor:regrade_detail", run_id=run.pk)
+    runs = RegradeRun.objects.filter(template__course=request.course).select_related(
+        "template", "target_version", "created_by"
+    )[:20]
+    return render(request, "instructor/regrade.html", {"form": form, "runs": runs})
+
+
+def _run(request: HttpRequest, run_id: int) -> RegradeRun:
+    return get_object_or_404(
+        RegradeRun.objects.select_related("template", "target_version", "created_by"),
+        pk=run_id,
+        template__course=request.course,
+    )
+
+
+@require_GET
+@instructor_required
+def regrade_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = _run(request, run_id)
+    return render(request, "instructor/regrade_detail.html", {"run": run})
+
+
+@require_POST
+@instructor_required
+def regrade_apply(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = _run(request, run_id)
+    try:
+        service.start_regrade(run=run)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect("instructor:regrade_detail", run_id=run.pk)
+
+
+@require_POST
+@instructor_required
+def regrade_progress(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = _run(request, run_id)
+    if run.status == RegradeStatus.RUNNING:
+        run = service.advance_regrade(run_id=run.pk)
+    if request.htmx:
+        return render(request, "instructor/regrade_detail.html#progress", {"run": run})
+    return redirect("instructor:regrade_detail", run_id=run.pk)
