@@ -95,6 +95,7 @@ def test_source_keys_are_unique_and_have_titles():
     keys = [s.key for s in sources()]
     assert len(keys) == len(set(keys))
     assert all(s.title for s in sources())
+    assert all(s.url.startswith("https://") for s in sources())
 
 
 @pytest.mark.parametrize("acc", accelerators(), ids=lambda a: a.key)

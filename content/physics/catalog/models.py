@@ -76,12 +76,13 @@ def _model(
     experts=1,
     top_k=1,
     notes="",
-    count_src="params-derived",
+    active_src=None,
 ):
+    # Counts are computed from the config (``count_params``), so the config is their source.
     config = f"hf-{key}"
-    sources = dict.fromkeys(_ARCH, config)
-    sources["params"] = count_src
-    sources["active_params"] = count_src
+    sources = dict.fromkeys((*_ARCH, "params", "active_params"), config)
+    if active_src:
+        sources["active_params"] = active_src
     return Model(
         key,
         name,
@@ -213,6 +214,7 @@ _MODELS = (
         active=12_879_925_248,
         aliases=("Mixtral", "Mixtral 8x7B"),
         experts=8,
+        active_src="mixtral-announcement",
         top_k=2,
         notes="8 experts per layer, 2 routed per token: weight memory uses the total, FLOPs "
         "the active count (Mistral quotes 46.7B / 12.9B).",

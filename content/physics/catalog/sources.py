@@ -356,12 +356,6 @@ _SOURCES = (
         "https://mistral.ai/news/mixtral-of-experts/",
         True,
     ),
-    _s(
-        "params-derived",
-        "Parameter count computed from the config: embeddings, attention, MLP, norms",
-        "",
-        True,
-    ),
     # Prices (dated snapshots).
     _s(
         "lambda-2026-09",
