@@ -1,0 +1,144 @@
+"""Grading formula answers (Contract 2, formulas) and previewing how a formula was read.
+
+`grade_symbolic` is the public entry: unless ``GRADING_INLINE=1`` (or it already runs inside a
+pool worker) it sends the call to the worker pool, which enforces the hard 2-second and memory
+limits; `grade_symbolic_inline` does the work.  `preview_formula` only parses (fast, bounded by
+the parser's limits) and never decides equivalence, so it runs in the calling process.
+
+Order of checks: read the response (invalid on any refusal), equivalence with the expected
+formula (correct), the template's common errors (incorrect with their code), a constant factor
+between response and answer (incorrect, diagnosis ``constant-factor``), else incorrect.  An
+answer that no layer of `equivalence` can decide is "invalid" and asks for a simpler form, so
+a student is never marked wrong because the checker gave up.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import sympy
+
+from ..results import CommonError, Grade, ResponseError, correct, incorrect, invalid
+from ..text import normalise
+from .build import domains_of, make_symbols, render_latex, render_plain, to_sympy
+from .equivalence import constant_ratio, equivalent
+from .lexer import tokenize
+from .parser import Node, Parser
+
+MAX_FORMULA_LENGTH = 500
+
+
+@dataclass(frozen=True)
+class FormulaPreview:
+    """How a formula was read: `ok`, a plain and a LaTeX rendering, or the `error` message."""
+
+    ok: bool
+    interpreted: str | None = None
+    latex: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ParsedFormula:
+    node: Node
+    expr: sympy.Expr
+    plain: str
+    latex: str
+
+
+def parse_formula(text: object, variables: Sequence[str] | Mapping[str, str]) -> ParsedFormula:
+    """Read a formula in the listed variables; raise ResponseError with a student message."""
+    domains = domains_of(variables)
+    cleaned = normalise(text, limit=MAX_FORMULA_LENGTH, what="formula")
+    node = Parser(tokenize(cleaned, frozenset(domains))).parse()
+    expr = to_sympy(node, make_symbols(domains))
+    if expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+        raise ResponseError("This formula divides by zero somewhere; check the denominators.")
+    return ParsedFormula(node, expr, render_plain(node), render_latex(node))
+
+
+def preview_formula(response: str, variables: Sequence[str] | Mapping[str, str]) -> FormulaPreview:
+    try:
+        parsed = parse_formula(response, variables)
+    except ResponseError as error:
+        return FormulaPreview(False, error=error.message)
+    return FormulaPreview(True, parsed.plain, parsed.latex)
+
+
+def _factor_feedback(ratio) -> str:
+    if ratio == -1:
+        return "Your formula has the opposite sign of the expected one."
+    if ratio.denominator == 1:
+        return f"Your formula is {ratio.numerator}× the expected one: check a constant factor."
+    if ratio.numerator == 1:
+        return (
+            f"Your formula is 1/{ratio.denominator} of the expected one: a constant factor of "
+            f"{ratio.denominator} is missing."
+        )
+    return f"Your formula is {ratio} times the expected one: check the constant factors."
+
+
+def grade_symbolic_inline(
+    response: str,
+    expected: str,
+    *,
+    variables: Sequence[str] | Mapping[str, str],
+    common_errors: Sequence[CommonError] = (),
+) -> Grade:
+    """Grade in this process (soft time boxes only); see the module docstring for the order."""
+    answer = parse_formula(expected, variables)
+    try:
+        parsed = parse_formula(response, variables)
+    except ResponseError as error:
+        return invalid(error.message)
+    shown = {"interpreted": parsed.plain}
+    seed = f"{expected}|{sorted(domains_of(variables).items())}"
+    verdict = equivalent(parsed.expr, answer.expr, seed)
+    if verdict is True:
+        return correct(**shown)
+    for error in common_errors:
+        if not isinstance(error.value, str):
+            continue
+        model = parse_formula(error.value, variables)
+        if equivalent(parsed.expr, model.expr, seed):
+            return incorrect(error.feedback, error.code, **shown)
+    if verdict is None:
+        return invalid(
+            "This formula could not be checked in the time allowed; write it in a simpler form.",
+            **shown,
+        )
+    ratio = constant_ratio(parsed.expr, answer.expr, seed)
+    if ratio is not None and ratio != 1:
+        return incorrect(_factor_feedback(ratio), "constant-factor", **shown)
+    return incorrect("This formula is not equivalent to the expected one.", **shown)
+
+
+def inline_grading() -> bool:
+    from .. import pool
+
+    return os.environ.get("GRADING_INLINE") == "1" or pool.in_worker()
+
+
+def grade_symbolic(
+    response: str,
+    expected: str,
+    *,
+    variables: Sequence[str] | Mapping[str, str],
+    common_errors: Sequence[CommonError] = (),
+) -> Grade:
+    """Grade a formula; runs in the worker pool unless GRADING_INLINE=1."""
+    if inline_grading():
+        return grade_symbolic_inline(
+            response, expected, variables=variables, common_errors=common_errors
+        )
+    from ..pool import grade_in_pool
+
+    return grade_in_pool(
+        "symbolic",
+        response=response,
+        expected=expected,
+        variables=variables,
+        common_errors=tuple(common_errors),
+    )
