@@ -1,0 +1,197 @@
+"""Worker processes that give every grading call a hard time and memory limit.
+
+Each worker is a separate process under ``resource.setrlimit(RLIMIT_AS)``; a call that runs
+past its wall-clock timeout (default 2 s) has its worker killed and replaced, and the caller
+gets an "invalid" Grade asking for a simpler answer, so a hostile formula costs at most one
+timeout and never the web process.  Workers come from a 'forkserver' context (preloaded with
+sympy), never a plain fork of a possibly threaded server process.
+
+The pool is per process: it starts lazily on the first call, is thread-safe (an idle worker is
+taken from a queue, so concurrent calls use different workers), and a process forked after
+the pool started (a gunicorn worker) builds its own.  Environment: ``GRADING_POOL_SIZE``
+(default 2), ``GRADING_TIMEOUT`` (seconds, default 2), ``GRADING_WORKER_MEMORY_MB`` (default
+1024, raised if the worker's baseline already needs more), ``GRADING_INLINE=1`` to grade
+formulas in the calling process instead (tests).
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import os
+import queue
+import threading
+from collections.abc import Callable
+
+from .results import Grade, invalid
+
+DEFAULT_TIMEOUT = 2.0
+TOO_SLOW = "This answer took too long to check; simplify it."
+TOO_BIG = "This answer needs too much memory to check; simplify it."
+CRASHED = "This answer could not be checked; simplify it and try again."
+BUSY = "The grader is busy; submit again in a moment."
+
+_in_worker = False
+_lock = threading.Lock()
+_pool: _Pool | None = None
+
+
+def in_worker() -> bool:
+    """True inside a pool worker, where grading runs inline."""
+    return _in_worker
+
+
+def _baseline_memory() -> int:
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return 0
+
+
+def _worker_main(connection, memory_mb: int) -> None:
+    global _in_worker
+    _in_worker = True
+    import resource
+
+    limit = max(memory_mb * 2**20, _baseline_memory() + 256 * 2**20)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    while True:
+        try:
+            request = connection.recv()
+        except (EOFError, OSError):
+            return
+        if request is None:
+            return
+        function, kwargs = request
+        try:
+            reply = ("ok", function(**kwargs))
+        except MemoryError:
+            reply = ("memory", None)
+        except Exception as error:  # a template mistake: re-raised in the caller
+            reply = ("raise", error)
+        try:
+            connection.send(reply)
+        except MemoryError:
+            connection.send(("memory", None))
+
+
+class _Worker:
+    def __init__(self, context, memory_mb: int):
+        self.connection, child = context.Pipe()
+        self.process = context.Process(
+            target=_worker_main, args=(child, memory_mb), daemon=True, name="grading-worker"
+        )
+        self.process.start()
+        child.close()
+
+    def stop(self, *, kill: bool) -> None:
+        if not kill:
+            try:
+                self.connection.send(None)
+            except OSError:
+                kill = True
+        if kill and self.process.is_alive():
+            self.process.kill()
+        self.process.join(timeout=2)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(timeout=2)
+        self.connection.close()
+
+
+class _Pool:
+    def __init__(self, size: int, memory_mb: int):
+        self.context = multiprocessing.get_context("forkserver")
+        self.context.set_forkserver_preload(["quizzes.grading.formula", "quizzes.grading.pool"])
+        self.memory_mb = memory_mb
+        self.pid = os.getpid()
+        self.idle: queue.Queue[_Worker] = queue.Queue()
+        self.workers: set[_Worker] = set()
+        self.workers_lock = threading.Lock()
+        for _ in range(size):
+            self.idle.put(self._spawn())
+
+    def _spawn(self) -> _Worker:
+        worker = _Worker(self.context, self.memory_mb)
+        with self.workers_lock:
+            self.workers.add(worker)
+        return worker
+
+    def _replace(self, worker: _Worker) -> _Worker:
+        with self.workers_lock:
+            self.workers.discard(worker)
+        worker.stop(kill=True)
+        return self._spawn()
+
+    def run(self, function: Callable, kwargs: dict, timeout: float) -> Grade:
+        try:
+            worker = self.idle.get(timeout=max(10.0, 4 * timeout))
+        except queue.Empty:
+            return invalid(BUSY)
+        try:
+            worker.connection.send((function, kwargs))
+            if not worker.connection.poll(timeout):
+                worker = self._replace(worker)
+                return invalid(TOO_SLOW)
+            status, payload = worker.connection.recv()
+        except (EOFError, OSError):
+            worker = self._replace(worker)
+            return invalid(CRASHED)
+        finally:
+            self.idle.put(worker)
+        if status == "memory":
+            self.idle.put(self._replace(self.idle.get()))
+            return invalid(TOO_BIG)
+        if status == "raise":
+            raise payload
+        return payload
+
+    def shutdown(self) -> None:
+        with self.workers_lock:
+            workers, self.workers = list(self.workers), set()
+        for worker in workers:
+            worker.stop(kill=False)
+
+
+def _get_pool() -> _Pool:
+    global _pool
+    with _lock:
+        if _pool is None or _pool.pid != os.getpid():
+            size = int(os.environ.get("GRADING_POOL_SIZE", "2"))
+            memory = int(os.environ.get("GRADING_WORKER_MEMORY_MB", "1024"))
+            _pool = _Pool(max(size, 1), memory)
+        return _pool
+
+
+def run_in_pool(function: Callable, timeout: float | None = None, **kwargs) -> Grade:
+    """Run a module-level `function(**kwargs)` returning a Grade in a worker, under the limits.
+
+    Internal: `grade_in_pool` is the public entry; tests pass their own slow or greedy hooks.
+    """
+    if timeout is None:
+        timeout = float(os.environ.get("GRADING_TIMEOUT", DEFAULT_TIMEOUT))
+    return _get_pool().run(function, kwargs, timeout)
+
+
+def grade_in_pool(kind: str, /, *, timeout: float | None = None, **kwargs) -> Grade:
+    """Grade in a worker process: `kind` is "numeric" or "symbolic", kwargs as for the grader."""
+    from .formula.grade import grade_symbolic_inline
+    from .numeric import grade_numeric
+
+    graders = {"numeric": grade_numeric, "symbolic": grade_symbolic_inline}
+    if kind not in graders:
+        raise ValueError(f"kind must be 'numeric' or 'symbolic', not {kind!r}")
+    return run_in_pool(graders[kind], timeout, **kwargs)
+
+
+def shutdown_pool() -> None:
+    """Stop every worker; the next call starts a fresh pool."""
+    global _pool
+    with _lock:
+        pool, _pool = _pool, None
+    if pool is not None and pool.pid == os.getpid():
+        pool.shutdown()
+
+
+atexit.register(shutdown_pool)
