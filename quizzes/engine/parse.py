@@ -477,7 +477,9 @@ class _Parser:
         self.unknown_keys(loc, ["id", "text", "correct", "feedback", "diagnosis"], "an option")
         option_id = loc.get("id")
         ident = str(option_id.value) if option_id is not None else _letter(index)
-        if not OPTION_ID.fullmatch(ident):
+        if isinstance(option_id and option_id.value, bool):
+            self.issue(option_id, "id", "YAML reads yes/no/on/off as true/false: quote the id")
+        elif not OPTION_ID.fullmatch(ident):
             self.issue(option_id, "id", "option ids use [a-z0-9_-]")
         text = self.live(self.text_field(loc, "text"), "text", names)
         correct_loc = loc.get("correct")

@@ -30,12 +30,28 @@ def unit_problem(unit: object) -> str | None:
         parsed = _registry().parse_units(unit)
     except Exception:  # noqa: BLE001 - pint raises several error types for a bad unit
         return f"unknown unit '{unit}'"
+    grader_problem = _grader_unit_problem(unit)
+    if grader_problem:
+        return grader_problem
     for name in parsed._units:  # noqa: SLF001 - pint exposes no public accessor for this
         if any(name.startswith(prefix) and name != prefix for prefix in _PREFIXES):
             return (
                 f"write the unit without a prefix ('{unit}' has one): answers are in SI base "
                 "units and students may answer with any prefix"
             )
+    return None
+
+
+def _grader_unit_problem(unit: str) -> str | None:
+    """The grader reads units itself; a part's unit must be one it can read."""
+    try:
+        from quizzes.grading.quantities import parse_unit
+    except ImportError:  # pragma: no cover - the grader ships with the project
+        return None
+    try:
+        parse_unit(unit)
+    except ValueError as exc:
+        return f"the grader cannot read unit '{unit}': {exc}"
     return None
 
 

@@ -26,9 +26,9 @@ parts:
   - id: rate
     kind: numeric
     uses: [t]
-    answer: "1 / part_t"
-    unit: 1/s
-    plausible: [1, 1.0e4]
+    answer: "w / part_t"
+    unit: B/s
+    plausible: [1.0e11, 1.0e14]
 hints:
   - after: 1
     text: Bytes over bytes per second.

@@ -128,5 +128,5 @@ def test_hostile_expression_is_refused_at_parse_time():
 
 
 def test_numeric_part_needs_plausible_range():
-    [issue] = issues_of(NUMERIC.replace("    plausible: [1, 1.0e4]\n", ""))
+    [issue] = issues_of(NUMERIC.replace("    plausible: [1.0e11, 1.0e14]\n", ""))
     assert issue.field == "plausible"
