@@ -35,6 +35,7 @@ from quizzes.models import (
     Variant,
 )
 from quizzes.services.analytics import histogram
+from quizzes.services.regrade import recompute_attempt_score
 
 PER_PAGE = 50
 LOW_SCORE = 0.5
@@ -433,11 +434,11 @@ def override_score(
             reason=reason,
             created_by=by,
         )
-        if item is None:
+        if attempt.status == AttemptStatus.SUBMITTED:
+            recompute_attempt_score(attempt)
+        elif item is None:
             attempt.score = score
-        else:
-            attempt.score = max(Decimal(0), (attempt.score or 0) + score - (previous or 0))
-        attempt.save(update_fields=["score"])
+            attempt.save(update_fields=["score"])
     return override
 
 

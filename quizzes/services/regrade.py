@@ -14,11 +14,9 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 from decimal import Decimal
-from functools import lru_cache
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max
 from django.utils import timezone
 
 from quizzes import engine
@@ -28,6 +26,7 @@ from quizzes.models import (
     Attempt,
     AttemptStatus,
     QuestionTemplate,
+    QuizItem,
     RegradeRun,
     RegradeStatus,
     Response,
@@ -35,6 +34,8 @@ from quizzes.models import (
     TemplateVersion,
     Variant,
 )
+from quizzes.services import questions, scoring
+from quizzes.services.attempts import stored_choice
 
 BATCH = 100
 PREVIEW_LIMIT = 5000
@@ -43,38 +44,21 @@ PREVIEW_LIMIT = 5000
 # ---------------------------------------------------------------- engine views of stored rows
 
 
-@lru_cache(maxsize=512)
-def _parse(content_hash: str, source: str, name: str) -> engine.Template:
-    return engine.parse_template(source, source=name)
-
-
 def engine_template(version: TemplateVersion) -> engine.Template:
-    """The parsed template of a stored version (cached by content hash)."""
-    return _parse(version.content_hash, version.source, f"{version.template_id} v{version.number}")
+    """The parsed template of a stored version (parsed once per process)."""
+    return questions.template_for(version)
 
 
 def engine_variant(row: Variant) -> engine.Variant:
-    """The engine's Variant for a stored row, whichever way its JSON was laid out."""
-    stored = row.answers if isinstance(row.answers, dict) else {}
-    if "params" in stored and "answers" in stored:
-        data = dict(stored)
-    else:
-        data = {
-            "slug": "",
-            "answers": stored.get("answers", stored),
-            "common_errors": stored.get("common_errors", {}),
-            "option_order": stored.get("option_order", {}),
-        }
-    data["params"] = row.parameters or data.get("params", {})
-    data.setdefault("slug", "")
-    data["seed"] = {"hex": row.seed} if row.seed else data.get("seed", {"int": 0})
-    data.setdefault("outcome", row.outcome or None)
-    return engine.Variant.from_json(data)
+    """The engine's Variant for a stored row (parameters + the rest of `to_json()`)."""
+    return questions.engine_variant(row)
 
 
 def stored_answers(variant: engine.Variant) -> dict:
-    """The JSON a Variant row keeps in `answers` (the engine's whole record of the variant)."""
-    return variant.to_json()
+    """What a Variant row keeps in `answers`: `to_json()` without the parameters."""
+    data = variant.to_json()
+    data.pop("params")
+    return data
 
 
 def recompute_answers(template: engine.Template, variant: engine.Variant) -> engine.Variant:
@@ -123,9 +107,7 @@ class VariantRegrade:
 
 
 def _response_input(part: engine.Part, raw: str):
-    if part.kind == "choice":
-        return [piece.strip() for piece in raw.replace(";", ",").split(",") if piece.strip()]
-    return raw
+    return stored_choice(raw) if part.kind == "choice" else raw
 
 
 def regrade_variant(row: Variant, template: engine.Template, *, recompute: bool) -> VariantRegrade:
@@ -144,7 +126,12 @@ def regrade_variant(row: Variant, template: engine.Template, *, recompute: bool)
         if response.try_number is None:
             continue
         grade = engine.grade_part(
-            template, variant, part.id, _response_input(part, response.raw), earlier=earlier
+            template,
+            variant,
+            part.id,
+            _response_input(part, response.raw),
+            earlier=earlier,
+            grade_fn=questions._grade_fn,
         )
         if grade.value is not None:
             earlier[part.id] = grade.value
@@ -273,30 +260,22 @@ def _apply(row: Variant, result: VariantRegrade, run: RegradeRun, now) -> None:
 
 
 def recompute_attempt_score(attempt: Attempt) -> Decimal | None:
-    """Sum of item points × best non-practice variant, item overrides replacing their item, the
-    late penalty applied, and the latest attempt override winning over all of it."""
+    """Score a submitted attempt again from its variants and overrides (`scoring.attempt_total`)."""
     if attempt.status != AttemptStatus.SUBMITTED:
         return attempt.score
-    overrides = list(ScoreOverride.objects.filter(attempt=attempt).order_by("created_at", "pk"))
-    whole = [o for o in overrides if o.item_id is None]
-    if whole:
-        score = whole[-1].score
-    else:
-        by_item = {o.item_id: o.score for o in overrides}
-        score = Decimal(0)
-        for item_id, points, best in (
-            Variant.objects.filter(attempt=attempt, is_practice=False)
-            .values("item_id", "item__points")
-            .annotate(best=Max("score"))
-            .values_list("item_id", "item__points", "best")
-        ):
-            if item_id in by_item:
-                score += by_item.pop(item_id)
-            else:
-                score += points * Decimal(str(best or 0))
-        score += sum(by_item.values(), Decimal(0))
-        if attempt.is_late and attempt.quiz.late_penalty:
-            score *= 1 - attempt.quiz.late_penalty
-    attempt.score = score.quantize(Decimal("0.001"))
-    attempt.save(update_fields=["score"])
-    return attempt.score
+    items = list(QuizItem.objects.filter(pk__in=attempt.item_ids or []))
+    if not items:
+        items = list(QuizItem.objects.filter(variants__attempt=attempt).distinct())
+    by_item = defaultdict(list)
+    for variant in Variant.objects.filter(attempt=attempt).only("item_id", "score", "is_practice"):
+        by_item[variant.item_id].append(variant)
+    score, max_score = scoring.attempt_total(
+        items,
+        by_item,
+        is_late=attempt.is_late,
+        late_penalty=attempt.quiz.late_penalty,
+        overrides=list(ScoreOverride.objects.filter(attempt=attempt)),
+    )
+    attempt.score, attempt.max_score = score, max_score
+    attempt.save(update_fields=["score", "max_score"])
+    return score

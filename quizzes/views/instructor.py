@@ -18,12 +18,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from content.physics import format_quantity
-from courseware.rendering import render_markdown
 from courseware.roles import instructor_required
 from quizzes import engine
 from quizzes.models import Attempt, QuestionTemplate, Quiz, QuizItem
 from quizzes.services import analytics, instructor
 from quizzes.services.regrade import engine_template, engine_variant
+from quizzes.views.markup import render_markdown_math as render_markdown
 
 
 def _page(request: HttpRequest, template: str, context: dict, partial: str | None = None):
