@@ -156,7 +156,7 @@ def tokenize(text: str, variables: frozenset[str]) -> list[Token]:
         elif text.startswith("**", position):
             found, position = [Token("op", "^", "^", False)], position + 2
         elif char in OPERATORS:
-            found, position = [Token("op", OPERATORS[char], char, False)], position + 1
+            found, position = [Token("op", char, OPERATORS[char], False)], position + 1
         else:
             raise ResponseError(_refusal(char))
         first = found[0]

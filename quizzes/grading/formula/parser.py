@@ -105,10 +105,14 @@ def _estimate(kind: str, args: tuple, value: object) -> tuple[float, float | Non
     if kind == "mul":
         return a.size + b.size, _safe(lambda x, y: x * y, a.approx, b.approx)
     if kind == "div":
+        if b.approx == 0:
+            raise ResponseError("This formula divides by zero; check the denominators.")
         return a.size - b.size, _safe(lambda x, y: x / y, a.approx, b.approx)
     if kind == "pow":
         _check_exponent(kind, args)
         exponent = b.approx
+        if a.approx == 0 and exponent <= 0:
+            raise ResponseError("This formula divides by zero (0 to a power of 0 or less).")
         size = exponent * a.size if a.size != -math.inf else -math.inf
         if abs(size) > MAX_DIGITS:
             raise ResponseError(_TOO_LARGE.format("a power with over 400 digits"))
