@@ -69,18 +69,29 @@ def common_error_values(row) -> dict[str, dict[str, float]]:
     return {k: dict(v) for k, v in row.answers.get("common_errors", {}).items()}
 
 
+def part_kind(row, part_id: str) -> str | None:
+    template = template_for(row.version)
+    try:
+        return template.part(part_id).kind
+    except KeyError:
+        return None
+
+
+def part_points(row) -> dict[str, float]:
+    return {part.id: float(part.points) for part in template_for(row.version).parts}
+
+
 # -- grading ---------------------------------------------------------------------------------
 
 
 def _grade_fn(kind: str, **kwargs):
     """Numbers are graded in this process; formulas under the pool's time and memory limits."""
-    if kind in ("formula", "symbolic"):
-        return grading.grade_in_pool("symbolic", **kwargs)
-    return (
-        grading.grade_in_pool(kind, **kwargs)
-        if kind not in ("numeric",)
-        else (grading.grade_numeric(**kwargs))
-    )
+    if kind == "numeric":
+        return grading.grade_numeric(**kwargs)
+    in_pool = getattr(grading, "grade_in_pool", None)
+    if in_pool is not None:
+        return in_pool(kind, **kwargs)
+    return grading.grade_symbolic(**kwargs)
 
 
 def grade(row, part_id: str, raw: str | list[str], *, earlier: Mapping[str, float]):
@@ -91,14 +102,14 @@ def grade(row, part_id: str, raw: str | list[str], *, earlier: Mapping[str, floa
     )
 
 
-def preview(row, part_id: str, raw: str) -> str:
-    """How a formula answer will be read ("2·n³"), or the reason it cannot be read."""
-    template = template_for(row.version)
-    part = template.part(part_id)
+def preview(row, part_id: str, raw: str) -> tuple[str, bool, str]:
+    """How a formula answer will be read: (plain text or why it cannot be read, ok, LaTeX)."""
+    part = template_for(row.version).part(part_id)
     variables = {name: domain for name, domain in part.variables}
-    result = grading.preview_formula(raw, variables)
-    for attribute in ("interpreted", "text", "feedback", "message"):
-        value = getattr(result, attribute, None)
-        if value:
-            return str(value)
-    return str(result)
+    preview_formula = getattr(grading, "preview_formula", None)
+    if preview_formula is None:
+        from quizzes.grading.formula.grade import preview_formula
+    result = preview_formula(raw, variables)
+    if not result.ok:
+        return result.error or "This formula cannot be read.", False, ""
+    return result.interpreted or "", True, result.latex or ""

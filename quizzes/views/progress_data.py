@@ -1,0 +1,205 @@
+"""Summaries for the quiz list, the results page and My progress, each in a fixed number of queries.
+
+Reads only: per quiz the student's attempts and best score, per chapter the reading status, and
+the misconceptions the grader recognised in the student's responses, linked (when the
+misconception catalogue knows the code) to the section of the book that explains it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.db.models import Count
+from django.urls import NoReverseMatch, reverse
+
+from courseware.models import Chapter, ReadingProgress
+from quizzes.models import Attempt, AttemptStatus, Quiz, Response, ScoreOverride
+from quizzes.services import questions, scoring
+
+
+@dataclass
+class QuizRow:
+    quiz: Quiz
+    attempts: list = field(default_factory=list)
+    best: Decimal | None = None
+    max_score: Decimal | None = None
+
+    @property
+    def open_attempt(self):
+        return next((a for a in self.attempts if a.status == AttemptStatus.IN_PROGRESS), None)
+
+    @property
+    def submitted(self) -> list:
+        return [a for a in self.attempts if a.status == AttemptStatus.SUBMITTED]
+
+    @property
+    def status(self) -> str:
+        if self.open_attempt is not None:
+            return "In progress"
+        if self.submitted:
+            return "Submitted"
+        return "Not started"
+
+    @property
+    def percent(self) -> int | None:
+        if self.best is None or not self.max_score:
+            return None
+        return round(100 * float(self.best) / float(self.max_score))
+
+
+def _overrides_by_attempt(student) -> dict[int, list]:
+    rows: dict[int, list] = {}
+    for override in ScoreOverride.objects.filter(attempt__student=student, item__isnull=True):
+        rows.setdefault(override.attempt_id, []).append(override)
+    return rows
+
+
+def quiz_rows(course, student) -> list[QuizRow]:
+    """The course's published quizzes (chapter order) with this student's attempts: 3 queries."""
+    quizzes = list(
+        Quiz.objects.for_course(course)
+        .visible()
+        .select_related("chapter__part")
+        .order_by("chapter__part__number", "chapter__order", "position", "slug")
+    )
+    rows = {quiz.pk: QuizRow(quiz) for quiz in quizzes}
+    overrides = _overrides_by_attempt(student)
+    for attempt in Attempt.objects.filter(student=student, quiz__in=quizzes).order_by("number"):
+        row = rows[attempt.quiz_id]
+        row.attempts.append(attempt)
+        if attempt.status == AttemptStatus.SUBMITTED:
+            shown = scoring.shown_score(attempt, overrides.get(attempt.pk, ()))
+            if shown is not None and (row.best is None or shown > row.best):
+                row.best, row.max_score = shown, attempt.max_score
+    return list(rows.values())
+
+
+def attempt_score(attempt) -> Decimal | None:
+    return scoring.shown_score(attempt, ScoreOverride.objects.filter(attempt=attempt, item=None))
+
+
+# -- roofline charts on the results page ----------------------------------------------------
+
+
+def _roofline_point(block) -> tuple | None:
+    """(accelerator key, dtype, intensity) of a roofline question's variant, if it has them."""
+    try:
+        template = questions.template_for(block.variant.version)
+    except questions.QuestionUnavailable:
+        return None
+    if template.chapter != "roofline":
+        return None
+    params = block.variant.parameters or {}
+    acc = next(
+        (
+            v["key"]
+            for v in params.values()
+            if isinstance(v, dict) and v.get("catalog") == "accelerator"
+        ),
+        None,
+    )
+    intensity = next(
+        (v for k, v in params.items() if "intensity" in k and isinstance(v, (int, float))), None
+    )
+    dt = params.get("dt")
+    if isinstance(dt, dict):
+        dt = dt.get("key")
+    if acc is None or not intensity or intensity <= 0:
+        return None
+    return acc, dt if isinstance(dt, str) else "bf16", float(intensity)
+
+
+def roofline_charts(blocks) -> dict[int, object]:
+    """Inline SVG rooflines by item number, for roofline questions (none if charts are absent)."""
+    try:
+        from courseware.charts import roofline_svg
+    except ImportError:
+        return {}
+    charts = {}
+    for block in blocks:
+        point = _roofline_point(block)
+        if point is None:
+            continue
+        acc, dt, intensity = point
+        try:
+            charts[block.number] = roofline_svg(
+                acc,
+                dt,
+                [("your kernel", intensity, None)],
+                examples=False,
+                title=f"Your kernel on the {acc} roofline ({dt})",
+            )
+        except (KeyError, ValueError):
+            continue
+    return charts
+
+
+# -- my progress -----------------------------------------------------------------------------
+
+
+@dataclass
+class MisconceptionRow:
+    code: str
+    count: int
+    title: str
+    explanation: str = ""
+    url: str = ""
+
+
+def _misconception(code: str, count: int, chapters: dict[str, Chapter]) -> MisconceptionRow:
+    row = MisconceptionRow(code=code, count=count, title=code.replace("-", " ").capitalize())
+    try:
+        from content.misconceptions import misconception
+
+        entry = misconception(code)
+    except (ImportError, KeyError):
+        return row
+    row.title, row.explanation = entry.title, entry.explanation
+    chapter = chapters.get(entry.chapter)
+    if chapter is not None:
+        try:
+            row.url = reverse("courseware:chapter_detail", args=[chapter.slug]) + (
+                f"#{entry.anchor}" if entry.anchor else ""
+            )
+        except NoReverseMatch:
+            row.url = ""
+    return row
+
+
+def progress_context(course, student) -> dict:
+    """Per chapter: read or not, its quizzes with best scores; and the student's misconceptions."""
+    chapters = list(Chapter.objects.for_course(course).order_by("part__number", "order"))
+    read = set(
+        ReadingProgress.objects.filter(user=student, chapter__in=chapters).values_list(
+            "chapter_id", flat=True
+        )
+    )
+    rows = quiz_rows(course, student)
+    by_chapter: dict[int | None, list[QuizRow]] = {}
+    for row in rows:
+        by_chapter.setdefault(row.quiz.chapter_id, []).append(row)
+    counts = Counter(
+        dict(
+            Response.objects.filter(variant__attempt__student=student)
+            .exclude(diagnosis="")
+            .values_list("diagnosis")
+            .annotate(n=Count("id"))
+            .values_list("diagnosis", "n")
+        )
+    )
+    by_slug = {chapter.slug: chapter for chapter in chapters}
+    misconceptions = [_misconception(code, n, by_slug) for code, n in counts.most_common()]
+    sections = [
+        {"chapter": c, "read": c.pk in read, "quizzes": by_chapter.get(c.pk, [])} for c in chapters
+    ]
+    return {
+        "sections": sections,
+        "other_quizzes": by_chapter.get(None, []),
+        "misconceptions": misconceptions,
+        "chapters_read": len(read),
+        "chapter_count": len(chapters),
+        "quizzes_done": sum(1 for r in rows if r.submitted),
+        "quiz_count": len(rows),
+    }

@@ -1,0 +1,303 @@
+"""The student's pages: quiz list, quiz rules, the attempt itself, results and My progress.
+
+Views parse the request, call one service, render. Every rule (dates, tries, deadlines,
+idempotency) is enforced by `quizzes.services.attempts`; a refusal becomes a message on the
+page (or in the htmx fragment), never a 500. Another student's attempt answers 404.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from courseware.roles import enrolled_required, student_required
+from quizzes.models import Attempt, AttemptStatus, Quiz, QuizMode, Variant
+from quizzes.services import attempts as service
+from quizzes.services import questions
+from quizzes.services.availability import QuizRuleError, results_released, student_window
+from quizzes.views import pages, progress_data
+from quizzes.views.markup import render_markdown_math
+
+# -- quizzes ---------------------------------------------------------------------------------
+
+
+@require_GET
+@enrolled_required
+def quiz_list(request: HttpRequest) -> HttpResponse:
+    rows = progress_data.quiz_rows(request.course, request.user)
+    return render(request, "quizzes/quiz_list.html", {"rows": rows})
+
+
+@require_GET
+@enrolled_required
+def chapter_quiz(request: HttpRequest, chapter_slug: str) -> HttpResponse:
+    quiz = (
+        Quiz.objects.for_course(request.course)
+        .visible()
+        .filter(chapter__slug=chapter_slug)
+        .order_by("position", "slug")
+        .first()
+    )
+    if quiz is None:
+        return render(
+            request, "quizzes/chapter_quiz_missing.html", {"chapter_slug": chapter_slug}, status=404
+        )
+    return redirect(quiz)
+
+
+def _quiz(request: HttpRequest, slug: str) -> Quiz:
+    return get_object_or_404(
+        Quiz.objects.for_course(request.course).visible().select_related("chapter"), slug=slug
+    )
+
+
+@require_GET
+@enrolled_required
+def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    quiz = _quiz(request, slug)
+    now = timezone.now()
+    window = student_window(quiz, request.user)
+    mine = list(Attempt.objects.filter(quiz=quiz, student=request.user).order_by("number"))
+    for attempt in mine:
+        service.expire_if_due(attempt, now=now)
+    open_attempt = next((a for a in mine if a.status == AttemptStatus.IN_PROGRESS), None)
+    used = len(mine)
+    context = {
+        "quiz": quiz,
+        "window": window,
+        "attempts": mine,
+        "open_attempt": open_attempt,
+        "attempts_used": used,
+        "refusal": window.refusal(now),
+        "limit_reached": bool(quiz.max_attempts and used >= quiz.max_attempts),
+        "is_late_now": window.is_late(now),
+        "is_student": request.course_role == "student",
+        "item_count": quiz.items.count(),
+        "released": results_released(quiz, window, now),
+    }
+    return render(request, "quizzes/quiz_detail.html", context)
+
+
+@require_POST
+@enrolled_required
+def start_attempt(request: HttpRequest, slug: str) -> HttpResponse:
+    quiz = _quiz(request, slug)
+    if request.course_role != "student":
+        # Staff preview the rules; their attempts would pollute the class statistics.
+        raise PermissionDenied("Only students take quizzes; staff may read the quiz page.")
+    try:
+        attempt = service.start_attempt(quiz=quiz, student=request.user, now=timezone.now())
+    except (QuizRuleError, questions.QuestionUnavailable) as error:
+        messages.error(request, getattr(error, "message", None) or str(error))
+        return redirect(quiz)
+    return redirect(attempt)
+
+
+# -- the attempt -----------------------------------------------------------------------------
+
+
+def _attempt(request: HttpRequest, attempt_id: int) -> Attempt:
+    # Someone else's attempt is "not found", not "forbidden": its existence is not revealed.
+    return get_object_or_404(
+        Attempt.objects.for_student(request.user).select_related("quiz", "student"),
+        pk=attempt_id,
+    )
+
+
+def _variant(attempt: Attempt, variant_id: int) -> Variant:
+    variant = get_object_or_404(
+        Variant.objects.select_related("item", "version"), pk=variant_id, attempt=attempt
+    )
+    variant.attempt = attempt
+    return variant
+
+
+@require_GET
+@student_required
+def attempt_detail(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    attempt = _attempt(request, attempt_id)
+    now = timezone.now()
+    if service.expire_if_due(attempt, now=now):
+        if attempt.auto_submitted:
+            messages.info(request, "Time ran out, so this attempt was submitted for you.")
+        return redirect("quizzes:attempt_results", attempt_id=attempt.pk)
+    window = student_window(attempt.quiz, request.user)
+    blocks = pages.attempt_blocks(attempt, released=False)
+    context = {
+        "attempt": attempt,
+        "quiz": attempt.quiz,
+        "window": window,
+        "blocks": blocks,
+        "is_exam": attempt.quiz.mode == QuizMode.EXAM,
+        "refusal": window.refusal(now),
+        "now": now,
+        "answered": sum(1 for b in blocks for p in b.parts if p.state.responses or p.saved),
+        "part_count": sum(len(b.parts) for b in blocks),
+    }
+    return render(request, "quizzes/attempt_detail.html", context)
+
+
+def _part_url(attempt: Attempt, variant: Variant, part_id: str) -> str:
+    return reverse("quizzes:attempt_detail", args=[attempt.pk]) + f"#part-{variant.pk}-{part_id}"
+
+
+def _answer(request: HttpRequest):
+    values = request.POST.getlist("answer")
+    return values if len(values) != 1 else values[0]
+
+
+def _fragment(request, variant, part_id, *, error: str = "") -> HttpResponse:
+    block, part = pages.part_block(variant, part_id)
+    if part is None:
+        raise Http404("No such part.")
+    context = {"attempt": variant.attempt, "block": block, "p": part, "error": error}
+    html = render_to_string("quizzes/attempt_detail.html#part", context, request=request)
+    extras = render_to_string(
+        "quizzes/attempt_detail.html#extras", {**context, "oob": True}, request=request
+    )
+    return HttpResponse(html + extras)
+
+
+@require_POST
+@student_required
+def submit_part(request: HttpRequest, attempt_id: int, variant_id: int, part_id: str):
+    attempt = _attempt(request, attempt_id)
+    variant = _variant(attempt, variant_id)
+    error = ""
+    try:
+        service.submit_response(
+            variant=variant,
+            part_id=part_id,
+            raw=_answer(request),
+            student=request.user,
+            idempotency_key=request.POST.get("idempotency_key", ""),
+            now=timezone.now(),
+        )
+    except QuizRuleError as refusal:
+        error = refusal.message
+    attempt.refresh_from_db()
+    if request.htmx:
+        if attempt.status != AttemptStatus.IN_PROGRESS:
+            response = HttpResponse(status=204)
+            response["HX-Redirect"] = reverse("quizzes:attempt_results", args=[attempt.pk])
+            return response
+        return _fragment(request, variant, part_id, error=error)
+    if error:
+        messages.error(request, error)
+    return redirect(_part_url(attempt, variant, part_id))
+
+
+@require_GET
+@student_required
+def preview_part(request: HttpRequest, attempt_id: int, variant_id: int, part_id: str):
+    attempt = _attempt(request, attempt_id)
+    variant = _variant(attempt, variant_id)
+    raw = request.GET.get("answer", "")
+    if questions.part_kind(variant, part_id) != "formula":
+        raise Http404("Only formula parts have a preview.")
+    text, ok, latex = "", True, ""
+    if len(raw) > questions.MAX_ANSWER_LENGTH:
+        text, ok = f"Too long: at most {questions.MAX_ANSWER_LENGTH} characters.", False
+    elif raw.strip():
+        text, ok, latex = questions.preview(variant, part_id, raw)
+    math = render_markdown_math(f"$${latex}$$") if latex else ""
+    context = {"preview": text, "preview_ok": ok, "preview_math": math, "raw": raw}
+    if request.htmx:
+        return render(request, "quizzes/_formula_preview.html", context)
+    return render(request, "quizzes/formula_preview.html", {**context, "attempt": attempt})
+
+
+@require_POST
+@student_required
+def autosave(request: HttpRequest, attempt_id: int, variant_id: int, part_id: str):
+    attempt = _attempt(request, attempt_id)
+    variant = _variant(attempt, variant_id)
+    now = timezone.now()
+    try:
+        service.autosave(
+            variant=variant, part_id=part_id, raw=_answer(request), student=request.user, now=now
+        )
+        status, message = "saved", f"Saved at {timezone.localtime(now):%H:%M:%S}"
+    except QuizRuleError as refusal:
+        status, message = "refused", refusal.message
+    if request.htmx:
+        html = render_to_string(
+            "quizzes/attempt_detail.html#save_status",
+            {"save_status": status, "save_message": message},
+            request=request,
+        )
+        response = HttpResponse(html)
+        attempt.refresh_from_db()
+        if attempt.status != AttemptStatus.IN_PROGRESS:
+            response["HX-Redirect"] = reverse("quizzes:attempt_results", args=[attempt.pk])
+        return response
+    (messages.success if status == "saved" else messages.error)(request, message)
+    return redirect(_part_url(attempt, variant, part_id))
+
+
+@require_POST
+@student_required
+def new_variant(request: HttpRequest, attempt_id: int, variant_id: int) -> HttpResponse:
+    attempt = _attempt(request, attempt_id)
+    variant = _variant(attempt, variant_id)
+    try:
+        fresh = service.new_variant(variant=variant, student=request.user, now=timezone.now())
+    except QuizRuleError as refusal:
+        messages.error(request, refusal.message)
+        fresh = variant
+    number = attempt.item_ids.index(fresh.item_id) + 1 if fresh.item_id in attempt.item_ids else 1
+    return redirect(reverse("quizzes:attempt_detail", args=[attempt.pk]) + f"#q{number}")
+
+
+@require_POST
+@student_required
+def submit_attempt(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    attempt = _attempt(request, attempt_id)
+    try:
+        service.submit_attempt(attempt=attempt, student=request.user, now=timezone.now())
+    except QuizRuleError as refusal:
+        messages.error(request, refusal.message)
+        attempt.refresh_from_db()
+        if attempt.status == AttemptStatus.IN_PROGRESS:
+            return redirect(attempt)
+    return redirect("quizzes:attempt_results", attempt_id=attempt.pk)
+
+
+@require_GET
+@student_required
+def attempt_results(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    attempt = _attempt(request, attempt_id)
+    now = timezone.now()
+    service.expire_if_due(attempt, now=now)
+    if attempt.status != AttemptStatus.SUBMITTED:
+        messages.info(request, "This attempt is still open; submit it to see your results.")
+        return redirect(attempt)
+    window = student_window(attempt.quiz, request.user)
+    released = results_released(attempt.quiz, window, now)
+    blocks = pages.attempt_blocks(attempt, released=released) if released else []
+    context = {
+        "attempt": attempt,
+        "quiz": attempt.quiz,
+        "window": window,
+        "released": released,
+        "blocks": blocks,
+        "score": progress_data.attempt_score(attempt),
+        "charts": progress_data.roofline_charts(blocks) if released else {},
+    }
+    return render(request, "quizzes/attempt_results.html", context)
+
+
+# -- my progress -----------------------------------------------------------------------------
+
+
+@require_GET
+@student_required
+def progress(request: HttpRequest) -> HttpResponse:
+    context = progress_data.progress_context(request.course, request.user)
+    return render(request, "quizzes/progress.html", context)
