@@ -1,0 +1,382 @@
+"""A synthetic class for the dashboards and benchmarks: `seed_class(course=..., students=N)`.
+
+Students `demo-student-0001`... get the variants the engine would give them for real (same seed
+derivation as `start_attempt`) and responses whose outcome is written directly rather than
+graded: right answers in the template's own formatting, wrong ones taken from the template's
+common-error values (so diagnoses are real), some unreadable, with a per-student ability so that
+statistics mean something. Some students are inactive, some submit late, most read chapters.
+
+Idempotent per student: a demo student who already has an attempt is left alone. Rows are
+written with `bulk_create` in batches; nothing here grades a response.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import uuid
+from collections import defaultdict
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
+from django.db import transaction
+from django.utils import timezone
+
+from content.physics import format_quantity
+from courseware.models import Chapter, Enrollment, ReadingProgress, Role
+from quizzes import engine
+from quizzes.models import (
+    Attempt,
+    AttemptStatus,
+    Quiz,
+    QuizItem,
+    Response,
+    ResponseStatus,
+    Variant,
+)
+from quizzes.services import questions
+from quizzes.services.attempts import draw_items
+
+PREFIX = "demo-student-"
+BATCH = 1000
+STUDENT_BATCH = 100
+INVALID_ANSWERS = ("about 3", "3,35 TB/s", "3.35 KB", "fast", "1e", "12 parsecs")
+FIRST = (
+    "Ada",
+    "Ben",
+    "Chen",
+    "Dana",
+    "Emil",
+    "Fatima",
+    "Goro",
+    "Hana",
+    "Ivan",
+    "Jun",
+    "Kofi",
+    "Lena",
+    "Mateo",
+    "Nia",
+    "Omar",
+    "Priya",
+    "Quinn",
+    "Rosa",
+    "Sami",
+    "Tara",
+    "Uma",
+    "Viktor",
+    "Wen",
+    "Xavi",
+    "Yara",
+    "Zoe",
+)
+LAST = (
+    "Abe",
+    "Brandt",
+    "Costa",
+    "Diallo",
+    "Eriksen",
+    "Fischer",
+    "Garcia",
+    "Haddad",
+    "Ito",
+    "Jensen",
+    "Kim",
+    "Lopez",
+    "Moreau",
+    "Nakamura",
+    "Okafor",
+    "Patel",
+    "Quist",
+    "Rossi",
+    "Singh",
+    "Tanaka",
+    "Umar",
+    "Volkov",
+    "Weber",
+    "Xu",
+    "Yilmaz",
+    "Zhang",
+)
+
+
+@dataclass
+class SeedReport:
+    created_students: int = 0
+    seeded_students: int = 0
+    attempts: int = 0
+    variants: int = 0
+    responses: int = 0
+
+
+@contextmanager
+def _keep_timestamps():
+    """Let bulk_create store the simulated dates instead of "now" in auto_now(_add) fields."""
+    fields = [
+        Attempt._meta.get_field("started_at"),
+        Attempt._meta.get_field("last_activity_at"),
+        Variant._meta.get_field("created_at"),
+        Response._meta.get_field("created_at"),
+        ReadingProgress._meta.get_field("read_at"),
+    ]
+    saved = [(f, f.auto_now, f.auto_now_add) for f in fields]
+    for f in fields:
+        f.auto_now = f.auto_now_add = False
+    try:
+        yield
+    finally:
+        for f, now, add in saved:
+            f.auto_now, f.auto_now_add = now, add
+
+
+def demo_students(course, count: int) -> tuple[list, int]:
+    """The first `count` demo students, created and enrolled when missing (unusable passwords)."""
+    User = get_user_model()
+    names = [f"{PREFIX}{i:04d}" for i in range(1, count + 1)]
+    existing = set(User.objects.filter(username__in=names).values_list("username", flat=True))
+    unusable = make_password(None)
+    new = []
+    for i, name in enumerate(names):
+        if name not in existing:
+            new.append(
+                User(
+                    username=name,
+                    password=unusable,
+                    first_name=FIRST[i % len(FIRST)],
+                    last_name=LAST[(i * 7 + i // len(FIRST)) % len(LAST)],
+                )
+            )
+    User.objects.bulk_create(new, batch_size=BATCH)
+    users = list(User.objects.filter(username__in=names).order_by("username"))
+    Enrollment.objects.bulk_create(
+        [Enrollment(user=u, course=course, role=Role.STUDENT) for u in users],
+        batch_size=BATCH,
+        ignore_conflicts=True,
+    )
+    return users, len(new)
+
+
+def seed_class(*, course, students: int, now: datetime | None = None) -> SeedReport:
+    """Create (or complete) a synthetic class of `students` demo students in `course`."""
+    now = now or timezone.now()
+    report = SeedReport()
+    users, report.created_students = demo_students(course, students)
+    done = set(
+        Attempt.objects.filter(student__in=users, quiz__course=course).values_list(
+            "student_id", flat=True
+        )
+    )
+    read = set(ReadingProgress.objects.filter(user__in=users).values_list("user_id", flat=True))
+    todo = [u for u in users if u.pk not in done and u.pk not in read]
+    quizzes = list(Quiz.objects.for_course(course).visible())
+    items = defaultdict(list)
+    for item in QuizItem.objects.filter(quiz__in=quizzes).select_related(
+        "template__current_version", "pinned_version"
+    ):
+        items[item.quiz_id].append(item)
+    chapters = list(Chapter.objects.for_course(course))
+    with _keep_timestamps():
+        for start in range(0, len(todo), STUDENT_BATCH):
+            with transaction.atomic():
+                _seed_batch(
+                    todo[start : start + STUDENT_BATCH], quizzes, items, chapters, now, report
+                )
+    return report
+
+
+# ---------------------------------------------------------------- one batch of students
+
+
+@dataclass
+class _Pending:
+    attempts: list
+    variants: list  # (attempt index, Variant, parts to simulate)
+    reading: list
+
+
+def _seed_batch(users, quizzes, items, chapters, now, report: SeedReport) -> None:
+    pending = _Pending([], [], [])
+    for user in users:
+        _simulate_student(user, quizzes, items, chapters, now, pending)
+    Attempt.objects.bulk_create(pending.attempts, batch_size=BATCH)
+    for attempt_index, variant, _ in pending.variants:
+        variant.attempt = pending.attempts[attempt_index]
+    Variant.objects.bulk_create([v for _, v, _ in pending.variants], batch_size=BATCH)
+    responses = []
+    for _, variant, simulated in pending.variants:
+        for response in simulated:
+            response.variant = variant
+            responses.append(response)
+    Response.objects.bulk_create(responses, batch_size=BATCH)
+    ReadingProgress.objects.bulk_create(pending.reading, batch_size=BATCH, ignore_conflicts=True)
+    report.seeded_students += len(users)
+    report.attempts += len(pending.attempts)
+    report.variants += len(pending.variants)
+    report.responses += len(responses)
+
+
+def _simulate_student(user, quizzes, items, chapters, now, pending: _Pending) -> None:
+    rng = random.Random(f"seed-demo:{user.username}")
+    ability = min(0.97, max(0.15, rng.gauss(0.68, 0.17)))
+    inactive = rng.random() < 0.08
+    if inactive:
+        return
+    diligence = rng.random()
+    last_seen = now - timedelta(days=rng.choice([0, 1, 2, 3, 5, 8, 20]) + rng.random())
+    for chapter in chapters:
+        if rng.random() < 0.35 + 0.6 * diligence:
+            when = last_seen - timedelta(days=rng.uniform(0, 20))
+            pending.reading.append(ReadingProgress(user=user, chapter=chapter, read_at=when))
+    for quiz in quizzes:
+        quiz_items = items.get(quiz.pk, [])
+        if not quiz_items or rng.random() > 0.3 + 0.65 * diligence:
+            continue
+        tries = 1 + (rng.random() < 0.25 * (1 - ability))
+        for number in range(1, tries + 1):
+            _simulate_attempt(user, quiz, quiz_items, number, ability, rng, now, last_seen, pending)
+
+
+def _simulate_attempt(user, quiz, quiz_items, number, ability, rng, now, last_seen, pending):
+    due = quiz.due_at or (now - timedelta(days=3))
+    late = quiz.due_at is not None and rng.random() < 0.08
+    submitted = (
+        due + timedelta(hours=rng.uniform(1, 48))
+        if late
+        else min(last_seen, due - timedelta(hours=rng.uniform(1, 96)))
+    )
+    started = submitted - timedelta(minutes=rng.uniform(10, 90))
+    drawn = draw_items(quiz, quiz_items, student=user, number=number)
+    attempt = Attempt(
+        quiz=quiz,
+        student=user,
+        number=number,
+        status=AttemptStatus.SUBMITTED,
+        started_at=started,
+        last_activity_at=submitted,
+        submitted_at=submitted,
+        is_late=late,
+        item_ids=[item.pk for item in drawn],
+    )
+    index = len(pending.attempts)
+    pending.attempts.append(attempt)
+    score = max_score = Decimal(0)
+    for item in drawn:
+        version = item.pinned_version or item.template.current_version
+        if version is None:
+            continue
+        seed = engine.variant_seed(_secret(), user.pk, item.pk, number, 0)
+        fields = questions.new_variant_fields(version, seed)
+        template = questions.template_for(version)
+        variant = Variant(item=item, version=version, index=0, created_at=started, **fields)
+        simulated, fraction = _simulate_parts(template, fields, quiz, ability, rng, started)
+        variant.score = fraction
+        pending.variants.append((index, variant, simulated))
+        score += item.points * Decimal(str(fraction))
+        max_score += item.points
+    if late and quiz.late_penalty:
+        score *= 1 - quiz.late_penalty
+    attempt.score = score.quantize(Decimal("0.001"), ROUND_HALF_UP)
+    attempt.max_score = max_score
+
+
+def _secret() -> bytes:
+    from django.conf import settings
+
+    return settings.SECRET_KEY.encode()
+
+
+def _simulate_parts(template, fields, quiz, ability, rng, started):
+    """Responses for every part of a variant, and the variant's score (a fraction)."""
+    answers = fields["answers"].get("answers", {})
+    common = fields["answers"].get("common_errors", {})
+    responses, earned, total = [], 0.0, 0.0
+    difficulty = getattr(template, "difficulty", 3) or 3
+    when = started
+    for part in template.parts:
+        total += part.points
+        p_right = min(0.98, max(0.03, ability - 0.08 * (difficulty - 3)))
+        best = 0.0
+        for try_number in range(1, (quiz.tries_per_variant or 1) + 1):
+            when += timedelta(seconds=rng.uniform(20, 240))
+            if rng.random() < 0.06 * (1.3 - ability):
+                responses.append(
+                    _response(
+                        part.id, rng.choice(INVALID_ANSWERS), ResponseStatus.INVALID, None, when
+                    )
+                )
+            right = rng.random() < p_right
+            raw, value, diagnosis = _answer(
+                part, answers.get(part.id), common.get(part.id, {}), right, rng
+            )
+            status = ResponseStatus.CORRECT if right else ResponseStatus.INCORRECT
+            responses.append(_response(part.id, raw, status, try_number, when, value, diagnosis))
+            if right:
+                best = 1.0
+                break
+            p_right = min(0.98, p_right + 0.2)
+        earned += part.points * best
+    return responses, (earned / total if total else 0.0)
+
+
+def _response(part_id, raw, status, try_number, when, value=None, diagnosis=""):
+    feedback = {
+        ResponseStatus.CORRECT: "Correct.",
+        ResponseStatus.INVALID: "This answer could not be read; write a number with its unit.",
+    }.get(status, "Not quite." if not diagnosis else f"This looks like a known slip ({diagnosis}).")
+    return Response(
+        part_id=part_id,
+        raw=raw,
+        status=status,
+        score=1.0 if status == "correct" else 0.0,
+        feedback=feedback,
+        diagnosis=diagnosis,
+        interpreted="" if status == "invalid" else raw,
+        value=value,
+        try_number=try_number,
+        idempotency_key=uuid.uuid4().hex,
+        created_at=when,
+    )
+
+
+def _answer(part, answer, common: dict, right: bool, rng):
+    """(raw text, value, diagnosis) of a right or typically wrong answer to one part."""
+    if part.kind == "numeric" and isinstance(answer, (int, float)):
+        diagnosis = ""
+        value = float(answer)
+        if not right:
+            if common and rng.random() < 0.7:
+                diagnosis = rng.choice(sorted(common))
+                value = float(common[diagnosis])
+            else:
+                value = value * rng.choice([0.5, 0.7, 1.4, 2.0, 3.0])
+        return _quantity(value, part.unit), value, diagnosis
+    if part.kind == "choice":
+        options = [o.id for o in part.options]
+        correct = list(answer or [])
+        if right:
+            picked = correct
+            diagnosis = ""
+        else:
+            wrong = [o for o in part.options if o.id not in correct] or part.options
+            option = rng.choice(wrong)
+            picked, diagnosis = [option.id], option.diagnosis or ""
+        picked = picked or options[:1]
+        raw = picked[0] if len(picked) == 1 else json.dumps(picked)
+        return raw, None, diagnosis
+    text = str(answer or "")
+    return (text if right else f"({text})*2" if text else "n"), None, ""
+
+
+def _quantity(value: float, unit: str | None) -> str:
+    if not math.isfinite(value):
+        return "0"
+    if unit:
+        try:
+            return format_quantity(value, unit)
+        except (ValueError, KeyError):
+            pass
+    return f"{value:.4g}" + (f" {unit}" if unit else "")
