@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import inspect
 import math
 import operator as op
-from collections.abc import Mapping
+from collections.abc import KeysView, Mapping, ValuesView
 from typing import Any
 
 import simpleeval
@@ -128,7 +129,7 @@ def _arith(fn):
 
 
 def _contains(item: Any, container: Any) -> bool:
-    if not isinstance(container, (list, tuple, dict, str)):
+    if not isinstance(container, (list, tuple, str, Mapping, KeysView, ValuesView)):
         raise _Refused("'in' needs a list, a mapping or a string on its right")
     return item in container
 
@@ -155,6 +156,11 @@ OPERATORS = {
 }
 
 
+def _trusted_type(cls: type) -> bool:
+    module = getattr(cls, "__module__", "") or ""
+    return any(module == p or module.startswith(p + ".") for p in TRUSTED_MODULE_PREFIXES)
+
+
 def is_catalog_object(value: Any) -> bool:
     """True for an instance of a frozen dataclass defined in a trusted module."""
     cls = type(value)
@@ -163,11 +169,11 @@ def is_catalog_object(value: Any) -> bool:
     params = getattr(cls, "__dataclass_params__", None)
     if params is None or not params.frozen:
         return False
-    module = getattr(cls, "__module__", "") or ""
-    return any(module == p or module.startswith(p + ".") for p in TRUSTED_MODULE_PREFIXES)
+    return _trusted_type(cls)
 
 
-def _public_members(cls: type) -> set[str]:
+@functools.lru_cache(maxsize=256)
+def _public_members(cls: type) -> frozenset[str]:
     names = {f.name for f in dataclasses.fields(cls) if not f.name.startswith("_")}
     for name in dir(cls):
         if name.startswith("_"):
@@ -175,7 +181,7 @@ def _public_members(cls: type) -> set[str]:
         member = inspect.getattr_static(cls, name)
         if isinstance(member, (property, staticmethod, classmethod)) or inspect.isfunction(member):
             names.add(name)
-    return names
+    return frozenset(names)
 
 
 def parse_expression(expr: str) -> ast.Expression:
@@ -360,6 +366,9 @@ class SafeEvaluator(simpleeval.SimpleEval):
         for kind, methods in ALLOWED_METHODS.items():
             if type(obj) is kind and attr in methods:
                 return getattr(obj, attr)
+        # Read-only mappings of the catalog (e.g. peak_flops) read like dicts.
+        if isinstance(obj, Mapping) and _trusted_type(type(obj)) and attr in ALLOWED_METHODS[dict]:
+            return getattr(obj, attr)
         raise _Refused(f"'.{attr}' is not allowed on a {type(obj).__name__}")
 
     def _eval_subscript(self, node: ast.Subscript) -> Any:

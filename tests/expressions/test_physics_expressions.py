@@ -98,3 +98,12 @@ def test_values_inside_math_get_text_units():
     )
     rendered = render_live(text).text
     assert "\\,\\text{GB}" in rendered and "3.35\\,\\text{TB/s}" in rendered
+
+
+def test_catalog_mappings_read_like_dicts():
+    peak = physics.accelerator("H100").peak("bf16")
+    assert evaluate('accelerator("H100").peak_flops.get("bf16")') == peak
+    assert evaluate('"bf16" in accelerator("H100").peak_flops') is True
+    assert evaluate('"fp99" in accelerator("H100").peak_flops.keys()') is False
+    with pytest.raises(ExpressionError, match="not allowed"):
+        evaluate('accelerator("H100").peak_flops._data')
