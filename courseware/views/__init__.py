@@ -1,17 +1,21 @@
-"""Courseware views: the course home, the book's pages and the error pages.
+"""Courseware views: the course home, the book's pages, the public tools and the error pages.
 
 Each module holds one area; this package re-exports the views that urls.py names.
 """
 
-from .book import chapter_detail
+from .book import chapter_detail, mark_read
 from .errors import bad_request, page_not_found, permission_denied, server_error
 from .home import home
+from .tools import calculator, roofline_chart
 
 __all__ = [
     "bad_request",
+    "calculator",
     "chapter_detail",
     "home",
+    "mark_read",
     "page_not_found",
     "permission_denied",
+    "roofline_chart",
     "server_error",
 ]

@@ -1,0 +1,266 @@
+"""The napkin calculator: memory, latency, throughput and cost of serving a model, with working.
+
+Every figure is a ``content.physics`` function; its working is ``content.physics.explain``'s steps
+for the same call, so the number shown and the working can never disagree.  ``n`` GPUs are modelled
+as one part with n times the memory, bandwidth, peak and power (an even tensor-parallel split that
+ignores the time spent communicating, the optimistic napkin bound).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from decimal import Decimal
+
+from content.physics import (
+    Accelerator,
+    accelerator,
+    dtype,
+    explain,
+    format_quantity,
+    model,
+    model_flops_per_token,
+    price,
+)
+from content.physics.explain import Explanation, Step
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One result line: what it is, its value (SI base of ``unit``), how it reads, its working."""
+
+    key: str
+    label: str
+    value: float | None
+    unit: str
+    display: str
+    working: Explanation | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PriceUsed:
+    dollars_per_hour: float
+    date: str | None
+    source: str | None
+
+    @property
+    def from_catalog(self) -> bool:
+        return self.date is not None
+
+
+@dataclass(frozen=True)
+class Napkin:
+    """The calculator's answer: every figure in display order, plus the facts around them."""
+
+    figures: tuple[Figure, ...]
+    fits: bool
+    min_gpus: int
+    gpus: int
+    group_name: str
+    price: PriceUsed
+
+    def __getitem__(self, key: str) -> Figure:
+        for figure in self.figures:
+            if figure.key == key:
+                return figure
+        raise KeyError(key)
+
+
+def gpu_group(acc, n: int) -> Accelerator:
+    """``n`` copies of ``acc`` as one hypothetical part (capacity, bandwidth, peak, power × n)."""
+    part = accelerator(acc)
+    if n == 1:
+        return part
+    power = part.power_watts * n if part.power_watts is not None else None
+    return dataclasses.replace(
+        part,
+        name=f"{n} × {part.name}",
+        memory_bytes=part.memory_bytes * n,
+        memory_bandwidth=part.memory_bandwidth * n,
+        peak_flops={k: v * n for k, v in part.peak_flops.items()},
+        sparse_peak_flops={k: v * n for k, v in part.sparse_peak_flops.items()},
+        power_watts=power,
+    )
+
+
+def compute_format(part: Accelerator, weight_dt) -> str:
+    """The format the tensor cores compute in: the weights' own, or a 16-bit one after
+    dequantizing a weight-only format the part has no rate for (as ``decode_step_time`` does)."""
+    try:
+        part.peak(weight_dt)
+        return dtype(weight_dt).name
+    except KeyError:
+        for fallback in ("bf16", "fp16", "fp32"):
+            if fallback in part.peak_flops:
+                return fallback
+        raise
+
+
+def _figure(key: str, label: str, working: Explanation, note: str = "") -> Figure:
+    return Figure(
+        key,
+        label,
+        working.value,
+        working.unit,
+        format_quantity(working.value, working.unit),
+        working,
+        note,
+    )
+
+
+def catalog_price(acc):
+    """The catalog's dated rent for ``acc``: a GPU cloud's if there is one, else a hyperscaler's;
+    KeyError when the catalog prices it nowhere."""
+    try:
+        return price(acc, "specialist")
+    except KeyError:
+        return price(acc, "hyperscaler")
+
+
+def _price(acc, given: Decimal | float | None) -> PriceUsed:
+    if given is not None:
+        return PriceUsed(float(given), None, None)
+    snapshot = catalog_price(acc)
+    return PriceUsed(snapshot.dollars_per_hour, snapshot.date, snapshot.source)
+
+
+def _tex_quantity(value: float, unit: str) -> str:
+    number, _, label = format_quantity(value, unit, sig=4).partition(" ")
+    return f"{number}\\ \\text{{{label}}}" if label else number
+
+
+def napkin(
+    *,
+    model_name: str,
+    weight_dtype: str,
+    kv_dtype: str,
+    accelerator_name: str,
+    gpus: int,
+    batch: int,
+    context: int,
+    prompt: int,
+    price_per_hour: Decimal | float | None = None,
+) -> Napkin:
+    """Every figure of the calculator for these inputs (KeyError/ValueError for unknown names)."""
+    mdl, part = model(model_name), accelerator(accelerator_name)
+    w_fmt, kv_fmt = dtype(weight_dtype), dtype(kv_dtype)
+    group = gpu_group(part, gpus)
+    cost = _price(part, price_per_hour)
+
+    weights = explain("weights_bytes", mdl, w_fmt)
+    kv = explain("kv_cache_bytes", mdl, context, kv_fmt, batch)
+    total_bytes = weights.value + kv.value
+    total = Explanation(
+        "Memory to hold",
+        (
+            Step(
+                "Weights plus KV cache",
+                "M = W + C",
+                f"{_tex_quantity(weights.value, 'B')} + {_tex_quantity(kv.value, 'B')}",
+                format_quantity(total_bytes, "B"),
+            ),
+        ),
+        total_bytes,
+        "B",
+    )
+    fewest = explain("min_gpus", total_bytes, part)
+    fits = fewest.value <= gpus
+    capacity = format_quantity(group.memory_bytes, "B")
+    fit_note = (
+        f"Fits in {capacity} ({gpus} × {part.name})."
+        if fits
+        else f"Does not fit in {capacity}: at least {fewest.value} are needed. The times below "
+        "assume it did."
+    )
+
+    prefill = explain("prefill_time", mdl, group, w_fmt, prompt, batch)
+    same_format = w_fmt.name == kv_fmt.name
+    if same_format:
+        step = explain("decode_step_time", mdl, group, w_fmt, batch, context)
+        rate = explain("decode_tokens_per_second", mdl, group, w_fmt, batch, context)
+    else:
+        flops = model_flops_per_token(mdl) * batch
+        step = explain("kernel_time", flops, total_bytes, group, compute_format(group, w_fmt))
+        step = dataclasses.replace(step, title=f"One decode step of {mdl.name} on {group.name}")
+        rate_value = batch / step.value
+        rate = Explanation(
+            "Tokens per second",
+            (
+                Step(
+                    "One token per sequence per step",
+                    "r = \\frac{\\text{batch}}{t_{\\text{step}}}",
+                    f"\\frac{{{batch}}}{{{_tex_quantity(step.value, 's')}}}",
+                    format_quantity(rate_value, "tokens/s"),
+                ),
+            ),
+            rate_value,
+            "tokens/s",
+        )
+    dollars = explain("cost_per_million_tokens", cost.dollars_per_hour * gpus, rate.value)
+
+    figures = [
+        _figure("weights", "Weight memory", weights),
+        _figure("kv_cache", "KV-cache memory", kv),
+        _figure("total", "Total memory", total),
+        Figure(
+            "min_gpus",
+            "Fewest GPUs that hold it",
+            fewest.value,
+            "GPUs",
+            str(fewest.value),
+            fewest,
+            fit_note,
+        ),
+        _figure("prefill", "Prefill time (whole prompt)", prefill),
+        _figure("decode_step", "Time per token (decode step)", step),
+        _figure("tokens_per_second", "Tokens per second (whole batch)", rate),
+        _figure("cost", "Dollars per million tokens", dollars),
+    ]
+    figures.append(_energy(mdl, group, w_fmt, batch, context, step, same_format))
+    return Napkin(tuple(figures), fits, fewest.value, gpus, group.name, cost)
+
+
+def _energy(mdl, group, w_fmt, batch, context, step: Explanation, same_format: bool) -> Figure:
+    if group.power_watts is None:
+        return Figure(
+            "energy",
+            "Energy per token",
+            None,
+            "J",
+            "not published",
+            note=f"The catalog has no power figure for the {group.name}.",
+        )
+    if same_format:
+        return _figure(
+            "energy",
+            "Energy per token",
+            explain("energy_per_token", mdl, group, w_fmt, batch, context),
+        )
+    joules = group.power_watts * step.value / batch
+    working = Explanation(
+        "Energy per token",
+        (
+            Step(
+                "Rated power over the step, shared by the batch",
+                "E = \\frac{P_{\\text{power}} \\cdot t_{\\text{step}}}{\\text{batch}}",
+                f"\\frac{{{_tex_quantity(group.power_watts, 'W')} \\times "
+                f"{_tex_quantity(step.value, 's')}}}{{{batch}}}",
+                format_quantity(joules, "J"),
+            ),
+        ),
+        joules,
+        "J",
+    )
+    return _figure("energy", "Energy per token", working)
+
+
+__all__ = [
+    "Figure",
+    "Napkin",
+    "PriceUsed",
+    "catalog_price",
+    "compute_format",
+    "gpu_group",
+    "napkin",
+]

@@ -1,0 +1,299 @@
+"""The roofline chart: a server-rendered, accessible SVG of attainable FLOP/s against intensity.
+
+``roofline_svg(acc, dt, points=[(label, intensity, flops)])`` draws the roofline of one
+accelerator in one data type on log-log axes, marks and labels the ridge point, and plots the
+given kernels; ``roofline_figure_html`` adds the table that screen readers (and the curious) read
+instead of the picture.  By default the chapter's example kernels are plotted too, each computed
+with ``content.physics`` (vector additions, square matmuls of growing side, softmax, the decode
+matrix-vector product of a 7B model).  Another app plots a student's kernel with, for example,
+``roofline_svg("H100", "bf16", points=[("your kernel", 12.5, 40e12)], examples=False)``.
+Units are SI: intensity in FLOP/byte, rates in FLOP/s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
+
+from content.physics import (
+    accelerator,
+    arithmetic_intensity,
+    attainable_flops,
+    dtype,
+    format_number,
+    format_quantity,
+    matmul_bytes,
+    matmul_flops,
+    model,
+    model_flops_per_token,
+    ridge_point,
+    weights_bytes,
+)
+
+DEFAULT_ACCELERATOR = "h100-sxm"
+DEFAULT_DTYPE = "bf16"
+DECODE_MODEL = "llama-2-7b"
+MATMUL_SIDES = (64, 256, 1024, 4096, 16384)
+_ELEMENTS = 1e8  # elementwise kernels: the intensity does not depend on the length
+
+# Plot geometry in SVG user units; the SVG scales to its container.
+WIDTH, HEIGHT = 760, 460
+LEFT, RIGHT, TOP, BOTTOM = 92, 24, 28, 58
+_CHAR_WIDTH, _LABEL_HEIGHT = 6.4, 13
+
+
+@dataclass(frozen=True)
+class RooflinePoint:
+    """A kernel on the chart: intensity (FLOP/byte) and the FLOP/s it reaches or may reach."""
+
+    label: str
+    intensity: float
+    flops: float
+    memory_bound: bool
+    example: bool = True
+
+
+@dataclass(frozen=True)
+class Roofline:
+    """The numbers behind one chart: the part, the format, its two ceilings and the points."""
+
+    accelerator_name: str
+    dtype_name: str
+    peak: float
+    bandwidth: float
+    ridge: float
+    points: tuple[RooflinePoint, ...]
+
+
+def example_kernels(acc, dt) -> list[tuple[str, float, float]]:
+    """The roofline chapter's kernels as (label, intensity, attainable FLOP/s) on ``acc``/``dt``.
+
+    Vector additions read two operands and write one (1 FLOP per element); softmax does about
+    5 FLOP per element for one read and one write; square matmuls move each operand and the
+    result once; decode multiplies every weight of the model by one token (2 FLOP per weight).
+    """
+    fmt = dtype(dt)
+    n = _ELEMENTS
+    kernels = [
+        ("vector add, fp32", arithmetic_intensity(n, 3 * n * dtype("fp32").bytes)),
+        ("vector add, fp16", arithmetic_intensity(n, 3 * n * dtype("fp16").bytes)),
+        (f"softmax, {fmt.name}", arithmetic_intensity(5 * n, 2 * n * fmt.bytes)),
+        (
+            f"decode GEMV, {model(DECODE_MODEL).name}",
+            arithmetic_intensity(
+                model_flops_per_token(DECODE_MODEL), weights_bytes(DECODE_MODEL, fmt)
+            ),
+        ),
+    ]
+    for side in MATMUL_SIDES:
+        intensity = arithmetic_intensity(
+            matmul_flops(side, side, side), matmul_bytes(side, side, side, fmt)
+        )
+        kernels.append((f"matmul n={side}", intensity))
+    return [(label, i, attainable_flops(acc, fmt, i)) for label, i in kernels]
+
+
+def roofline(
+    acc, dt, points: Iterable[tuple[str, float, float | None]] = (), *, examples: bool = True
+) -> Roofline:
+    """The chart's numbers; a point whose FLOP/s is None sits on the roof at its intensity."""
+    part, fmt = accelerator(acc), dtype(dt)
+    ridge = ridge_point(part, fmt)
+    plotted: list[RooflinePoint] = []
+    if examples:
+        for label, intensity, flops in example_kernels(part, fmt):
+            plotted.append(RooflinePoint(label, intensity, flops, intensity < ridge))
+    for label, intensity, flops in points:
+        if intensity is None or not intensity > 0:
+            raise ValueError(f"{label}: the intensity must be a positive number of FLOP/byte")
+        reached = attainable_flops(part, fmt, intensity) if flops is None else flops
+        plotted.append(RooflinePoint(str(label), intensity, reached, intensity < ridge, False))
+    return Roofline(
+        part.name, fmt.name, part.peak(fmt), part.memory_bandwidth, ridge, tuple(plotted)
+    )
+
+
+class _Axis:
+    """A logarithmic axis over whole decades mapped onto [start, end] in SVG units."""
+
+    def __init__(self, low: float, high: float, start: float, end: float) -> None:
+        self.lo = math.floor(math.log10(low))
+        self.hi = max(math.ceil(math.log10(high)), self.lo + 1)
+        self.start, self.end = start, end
+
+    def __call__(self, value: float) -> float:
+        fraction = (math.log10(value) - self.lo) / (self.hi - self.lo)
+        return round(self.start + fraction * (self.end - self.start), 1)
+
+    def decades(self) -> list[float]:
+        return [10.0**k for k in range(self.lo, self.hi + 1)]
+
+
+def _overlaps(box, boxes) -> bool:
+    x, y, w, h = box
+    return any(
+        x < bx + bw and bx < x + w and y < by + bh and by < y + h for bx, by, bw, bh in boxes
+    )
+
+
+def _place_labels(marks: list[dict], bounds: tuple[float, float, float, float]) -> None:
+    """Put each label next to its point where it overlaps no other label, point or the edges."""
+    left, top, right, bottom = bounds
+    placed: list[tuple[float, float, float, float]] = [
+        (m["x"] - 5, m["y"] - 5, 10, 10) for m in marks
+    ]
+    for mark in sorted(marks, key=lambda m: (m["x"], m["y"])):
+        width = len(mark["label"]) * _CHAR_WIDTH
+        candidates = []
+        for dy in (-8, 16, -22, 30, -36, 44, -50):
+            candidates += [
+                (mark["x"] + 8, mark["y"] + dy, "start"),
+                (mark["x"] - 8, mark["y"] + dy, "end"),
+            ]
+        chosen = candidates[0]
+        for tx, ty, anchor in candidates:
+            x0 = tx if anchor == "start" else tx - width
+            box = (x0, ty - _LABEL_HEIGHT + 3, width, _LABEL_HEIGHT)
+            inside = x0 >= left and x0 + width <= right and box[1] >= top and ty <= bottom
+            if inside and not _overlaps(box, placed):
+                chosen = (tx, ty, anchor)
+                placed.append(box)
+                break
+        mark["tx"], mark["ty"], mark["anchor"] = chosen
+
+
+def _chart_id(chart: Roofline) -> str:
+    text = repr((chart.accelerator_name, chart.dtype_name, chart.points))
+    return "roofline-" + hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:8]
+
+
+def _context(chart: Roofline, title: str | None) -> dict:
+    plot_right, plot_bottom = WIDTH - RIGHT, HEIGHT - BOTTOM
+    xs = [p.intensity for p in chart.points] + [chart.ridge]
+    ys = [p.flops for p in chart.points] + [chart.peak]
+    x_axis = _Axis(min(xs) / 2, max(xs) * 4, LEFT, plot_right)
+    y_axis = _Axis(min(ys) / 2, chart.peak * 2, plot_bottom, TOP)
+    x_lo, x_hi = 10.0**x_axis.lo, 10.0**x_axis.hi
+    slope_start = max(x_lo, 10.0**y_axis.lo / chart.bandwidth)
+    roof = [
+        (x_axis(slope_start), y_axis(slope_start * chart.bandwidth)),
+        (x_axis(chart.ridge), y_axis(chart.peak)),
+        (x_axis(x_hi), y_axis(chart.peak)),
+    ]
+    marks = [
+        {
+            "label": p.label,
+            "x": x_axis(p.intensity),
+            "y": y_axis(p.flops),
+            "memory_bound": p.memory_bound,
+            "example": p.example,
+        }
+        for p in chart.points
+    ]
+    _place_labels(marks, (LEFT, TOP, plot_right, plot_bottom))
+    chart_id = _chart_id(chart)
+    ridge_text = format_quantity(chart.ridge, "FLOP/B")
+    return {
+        "id": chart_id,
+        "width": WIDTH,
+        "height": HEIGHT,
+        "plot": {"left": LEFT, "top": TOP, "right": plot_right, "bottom": plot_bottom},
+        "title": title or f"Roofline of the {chart.accelerator_name} in {chart.dtype_name}",
+        "description": (
+            f"Log-log roofline: attainable {chart.dtype_name} FLOP/s against arithmetic intensity. "
+            f"The memory-bandwidth slope ({format_quantity(chart.bandwidth, 'B/s')}) meets the "
+            f"compute roof ({format_quantity(chart.peak, 'FLOP/s')}) at the ridge point, "
+            f"{ridge_text}. "
+            + "; ".join(
+                f"{p.label}: {format_quantity(p.intensity, 'FLOP/B')}, "
+                f"{format_quantity(p.flops, 'FLOP/s')}, "
+                f"{'memory' if p.memory_bound else 'compute'}-bound"
+                for p in chart.points
+            )
+            + "."
+        ),
+        "roof": " ".join(f"{x},{y}" for x, y in roof),
+        "x_ticks": [{"at": x_axis(v), "label": format_number(v)} for v in x_axis.decades()],
+        "y_ticks": [
+            {"at": y_axis(v), "label": format_quantity(v, "FLOP/s")} for v in y_axis.decades()
+        ],
+        "ridge": {
+            "x": x_axis(chart.ridge),
+            "y": y_axis(chart.peak),
+            "label": f"ridge point {ridge_text}",
+            "label_x": x_axis(chart.ridge) + 6,
+            "anchor": "start" if x_axis(chart.ridge) < (LEFT + plot_right) / 2 else "end",
+        },
+        "peak_label": format_quantity(chart.peak, "FLOP/s") + f" peak ({chart.dtype_name})",
+        "slope_label": format_quantity(chart.bandwidth, "B/s") + " memory bandwidth",
+        "slope_label_at": _slope_label_position(roof),
+        "marks": marks,
+        "chart": chart,
+        "rows": [
+            {
+                "label": p.label,
+                "intensity": format_quantity(p.intensity, "FLOP/B"),
+                "flops": format_quantity(p.flops, "FLOP/s"),
+                "bound": "memory" if p.memory_bound else "compute",
+            }
+            for p in chart.points
+        ],
+        "peak": format_quantity(chart.peak, "FLOP/s"),
+        "bandwidth": format_quantity(chart.bandwidth, "B/s"),
+        "ridge_text": ridge_text,
+    }
+
+
+def _slope_label_position(roof: Sequence[tuple[float, float]]) -> dict:
+    (x0, y0), (x1, y1) = roof[0], roof[1]
+    angle = math.degrees(math.atan2(y1 - y0, x1 - x0))
+    return {
+        "x": round(x0 + (x1 - x0) * 0.35, 1),
+        "y": round(y0 + (y1 - y0) * 0.35 - 8, 1),
+        "angle": round(angle, 1),
+    }
+
+
+def roofline_svg(
+    acc,
+    dt,
+    points: Iterable[tuple[str, float, float | None]] = (),
+    *,
+    examples: bool = True,
+    title: str | None = None,
+) -> SafeString:
+    """The roofline of ``acc`` in ``dt`` as an inline SVG (``role="img"``, ``<title>``, ``<desc>``).
+
+    ``points`` are extra kernels ``(label, intensity in FLOP/byte, FLOP/s or None)``; None puts
+    the point on the roof.  ``examples=False`` leaves out the chapter's example kernels.
+    KeyError for an unknown part or a format the part has no rate for; ValueError for a point
+    without a positive intensity.
+    """
+    chart = roofline(acc, dt, points, examples=examples)
+    return render_to_string("courseware/_roofline_chart.html", _context(chart, title))
+
+
+def roofline_figure_html(
+    acc=DEFAULT_ACCELERATOR,
+    dt=DEFAULT_DTYPE,
+    points: Iterable[tuple[str, float, float | None]] = (),
+    *,
+    examples: bool = True,
+) -> SafeString:
+    """The SVG and, under it, a table with the same numbers."""
+    chart = roofline(acc, dt, points, examples=examples)
+    return render_to_string("courseware/_roofline_figure.html", _context(chart, None))
+
+
+def roofline_widget_html(acc=DEFAULT_ACCELERATOR, dt=DEFAULT_DTYPE) -> SafeString:
+    """The interactive chart for a chapter page: the part/format form and the figure."""
+    from courseware.forms import RooflineForm
+
+    form = RooflineForm(initial={"accelerator": accelerator(acc).key, "dtype": dtype(dt).name})
+    figure = roofline_figure_html(acc, dt)
+    return render_to_string("courseware/_roofline_widget.html", {"form": form, "figure": figure})
