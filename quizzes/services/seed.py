@@ -298,7 +298,7 @@ def _simulate_parts(template, fields, quiz, ability, rng, started):
     when = started
     for part in template.parts:
         total += part.points
-        p_right = min(0.98, max(0.03, ability - 0.08 * (difficulty - 3)))
+        p_right = min(0.97, max(0.03, ability**1.5 - 0.08 * (difficulty - 3)))
         best = 0.0
         for try_number in range(1, (quiz.tries_per_variant or 1) + 1):
             when += timedelta(seconds=rng.uniform(20, 240))
@@ -317,7 +317,10 @@ def _simulate_parts(template, fields, quiz, ability, rng, started):
             if right:
                 best = 1.0
                 break
-            p_right = min(0.98, p_right + 0.2)
+            # Weaker students give up on a part more often after a miss.
+            if rng.random() < 0.45 * (1 - ability):
+                break
+            p_right = min(0.97, p_right + 0.08)
         earned += part.points * best
     return responses, (earned / total if total else 0.0)
 
