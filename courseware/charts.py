@@ -141,23 +141,29 @@ def _overlaps(box, boxes) -> bool:
     )
 
 
-def _place_labels(marks: list[dict], bounds: tuple[float, float, float, float]) -> None:
-    """Put each label next to its point where it overlaps no other label, point or the edges."""
+def _place_labels(
+    marks: list[dict], bounds: tuple[float, float, float, float], reserved: list[tuple]
+) -> None:
+    """Put each label next to its point where it overlaps no other label, point or the edges.
+
+    Points on the flat roof take labels below it; points on the slope below-right or above-left
+    of it, which keeps labels off the roofline itself.
+    """
     left, top, right, bottom = bounds
-    placed: list[tuple[float, float, float, float]] = [
-        (m["x"] - 5, m["y"] - 5, 10, 10) for m in marks
-    ]
+    placed = list(reserved) + [(m["x"] - 5, m["y"] - 5, 10, 10) for m in marks]
     for mark in sorted(marks, key=lambda m: (m["x"], m["y"])):
         width = len(mark["label"]) * _CHAR_WIDTH
-        candidates = []
-        for dy in (-8, 16, -22, 30, -36, 44, -50):
-            candidates += [
-                (mark["x"] + 8, mark["y"] + dy, "start"),
-                (mark["x"] - 8, mark["y"] + dy, "end"),
-            ]
+        x, y = mark["x"], mark["y"]
+        if mark["memory_bound"]:
+            candidates = [(x + 8, y + 15, "start"), (x - 8, y - 6, "end")]
+            candidates += [(x + 8, y + dy, "start") for dy in (29, 43, 57)]
+            candidates += [(x - 8, y - dy, "end") for dy in (20, 34, 48)]
+        else:
+            candidates = [(x, y + dy, "middle") for dy in (18, 32, 46, 60, 74)]
+            candidates += [(x + 8, y + dy, "start") for dy in (18, 32, 46)]
         chosen = candidates[0]
         for tx, ty, anchor in candidates:
-            x0 = tx if anchor == "start" else tx - width
+            x0 = {"start": tx, "end": tx - width, "middle": tx - width / 2}[anchor]
             box = (x0, ty - _LABEL_HEIGHT + 3, width, _LABEL_HEIGHT)
             inside = x0 >= left and x0 + width <= right and box[1] >= top and ty <= bottom
             if inside and not _overlaps(box, placed):
@@ -177,7 +183,7 @@ def _context(chart: Roofline, title: str | None) -> dict:
     xs = [p.intensity for p in chart.points] + [chart.ridge]
     ys = [p.flops for p in chart.points] + [chart.peak]
     x_axis = _Axis(min(xs) / 2, max(xs) * 4, LEFT, plot_right)
-    y_axis = _Axis(min(ys) / 2, chart.peak * 2, plot_bottom, TOP)
+    y_axis = _Axis(min(ys) / 2, chart.peak * 1.5, plot_bottom, TOP)
     x_lo, x_hi = 10.0**x_axis.lo, 10.0**x_axis.hi
     slope_start = max(x_lo, 10.0**y_axis.lo / chart.bandwidth)
     roof = [
@@ -195,9 +201,26 @@ def _context(chart: Roofline, title: str | None) -> dict:
         }
         for p in chart.points
     ]
-    _place_labels(marks, (LEFT, TOP, plot_right, plot_bottom))
-    chart_id = _chart_id(chart)
     ridge_text = format_quantity(chart.ridge, "FLOP/B")
+    peak_label = format_quantity(chart.peak, "FLOP/s") + f" peak ({chart.dtype_name})"
+    ridge_label = f"ridge point {ridge_text}"
+    ridge_x, roof_y = x_axis(chart.ridge), y_axis(chart.peak)
+    ridge_start = ridge_x < (LEFT + plot_right) / 2
+    ridge_width = len(ridge_label) * _CHAR_WIDTH
+    reserved = [
+        (plot_right - 4 - len(peak_label) * _CHAR_WIDTH, roof_y - 22, len(peak_label) * 6.8, 16),
+        (
+            ridge_x + 6 if ridge_start else ridge_x - 6 - ridge_width,
+            plot_bottom - 21,
+            ridge_width,
+            16,
+        ),
+    ]
+    slope_label = format_quantity(chart.bandwidth, "B/s") + " memory bandwidth"
+    slope_at = _slope_label_position(roof, marks)
+    reserved += _along(slope_at, len(slope_label) * _CHAR_WIDTH)
+    _place_labels(marks, (LEFT, TOP, plot_right, plot_bottom), reserved)
+    chart_id = _chart_id(chart)
     return {
         "id": chart_id,
         "width": WIDTH,
@@ -225,13 +248,12 @@ def _context(chart: Roofline, title: str | None) -> dict:
         "ridge": {
             "x": x_axis(chart.ridge),
             "y": y_axis(chart.peak),
-            "label": f"ridge point {ridge_text}",
-            "label_x": x_axis(chart.ridge) + 6,
-            "anchor": "start" if x_axis(chart.ridge) < (LEFT + plot_right) / 2 else "end",
+            "label": ridge_label,
+            "anchor": "start" if ridge_start else "end",
         },
-        "peak_label": format_quantity(chart.peak, "FLOP/s") + f" peak ({chart.dtype_name})",
-        "slope_label": format_quantity(chart.bandwidth, "B/s") + " memory bandwidth",
-        "slope_label_at": _slope_label_position(roof),
+        "peak_label": peak_label,
+        "slope_label": slope_label,
+        "slope_label_at": slope_at,
         "marks": marks,
         "chart": chart,
         "rows": [
@@ -249,14 +271,26 @@ def _context(chart: Roofline, title: str | None) -> dict:
     }
 
 
-def _slope_label_position(roof: Sequence[tuple[float, float]]) -> dict:
+def _along(at: dict, length: float) -> list[tuple[float, float, float, float]]:
+    """Boxes covering a rotated label centred on ``at`` (so point labels keep clear of it)."""
+    dx, dy = math.cos(math.radians(at["angle"])), math.sin(math.radians(at["angle"]))
+    boxes = []
+    for step in range(-3, 4):
+        cx, cy = at["x"] + dx * length * step / 6, at["y"] + dy * length * step / 6
+        boxes.append((cx - 8, cy - 10, 16, 14))
+    return boxes
+
+
+def _slope_label_position(roof: Sequence[tuple[float, float]], marks: list[dict]) -> dict:
+    """Midway along the widest stretch of the sloped roof that has no point on it."""
     (x0, y0), (x1, y1) = roof[0], roof[1]
+    stops = sorted([x0, x1] + [m["x"] for m in marks if x0 < m["x"] < x1])
+    left, right = max(zip(stops, stops[1:]), key=lambda pair: pair[1] - pair[0])
+    fraction = ((left + right) / 2 - x0) / (x1 - x0) if x1 > x0 else 0.5
     angle = math.degrees(math.atan2(y1 - y0, x1 - x0))
-    return {
-        "x": round(x0 + (x1 - x0) * 0.35, 1),
-        "y": round(y0 + (y1 - y0) * 0.35 - 8, 1),
-        "angle": round(angle, 1),
-    }
+    x = x0 + (x1 - x0) * fraction
+    y = y0 + (y1 - y0) * fraction
+    return {"x": round(x - 6, 1), "y": round(y - 8, 1), "angle": round(angle, 1)}
 
 
 def roofline_svg(
