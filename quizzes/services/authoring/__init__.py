@@ -1,0 +1,94 @@
+"""Authoring question templates: drafts, previews, validation, versions, quiz items and files.
+
+The studio's pages (``quizzes.views.studio*``) and the ``export_questions``/``import_questions``
+commands call these functions; they in turn use the bank loader (``quizzes.services.bank``) and
+the pure engine, never the views.
+"""
+
+from quizzes.services.authoring.drafts import (
+    MAX_SOURCE_CHARS,
+    STARTERS,
+    AuthoringError,
+    DraftConflict,
+    check_slug,
+    create_template,
+    duplicate_template,
+    read_draft,
+    save_draft,
+    starter_source,
+    with_fields,
+)
+from quizzes.services.authoring.files import (
+    IMPORT_SEEDS,
+    MAX_UPLOAD_BYTES,
+    ImportReport,
+    export_files,
+    export_to_dir,
+    export_zip,
+    import_dir,
+    import_upload,
+    quiz_text,
+    read_import,
+)
+from quizzes.services.authoring.preview import (
+    Preview,
+    PreviewPart,
+    TryResult,
+    build_preview,
+    parse_seed,
+    random_seed,
+)
+from quizzes.services.authoring.publishing import (
+    DEFAULT_SEEDS,
+    MAX_SEEDS,
+    add_quiz_item,
+    parse_points,
+    parse_seed_count,
+    publish_draft,
+    remove_quiz_item,
+    retire_template,
+    validate_draft,
+    validation_summary,
+    version_usage,
+)
+
+__all__ = [
+    "DEFAULT_SEEDS",
+    "IMPORT_SEEDS",
+    "MAX_SEEDS",
+    "MAX_SOURCE_CHARS",
+    "MAX_UPLOAD_BYTES",
+    "STARTERS",
+    "AuthoringError",
+    "DraftConflict",
+    "ImportReport",
+    "Preview",
+    "PreviewPart",
+    "TryResult",
+    "add_quiz_item",
+    "build_preview",
+    "check_slug",
+    "create_template",
+    "duplicate_template",
+    "export_files",
+    "export_to_dir",
+    "export_zip",
+    "import_dir",
+    "import_upload",
+    "parse_points",
+    "parse_seed",
+    "parse_seed_count",
+    "publish_draft",
+    "quiz_text",
+    "random_seed",
+    "read_draft",
+    "read_import",
+    "remove_quiz_item",
+    "retire_template",
+    "save_draft",
+    "starter_source",
+    "validate_draft",
+    "validation_summary",
+    "version_usage",
+    "with_fields",
+]

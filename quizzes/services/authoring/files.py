@@ -1,0 +1,332 @@
+"""The bank as files: export every template and quiz to a folder or a zip, import them back.
+
+Export writes each template's latest published version (``--drafts``: the current draft, so
+never-published templates are included) as ``<chapter>/<slug>.yaml``, byte for byte the text
+that was published, and each quiz as ``quizzes/<slug>.yaml`` in the format of
+``docs/quiz-format.md``. Import checks every file first (parse, cross-check against the bank,
+``validate_template`` over a modest number of seeds) and writes all or nothing; files that match
+what is stored change nothing.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from datetime import UTC
+from decimal import Decimal
+from pathlib import Path, PurePosixPath
+
+import yaml
+from django.db import transaction
+
+from quizzes import engine
+from quizzes.models import QuestionTemplate, Quiz, QuizItem
+from quizzes.services.authoring.drafts import AuthoringError
+from quizzes.services.bank import (
+    Bank,
+    BankError,
+    SyncReport,
+    content_hash,
+    cross_check,
+    read_quiz_text,
+    read_template_text,
+    sync_bank,
+)
+
+IMPORT_SEEDS = 50
+MAX_UPLOAD_BYTES = 2 * 2**20
+MAX_UNPACKED_BYTES = 20 * 2**20
+MAX_FILES = 1000
+YAML_SUFFIXES = (".yaml", ".yml")
+_CHAPTER = re.compile(r"^chapter:\s*['\"]?([A-Za-z0-9_-]+)", re.MULTILINE)
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+@dataclass
+class ImportReport:
+    sync: SyncReport
+    quizzes_unchanged: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        s = self.sync
+        return bool(s.created or s.updated or s.quizzes_created or s.quizzes_updated)
+
+    def summary(self) -> str:
+        s = self.sync
+        return (
+            f"templates: created {len(s.created)}, updated {len(s.updated)}, unchanged "
+            f"{len(s.unchanged)}; quizzes: created {len(s.quizzes_created)}, updated "
+            f"{len(s.quizzes_updated)}, unchanged "
+            f"{len(s.quizzes_unchanged) + len(self.quizzes_unchanged)}"
+        )
+
+
+# -- export ----------------------------------------------------------------------------------
+
+
+def export_files(*, course, drafts: bool = False) -> dict[str, str]:
+    """{relative path: text} of every template and quiz of ``course``."""
+    files: dict[str, str] = {}
+    templates = QuestionTemplate.objects.for_course(course).select_related("current_version")
+    for template in templates.order_by("slug"):
+        if drafts:
+            text = template.draft_source
+        elif template.current_version is not None:
+            text = template.current_version.source
+        else:
+            continue
+        match = _CHAPTER.search(text)
+        chapter = match.group(1) if match else (template.chapter_slug or "uncategorized")
+        files[f"{chapter}/{template.slug}.yaml"] = text
+    quizzes = Quiz.objects.for_course(course).select_related("chapter").order_by("slug")
+    items = _items_by_quiz(quizzes)
+    for quiz in quizzes:
+        files[f"quizzes/{quiz.slug}.yaml"] = quiz_text(quiz, items.get(quiz.pk, []))
+    return files
+
+
+def _items_by_quiz(quizzes) -> dict[int, list[QuizItem]]:
+    grouped: dict[int, list[QuizItem]] = {}
+    rows = QuizItem.objects.filter(quiz__in=quizzes).select_related("template")
+    for item in rows.order_by("quiz", "position"):
+        grouped.setdefault(item.quiz_id, []).append(item)
+    return grouped
+
+
+def quiz_text(quiz: Quiz, items: list[QuizItem]) -> str:
+    """The quiz definition file of ``quiz`` (docs/quiz-format.md), deterministic for a state."""
+    data: dict = {"slug": quiz.slug, "title": quiz.title}
+    if quiz.chapter is not None:
+        data["chapter"] = quiz.chapter.slug
+    if quiz.description:
+        data["description"] = quiz.description
+    data.update(
+        position=quiz.position,
+        mode=quiz.mode,
+        max_attempts=quiz.max_attempts,
+        tries_per_variant=quiz.tries_per_variant,
+        time_limit_minutes=quiz.time_limit_minutes,
+        release=quiz.release,
+        late_policy=quiz.late_policy,
+        late_penalty=_number(quiz.late_penalty),
+        opens=_moment(quiz.opens_at),
+        due=_moment(quiz.due_at),
+        closes=_moment(quiz.closes_at),
+        published=quiz.is_published,
+        items=_item_specs(quiz, items),
+    )
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+
+
+def _item_specs(quiz: Quiz, items: list[QuizItem]) -> list[dict]:
+    specs: list[dict] = []
+    pools_done: set[str] = set()
+    draws = quiz.pools or {}
+    for item in items:
+        if not item.pool:
+            specs.append({"template": item.template.slug, "points": _number(item.points)})
+            continue
+        if item.pool in pools_done or not draws.get(item.pool, 1):
+            # A pool that draws nothing holds answered items a quiz file dropped: not exported.
+            continue
+        pools_done.add(item.pool)
+        members = [i for i in items if i.pool == item.pool]
+        specs.append(
+            {
+                "pool": item.pool,
+                "draw": int(draws.get(item.pool, len(members))),
+                "points": _number(item.points),
+                "templates": [i.template.slug for i in members],
+            }
+        )
+    return specs
+
+
+def _number(value: Decimal) -> int | float:
+    value = Decimal(value)
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
+def _moment(value) -> str | None:
+    if value is None:
+        return None
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def export_to_dir(root: Path, *, course, drafts: bool = False) -> list[str]:
+    """Write the export under ``root`` (which must be empty or absent); the paths written."""
+    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+        raise AuthoringError(f"{root} exists and is not an empty folder; choose a new folder.")
+    files = export_files(course=course, drafts=drafts)
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return sorted(files)
+
+
+def export_zip(*, course, drafts: bool = False) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for rel, text in sorted(export_files(course=course, drafts=drafts).items()):
+            archive.writestr(f"questions/{rel}", text)
+    return buffer.getvalue()
+
+
+# -- import ----------------------------------------------------------------------------------
+
+
+def read_import(root: Path, *, course, seeds: int = IMPORT_SEEDS) -> Bank:
+    """Read and check every file under ``root``; raise BankError naming each bad file."""
+    problems: list[str] = []
+    bank = Bank()
+    paths = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in YAML_SUFFIXES)
+    if not paths:
+        raise BankError([f"{root.name or root}: no .yaml files to import"])
+    for path in paths:
+        rel = str(path.relative_to(root))
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            problems.append(f"{rel}: is not UTF-8 text")
+            continue
+        if "\x00" in text:
+            problems.append(f"{rel}: contains binary data")
+            continue
+        if "quizzes" in path.relative_to(root).parts[:-1]:
+            try:
+                bank.quizzes.append(read_quiz_text(text, source=rel))
+            except BankError as exc:
+                problems.extend(exc.problems)
+            continue
+        try:
+            template_file = read_template_text(text, source=rel)
+        except engine.TemplateError as exc:
+            problems.extend(f"{rel}, {issue}" for issue in exc.errors)
+            continue
+        bank.templates.append(template_file)
+        problems.extend(_validation_problems(rel, text, seeds))
+    known = set(QuestionTemplate.objects.for_course(course).values_list("slug", flat=True))
+    problems.extend(cross_check(bank, known))
+    if problems:
+        raise BankError(problems)
+    return bank
+
+
+def _validation_problems(rel: str, text: str, seeds: int) -> list[str]:
+    try:
+        report = engine.validate_template(engine.parse_template(text, source=rel), seeds)
+    except Exception as exc:  # noqa: BLE001 - a crash is one more problem of this file
+        return [f"{rel}: validation could not run: {exc}"]
+    return [f"{rel}: validation: {failure}" for failure in report.failures]
+
+
+def import_dir(root: Path, *, course, user=None, seeds: int = IMPORT_SEEDS) -> ImportReport:
+    """Check everything under ``root``, then write all of it in one transaction, or nothing."""
+    bank = read_import(root, course=course, seeds=seeds)
+    with transaction.atomic():
+        existing = {q.slug: q for q in Quiz.objects.for_course(course).select_related("chapter")}
+        items = _items_by_quiz(list(existing.values()))
+        unchanged = [
+            qf.slug
+            for qf in bank.quizzes
+            if qf.slug in existing
+            and (
+                existing[qf.slug].content_hash == content_hash(qf.text)
+                or quiz_text(existing[qf.slug], items.get(existing[qf.slug].pk, [])) == qf.text
+            )
+        ]
+        bank.quizzes = [qf for qf in bank.quizzes if qf.slug not in unchanged]
+        report = sync_bank(bank=bank, course=course, user=user)
+    return ImportReport(sync=report, quizzes_unchanged=unchanged)
+
+
+def import_upload(upload, *, course, user=None) -> ImportReport:
+    """Import an uploaded zip of an export, or one .yaml file; AuthoringError if it is unusable."""
+    name = PurePosixPath(getattr(upload, "name", "") or "upload").name
+    if upload.size > MAX_UPLOAD_BYTES:
+        raise AuthoringError(
+            f"The file is {upload.size / 2**20:.1f} MB; uploads are limited to "
+            f"{MAX_UPLOAD_BYTES // 2**20} MB."
+        )
+    data = upload.read(MAX_UPLOAD_BYTES + 1)
+    with tempfile.TemporaryDirectory(prefix="studio-import-") as tmp:
+        root = Path(tmp)
+        lower = name.lower()
+        if lower.endswith(".zip"):
+            _unpack_zip(data, root)
+        elif lower.endswith(YAML_SUFFIXES):
+            _place_single(name, data, root)
+        else:
+            raise AuthoringError("Upload a .zip made by the export, or a single .yaml file.")
+        return import_dir(root, course=course, user=user)
+
+
+def _unpack_zip(data: bytes, root: Path) -> None:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise AuthoringError("The file is not a valid zip archive.") from None
+    with archive:
+        members = [info for info in archive.infolist() if not info.is_dir()]
+        if len(members) > MAX_FILES:
+            raise AuthoringError(f"The zip holds {len(members)} files; at most {MAX_FILES}.")
+        if sum(info.file_size for info in members) > MAX_UNPACKED_BYTES:
+            raise AuthoringError("The zip unpacks to too much data; is it really an export?")
+        for info in members:
+            rel = _safe_member(info)
+            if not rel.name.lower().endswith(YAML_SUFFIXES):
+                raise AuthoringError(f"'{info.filename}' is not a .yaml file; only YAML is read.")
+            try:
+                content = archive.read(info)
+            except (zipfile.BadZipFile, RuntimeError, NotImplementedError, ValueError) as exc:
+                raise AuthoringError(f"'{info.filename}' cannot be unpacked ({exc}).") from None
+            _check_text(info.filename, content)
+            target = root.joinpath(*rel.parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+
+
+def _safe_member(info: zipfile.ZipInfo) -> PurePosixPath:
+    """The member's path, refused if it could land outside the folder it is unpacked into."""
+    name = info.filename
+    path = PurePosixPath(name)
+    mode = info.external_attr >> 16
+    is_link = (mode & 0o170000) == 0o120000
+    if (
+        "\\" in name
+        or path.is_absolute()
+        or ".." in path.parts
+        or re.match(r"^[A-Za-z]:", name)
+        or is_link
+        or not all(_SAFE_NAME.match(part) for part in path.parts)
+    ):
+        raise AuthoringError(f"The zip entry '{name}' has an unsafe path; nothing was imported.")
+    return path
+
+
+def _check_text(name: str, content: bytes) -> None:
+    if b"\x00" in content:
+        raise AuthoringError(f"'{name}' is binary, not a YAML text file.")
+    try:
+        content.decode("utf-8")
+    except UnicodeDecodeError:
+        raise AuthoringError(f"'{name}' is not UTF-8 text.") from None
+
+
+def _place_single(name: str, content: bytes, root: Path) -> None:
+    _check_text(name, content)
+    if not _SAFE_NAME.match(name):
+        name = "upload.yaml"
+    try:
+        data = yaml.safe_load(content.decode("utf-8"))
+    except yaml.YAMLError:
+        data = None
+    # A quiz definition lists items; anything else is read (and reported on) as a template.
+    folder = root / ("quizzes" if isinstance(data, dict) and "items" in data else "templates")
+    folder.mkdir(parents=True)
+    (folder / name).write_bytes(content)

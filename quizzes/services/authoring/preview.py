@@ -1,0 +1,144 @@
+"""A variant of a draft as a student would see it, for the editor's preview; nothing is saved.
+
+Everything here returns Markdown and plain values: turning them into HTML is the page's job.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from quizzes import engine
+
+MAX_SEED = 2**31 - 1
+
+
+@dataclass
+class TryResult:
+    response: str
+    status: str
+    feedback: str
+    diagnosis: str | None = None
+    interpreted: str | None = None
+
+
+@dataclass
+class PreviewPart:
+    id: str
+    kind: str
+    prompt: str
+    points: float
+    unit: str | None
+    options: tuple[tuple[str, str], ...]
+    multiple: bool
+    variables: tuple[str, ...]
+    answer: str
+    tried: TryResult | None = None
+
+
+@dataclass
+class Preview:
+    """One variant of a draft: ``error`` says why there is none."""
+
+    seed: int
+    error: str = ""
+    prompt: str = ""
+    parts: list[PreviewPart] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)
+    solution: str = ""
+    parameters: list[tuple[str, str]] = field(default_factory=list)
+    outcome: str | None = None
+
+
+def random_seed() -> int:
+    return random.SystemRandom().randint(0, 99_999)
+
+
+def parse_seed(raw: str | None, default: int = 0) -> int:
+    """A seed from a form; anything that is not a whole number in range gives ``default``."""
+    try:
+        seed = int(str(raw).strip())
+    except (TypeError, ValueError):
+        return default
+    return seed if 0 <= seed <= MAX_SEED else default
+
+
+def build_preview(text: str, seed: int, responses: dict[str, Any] | None = None) -> Preview:
+    """The variant of ``text`` for ``seed``, with each response in ``responses`` graded."""
+    preview = Preview(seed=seed)
+    try:
+        template = engine.parse_template(text, source="draft")
+        variant = engine.generate_variant(template, seed)
+        preview.prompt = engine.render_prompt(template, variant)
+        rendered = engine.render_parts(template, variant)
+        preview.hints = engine.render_hints(
+            template, variant, max((h.after for h in template.hints), default=0)
+        )
+        preview.solution = engine.render_solution(template, variant)
+    except engine.TemplateError as exc:
+        preview.error = "The draft has errors: " + "; ".join(str(i) for i in exc.errors)
+        return preview
+    except Exception as exc:  # noqa: BLE001 - a broken draft must show a message, not a 500
+        preview.error = f"This seed cannot be shown: {getattr(exc, 'message', None) or exc}"
+        return preview
+    preview.parameters = [
+        (name, _show(value)) for name, value in variant.to_json()["params"].items()
+    ]
+    preview.outcome = variant.outcome
+    for part in rendered:
+        view = PreviewPart(
+            id=part.id,
+            kind=part.kind,
+            prompt=part.prompt,
+            points=part.points,
+            unit=part.unit,
+            options=part.options,
+            multiple=part.multiple,
+            variables=part.variables,
+            answer=_show_answer(variant.answers[part.id], part.unit),
+        )
+        response = (responses or {}).get(part.id)
+        if response not in (None, "", []):
+            view.tried = try_part(template, variant, part.id, response)
+        preview.parts.append(view)
+    return preview
+
+
+def try_part(template, variant, part_id: str, response) -> TryResult:
+    shown = response if isinstance(response, str) else ", ".join(response)
+    try:
+        grade = engine.grade_part(template, variant, part_id, response)
+    except Exception as exc:  # noqa: BLE001 - report the grader's failure to the author
+        return TryResult(shown, "invalid", f"The grader failed on this response: {exc}")
+    return TryResult(
+        shown,
+        grade.status,
+        grade.feedback,
+        grade.diagnosis,
+        getattr(grade, "interpreted", None),
+    )
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, dict) and "key" in value:
+        return f"{value['key']} ({value.get('catalog', 'catalog')})"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def _show_answer(answer: Any, unit: str | None) -> str:
+    if isinstance(answer, (tuple, list)):
+        return ", ".join(str(a) for a in answer)
+    if isinstance(answer, float) and math.isfinite(answer):
+        from content.physics import format_quantity
+
+        if unit:
+            try:
+                return f"{format_quantity(answer, unit)} ({answer:.6g} {unit})"
+            except Exception:  # noqa: BLE001 - an unknown unit still shows the number
+                return f"{answer:.6g} {unit}"
+        return f"{answer:.6g}"
+    return str(answer)
