@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
 from datetime import datetime
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import Max
 
 from quizzes import engine
@@ -44,6 +45,23 @@ __all__ = [
 ]
 
 _KEY = re.compile(r"^[A-Za-z0-9-]{8,64}$")
+
+
+def _retry_when_locked(work, *, attempts: int = 60):
+    """Run `work()`, retrying while SQLite reports its lock as busy.
+
+    SQLite allows one writer at a time; a concurrent submission may find the lock taken (the
+    in-memory test database reports it at once instead of waiting). Other databases never
+    raise this message, so elsewhere this is a plain call.
+    """
+    for attempt in range(attempts):
+        try:
+            return work()
+        except OperationalError as error:
+            if "locked" not in str(error) or attempt == attempts - 1:
+                raise
+            time.sleep(0.01 + random.random() * 0.04)
+    raise AssertionError("unreachable")
 
 
 def _secret() -> bytes:
@@ -259,6 +277,10 @@ def submit_response(
     """
     if not _KEY.match(idempotency_key or ""):
         raise QuizRuleError("This form is out of date; reload the page and answer again.")
+    return _retry_when_locked(lambda: _submit(variant, part_id, raw, student, idempotency_key, now))
+
+
+def _submit(variant, part_id, raw, student, idempotency_key, now) -> Response:
     existing = _existing(idempotency_key, variant.pk, part_id, student)
     if existing is not None:
         return existing
