@@ -5,13 +5,7 @@ callable names of expressions) and nothing from Django or the apps.
 """
 
 from content.expressions.errors import ExpressionError, did_you_mean
-from content.expressions.evaluator import (
-    check_expression,
-    evaluate,
-    evaluate_tracked,
-    free_names,
-    is_catalog_object,
-)
+from content.expressions.evaluator import evaluate, evaluate_tracked
 from content.expressions.formatting import LiveFormat, format_value, parse_options
 from content.expressions.live import (
     LiveSpan,
@@ -22,6 +16,7 @@ from content.expressions.live import (
     scan_live,
 )
 from content.expressions.namespace import MATH_HELPERS, default_namespace
+from content.expressions.policy import check_expression, free_names, is_catalog_object
 
 __all__ = [
     "MATH_HELPERS",

@@ -128,7 +128,7 @@ def format_value(
 
 
 def _has_name(value: Any) -> bool:
-    from content.expressions.evaluator import is_catalog_object
+    from content.expressions.policy import is_catalog_object
 
     return is_catalog_object(value) and isinstance(getattr(value, "name", None), str)
 

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from content.expressions.errors import ExpressionError
-from content.expressions.evaluator import check_expression, evaluate_tracked
+from content.expressions.evaluator import evaluate_tracked
 from content.expressions.formatting import LiveFormat, format_value, parse_options
+from content.expressions.policy import check_expression
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from content.expressions.evaluator import MAX_SEQUENCE
+from content.expressions.policy import MAX_SEQUENCE
 
 
 def _bounded_sum(values: Any, start: float = 0) -> Any:

@@ -14,6 +14,8 @@ _PREFIXES = (
 
 # Prefixes tried, in order, for the second spelling of a correct answer.
 _ALTERNATIVES = ("k", "M", "G", "T", "m", "µ")
+_SUBUNIT = ("m", "µ")
+_SUBUNIT_HEADS = ("s", "J", "W")
 
 
 def _registry():
@@ -70,6 +72,9 @@ def alternative_unit(unit: str, value: float, avoid: str = "") -> tuple[str, flo
     head, sep, tail = unit.partition("/")
     candidates: list[tuple[int, str, float]] = []
     for prefix in _ALTERNATIVES:
+        # A milli-FLOP or a milli-token is no unit a student writes (the grader refuses it).
+        if prefix in _SUBUNIT and head not in _SUBUNIT_HEADS:
+            continue
         candidate = f"{prefix}{head}{sep}{tail}"
         if candidate == avoid.strip():
             continue

@@ -295,6 +295,9 @@ def answer_spellings(part: Part, answer: float) -> list[str]:
     sig = min(sig, 15)
     if not part.unit:
         return [format_number(answer, sig), f"{answer:.{sig - 1}e}"]
+    if part.unit in ("USD", "$"):
+        # Prices print in whole cents, which can be coarser than the tolerance: use figures.
+        return [f"${format_number(answer, sig)}", f"{format_number(answer, sig)} USD"]
     canonical = format_quantity(answer, part.unit, sig=sig)
     spellings = [canonical]
     shown_unit = canonical.partition(" ")[2]

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from content.expressions import MATH_HELPERS, evaluator
+from content.expressions import MATH_HELPERS, policy
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,5 +69,5 @@ def names() -> dict:
 @pytest.fixture(autouse=True)
 def trust_fake_catalog(monkeypatch):
     monkeypatch.setattr(
-        evaluator, "TRUSTED_MODULE_PREFIXES", ("content.physics", "content.physics.fake_catalog")
+        policy, "TRUSTED_MODULE_PREFIXES", ("content.physics", "content.physics.fake_catalog")
     )
