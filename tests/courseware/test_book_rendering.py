@@ -1,0 +1,158 @@
+"""Rendering the book: live figures, MathML, anchors, contents, sources, directives, caching."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from content.expressions import ExpressionError
+from content.physics import accelerator, format_quantity, ridge_point
+from courseware.rendering import (
+    ContentError,
+    catalog_version,
+    render_body,
+    render_chapter_text,
+    split_front_matter,
+)
+
+BOOK = Path(__file__).resolve().parents[2] / "content" / "book"
+CHAPTERS = sorted(BOOK.glob("*.md"))
+
+
+@pytest.fixture(scope="module")
+def rendered_book():
+    return {path.name: render_chapter_text(path.read_text(), source=path.name) for path in CHAPTERS}
+
+
+def test_the_book_has_chapters():
+    assert len(CHAPTERS) >= 6
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_every_chapter_renders_without_leftover_template_syntax(path, rendered_book):
+    html = rendered_book[path.name].html
+    for leftover in ("{{", "}}", "{%", "%}", "$$"):
+        assert leftover not in html, f"{path.name} still contains {leftover!r}"
+    assert "<math" in html
+    assert "math-source" not in html, "a formula fell back to its LaTeX source"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_every_chapter_has_contents_from_its_level_two_headings(path, rendered_book):
+    chapter = rendered_book[path.name]
+    body = split_front_matter(path.read_text()).body
+    headings = [line for line in body.splitlines() if line.startswith("## ")]
+    assert len(chapter.toc) == len(headings)
+    for entry in chapter.toc:
+        assert f'<h2 id="{entry.id}">' in chapter.html
+        assert f'href="#{entry.id}"' in chapter.html
+
+
+def test_sources_directive_lists_the_cited_catalog_entries(rendered_book):
+    chapter = rendered_book["02-roofline.md"]
+    h100 = accelerator("H100").citations()
+    assert h100, "the H100 cites its datasheet"
+    listed = re.search(r'<ul class="catalog-sources">(.*?)</ul>', chapter.html, re.S).group(1)
+    for source in h100:
+        assert source.url in listed
+    titles = re.findall(r"<li>(.*?)</li>", listed)
+    assert len(titles) == len(set(titles)), "each source is listed once"
+
+
+def test_roofline_directive_becomes_the_interactive_chart(rendered_book):
+    html = rendered_book["02-roofline.md"].html
+    assert html.count('role="img"') == 1
+    assert 'hx-get="/roofline/"' in html
+    assert "<select" in html
+
+
+def test_live_figures_match_the_physics_module(rendered_book):
+    expected = format_quantity(ridge_point("H100", "bf16"), "FLOP/B")
+    assert expected in rendered_book["02-roofline.md"].html
+
+
+def test_explicit_heading_anchor_is_used_and_stripped():
+    result = render_body("## Bits and bytes {#bits-and-bytes}\n\nText.\n")
+    assert '<h2 id="bits-and-bytes">Bits and bytes' in result.html
+    assert "{#" not in result.html
+    assert [(e.id, e.text) for e in result.toc] == [("bits-and-bytes", "Bits and bytes")]
+
+
+def test_heading_without_anchor_gets_a_slug_and_duplicates_differ():
+    result = render_body("## The cost of a ring all-reduce\n\n## Notes\n\n## Notes\n")
+    ids = [entry.id for entry in result.toc]
+    assert ids == ["the-cost-of-a-ring-all-reduce", "notes", "notes-2"]
+
+
+def test_leading_title_is_lifted_out_of_the_body():
+    result = render_body("# The title\n\nFirst paragraph.\n")
+    assert result.title == "The title"
+    assert "<h1" not in result.html
+
+
+def test_inline_and_display_math_become_mathml():
+    result = render_body("Inline $x^2$ here.\n\n$$\n\\frac{a}{b}\n$$\n")
+    assert 'display="inline"' in result.html
+    assert 'display="block"' in result.html
+    assert "<mfrac>" in result.html
+
+
+def test_a_formula_latex2mathml_cannot_convert_shows_its_source_in_code():
+    result = render_body("Broken $\\frac{$ and fine $y$.\n")
+    assert '<code class="math-source"' in result.html
+    assert "\\frac{" in result.html
+    assert "<mi>y</mi>" in result.html
+
+
+def test_worked_example_blockquote_is_a_callout_and_others_are_not():
+    result = render_body("> **Worked example: a**\n>\n> b\n\n> A plain quote.\n")
+    assert result.html.count('class="worked-example"') == 1
+
+
+def test_wide_tables_sit_in_a_scrolling_box():
+    result = render_body("| a | b |\n|---|---|\n| 1 | 2 |\n")
+    assert '<div class="table-scroll"' in result.html
+
+
+def test_live_value_inside_math_gets_its_unit_as_text():
+    result = render_body('$B = {{ accelerator("H100").memory_bandwidth | B/s }}$\n')
+    assert "<mtext>TB/s</mtext>" in result.html
+
+
+def test_expression_error_names_the_file_and_its_line():
+    text = '---\nslug: x\ntitle: X\norder: 1\n---\n\nFine.\n\n{{ acelerator("H100") }}\n'
+    with pytest.raises(ExpressionError) as caught:
+        render_chapter_text(text, source="content/book/99-x.md")
+    assert caught.value.source == "content/book/99-x.md"
+    assert caught.value.line == 9
+    assert "accelerator" in str(caught.value)  # the did-you-mean
+
+
+def test_unknown_directive_is_refused_with_its_line():
+    with pytest.raises(ContentError) as caught:
+        render_body("One.\n\n{% quiz %}\n", source="c.md", first_line=10)
+    assert caught.value.line == 12
+    assert "quiz" in str(caught.value)
+
+
+def test_directive_inside_a_sentence_is_refused():
+    with pytest.raises(ContentError, match="own line"):
+        render_body("See {% sources %} below.\n", source="c.md")
+
+
+def test_front_matter_without_title_is_refused():
+    with pytest.raises(ContentError, match="title"):
+        split_front_matter("---\nslug: a\n---\nBody\n", source="a.md")
+
+
+def test_front_matter_with_bad_yaml_names_its_line():
+    with pytest.raises(ContentError) as caught:
+        split_front_matter("---\nslug: a\ntitle: [unclosed\n---\n", source="a.md")
+    assert caught.value.line in (3, 4)
+
+
+def test_catalog_version_is_a_stable_fingerprint():
+    assert catalog_version() == catalog_version()
+    assert re.fullmatch(r"[0-9a-f]{16}", catalog_version())

@@ -1,0 +1,151 @@
+"""The napkin calculator: every figure equals the physics function's; bad input is a message."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from content.physics import (
+    accelerator,
+    cost_per_million_tokens,
+    decode_step_time,
+    decode_tokens_per_second,
+    energy_per_token,
+    format_quantity,
+    kernel_time,
+    kv_cache_bytes,
+    min_gpus,
+    model_flops_per_token,
+    prefill_time,
+    price,
+    weights_bytes,
+)
+from courseware.calculator import gpu_group, napkin
+
+URL = "/calculator/"
+INPUTS = {
+    "model_name": "llama-2-13b",
+    "weight_dtype": "bf16",
+    "kv_dtype": "bf16",
+    "accelerator_name": "h100-sxm",
+    "gpus": 1,
+    "batch": 8,
+    "context": 2048,
+    "prompt": 512,
+}
+
+
+def test_one_gpu_figures_equal_direct_physics_calls():
+    result = napkin(**INPUTS)
+    m, acc, dt = "llama-2-13b", "H100", "bf16"
+    weights = weights_bytes(m, dt)
+    kv = kv_cache_bytes(m, 2048, dt, 8)
+    assert result["weights"].value == weights
+    assert result["kv_cache"].value == kv
+    assert result["total"].value == weights + kv
+    assert result["min_gpus"].value == min_gpus(weights + kv, acc)
+    assert result["prefill"].value == prefill_time(m, acc, dt, 512, 8)
+    assert result["decode_step"].value == decode_step_time(m, acc, dt, 8, 2048)
+    tokens = decode_tokens_per_second(m, acc, dt, 8, 2048)
+    assert result["tokens_per_second"].value == tokens
+    dollars = price(acc).dollars_per_hour
+    assert result["cost"].value == cost_per_million_tokens(dollars, tokens)
+    assert result["energy"].value == energy_per_token(m, acc, dt, 8, 2048)
+    assert result.fits and result.price.date == price(acc).date
+
+
+def test_every_figure_shows_its_working_ending_in_its_own_value():
+    result = napkin(**INPUTS)
+    for figure in result.figures:
+        assert figure.working is not None, figure.key
+        assert figure.working.steps
+        assert figure.working.value == figure.value
+
+
+def test_several_gpus_pool_memory_bandwidth_and_price():
+    result = napkin(**{**INPUTS, "model_name": "llama-2-70b", "gpus": 4})
+    group = gpu_group("H100", 4)
+    assert group.memory_bandwidth == 4 * accelerator("H100").memory_bandwidth
+    step = decode_step_time("llama-2-70b", group, "bf16", 8, 2048)
+    assert result["decode_step"].value == step
+    tokens = 8 / step
+    assert result["tokens_per_second"].value == pytest.approx(tokens)
+    assert result["cost"].value == pytest.approx(
+        cost_per_million_tokens(4 * price("H100").dollars_per_hour, tokens)
+    )
+
+
+def test_a_model_too_big_for_one_gpu_says_how_many_it_needs():
+    result = napkin(**{**INPUTS, "model_name": "llama-2-70b"})
+    needed = min_gpus(result["total"].value, "H100")
+    assert not result.fits and result.min_gpus == needed > 1
+
+
+def test_a_different_kv_cache_precision_changes_cache_and_step_time():
+    result = napkin(**{**INPUTS, "weight_dtype": "int4", "kv_dtype": "fp8"})
+    kv = kv_cache_bytes("llama-2-13b", 2048, "fp8", 8)
+    weights = weights_bytes("llama-2-13b", "int4")
+    assert result["kv_cache"].value == kv
+    flops = model_flops_per_token("llama-2-13b") * 8
+    # int4 weights are dequantized to a 16-bit rate on the H100 (no int4 tensor rate)
+    assert result["decode_step"].value == kernel_time(flops, weights + kv, "H100", "bf16")
+
+
+def test_a_price_entered_replaces_the_catalog_price():
+    result = napkin(**INPUTS, price_per_hour=2)
+    tokens = result["tokens_per_second"].value
+    assert result["cost"].value == cost_per_million_tokens(2, tokens)
+    assert not result.price.from_catalog
+
+
+def test_a_part_without_published_power_says_so():
+    result = napkin(**{**INPUTS, "accelerator_name": "tpu-v5e", "model_name": "llama-2-7b"})
+    assert result["energy"].value is None and "no power figure" in result["energy"].note
+
+
+@pytest.mark.django_db
+def test_calculator_page_shows_defaults_and_results(client):
+    response = client.get(URL)
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" in html
+    expected = format_quantity(decode_step_time("llama-2-7b", "H100", "fp16", 1, 4096), "s")
+    assert expected in html
+    assert price("H100").date in html
+    assert "<math" in html  # the working as MathML
+
+
+@pytest.mark.django_db
+def test_htmx_request_returns_only_the_results(client):
+    response = client.get(URL, {"batch": "16"}, HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert "<html" not in html and "<form" not in html
+    tokens = decode_tokens_per_second("llama-2-7b", "H100", "fp16", 16, 4096)
+    assert format_quantity(tokens, "tokens/s") in html
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        ({"batch": "0"}, "greater than or equal to 1"),
+        ({"batch": "-3"}, "greater than or equal to 1"),
+        ({"batch": "ten"}, "Enter a whole number"),
+        ({"gpus": "100000000"}, "less than or equal to"),
+        ({"context": "10", "prompt": "20"}, "prompt cannot be longer"),
+        ({"model": "gpt-9"}, "Unknown model"),
+        ({"accelerator": "z9000"}, "Unknown accelerator"),
+        ({"weight_dtype": "fp3"}, "Unknown weight precision"),
+        ({"price": "-1"}, "greater than or equal to 0.01"),
+        ({"accelerator": "v100-sxm2"}, "no price for the V100"),
+    ],
+)
+def test_bad_input_is_a_message_on_the_form(client, query, message):
+    response = client.get(URL, query)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert message in html
+    assert 'class="figures"' not in html
+
+
+def test_url_name_resolves_to_the_calculator():
+    assert reverse("courseware:calculator") == URL
