@@ -1,0 +1,148 @@
+"""``parse_template``: YAML text to a checked ``Template``, every problem reported with its line.
+
+The parser never stops at the first problem: an author (or the studio) gets the whole list.
+Expressions and live text are checked statically here (syntax, unknown names with "did you
+mean", options and units); values are checked when variants are generated.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from content.expressions import did_you_mean
+from quizzes.engine.errors import TemplateError
+from quizzes.engine.model import CHAPTERS, Hint, Outcomes, Template
+from quizzes.engine.parse.base import SLUG, TOP_FIELDS
+from quizzes.engine.parse.parameters import ParameterRules
+from quizzes.engine.parse.parts import PartRules
+from quizzes.engine.yamlnodes import Loc, compose
+
+
+def parse_template(text: str, *, source: str) -> Template:
+    """Parse a YAML template; raise ``TemplateError`` listing every problem with its line."""
+    parser = _Parser(source)
+    template = parser.parse(text)
+    if parser.issues or template is None:
+        raise TemplateError(parser.issues, source)
+    return template
+
+
+class _Parser(ParameterRules, PartRules):
+    # -- the template --------------------------------------------------------------------------
+
+    def parse(self, text: str) -> Template | None:
+        try:
+            root = compose(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = mark.line + 1 if mark is not None else None
+            problem = getattr(exc, "problem", None) or str(exc)
+            self.issue(line, "yaml", f"not valid YAML: {problem}")
+            return None
+        if root is None or not isinstance(root.children, dict):
+            self.issue(1, "template", "must be a YAML mapping of fields (slug: ..., title: ...)")
+            return None
+        self.unknown_keys(root, TOP_FIELDS, "the template")
+        head = self.parse_head(root)
+        parameters, names = self.parse_parameters(root.get("parameters"))
+        constraints = self.parse_constraints(root.get("constraints"), names)
+        prompt = self.live(self.text_field(root, "prompt"), "prompt", names)
+        parts = self.parse_parts(root, names)
+        part_names = frozenset(f"part_{p.id}" for p in parts)
+        hints = self.parse_hints(root.get("hints"), names | part_names)
+        solution = self.live(self.text_field(root, "solution"), "solution", names | part_names)
+        outcomes = self.parse_outcomes(root.get("outcomes"), names | part_names)
+        if self.issues or prompt is None or solution is None or head is None:
+            return None
+        return Template(
+            **head,
+            prompt=prompt,
+            parts=parts,
+            solution=solution,
+            source=self.source,
+            parameters=parameters,
+            constraints=constraints,
+            hints=hints,
+            outcomes=outcomes,
+            text=text,
+        )
+
+    def parse_head(self, root: Loc) -> dict[str, Any] | None:
+        slug = self.text_field(root, "slug")
+        if slug is not None and not SLUG.fullmatch(slug.value):
+            self.issue(slug, "slug", "use lowercase letters, digits and single hyphens only")
+        title = self.text_field(root, "title")
+        chapter = self.text_field(root, "chapter")
+        if chapter is not None and chapter.value not in CHAPTERS:
+            hint = did_you_mean(chapter.value, CHAPTERS)
+            self.issue(chapter, "chapter", f"must be one of {', '.join(CHAPTERS)}{hint}")
+        objectives = self.str_list(root.get("objectives"), "objectives")
+        if not objectives:
+            self.issue(root.get("objectives") or root, "objectives", "list at least one objective")
+        difficulty = self.number(root.get("difficulty"), "difficulty", integer=True)
+        if root.get("difficulty") is None:
+            self.issue(root, "difficulty", "is required (1 to 5)")
+        elif difficulty is not None and not 1 <= difficulty <= 5:
+            self.issue(root.get("difficulty"), "difficulty", "must be from 1 to 5")
+        min_variants = self.number(root.get("min_variants"), "min_variants", integer=True)
+        max_tries = self.number(root.get("max_tries"), "max_tries", integer=True)
+        for key, value in (("min_variants", min_variants), ("max_tries", max_tries)):
+            if value is not None and value < 1:
+                self.issue(root.get(key), key, "must be at least 1")
+        if None in (slug, title, chapter, difficulty):
+            return None
+        return {
+            "slug": slug.value,
+            "title": title.value.strip(),
+            "chapter": chapter.value,
+            "objectives": objectives,
+            "difficulty": difficulty,
+            "tags": self.str_list(root.get("tags"), "tags"),
+            "min_variants": min_variants or 1,
+            "max_tries": max_tries or 1000,
+        }
+
+    # -- hints and outcomes --------------------------------------------------------------------
+
+    def parse_hints(self, loc: Loc | None, names: frozenset[str]) -> tuple[Hint, ...]:
+        if loc is None:
+            return ()
+        if not isinstance(loc.children, list):
+            self.issue(loc, "hints", "must be a list of {after: N, text: ...}")
+            return ()
+        hints = []
+        for item in loc.items():
+            if not isinstance(item.children, dict):
+                self.issue(item, "hints", "each hint is {after: N, text: ...}")
+                continue
+            self.unknown_keys(item, ["after", "text"], "a hint")
+            after = self.number(item.get("after"), "after", integer=True)
+            if item.get("after") is None:
+                self.issue(item, "after", "is required (tries before the hint shows)")
+            elif after is not None and after < 0:
+                self.issue(item.get("after"), "after", "must not be negative")
+            text = self.live(self.text_field(item, "text"), "text", names)
+            if after is not None and text is not None:
+                hints.append(Hint(after, text))
+        return tuple(hints)
+
+    def parse_outcomes(self, loc: Loc | None, names: frozenset[str]) -> Outcomes | None:
+        if loc is None:
+            return None
+        if not isinstance(loc.children, dict):
+            self.issue(loc, "outcomes", "must be a mapping with category")
+            return None
+        self.unknown_keys(loc, ["category", "expect", "min_share"], "outcomes")
+        category = self.expr(loc.get("category"), "category", names)
+        expect = self.str_list(loc.get("expect"), "expect")
+        share = self.number(loc.get("min_share"), "min_share")
+        if share is not None and not 0 <= share < 1:
+            self.issue(loc.get("min_share"), "min_share", "must be from 0 to 1")
+        if category is None:
+            return None
+        return Outcomes(category, expect, 0.15 if share is None else share)
+
+
+__all__ = ["parse_template"]
