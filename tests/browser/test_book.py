@@ -1,0 +1,110 @@
+"""The book in a real browser: chapter pages, the roofline chart and the napkin calculator."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+
+from content.physics import (
+    decode_tokens_per_second,
+    format_quantity,
+    ridge_point,
+)
+from tests.browser.conftest import log_in, screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def book():
+    call_command("setup_demo", verbosity=0)
+    call_command("sync_content", verbosity=0)
+
+
+def _ridge_label(acc: str, dt: str) -> str:
+    return f"ridge point {format_quantity(ridge_point(acc, dt), 'FLOP/B')}"
+
+
+def test_changing_the_accelerator_redraws_the_roofline_and_moves_the_ridge(page, book):
+    page.goto("/roofline/")
+    ridge = page.locator("svg .ridge-label")
+    assert ridge.text_content() == _ridge_label("H100", "bf16")
+    ridge_x = page.locator("svg .ridge circle").get_attribute("cx")
+    page.get_by_label("Accelerator").select_option("a100-sxm-80gb")
+    expected = _ridge_label("A100", "bf16")
+    page.wait_for_function(
+        "text => document.querySelector('svg .ridge-label').textContent === text", arg=expected
+    )
+    assert page.locator("svg title").text_content().startswith("Roofline of the A100")
+    assert page.locator("svg .ridge circle").get_attribute("cx") != ridge_x
+    assert page.locator("h1").inner_text() == "Roofline chart"  # the page itself stayed
+    screenshot(page, "roofline-a100")
+
+
+def test_the_roofline_chapter_chart_is_interactive(page, book):
+    page.goto("/chapters/roofline/")
+    screenshot_top(page)
+    widget = page.locator(".roofline-widget")
+    widget.get_by_label("Data type").select_option("fp8")
+    expected = _ridge_label("H100", "fp8")
+    page.wait_for_function(
+        "text => document.querySelector('.roofline-widget .ridge-label').textContent === text",
+        arg=expected,
+    )
+    assert page.url.endswith("/chapters/roofline/")
+    widget.scroll_into_view_if_needed()
+    page.screenshot(path=_shot("chapter-roofline-chart"))
+    page.locator("blockquote.worked-example").first.scroll_into_view_if_needed()
+    page.screenshot(path=_shot("chapter-worked-example"))
+
+
+def _shot(name: str) -> str:
+    from tests.browser.conftest import SCREENSHOTS
+
+    SCREENSHOTS.mkdir(exist_ok=True)
+    return str(SCREENSHOTS / f"{name}.png")
+
+
+def screenshot_top(page) -> None:
+    page.screenshot(path=_shot("chapter-top"))
+
+
+def test_a_student_marks_a_chapter_read_without_a_page_reload(page, book):
+    log_in(page, "student1", "learn-hardware")
+    page.goto("/chapters/gpus/")
+    page.evaluate("window.__stayed = true")
+    page.get_by_role("button", name="Mark as read").click()
+    page.get_by_text("✓ Read").wait_for()
+    assert page.evaluate("window.__stayed === true"), "htmx swapped the status in place"
+    page.goto("/")
+    assert "You have read 1 of" in page.locator(".progress-line").inner_text()
+
+
+def test_the_calculator_updates_its_results_as_the_batch_changes(page, book):
+    page.goto("/calculator/")
+    tokens = page.locator("#result-tokens_per_second .figure-value")
+    one = format_quantity(
+        decode_tokens_per_second("llama-2-7b", "H100", "fp16", 1, 4096), "tokens/s"
+    )
+    assert tokens.inner_text() == one
+    page.get_by_label("Batch size").fill("32")
+    expected = format_quantity(
+        decode_tokens_per_second("llama-2-7b", "H100", "fp16", 32, 4096), "tokens/s"
+    )
+    page.wait_for_function(
+        "text => document.querySelector('#result-tokens_per_second .figure-value')"
+        ".textContent === text",
+        arg=expected,
+    )
+    page.locator("#result-decode_step summary").click()
+    assert page.locator("#result-decode_step .working math").count() > 0
+    screenshot(page, "calculator")
+
+
+def test_the_calculator_shows_a_clear_message_for_a_bad_batch(page, book):
+    page.goto("/calculator/")
+    page.get_by_label("Batch size").fill("0")
+    page.get_by_role("alert").wait_for()
+    assert "Batch size" in page.get_by_role("alert").inner_text()
+    page.get_by_label("Batch size").fill("4")
+    page.locator("#result-weights").wait_for()
