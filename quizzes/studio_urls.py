@@ -1,7 +1,32 @@
-"""Authoring studio pages, mounted at /studio/ (namespace "studio")."""
+"""Authoring studio pages, mounted at /studio/ (namespace "studio"); URL names equal view names."""
 
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from quizzes.views import studio, studio_files, studio_quizzes, studio_versions
 
 app_name = "studio"
 
-urlpatterns: list = []
+_t = "templates/<slug:slug>/"
+
+urlpatterns = [
+    path("", studio.template_list, name="template_list"),
+    path("new/", studio.template_create, name="template_create"),
+    path(_t, studio_versions.template_detail, name="template_detail"),
+    path(_t + "edit/", studio.template_edit, name="template_edit"),
+    path(_t + "preview/", studio.template_preview, name="template_preview"),
+    path(_t + "duplicate/", studio.template_duplicate, name="template_duplicate"),
+    path(_t + "validate/", studio_versions.template_validate, name="template_validate"),
+    path(_t + "publish/", studio_versions.template_publish, name="template_publish"),
+    path(_t + "retire/", studio_versions.template_retire, name="template_retire"),
+    path(_t + "diff/", studio_versions.template_diff, name="template_diff"),
+    path("quizzes/", studio_quizzes.quiz_index, name="quiz_index"),
+    path("quizzes/<slug:slug>/", studio_quizzes.quiz_items, name="quiz_items"),
+    path("quizzes/<slug:slug>/add/", studio_quizzes.quiz_add_item, name="quiz_add_item"),
+    path(
+        "quizzes/<slug:slug>/items/<int:item_id>/remove/",
+        studio_quizzes.quiz_remove_item,
+        name="quiz_remove_item",
+    ),
+    path("export.zip", studio_files.bank_export, name="bank_export"),
+    path("import/", studio_files.bank_import, name="bank_import"),
+]

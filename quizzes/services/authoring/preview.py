@@ -22,6 +22,7 @@ class TryResult:
     feedback: str
     diagnosis: str | None = None
     interpreted: str | None = None
+    picked: tuple[str, ...] = ()
 
 
 @dataclass
@@ -107,7 +108,8 @@ def build_preview(text: str, seed: int, responses: dict[str, Any] | None = None)
 
 
 def try_part(template, variant, part_id: str, response) -> TryResult:
-    shown = response if isinstance(response, str) else ", ".join(response)
+    picked = (response,) if isinstance(response, str) else tuple(response)
+    shown = ", ".join(picked)
     try:
         grade = engine.grade_part(template, variant, part_id, response)
     except Exception as exc:  # noqa: BLE001 - report the grader's failure to the author
@@ -118,6 +120,7 @@ def try_part(template, variant, part_id: str, response) -> TryResult:
         grade.feedback,
         grade.diagnosis,
         getattr(grade, "interpreted", None),
+        picked,
     )
 
 

@@ -1,0 +1,100 @@
+"""Quiz items from the studio: add a published template to a quiz, remove an unanswered item.
+
+For authors and instructors alike (``staff_required``).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from courseware.roles import staff_required
+from quizzes.models import QuestionTemplate, Quiz, QuizItem
+from quizzes.services import authoring
+
+
+@require_GET
+@staff_required
+def quiz_index(request: HttpRequest) -> HttpResponse:
+    quizzes = (
+        Quiz.objects.for_course(request.course)
+        .select_related("chapter")
+        .annotate(item_count=Count("items"))
+        .order_by("position", "slug")
+    )
+    return render(request, "studio/quiz_index.html", {"quizzes": quizzes})
+
+
+def _quiz(request: HttpRequest, slug: str) -> Quiz:
+    return get_object_or_404(Quiz.objects.for_course(request.course), slug=slug)
+
+
+@require_GET
+@staff_required
+def quiz_items(request: HttpRequest, slug: str) -> HttpResponse:
+    quiz = _quiz(request, slug)
+    items = (
+        quiz.items.select_related("template__current_version", "pinned_version")
+        .annotate(variant_count=Count("variants"))
+        .order_by("position")
+    )
+    used = {item.template_id for item in items}
+    offered = [
+        t
+        for t in QuestionTemplate.objects.for_course(request.course)
+        .published()
+        .exclude(current_version=None)
+        .order_by("chapter_slug", "slug")
+        if t.pk not in used
+    ]
+    context = {"quiz": quiz, "items": items, "offered": offered, "form": request.GET}
+    return render(request, "studio/quiz_items.html", context)
+
+
+@require_POST
+@staff_required
+def quiz_add_item(request: HttpRequest, slug: str) -> HttpResponse:
+    quiz = _quiz(request, slug)
+    template = (
+        QuestionTemplate.objects.for_course(request.course)
+        .filter(slug=request.POST.get("template", ""))
+        .first()
+    )
+    try:
+        if template is None:
+            raise authoring.AuthoringError("Choose a published template to add.")
+        raw_position = request.POST.get("position", "").strip()
+        try:
+            position = int(raw_position) if raw_position else None
+        except ValueError:
+            raise authoring.AuthoringError("The position must be a whole number.") from None
+        item = authoring.add_quiz_item(
+            quiz=quiz,
+            template=template,
+            points=authoring.parse_points(request.POST.get("points", "1")),
+            position=position,
+        )
+    except authoring.AuthoringError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request, f"Added '{template.slug}' as question {item.position} ({item.points} pts)."
+        )
+    return redirect("studio:quiz_items", slug=quiz.slug)
+
+
+@require_POST
+@staff_required
+def quiz_remove_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    quiz = _quiz(request, slug)
+    item = get_object_or_404(QuizItem.objects.select_related("template"), pk=item_id, quiz=quiz)
+    try:
+        authoring.remove_quiz_item(item=item)
+    except authoring.AuthoringError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Removed '{item.template.slug}' from the quiz.")
+    return redirect("studio:quiz_items", slug=quiz.slug)

@@ -1,0 +1,130 @@
+"""The studio's template page: versions and their use, diffs, validation, publish and retire.
+
+Authors only (``author_required``). Validation runs in the author's own request (up to 5,000
+seeds), through htmx with a loading indicator when JavaScript is on.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from courseware.roles import author_required
+from quizzes.services import authoring
+from quizzes.views.studio import page, template_or_404
+from quizzes.views.studio_display import diff_rows, report_view
+
+
+@require_GET
+@author_required
+def template_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    template = template_or_404(request, slug)
+    current = template.current_version
+    context = {
+        "template": template,
+        "usage": authoring.version_usage(template),
+        "validation": report_view(template.last_validation),
+        "draft_is_current": current is not None and current.source == template.draft_source,
+    }
+    return render(request, "studio/template_detail.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@author_required
+def template_validate(request: HttpRequest, slug: str) -> HttpResponse:
+    """GET: the last report and the form. POST: validate the draft over the chosen seeds."""
+    template = template_or_404(request, slug)
+    error = ""
+    seeds_raw = request.POST.get("seeds", "") if request.method == "POST" else ""
+    if request.method == "POST":
+        try:
+            seeds = authoring.parse_seed_count(seeds_raw)
+        except authoring.AuthoringError as exc:
+            error = str(exc)
+        else:
+            authoring.validate_draft(template=template, seeds=seeds)
+    context = {
+        "template": template,
+        "validation": report_view(template.last_validation),
+        "error": error,
+        "seeds": seeds_raw or authoring.DEFAULT_SEEDS,
+        "max_seeds": authoring.MAX_SEEDS,
+    }
+    return page(
+        request, "studio/template_validate.html", context, "report", status=400 if error else 200
+    )
+
+
+@require_POST
+@author_required
+def template_publish(request: HttpRequest, slug: str) -> HttpResponse:
+    template = template_or_404(request, slug)
+    try:
+        revision = int(request.POST.get("draft_revision", ""))
+        version = authoring.publish_draft(
+            template=template,
+            revision=revision,
+            user=request.user,
+            note=request.POST.get("note", "").strip(),
+        )
+    except ValueError:
+        messages.error(request, "The form lost its revision number; reload the page.")
+    except authoring.AuthoringError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            f"Published version {version.number}. New variants use it; students who already "
+            "have a variant keep theirs.",
+        )
+    return redirect("studio:template_detail", slug=template.slug)
+
+
+@require_POST
+@author_required
+def template_retire(request: HttpRequest, slug: str) -> HttpResponse:
+    template = template_or_404(request, slug)
+    try:
+        authoring.retire_template(template=template)
+    except authoring.AuthoringError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            f"'{template.slug}' is retired: it is offered for no new quiz item; existing items, "
+            "versions and answers stay.",
+        )
+    return redirect("studio:template_detail", slug=template.slug)
+
+
+@require_GET
+@author_required
+def template_diff(request: HttpRequest, slug: str) -> HttpResponse:
+    """The difference between two versions (or a version and the draft): ?a=1&b=draft."""
+    template = template_or_404(request, slug)
+    versions = {str(v.number): v for v in template.versions.order_by("number")}
+    texts = {**{n: v.source for n, v in versions.items()}, "draft": template.draft_source}
+    numbers = list(versions)
+    if len(numbers) > 1:
+        default_a, default_b = numbers[-2], numbers[-1]
+    else:
+        default_a, default_b = (numbers[-1] if numbers else "draft"), "draft"
+    a = request.GET.get("a") or default_a
+    b = request.GET.get("b") or default_b
+    error = ""
+    if a not in texts or b not in texts:
+        error = "Choose two versions of this template (or its draft) to compare."
+        a, b = default_a, default_b
+    rows = diff_rows(texts[a], texts[b])
+    context = {
+        "template": template,
+        "choices": list(texts),
+        "a": a,
+        "b": b,
+        "rows": rows,
+        "error": error,
+        "identical": texts[a] == texts[b],
+    }
+    return render(request, "studio/template_diff.html", context, status=400 if error else 200)
