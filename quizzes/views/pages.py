@@ -36,6 +36,11 @@ class PartBlock:
         return stored_choice(self.last.raw) if self.last is not None else []
 
     @property
+    def picked_options(self) -> list:
+        picked = set(self.picked)
+        return [option for option in self.view.options if option.id in picked]
+
+    @property
     def value(self) -> str:
         if self.saved:
             return self.saved
@@ -66,6 +71,11 @@ class ItemBlock:
     def new_numbers_counts(self) -> bool:
         """New numbers still count toward the score (otherwise they are practice)."""
         return self.best_score < 1.0
+
+    @property
+    def earned(self) -> float:
+        """Points earned on this item: its best counting score times its points."""
+        return self.best_score * float(self.variant.item.points)
 
     @property
     def anchor(self) -> str:

@@ -22,7 +22,7 @@ from quizzes.services import attempts as service
 from quizzes.services import questions
 from quizzes.services.availability import QuizRuleError, results_released, student_window
 from quizzes.views import pages, progress_data
-from quizzes.views.markup import render_markdown_math
+from quizzes.views.markup import render_inline
 
 # -- quizzes ---------------------------------------------------------------------------------
 
@@ -137,8 +137,6 @@ def attempt_detail(request: HttpRequest, attempt_id: int) -> HttpResponse:
         "is_exam": attempt.quiz.mode == QuizMode.EXAM,
         "refusal": window.refusal(now),
         "now": now,
-        "answered": sum(1 for b in blocks for p in b.parts if p.state.responses or p.saved),
-        "part_count": sum(len(b.parts) for b in blocks),
     }
     return render(request, "quizzes/attempt_detail.html", context)
 
@@ -206,7 +204,7 @@ def preview_part(request: HttpRequest, attempt_id: int, variant_id: int, part_id
         text, ok = f"Too long: at most {questions.MAX_ANSWER_LENGTH} characters.", False
     elif raw.strip():
         text, ok, latex = questions.preview(variant, part_id, raw)
-    math = render_markdown_math(f"$${latex}$$") if latex else ""
+    math = render_inline(f"${latex}$") if latex else ""
     context = {"preview": text, "preview_ok": ok, "preview_math": math, "raw": raw}
     if request.htmx:
         return render(request, "quizzes/_formula_preview.html", context)
