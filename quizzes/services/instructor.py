@@ -498,7 +498,7 @@ def parse_parameter_filters(text: str) -> list[tuple[str, str]]:
     filters = []
     for token in (text or "").replace(",", " ").split():
         match = _FILTER.match(token)
-        if not match:
+        if not match or "__" in match.group(1):
             raise ValidationError(
                 f"Could not read “{token}”: write filters as name=value, e.g. acc=H100 dt=fp8."
             )

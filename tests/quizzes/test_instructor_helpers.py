@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from tests.factories import (
@@ -14,7 +15,6 @@ from tests.factories import (
     QuizFactory,
     QuizItemFactory,
     ResponseFactory,
-    UserFactory,
     VariantFactory,
 )
 
@@ -38,7 +38,8 @@ def make_quiz(course, examples=EXAMPLES, points=None, **fields):
 
 
 def make_student(course, username: str, **names):
-    user = UserFactory(username=username, **names)
+    # No password hashing: these students never log in, and hashing dominates the test time.
+    user = get_user_model().objects.create(username=username, password="!", **names)
     EnrollmentFactory(user=user, course=course, role="student")
     return user
 
