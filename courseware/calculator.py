@@ -60,7 +60,8 @@ class Napkin:
     group_name: str
     price: PriceUsed
 
-    def __getitem__(self, key: str) -> Figure:
+    def figure(self, key: str) -> Figure:
+        """The figure named ``key`` ("weights", "decode_step", "cost", ...)."""
         for figure in self.figures:
             if figure.key == key:
                 return figure

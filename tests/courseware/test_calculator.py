@@ -40,17 +40,17 @@ def test_one_gpu_figures_equal_direct_physics_calls():
     m, acc, dt = "llama-2-13b", "H100", "bf16"
     weights = weights_bytes(m, dt)
     kv = kv_cache_bytes(m, 2048, dt, 8)
-    assert result["weights"].value == weights
-    assert result["kv_cache"].value == kv
-    assert result["total"].value == weights + kv
-    assert result["min_gpus"].value == min_gpus(weights + kv, acc)
-    assert result["prefill"].value == prefill_time(m, acc, dt, 512, 8)
-    assert result["decode_step"].value == decode_step_time(m, acc, dt, 8, 2048)
+    assert result.figure("weights").value == weights
+    assert result.figure("kv_cache").value == kv
+    assert result.figure("total").value == weights + kv
+    assert result.figure("min_gpus").value == min_gpus(weights + kv, acc)
+    assert result.figure("prefill").value == prefill_time(m, acc, dt, 512, 8)
+    assert result.figure("decode_step").value == decode_step_time(m, acc, dt, 8, 2048)
     tokens = decode_tokens_per_second(m, acc, dt, 8, 2048)
-    assert result["tokens_per_second"].value == tokens
+    assert result.figure("tokens_per_second").value == tokens
     dollars = price(acc).dollars_per_hour
-    assert result["cost"].value == cost_per_million_tokens(dollars, tokens)
-    assert result["energy"].value == energy_per_token(m, acc, dt, 8, 2048)
+    assert result.figure("cost").value == cost_per_million_tokens(dollars, tokens)
+    assert result.figure("energy").value == energy_per_token(m, acc, dt, 8, 2048)
     assert result.fits and result.price.date == price(acc).date
 
 
@@ -67,17 +67,17 @@ def test_several_gpus_pool_memory_bandwidth_and_price():
     group = gpu_group("H100", 4)
     assert group.memory_bandwidth == 4 * accelerator("H100").memory_bandwidth
     step = decode_step_time("llama-2-70b", group, "bf16", 8, 2048)
-    assert result["decode_step"].value == step
+    assert result.figure("decode_step").value == step
     tokens = 8 / step
-    assert result["tokens_per_second"].value == pytest.approx(tokens)
-    assert result["cost"].value == pytest.approx(
+    assert result.figure("tokens_per_second").value == pytest.approx(tokens)
+    assert result.figure("cost").value == pytest.approx(
         cost_per_million_tokens(4 * price("H100").dollars_per_hour, tokens)
     )
 
 
 def test_a_model_too_big_for_one_gpu_says_how_many_it_needs():
     result = napkin(**{**INPUTS, "model_name": "llama-2-70b"})
-    needed = min_gpus(result["total"].value, "H100")
+    needed = min_gpus(result.figure("total").value, "H100")
     assert not result.fits and result.min_gpus == needed > 1
 
 
@@ -85,22 +85,24 @@ def test_a_different_kv_cache_precision_changes_cache_and_step_time():
     result = napkin(**{**INPUTS, "weight_dtype": "int4", "kv_dtype": "fp8"})
     kv = kv_cache_bytes("llama-2-13b", 2048, "fp8", 8)
     weights = weights_bytes("llama-2-13b", "int4")
-    assert result["kv_cache"].value == kv
+    assert result.figure("kv_cache").value == kv
     flops = model_flops_per_token("llama-2-13b") * 8
     # int4 weights are dequantized to a 16-bit rate on the H100 (no int4 tensor rate)
-    assert result["decode_step"].value == kernel_time(flops, weights + kv, "H100", "bf16")
+    assert result.figure("decode_step").value == kernel_time(flops, weights + kv, "H100", "bf16")
 
 
 def test_a_price_entered_replaces_the_catalog_price():
     result = napkin(**INPUTS, price_per_hour=2)
-    tokens = result["tokens_per_second"].value
-    assert result["cost"].value == cost_per_million_tokens(2, tokens)
+    tokens = result.figure("tokens_per_second").value
+    assert result.figure("cost").value == cost_per_million_tokens(2, tokens)
     assert not result.price.from_catalog
 
 
 def test_a_part_without_published_power_says_so():
     result = napkin(**{**INPUTS, "accelerator_name": "tpu-v5e", "model_name": "llama-2-7b"})
-    assert result["energy"].value is None and "no power figure" in result["energy"].note
+    assert (
+        result.figure("energy").value is None and "no power figure" in result.figure("energy").note
+    )
 
 
 @pytest.mark.django_db
@@ -149,3 +151,12 @@ def test_bad_input_is_a_message_on_the_form(client, query, message):
 
 def test_url_name_resolves_to_the_calculator():
     assert reverse("courseware:calculator") == URL
+
+
+@pytest.mark.django_db
+def test_the_page_says_how_many_gpus_a_model_that_does_not_fit_needs(client):
+    html = client.get(URL, {"model": "llama-2-70b"}).content.decode()
+    needed = min_gpus(
+        weights_bytes("llama-2-70b", "fp16") + kv_cache_bytes("llama-2-70b", 4096, "fp16"), "H100"
+    )
+    assert f"Does not fit on 1 GPU: needs at least {needed}</p>" in html
