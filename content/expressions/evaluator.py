@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -30,7 +31,7 @@ class SafeEvaluator(simpleeval.SimpleEval):
     chapter can list the sources of the figures it printed.
     """
 
-    def __init__(self, names: Mapping[str, object]) -> None:
+    def __init__(self, names: Mapping[str, object], *, track: bool = True) -> None:
         super().__init__(operators=dict(OPERATORS), functions={}, names=dict(names))
         self.ATTR_INDEX_FALLBACK = False
         for node_type in (ast.Assign, ast.AugAssign, ast.Import, ast.JoinedStr):
@@ -38,6 +39,7 @@ class SafeEvaluator(simpleeval.SimpleEval):
         self.nodes[ast.List] = lambda node: [self._eval(e) for e in node.elts]
         self.nodes[ast.Tuple] = lambda node: tuple(self._eval(e) for e in node.elts)
         self.touched: list[object] = []
+        self.track = track
 
     def _eval(self, node: ast.AST) -> Any:
         result = super()._eval(node)
@@ -84,18 +86,14 @@ class SafeEvaluator(simpleeval.SimpleEval):
         # here is how the chapter learns which entries its numbers came from.
         if func_name in _CATALOG_LOOKUPS:
             return
-        lookups = [self.names[k] for k in _CATALOG_LOOKUPS if callable(self.names.get(k))]
+        if not self.track:
+            return
+        lookups = tuple(self.names[k] for k in _CATALOG_LOOKUPS if callable(self.names.get(k)))
         for value in [*args, *kwargs.values()]:
-            if not isinstance(value, str) or len(value) > 64:
-                continue
-            for lookup in lookups:
-                try:
-                    found = lookup(value)
-                except Exception:  # noqa: BLE001 - a miss in one catalog is the normal case
-                    continue
-                if is_catalog_object(found):
+            if isinstance(value, str) and len(value) <= 64:
+                found = _resolve(lookups, value)
+                if found is not None:
                     self._touch(found)
-                    break
 
     def _eval_attribute(self, node: ast.Attribute) -> Any:
         attr = node.attr
@@ -133,6 +131,19 @@ class SafeEvaluator(simpleeval.SimpleEval):
 _CATALOG_LOOKUPS = ("accelerator", "dtype", "model", "link")
 
 
+@functools.lru_cache(maxsize=1024)
+def _resolve(lookups: tuple, value: str) -> object | None:
+    """The first catalog entry named ``value``; catalogs are immutable, so this is cached."""
+    for lookup in lookups:
+        try:
+            found = lookup(value)
+        except Exception:  # noqa: BLE001 - a miss in one catalog is the normal case
+            continue
+        if is_catalog_object(found):
+            return found
+    return None
+
+
 def evaluate_tracked(
     expr: str,
     names: Mapping[str, object] | None = None,
@@ -140,6 +151,7 @@ def evaluate_tracked(
     source: str = "<expr>",
     line: int | None = None,
     shown: str | None = None,
+    track: bool = True,
 ) -> tuple[object, list[object]]:
     """Evaluate ``expr``; return (value, catalog objects touched)."""
     from content.expressions.namespace import default_namespace
@@ -152,7 +164,7 @@ def evaluate_tracked(
         raise ExpressionError(source, line, shown, f"syntax error: {exc.msg}") from None
     except _Refused as exc:
         raise ExpressionError(source, line, shown, str(exc)) from None
-    evaluator = SafeEvaluator(namespace)
+    evaluator = SafeEvaluator(namespace, track=track)
     try:
         value = evaluator.eval(expr, previously_parsed=tree.body)
     except ExpressionError:
@@ -190,5 +202,5 @@ def evaluate(
     line: int | None = None,
 ) -> object:
     """Evaluate ``expr`` with ``names`` (default: ``default_namespace()``)."""
-    value, _ = evaluate_tracked(expr, names, source=source, line=line)
+    value, _ = evaluate_tracked(expr, names, source=source, line=line, track=False)
     return value

@@ -7,6 +7,7 @@ reads the options, picks the formatter and adapts the result to math (``\\text{}
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import re
@@ -30,6 +31,7 @@ class LiveFormat:
     approx: bool = False
 
 
+@functools.lru_cache(maxsize=1024)
 def parse_options(options: str) -> LiveFormat:
     """Parse ``"B/s | sig=2 | approx"``; raise ValueError naming a bad option."""
     mode, unit, fixed, sig, approx = "number", None, False, None, False

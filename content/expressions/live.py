@@ -113,10 +113,12 @@ def render_live(
     source: str = "<text>",
     math_aware: bool = True,
     first_line: int = 1,
+    citations: bool = True,
 ) -> RenderResult:
     """Substitute every live expression of ``text``; raise ExpressionError on the first failure.
 
-    ``first_line`` is the line of ``text``'s first line within its file, for error messages.
+    ``first_line`` is the line of ``text``'s first line within its file, for error messages;
+    ``citations=False`` skips collecting sources (quicker, for question text).
     """
     from content.expressions.namespace import default_namespace
 
@@ -127,18 +129,23 @@ def render_live(
     for span in scan_live(text, source=source, first_line=first_line):
         pieces.append(text[position : span.start].replace("\\{{", "{{"))
         in_math = span.in_math and math_aware
-        pieces.append(_render_span(span, namespace, source, in_math, touched))
+        pieces.append(_render_span(span, namespace, source, in_math, touched, citations))
         position = span.end
     pieces.append(text[position:].replace("\\{{", "{{"))
     return RenderResult("".join(pieces), collect_citations(touched))
 
 
 def _render_span(
-    span: LiveSpan, names: Mapping[str, object], source: str, in_math: bool, touched: list
+    span: LiveSpan,
+    names: Mapping[str, object],
+    source: str,
+    in_math: bool,
+    touched: list,
+    track: bool = True,
 ) -> str:
     fmt = _options(span, source)
     value, seen = evaluate_tracked(
-        span.expr, names, source=source, line=span.line, shown=span.written
+        span.expr, names, source=source, line=span.line, shown=span.written, track=track
     )
     touched.extend(seen)
     try:
@@ -179,7 +186,7 @@ def check_live(
         try:
             fmt = _options(span, source)
             if isinstance(namespace, Mapping):
-                _render_span(span, namespace, source, span.in_math, [])
+                _render_span(span, namespace, source, span.in_math, [], track=False)
             else:
                 check_expression(
                     span.expr, namespace, source=source, line=span.line, shown=span.written

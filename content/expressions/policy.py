@@ -182,7 +182,18 @@ def _public_members(cls: type) -> frozenset[str]:
 
 
 def parse_expression(expr: str) -> ast.Expression:
-    """Parse and statically vet ``expr``; raise ``_Refused`` or ``SyntaxError``."""
+    """Parse and statically vet ``expr``; raise ``_Refused`` or ``SyntaxError``.
+
+    Trees are cached by text: templates evaluate the same expressions for every variant, and
+    the evaluator never modifies a tree.
+    """
+    if not isinstance(expr, str):
+        raise _Refused("an expression must be text")
+    return _parse_cached(expr)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_cached(expr: str) -> ast.Expression:
     if not isinstance(expr, str):
         raise _Refused("an expression must be text")
     if len(expr) > MAX_EXPRESSION_LENGTH:

@@ -36,7 +36,12 @@ def render_text(
     if text is None:
         return ""
     return render_live(
-        text.text, names, source=template.source, math_aware=math_aware, first_line=text.line or 1
+        text.text,
+        names,
+        source=template.source,
+        math_aware=math_aware,
+        first_line=text.line or 1,
+        citations=False,
     ).text
 
 

@@ -6,6 +6,7 @@ units that the grader understands.
 
 from __future__ import annotations
 
+import functools
 import math
 
 _PREFIXES = (
@@ -63,12 +64,20 @@ def convert(value: float, unit: str, target: str) -> float:
     return ureg.Quantity(value, unit).to(target).magnitude
 
 
+@functools.lru_cache(maxsize=512)
+def _factor(unit: str, target: str) -> float | None:
+    """How many ``target`` make one ``unit``, or None if the registry refuses ``target``."""
+    try:
+        return convert(1.0, unit, target)
+    except Exception:  # noqa: BLE001 - pint raises several error types for a bad unit
+        return None
+
+
 def alternative_unit(unit: str, value: float, avoid: str = "") -> tuple[str, float] | None:
     """Another spelling of ``value`` ``unit`` with a prefix, e.g. (GB/s, 3350.0); None if none.
 
     Prefers a spelling whose number lies between 1 and 10 000, as a student would write it.
     """
-    ureg = _registry()
     head, sep, tail = unit.partition("/")
     candidates: list[tuple[int, str, float]] = []
     for prefix in _ALTERNATIVES:
@@ -78,11 +87,10 @@ def alternative_unit(unit: str, value: float, avoid: str = "") -> tuple[str, flo
         candidate = f"{prefix}{head}{sep}{tail}"
         if candidate == avoid.strip():
             continue
-        try:
-            ureg.parse_units(candidate)
-            converted = convert(value, unit, candidate)
-        except Exception:  # noqa: BLE001 - a prefix the registry refuses is skipped
+        factor = _factor(unit, candidate)
+        if factor is None:
             continue
+        converted = value * factor
         magnitude = abs(converted)
         if 1 <= magnitude < 1e4:
             candidates.append((0, candidate, converted))
