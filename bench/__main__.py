@@ -1,0 +1,88 @@
+"""`python -m bench`: run the suites, store raw figures in bench/results/, write the report.
+
+Each suite writes `bench/results/<suite>.json` (its figures plus the machine they were measured
+on); the report is rebuilt from every results file present, so `--only grading` refreshes one
+section and keeps the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+SUITES = ("grading", "variants", "pages", "load", "faults", "hostile")
+DATABASE_SUITES = ("pages", "load", "faults", "hostile")
+
+
+def _arguments(argv):
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="fewer repeats and smaller runs")
+    parser.add_argument(
+        "--only", action="append", choices=SUITES, help="run only this suite (repeatable)"
+    )
+    parser.add_argument(
+        "--sizes",
+        default="100,1000,10000",
+        help="class sizes for the page measurements (default 100,1000,10000)",
+    )
+    parser.add_argument(
+        "--students", type=int, default=300, help="simulated students in the load test"
+    )
+    parser.add_argument(
+        "--workers", default="1,2,4", help="gunicorn worker counts for the load test"
+    )
+    parser.add_argument(
+        "--report-only", action="store_true", help="rebuild docs/BENCHMARKS.md from results"
+    )
+    return parser.parse_args(argv)
+
+
+def save(suite: str, data: dict, *, quick: bool, machine: dict) -> None:
+    RESULTS.mkdir(exist_ok=True)
+    payload = {"suite": suite, "quick": quick, "machine": machine, "data": data}
+    path = RESULTS / f"{suite}.json"
+    path.write_text(json.dumps(payload, indent=1, sort_keys=True, default=str) + "\n")
+    print(
+        f"bench: wrote {path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}"
+    )
+
+
+def main(argv=None) -> int:
+    args = _arguments(argv)
+    os.environ.setdefault("DJANGO_INSECURE_HTTP", "1")
+    from bench import machine, report
+
+    if args.report_only:
+        report.write()
+        return 0
+    suites = args.only or list(SUITES)
+    started = time.perf_counter()
+    if "grading" in suites:
+        from bench import grading
+
+        print("bench: grading")
+        save("grading", grading.run(quick=args.quick), quick=args.quick, machine=machine.describe())
+    if "variants" in suites:
+        from bench import variants
+
+        print("bench: variants and validate_questions")
+        save(
+            "variants", variants.run(quick=args.quick), quick=args.quick, machine=machine.describe()
+        )
+    wanted = [s for s in suites if s in DATABASE_SUITES]
+    if wanted:
+        from bench import database_suites
+
+        database_suites.run(wanted, args, save=save)
+    report.write()
+    print(f"bench: done in {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

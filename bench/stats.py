@@ -1,0 +1,70 @@
+"""Percentiles and timing summaries: every figure in the report is a median with its spread."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+
+
+def percentile(samples: Sequence[float], q: float) -> float:
+    """The q-th percentile (0..100) by linear interpolation between closest ranks.
+
+    The same definition as numpy's default ("linear"): rank = q/100 · (n − 1), so the 0th is the
+    minimum, the 100th the maximum and the 50th the median.
+    """
+    if not samples:
+        raise ValueError("percentile of no samples")
+    if not 0 <= q <= 100:
+        raise ValueError(f"q must be between 0 and 100, not {q}")
+    ordered = sorted(samples)
+    rank = q / 100 * (len(ordered) - 1)
+    low = math.floor(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def summarize(seconds: Sequence[float]) -> dict[str, float]:
+    """Milliseconds: n, median, p25, p75, p95, p99, min, max and mean of durations in seconds."""
+    ms = [s * 1000 for s in seconds]
+    return {
+        "n": len(ms),
+        "median_ms": percentile(ms, 50),
+        "p25_ms": percentile(ms, 25),
+        "p75_ms": percentile(ms, 75),
+        "p95_ms": percentile(ms, 95),
+        "p99_ms": percentile(ms, 99),
+        "min_ms": min(ms),
+        "max_ms": max(ms),
+        "mean_ms": sum(ms) / len(ms),
+    }
+
+
+def time_calls(call: Callable[[], object], *, repeat: int, warmup: int = 1) -> list[float]:
+    """Durations in seconds of `repeat` calls of `call`, after `warmup` untimed ones."""
+    for _ in range(warmup):
+        call()
+    durations = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        call()
+        durations.append(time.perf_counter() - started)
+    return durations
+
+
+def growth_exponent(sizes: Sequence[float], values: Sequence[float]) -> float | None:
+    """The slope of log(value) against log(size) by least squares: 1 is linear growth, 0 flat.
+
+    None when fewer than two points are usable (non-positive values cannot be logged).
+    """
+    points = [
+        (math.log(s), math.log(v)) for s, v in zip(sizes, values, strict=True) if s > 0 and v > 0
+    ]
+    if len(points) < 2:
+        return None
+    mean_x = sum(x for x, _ in points) / len(points)
+    mean_y = sum(y for _, y in points) / len(points)
+    spread = sum((x - mean_x) ** 2 for x, _ in points)
+    if spread == 0:
+        return None
+    return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
