@@ -26,7 +26,10 @@ class Command(BaseCommand):
             "--seeds",
             type=int,
             default=IMPORT_SEEDS,
-            help=f"Validation seeds per template (default {IMPORT_SEEDS}, at most {MAX_SEEDS}).",
+            help=(
+                f"Validation seeds per template (default {IMPORT_SEEDS}, at most {MAX_SEEDS}); "
+                "min_variants and outcome balance are judged only from 200 seeds on."
+            ),
         )
 
     def handle(self, *args, dir: str, seeds: int, **options):
