@@ -5,18 +5,19 @@ attempt limit), one open attempt per student and quiz, the student's own variant
 idempotent submissions, the exam deadline. Each workflow is one keyword-only function inside
 `transaction.atomic`; grading itself (up to the grader's time limit for a formula) runs before
 the transaction, so a slow answer never holds a database lock.
+
+Ending an attempt (submission, deadline) lives in `submission`, shared helpers in `parts`; this
+module re-exports their public names.
 """
 
 from __future__ import annotations
 
-import json
 import random
 import re
-import time
 from datetime import datetime
 
 from django.conf import settings
-from django.db import IntegrityError, OperationalError, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max
 
 from quizzes import engine
@@ -27,11 +28,24 @@ from quizzes.models import (
     QuizMode,
     Response,
     SavedAnswer,
-    ScoreOverride,
     Variant,
 )
 from quizzes.services import questions, scoring
-from quizzes.services.availability import QuizRuleError, QuizWindow, student_window
+from quizzes.services.availability import QuizRuleError, student_window
+from quizzes.services.parts import (
+    clean_raw,
+    grade_answer,
+    retry_when_locked,
+    states_of,
+    stored_choice,
+    stored_raw,
+)
+from quizzes.services.submission import (
+    check_open,
+    close_expired_attempts,
+    expire_if_due,
+    submit_attempt,
+)
 
 __all__ = [
     "QuizRuleError",
@@ -39,29 +53,14 @@ __all__ = [
     "close_expired_attempts",
     "expire_if_due",
     "new_variant",
+    "draw_items",
     "start_attempt",
+    "stored_choice",
     "submit_attempt",
     "submit_response",
 ]
 
 _KEY = re.compile(r"^[A-Za-z0-9-]{8,64}$")
-
-
-def _retry_when_locked(work, *, attempts: int = 60):
-    """Run `work()`, retrying while SQLite reports its lock as busy.
-
-    SQLite allows one writer at a time; a concurrent submission may find the lock taken (the
-    in-memory test database reports it at once instead of waiting). Other databases never
-    raise this message, so elsewhere this is a plain call.
-    """
-    for attempt in range(attempts):
-        try:
-            return work()
-        except OperationalError as error:
-            if "locked" not in str(error) or attempt == attempts - 1:
-                raise
-            time.sleep(0.01 + random.random() * 0.04)
-    raise AssertionError("unreachable")
 
 
 def _secret() -> bytes:
@@ -163,41 +162,7 @@ def start_attempt(*, quiz, student, now: datetime) -> Attempt:
     return attempt
 
 
-# -- the deadline ----------------------------------------------------------------------------
-
-
-def expire_if_due(attempt: Attempt, *, now: datetime) -> bool:
-    """Auto-submit an open attempt whose deadline has passed; True when it is (now) closed."""
-    if attempt.status != AttemptStatus.IN_PROGRESS:
-        return True
-    if attempt.deadline is None or now <= attempt.deadline:
-        return False
-    submit_attempt(attempt=attempt, student=attempt.student, now=now, auto=True)
-    attempt.refresh_from_db()
-    return True
-
-
-def close_expired_attempts(*, now: datetime) -> int:
-    """Auto-submit every open attempt past its deadline; the number closed."""
-    closed = 0
-    expired = Attempt.objects.filter(status=AttemptStatus.IN_PROGRESS, deadline__lt=now)
-    for attempt in expired.select_related("quiz", "student").iterator():
-        closed += submit_attempt(attempt=attempt, student=attempt.student, now=now, auto=True)
-    return closed
-
-
 # -- answering -------------------------------------------------------------------------------
-
-
-def _check_open(attempt: Attempt, window: QuizWindow, now: datetime) -> None:
-    if attempt.status != AttemptStatus.IN_PROGRESS:
-        raise QuizRuleError("This attempt has been submitted; no more answers are accepted.")
-    if attempt.deadline and now > attempt.deadline:
-        expire_if_due(attempt, now=now)
-        raise QuizRuleError("Time is up: this attempt has been submitted with your saved answers.")
-    refusal = window.refusal(now)
-    if refusal:
-        raise QuizRuleError(refusal)
 
 
 def _load_variant(variant_id: int, student) -> Variant:
@@ -211,61 +176,6 @@ def _load_variant(variant_id: int, student) -> Variant:
     return variant
 
 
-def _states(variant: Variant, responses=None, *, submitted: bool = False):
-    quiz = variant.attempt.quiz
-    tries = quiz.tries_per_variant if quiz.mode == QuizMode.HOMEWORK else 1
-    points = questions.part_points(variant)
-    if responses is None:
-        responses = list(variant.responses.all())
-    return scoring.part_states(points, responses, tries_allowed=tries, submitted=submitted), points
-
-
-def _clean_raw(raw, kind: str | None) -> str | list[str]:
-    if kind == "choice":
-        picks = [raw] if isinstance(raw, str) else list(raw or [])
-        picks = [p.strip() for p in picks if p and p.strip()]
-        if not picks:
-            raise QuizRuleError("Choose an option before checking.")
-        if any(len(p) > 50 for p in picks) or len(picks) > 26:
-            raise QuizRuleError("That choice is not one of the options.")
-        return picks
-    text = raw if isinstance(raw, str) else " ".join(raw or [])
-    if len(text) > questions.MAX_ANSWER_LENGTH:
-        raise QuizRuleError(
-            f"That answer is {len(text)} characters long; the limit is "
-            f"{questions.MAX_ANSWER_LENGTH}. Write it more compactly."
-        )
-    if not text.strip():
-        raise QuizRuleError("Type an answer before checking.")
-    return text
-
-
-def _stored_raw(raw: str | list[str], kind: str | None) -> str:
-    if kind == "choice":
-        return json.dumps(raw) if len(raw) != 1 else raw[0]
-    return raw
-
-
-def stored_choice(raw: str) -> list[str]:
-    """The option ids of a stored choice response (one id, or a JSON list of ids)."""
-    if raw.startswith("["):
-        try:
-            return [str(x) for x in json.loads(raw)]
-        except ValueError:
-            return []
-    return [raw] if raw else []
-
-
-def _grade(variant: Variant, part_id: str, raw, states) -> object:
-    part = questions.template_for(variant.version).part(part_id)
-    earlier = {
-        used: states[used].earlier_value
-        for used in part.uses
-        if used in states and states[used].earlier_value is not None
-    }
-    return questions.grade(variant, part_id, raw, earlier=earlier)
-
-
 def submit_response(
     *, variant: Variant, part_id: str, raw, student, idempotency_key: str, now: datetime
 ) -> Response:
@@ -277,7 +187,7 @@ def submit_response(
     """
     if not _KEY.match(idempotency_key or ""):
         raise QuizRuleError("This form is out of date; reload the page and answer again.")
-    return _retry_when_locked(lambda: _submit(variant, part_id, raw, student, idempotency_key, now))
+    return retry_when_locked(lambda: _submit(variant, part_id, raw, student, idempotency_key, now))
 
 
 def _submit(variant, part_id, raw, student, idempotency_key, now) -> Response:
@@ -287,7 +197,7 @@ def _submit(variant, part_id, raw, student, idempotency_key, now) -> Response:
     variant = _load_variant(variant.pk, student)
     attempt = variant.attempt
     window = student_window(attempt.quiz, student)
-    _check_open(attempt, window, now)
+    check_open(attempt, window, now)
     if attempt.quiz.mode == QuizMode.EXAM:
         raise QuizRuleError(
             "In an exam your answers are saved as you type and graded when you submit."
@@ -295,11 +205,11 @@ def _submit(variant, part_id, raw, student, idempotency_key, now) -> Response:
     kind = questions.part_kind(variant, part_id)
     if kind is None:
         raise QuizRuleError("That part is not in this question.")
-    clean = _clean_raw(raw, kind)
-    states, _ = _states(variant)
+    clean = clean_raw(raw, kind)
+    states, _ = states_of(variant)
     if states[part_id].is_final:
         raise QuizRuleError("This part is finished; its answer can no longer change.")
-    grade = _grade(variant, part_id, clean, states)
+    grade = grade_answer(variant, part_id, clean, states)
     return _record(variant, part_id, clean, kind, grade, student, idempotency_key, window, now)
 
 
@@ -327,14 +237,14 @@ def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> 
             again = Response.objects.filter(idempotency_key=key).first()
             if again is not None:
                 return again
-            states, points = _states(variant)
+            states, points = states_of(variant)
             state = states[part_id]
             if state.is_final:
                 raise QuizRuleError("This part is finished; its answer can no longer change.")
             response = Response.objects.create(
                 variant=locked,
                 part_id=part_id,
-                raw=_stored_raw(clean, kind),
+                raw=stored_raw(clean, kind),
                 status=grade.status,
                 score=max(0.0, min(1.0, float(grade.score))),
                 feedback=grade.feedback or "",
@@ -365,13 +275,13 @@ def autosave(*, variant: Variant, part_id: str, raw, student, now: datetime) -> 
     """Exam mode: keep the latest text typed into a part (refused after the deadline)."""
     variant = _load_variant(variant.pk, student)
     attempt = variant.attempt
-    _check_open(attempt, student_window(attempt.quiz, student), now)
+    check_open(attempt, student_window(attempt.quiz, student), now)
     kind = questions.part_kind(variant, part_id)
     if kind is None:
         raise QuizRuleError("That part is not in this question.")
     if kind == "choice":
         picks = [raw] if isinstance(raw, str) else list(raw or [])
-        text = _stored_raw([p for p in picks if p][:26], kind) if any(picks) else ""
+        text = stored_raw([p for p in picks if p][:26], kind) if any(picks) else ""
     else:
         text = raw if isinstance(raw, str) else " ".join(raw or [])
     if len(text) > questions.MAX_ANSWER_LENGTH:
@@ -394,14 +304,14 @@ def new_variant(*, variant: Variant, student, now: datetime) -> Variant:
     """
     variant = _load_variant(variant.pk, student)
     attempt = variant.attempt
-    _check_open(attempt, student_window(attempt.quiz, student), now)
+    check_open(attempt, student_window(attempt.quiz, student), now)
     if attempt.quiz.mode != QuizMode.HOMEWORK:
         raise QuizRuleError("An exam gives one set of numbers per question.")
     siblings = list(Variant.objects.filter(attempt=attempt, item=variant.item_id))
     latest = max(siblings, key=lambda v: v.index)
     if latest.pk != variant.pk:
         return latest
-    states, _ = _states(variant)
+    states, _ = states_of(variant)
     if not all(state.is_final for state in states.values()):
         raise QuizRuleError("Finish every part of these numbers before asking for new ones.")
     practice = scoring.item_score(siblings) >= 1.0
@@ -412,101 +322,3 @@ def new_variant(*, variant: Variant, student, now: datetime) -> Variant:
             )
     except IntegrityError:
         return Variant.objects.filter(attempt=attempt, item=variant.item_id).order_by("-index")[0]
-
-
-# -- submitting ------------------------------------------------------------------------------
-
-
-def _grade_saved_answers(attempt: Attempt, variants: list[Variant]) -> list[tuple]:
-    """Exam: grade every saved answer not yet graded (before any transaction is opened)."""
-    saved = {
-        (s.variant_id, s.part_id): s.raw
-        for s in SavedAnswer.objects.filter(variant__attempt=attempt)
-    }
-    graded = set(
-        Response.objects.filter(variant__attempt=attempt).values_list("variant_id", "part_id")
-    )
-    results = []
-    for variant in variants:
-        variant.attempt = attempt
-        states, _ = _states(variant, responses=[])
-        for part_id in states:
-            raw = saved.get((variant.pk, part_id), "")
-            if (variant.pk, part_id) in graded or not raw.strip():
-                continue
-            kind = questions.part_kind(variant, part_id)
-            clean = stored_choice(raw) if kind == "choice" else raw
-            try:
-                grade = _grade(variant, part_id, clean, states)
-            except Exception:  # noqa: BLE001 - one broken part must not block the submission
-                continue
-            results.append((variant, part_id, raw, grade))
-    return results
-
-
-def submit_attempt(*, attempt: Attempt, student, now: datetime, auto: bool = False) -> bool:
-    """Submit an attempt and store its score; False when it was already submitted.
-
-    An exam's saved answers are graded now (one graded submission per part). An automatic
-    submission (deadline passed) is dated at the deadline.
-    """
-    if attempt.student_id != student.pk:
-        raise QuizRuleError("That attempt is not yours.")
-    quiz = attempt.quiz
-    if not auto:
-        _check_open(attempt, student_window(quiz, student), now)
-    variants = list(attempt.variants.select_related("version", "item"))
-    pending = _grade_saved_answers(attempt, variants) if quiz.mode == QuizMode.EXAM else []
-    window = student_window(quiz, student)
-    moment = min(now, attempt.deadline) if auto and attempt.deadline else now
-    with transaction.atomic():
-        locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
-        if locked.status != AttemptStatus.IN_PROGRESS:
-            return False
-        for variant, part_id, raw, grade in pending:
-            invalid = grade.status == "invalid"
-            Response.objects.get_or_create(
-                idempotency_key=f"exam-{variant.pk}-{part_id}",
-                defaults={
-                    "variant": variant,
-                    "part_id": part_id,
-                    "raw": raw,
-                    "status": grade.status,
-                    "score": max(0.0, min(1.0, float(grade.score))),
-                    "feedback": grade.feedback or "",
-                    "diagnosis": grade.diagnosis or "",
-                    "interpreted": getattr(grade, "interpreted", None) or "",
-                    "value": getattr(grade, "value", None),
-                    "try_number": None if invalid else 1,
-                },
-            )
-        responses = list(Response.objects.filter(variant__attempt=attempt))
-        by_variant: dict[int, list] = {}
-        for response in responses:
-            by_variant.setdefault(response.variant_id, []).append(response)
-        items_by_pk = {v.item_id: v.item for v in variants}
-        variants_by_item: dict[int, list] = {}
-        for variant in variants:
-            variant.attempt = locked
-            states, points = _states(variant, by_variant.get(variant.pk, []), submitted=True)
-            score = scoring.variant_score(states, points)
-            if score != variant.score:
-                variant.score = score
-                variant.save(update_fields=["score"])
-            variants_by_item.setdefault(variant.item_id, []).append(variant)
-        items = [items_by_pk[pk] for pk in locked.item_ids if pk in items_by_pk]
-        is_late = locked.is_late or window.is_late(moment)
-        score, max_score = scoring.attempt_total(
-            items,
-            variants_by_item,
-            is_late=is_late,
-            late_penalty=quiz.late_penalty,
-            overrides=ScoreOverride.objects.filter(attempt=locked),
-        )
-        locked.status = AttemptStatus.SUBMITTED
-        locked.submitted_at = moment
-        locked.auto_submitted = auto
-        locked.is_late = is_late
-        locked.score, locked.max_score = score, max_score
-        locked.save()
-    return True

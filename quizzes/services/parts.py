@@ -1,0 +1,86 @@
+"""Helpers shared by the attempt workflows: part states of a stored variant, grading one
+answer with the student's earlier values, the stored form of an answer, and SQLite lock retries."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+
+from django.db import OperationalError
+
+from quizzes.models import QuizMode, Variant
+from quizzes.services import questions, scoring
+from quizzes.services.availability import QuizRuleError
+
+
+def retry_when_locked(work, *, attempts: int = 60):
+    """Run `work()`, retrying while SQLite reports its lock as busy.
+
+    SQLite allows one writer at a time; a concurrent submission may find the lock taken (the
+    in-memory test database reports it at once instead of waiting). Other databases never
+    raise this message, so elsewhere this is a plain call.
+    """
+    for attempt in range(attempts):
+        try:
+            return work()
+        except OperationalError as error:
+            if "locked" not in str(error) or attempt == attempts - 1:
+                raise
+            time.sleep(0.01 + random.random() * 0.04)
+    raise AssertionError("unreachable")
+
+
+def states_of(variant: Variant, responses=None, *, submitted: bool = False):
+    quiz = variant.attempt.quiz
+    tries = quiz.tries_per_variant if quiz.mode == QuizMode.HOMEWORK else 1
+    points = questions.part_points(variant)
+    if responses is None:
+        responses = list(variant.responses.all())
+    return scoring.part_states(points, responses, tries_allowed=tries, submitted=submitted), points
+
+
+def clean_raw(raw, kind: str | None) -> str | list[str]:
+    if kind == "choice":
+        picks = [raw] if isinstance(raw, str) else list(raw or [])
+        picks = [p.strip() for p in picks if p and p.strip()]
+        if not picks:
+            raise QuizRuleError("Choose an option before checking.")
+        if any(len(p) > 50 for p in picks) or len(picks) > 26:
+            raise QuizRuleError("That choice is not one of the options.")
+        return picks
+    text = raw if isinstance(raw, str) else " ".join(raw or [])
+    if len(text) > questions.MAX_ANSWER_LENGTH:
+        raise QuizRuleError(
+            f"That answer is {len(text)} characters long; the limit is "
+            f"{questions.MAX_ANSWER_LENGTH}. Write it more compactly."
+        )
+    if not text.strip():
+        raise QuizRuleError("Type an answer before checking.")
+    return text
+
+
+def stored_raw(raw: str | list[str], kind: str | None) -> str:
+    if kind == "choice":
+        return json.dumps(raw) if len(raw) != 1 else raw[0]
+    return raw
+
+
+def stored_choice(raw: str) -> list[str]:
+    """The option ids of a stored choice response (one id, or a JSON list of ids)."""
+    if raw.startswith("["):
+        try:
+            return [str(x) for x in json.loads(raw)]
+        except ValueError:
+            return []
+    return [raw] if raw else []
+
+
+def grade_answer(variant: Variant, part_id: str, raw, states) -> object:
+    part = questions.template_for(variant.version).part(part_id)
+    earlier = {
+        used: states[used].earlier_value
+        for used in part.uses
+        if used in states and states[used].earlier_value is not None
+    }
+    return questions.grade(variant, part_id, raw, earlier=earlier)

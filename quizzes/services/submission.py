@@ -1,0 +1,147 @@
+"""Ending an attempt: submit it (grading an exam's saved answers), and the deadline that
+auto-submits it the next time anything touches it or `close_expired_attempts` runs."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import transaction
+
+from quizzes.models import (
+    Attempt,
+    AttemptStatus,
+    QuizMode,
+    Response,
+    SavedAnswer,
+    ScoreOverride,
+    Variant,
+)
+from quizzes.services import questions, scoring
+from quizzes.services.availability import QuizRuleError, QuizWindow, student_window
+from quizzes.services.parts import grade_answer, states_of, stored_choice
+
+
+def check_open(attempt: Attempt, window: QuizWindow, now: datetime) -> None:
+    if attempt.status != AttemptStatus.IN_PROGRESS:
+        raise QuizRuleError("This attempt has been submitted; no more answers are accepted.")
+    if attempt.deadline and now > attempt.deadline:
+        expire_if_due(attempt, now=now)
+        raise QuizRuleError("Time is up: this attempt has been submitted with your saved answers.")
+    refusal = window.refusal(now)
+    if refusal:
+        raise QuizRuleError(refusal)
+
+
+def expire_if_due(attempt: Attempt, *, now: datetime) -> bool:
+    """Auto-submit an open attempt whose deadline has passed; True when it is (now) closed."""
+    if attempt.status != AttemptStatus.IN_PROGRESS:
+        return True
+    if attempt.deadline is None or now <= attempt.deadline:
+        return False
+    submit_attempt(attempt=attempt, student=attempt.student, now=now, auto=True)
+    attempt.refresh_from_db()
+    return True
+
+
+def close_expired_attempts(*, now: datetime) -> int:
+    """Auto-submit every open attempt past its deadline; the number closed."""
+    closed = 0
+    expired = Attempt.objects.filter(status=AttemptStatus.IN_PROGRESS, deadline__lt=now)
+    for attempt in expired.select_related("quiz", "student").iterator():
+        closed += submit_attempt(attempt=attempt, student=attempt.student, now=now, auto=True)
+    return closed
+
+
+def _grade_saved_answers(attempt: Attempt, variants: list[Variant]) -> list[tuple]:
+    """Exam: grade every saved answer not yet graded (before any transaction is opened)."""
+    saved = {
+        (s.variant_id, s.part_id): s.raw
+        for s in SavedAnswer.objects.filter(variant__attempt=attempt)
+    }
+    graded = set(
+        Response.objects.filter(variant__attempt=attempt).values_list("variant_id", "part_id")
+    )
+    results = []
+    for variant in variants:
+        variant.attempt = attempt
+        states, _ = states_of(variant, responses=[])
+        for part_id in states:
+            raw = saved.get((variant.pk, part_id), "")
+            if (variant.pk, part_id) in graded or not raw.strip():
+                continue
+            kind = questions.part_kind(variant, part_id)
+            clean = stored_choice(raw) if kind == "choice" else raw
+            try:
+                grade = grade_answer(variant, part_id, clean, states)
+            except Exception:  # noqa: BLE001 - one broken part must not block the submission
+                continue
+            results.append((variant, part_id, raw, grade))
+    return results
+
+
+def submit_attempt(*, attempt: Attempt, student, now: datetime, auto: bool = False) -> bool:
+    """Submit an attempt and store its score; False when it was already submitted.
+
+    An exam's saved answers are graded now (one graded submission per part). An automatic
+    submission (deadline passed) is dated at the deadline.
+    """
+    if attempt.student_id != student.pk:
+        raise QuizRuleError("That attempt is not yours.")
+    quiz = attempt.quiz
+    if not auto:
+        check_open(attempt, student_window(quiz, student), now)
+    variants = list(attempt.variants.select_related("version", "item"))
+    pending = _grade_saved_answers(attempt, variants) if quiz.mode == QuizMode.EXAM else []
+    window = student_window(quiz, student)
+    moment = min(now, attempt.deadline) if auto and attempt.deadline else now
+    with transaction.atomic():
+        locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
+        if locked.status != AttemptStatus.IN_PROGRESS:
+            return False
+        for variant, part_id, raw, grade in pending:
+            invalid = grade.status == "invalid"
+            Response.objects.get_or_create(
+                idempotency_key=f"exam-{variant.pk}-{part_id}",
+                defaults={
+                    "variant": variant,
+                    "part_id": part_id,
+                    "raw": raw,
+                    "status": grade.status,
+                    "score": max(0.0, min(1.0, float(grade.score))),
+                    "feedback": grade.feedback or "",
+                    "diagnosis": grade.diagnosis or "",
+                    "interpreted": getattr(grade, "interpreted", None) or "",
+                    "value": getattr(grade, "value", None),
+                    "try_number": None if invalid else 1,
+                },
+            )
+        responses = list(Response.objects.filter(variant__attempt=attempt))
+        by_variant: dict[int, list] = {}
+        for response in responses:
+            by_variant.setdefault(response.variant_id, []).append(response)
+        items_by_pk = {v.item_id: v.item for v in variants}
+        variants_by_item: dict[int, list] = {}
+        for variant in variants:
+            variant.attempt = locked
+            states, points = states_of(variant, by_variant.get(variant.pk, []), submitted=True)
+            score = scoring.variant_score(states, points)
+            if score != variant.score:
+                variant.score = score
+                variant.save(update_fields=["score"])
+            variants_by_item.setdefault(variant.item_id, []).append(variant)
+        items = [items_by_pk[pk] for pk in locked.item_ids if pk in items_by_pk]
+        is_late = locked.is_late or window.is_late(moment)
+        score, max_score = scoring.attempt_total(
+            items,
+            variants_by_item,
+            is_late=is_late,
+            late_penalty=quiz.late_penalty,
+            overrides=ScoreOverride.objects.filter(attempt=locked),
+        )
+        locked.status = AttemptStatus.SUBMITTED
+        locked.submitted_at = moment
+        locked.auto_submitted = auto
+        locked.is_late = is_late
+        locked.score, locked.max_score = score, max_score
+        locked.save()
+    return True
