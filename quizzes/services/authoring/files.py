@@ -103,19 +103,20 @@ def _items_by_quiz(quizzes) -> dict[int, list[QuizItem]]:
 
 def quiz_text(quiz: Quiz, items: list[QuizItem]) -> str:
     """The quiz definition file of ``quiz`` (docs/quiz-format.md), deterministic for a state."""
-    data: dict = {"slug": quiz.slug, "title": quiz.title}
+    data: dict = {"slug": str(quiz.slug), "title": str(quiz.title)}
     if quiz.chapter is not None:
         data["chapter"] = quiz.chapter.slug
     if quiz.description:
         data["description"] = quiz.description
     data.update(
         position=quiz.position,
-        mode=quiz.mode,
+        # str(): a quiz built in memory holds TextChoices members, which YAML cannot write.
+        mode=str(quiz.mode),
         max_attempts=quiz.max_attempts,
         tries_per_variant=quiz.tries_per_variant,
         time_limit_minutes=quiz.time_limit_minutes,
-        release=quiz.release,
-        late_policy=quiz.late_policy,
+        release=str(quiz.release),
+        late_policy=str(quiz.late_policy),
         late_penalty=_number(quiz.late_penalty),
         opens=_moment(quiz.opens_at),
         due=_moment(quiz.due_at),
