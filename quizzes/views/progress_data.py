@@ -13,10 +13,12 @@ from decimal import Decimal
 
 from django.db.models import Count
 from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
 
 from courseware.models import Chapter, ReadingProgress
-from quizzes.models import Attempt, AttemptStatus, Quiz, Response, ScoreOverride
+from quizzes.models import Attempt, AttemptStatus, Extension, Quiz, Response, ScoreOverride
 from quizzes.services import questions, scoring
+from quizzes.services.availability import results_released, window_for
 
 
 @dataclass
@@ -57,7 +59,8 @@ def _overrides_by_attempt(student) -> dict[int, list]:
 
 
 def quiz_rows(course, student) -> list[QuizRow]:
-    """The course's published quizzes (chapter order) with this student's attempts: 3 queries."""
+    """The course's published quizzes (chapter order) with this student's attempts and best
+    released score: 4 queries."""
     quizzes = list(
         Quiz.objects.for_course(course)
         .visible()
@@ -66,10 +69,16 @@ def quiz_rows(course, student) -> list[QuizRow]:
     )
     rows = {quiz.pk: QuizRow(quiz) for quiz in quizzes}
     overrides = _overrides_by_attempt(student)
+    extensions = {e.quiz_id: e for e in Extension.objects.filter(student=student)}
+    now = timezone.now()
+    released = {
+        quiz.pk: results_released(quiz, window_for(quiz, extensions.get(quiz.pk)), now)
+        for quiz in quizzes
+    }
     for attempt in Attempt.objects.filter(student=student, quiz__in=quizzes).order_by("number"):
         row = rows[attempt.quiz_id]
         row.attempts.append(attempt)
-        if attempt.status == AttemptStatus.SUBMITTED:
+        if attempt.status == AttemptStatus.SUBMITTED and released[attempt.quiz_id]:
             shown = scoring.shown_score(attempt, overrides.get(attempt.pk, ()))
             if shown is not None and (row.best is None or shown > row.best):
                 row.best, row.max_score = shown, attempt.max_score

@@ -159,3 +159,22 @@ def test_results_wait_for_the_due_date_when_release_is_after_due(course, student
     assert "released after the due date" in html
     assert "Worked solution" not in html
     assert "Correct" not in html
+
+
+def test_quiz_list_hides_an_exam_score_until_release(course, student, client):
+    now = timezone.now()
+    quiz = make_quiz(
+        course, mode="exam", release="after_due", due_at=now + timedelta(days=1), title="Held"
+    )
+    attempt = service.start_attempt(quiz=quiz, student=student, now=now)
+    variant = attempt.variants.get()
+    seconds = correct_answers(variant)["t"]
+    service.autosave(variant=variant, part_id="t", raw=f"{seconds} s", student=student, now=now)
+    service.submit_attempt(attempt=attempt, student=student, now=now)
+    client.login(username=student.username, password=PASSWORD)
+    html = client.get(reverse("quizzes:quiz_list")).content.decode()
+    assert "Submitted" in html and "1 / 1" not in html
+    quiz.due_at = now - timedelta(minutes=1)
+    quiz.save()
+    html = client.get(reverse("quizzes:quiz_list")).content.decode()
+    assert "1 / 1" in html

@@ -74,3 +74,22 @@ def test_correct_answer_is_graded_correct_and_shows_the_solution(client_for, stu
     assert "<html" not in html  # a fragment, not the page
     stored = Response.objects.get(variant=variant)
     assert stored.status == "correct" and stored.try_number == 1
+
+
+def test_hints_follow_wrong_tries_and_the_solution_waits_for_the_final_answer(
+    client_for, student, quiz
+):
+    client = client_for(student)
+    attempt = _start(client, quiz)
+    variant = _variant(attempt, "decode-step-memory-floor")
+    page = client.get(attempt.get_absolute_url()).content.decode()
+    assert "Hint" not in page and "Worked solution" not in page
+    _post(client, attempt, variant, "t", "1 s")
+    page = client.get(attempt.get_absolute_url()).content.decode()
+    assert "bytes per second the memory delivers" in page  # the hint after one try
+    assert "Worked solution" not in page
+    _post(client, attempt, variant, "t", "2 s")
+    _post(client, attempt, variant, "t", "3 s")  # the third and last try
+    page = client.get(attempt.get_absolute_url()).content.decode()
+    assert "Worked solution" in page
+    assert "Try again with new numbers" in page
