@@ -158,11 +158,8 @@ def save_draft(*, template: QuestionTemplate, text: str, revision: int, user) ->
     text = text.replace("\r\n", "\n")
     parsed, issues = read_draft(text, slug=template.slug)
     with transaction.atomic():
-        locked = (
-            QuestionTemplate.objects.select_for_update()
-            .select_related("draft_updated_by")
-            .get(pk=template.pk)
-        )
+        # No join here: PostgreSQL refuses FOR UPDATE on the nullable side of an outer join.
+        locked = QuestionTemplate.objects.select_for_update().get(pk=template.pk)
         if locked.draft_revision != revision:
             who = locked.draft_updated_by
             raise DraftConflict(
