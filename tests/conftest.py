@@ -10,14 +10,25 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 ON_POSTGRES = os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
 
 
+DB_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "live_server"}
+
+
+def uses_database(item) -> bool:
+    return bool(item.get_closest_marker("django_db")) or bool(
+        DB_FIXTURES & set(getattr(item, "fixturenames", ()))
+    )
+
+
 def pytest_collection_modifyitems(config, items):
-    # PostgreSQL-only tests are not run (nor reported as skipped) on the SQLite pass;
-    # .ci/run runs the whole suite a second time on PostgreSQL.
-    if ON_POSTGRES:
-        return
+    # PostgreSQL-only tests are not run (nor reported as skipped) on the SQLite pass. The
+    # PostgreSQL pass of .ci/run runs every test that touches the database; the pure ones
+    # (physics, grading, engine) behave the same on any database and ran on the first pass.
     keep, drop = [], []
     for item in items:
-        (drop if item.get_closest_marker("postgres") else keep).append(item)
+        if ON_POSTGRES:
+            (keep if uses_database(item) else drop).append(item)
+        else:
+            (drop if item.get_closest_marker("postgres") else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
