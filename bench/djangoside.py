@@ -1,0 +1,138 @@
+"""The parts of the bench that run inside Django, one database per process.
+
+Run as `python -m bench.djangoside COMMAND --out FILE [options]` with DATABASE_URL set, so each
+database (SQLite, PostgreSQL) gets its own settings.  Commands: `prepare` (migrate, demo
+accounts, the book and the bank, the bench's own quizzes), `seed` (grow the demo class),
+`pages` (in-process page measurements), `accounts` (load-test students with a known password),
+`exam` (a fresh exam quiz for one load run), `answers` (the correct answers of attempts, for the
+simulated students), `verify` (the integrity checks after a load or fault run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import django
+
+BENCH_PASSWORD = "bench-load-password-1"
+QUIZ_ITEMS = 8
+
+
+def setup() -> None:
+    hosts = os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost")
+    if "testserver" not in hosts:
+        os.environ["DJANGO_ALLOWED_HOSTS"] = hosts + ",testserver"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    django.setup()
+
+
+def bench_templates(course):
+    """Up to QUIZ_ITEMS published templates, formula and choice kinds first so all are covered."""
+    from quizzes.models import QuestionTemplate
+    from quizzes.services import questions
+
+    rows = list(
+        QuestionTemplate.objects.for_course(course)
+        .published()
+        .filter(current_version__isnull=False)
+        .select_related("current_version")
+        .order_by("slug")
+    )
+    kinds = {
+        row.pk: {p.kind for p in questions.template_for(row.current_version).parts} for row in rows
+    }
+    formula = [r for r in rows if "formula" in kinds[r.pk]][:2]
+    choice = [r for r in rows if "choice" in kinds[r.pk] and r not in formula][:1]
+    numeric = [r for r in rows if kinds[r.pk] == {"numeric"}]
+    picked = formula + choice + numeric[: QUIZ_ITEMS - len(formula) - len(choice)]
+    return sorted(picked, key=lambda r: r.slug)
+
+
+def make_quiz(course, slug: str, *, mode: str, tries: int = 3):
+    from quizzes.models import Quiz, QuizItem
+
+    quiz, _ = Quiz.objects.update_or_create(
+        course=course,
+        slug=slug,
+        defaults={
+            "title": f"Bench {mode} quiz ({slug})",
+            "mode": mode,
+            "tries_per_variant": tries,
+            "time_limit_minutes": 60 if mode == "exam" else None,
+            "position": 900,
+            "is_published": True,
+        },
+    )
+    if not quiz.items.exists():
+        QuizItem.objects.bulk_create(
+            QuizItem(quiz=quiz, template=t, position=i + 1, points=1)
+            for i, t in enumerate(bench_templates(course))
+        )
+    return quiz
+
+
+def prepare(args) -> dict:
+    from django.core.management import call_command
+
+    from courseware.models import Course
+
+    call_command("migrate", verbosity=0, interactive=False)
+    call_command("setup_demo", stdout=open(os.devnull, "w"))
+    for command in ("sync_content", "sync_questions"):
+        try:
+            call_command(command, stdout=open(os.devnull, "w"))
+        except Exception as error:  # noqa: BLE001 - a bank problem is reported, not fatal
+            print(f"bench: {command} failed: {error}", file=sys.stderr)
+    course = Course.objects.current()
+    quiz = make_quiz(course, "bench-homework", mode="homework", tries=50)
+    return {"homework_quiz": quiz.slug, "items": quiz.items.count()}
+
+
+def seed(args) -> dict:
+    import time
+
+    from django.core.management import call_command
+
+    started = time.perf_counter()
+    call_command("seed_demo", students=args.students, stdout=open(os.devnull, "w"))
+    return {"students": args.students, "seconds": time.perf_counter() - started}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.djangoside")
+    parser.add_argument("command")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--students", type=int, default=0)
+    parser.add_argument("--size", type=int, default=0)
+    parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--slug", default="")
+    parser.add_argument("--prefix", default="")
+    parser.add_argument("--run", default="")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args(argv)
+    setup()
+    import importlib
+
+    commands = {
+        "prepare": "bench.djangoside:prepare",
+        "seed": "bench.djangoside:seed",
+        "pages": "bench.pagetimes:run",
+        "accounts": "bench.loadprep:accounts",
+        "exam": "bench.loadprep:exam",
+        "answers": "bench.loadprep:answers",
+        "verify": "bench.loadprep:verify",
+        "drive": "bench.drive:command",
+        "hostile": "bench.hostile:command",
+    }
+    module, name = commands[args.command].split(":")
+    result = getattr(importlib.import_module(module), name)(args)
+    with open(args.out, "w") as out:
+        json.dump(result, out, default=str)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
