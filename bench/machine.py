@@ -59,4 +59,6 @@ def describe(pg_bin: str | None = None) -> dict:
         "postgresql": postgres_version(pg_bin),
         "gunicorn": gunicorn.__version__,
         "sympy": sympy.__version__,
+        # Other work on the machine shows here; figures taken under load are noisier.
+        "load_average": [round(x, 2) for x in os.getloadavg()],
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,6 +58,8 @@ def _machine(result: dict) -> str:
     if m.get("postgresql"):
         versions += f", PostgreSQL {m['postgresql']}"
     quick = " (quick run: fewer repeats)" if result.get("quick") else ""
+    if m.get("load_average"):
+        quick += f"; load average at the start {m['load_average'][0]}"
     return (
         f"_Measured {m['date']} on {m['cpu']}, {m['nproc']} cores, {m['memory_gib']} GiB; "
         f"{versions}{quick}._"
@@ -479,7 +482,48 @@ measured with.
     return head + "\n## Targets\n\n" + summary + "\n\n" + "\n".join(parts)
 
 
+DEPLOY = ROOT / "docs" / "deploy.md"
+THROUGHPUT = re.compile(r"(<!-- throughput:[^>]*-->\n).*?(<!-- /throughput -->)", re.S)
+
+
+def throughput_table() -> str | None:
+    """Requests per second by gunicorn worker count, from the load results."""
+    result = _load("load")
+    if result is None or not result["data"]["runs"]:
+        return None
+    runs = result["data"]["runs"]
+    base = runs[0]["throughput_per_s"]
+    rows = [
+        [
+            str(run["workers"]),
+            rate(run["throughput_per_s"]),
+            f"{run['throughput_per_s'] / base:.2f}×" if base else "–",
+            ms(run["endpoints"].get("autosave", {}).get("median_ms")),
+            ms(run["endpoints"].get("autosave", {}).get("p99_ms")),
+            str(run["errors"]),
+        ]
+        for run in runs
+    ]
+    header = [
+        "gunicorn workers",
+        "requests/s",
+        "vs 1 worker",
+        "autosave p50 ms",
+        "p99 ms",
+        "errors",
+    ]
+    m = result["machine"]
+    return (
+        f"{table(header, rows)}\n\n_{result['data']['students']} students, measured "
+        f"{m['date']}, {m['nproc']} cores._\n"
+    )
+
+
 def write() -> Path:
     DOC.write_text(build())
     print(f"bench: wrote {DOC.relative_to(ROOT)}")
+    figures = throughput_table()
+    if figures and DEPLOY.exists():
+        text = DEPLOY.read_text()
+        DEPLOY.write_text(THROUGHPUT.sub(lambda m: m.group(1) + figures + m.group(2), text))
     return DOC
