@@ -1,0 +1,44 @@
+"""The question bank on disk and in the database: read every file, check all of it, then write.
+
+Files under ``content/questions/`` are question templates (``docs/question-format.md``); files
+under any ``quizzes/`` folder there are quiz definitions (``docs/quiz-format.md``). Loading is
+all-or-nothing: every file is parsed and cross-checked first, and only a bank without a single
+problem is written, in one transaction. Loading the same files again changes nothing (each row
+keeps the hash of the text it came from).
+"""
+
+from .common import BankError, content_hash
+from .quizfiles import ITEM_FIELDS, QUIZ_FIELDS, ItemSpec, QuizFile, read_quiz_text
+from .reading import (
+    QUESTIONS_DIR,
+    SMOKE_SEEDS,
+    Bank,
+    TemplateFile,
+    cross_check,
+    read_bank,
+    read_template_text,
+    template_kind,
+)
+from .sync import SyncReport, publish_version, set_quiz_items, sync_bank
+
+__all__ = [
+    "ITEM_FIELDS",
+    "QUESTIONS_DIR",
+    "QUIZ_FIELDS",
+    "SMOKE_SEEDS",
+    "Bank",
+    "BankError",
+    "ItemSpec",
+    "QuizFile",
+    "SyncReport",
+    "TemplateFile",
+    "content_hash",
+    "cross_check",
+    "publish_version",
+    "read_bank",
+    "read_quiz_text",
+    "read_template_text",
+    "set_quiz_items",
+    "sync_bank",
+    "template_kind",
+]

@@ -1,0 +1,146 @@
+"""Reading the bank from disk: every template and quiz file parsed and cross-checked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+
+from content.expressions import ExpressionError
+from quizzes.engine import (
+    GenerationError,
+    TemplateError,
+    TemplateIssue,
+    generate_variant,
+    parse_template,
+    render_prompt,
+    render_solution,
+)
+
+from .common import BankError, _close, content_hash
+from .quizfiles import QuizFile, read_quiz_text
+
+QUESTIONS_DIR = Path(settings.BASE_DIR) / "content" / "questions"
+
+
+@dataclass(frozen=True)
+class TemplateFile:
+    path: str
+    text: str
+    slug: str
+    title: str
+    chapter: str
+    kind: str
+
+    @property
+    def content_hash(self) -> str:
+        return content_hash(self.text)
+
+
+@dataclass
+class Bank:
+    templates: list[TemplateFile] = field(default_factory=list)
+    quizzes: list[QuizFile] = field(default_factory=list)
+
+
+def template_kind(template) -> str:
+    kinds = {part.kind for part in template.parts}
+    if len(template.parts) > 1:
+        return "multi-part"
+    return kinds.pop()
+
+
+SMOKE_SEEDS = 3
+
+
+def read_template_text(text: str, *, source: str) -> TemplateFile:
+    """Parse one template's text and draw a few variants from it.
+
+    Raises TemplateError with every problem and its line. The draws catch what only shows when
+    an expression runs (a misspelt catalog field); `validate_questions` checks hundreds of seeds.
+    """
+    template = parse_template(text, source=source)
+    for seed in range(SMOKE_SEEDS):
+        try:
+            variant = generate_variant(template, seed)
+            render_prompt(template, variant)
+            render_solution(template, variant)
+        except (GenerationError, ExpressionError) as exc:
+            line = getattr(exc, "line", None)
+            raise TemplateError(
+                [TemplateIssue(line, "variant", f"seed {seed}: {_message(exc)}")], source=source
+            ) from None
+    return TemplateFile(
+        path=source,
+        text=text,
+        slug=template.slug,
+        title=template.title,
+        chapter=template.chapter,
+        kind=template_kind(template),
+    )
+
+
+def _message(exc: Exception) -> str:
+    expr = getattr(exc, "expr", None)
+    message = getattr(exc, "message", None) or str(exc)
+    return f"{expr}: {message}" if expr else message
+
+
+def read_bank(root: Path = QUESTIONS_DIR) -> Bank:
+    """Read and check every file under ``root``; raise BankError listing every problem."""
+    problems: list[str] = []
+    bank = Bank()
+    for path in sorted(root.rglob("*.yaml")) + sorted(root.rglob("*.yml")):
+        rel = _display_path(path, root)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(f"{rel}: cannot be read as UTF-8 text ({exc})")
+            continue
+        if "quizzes" in path.relative_to(root).parts[:-1]:
+            try:
+                bank.quizzes.append(read_quiz_text(text, source=rel))
+            except BankError as exc:
+                problems.extend(exc.problems)
+        else:
+            try:
+                bank.templates.append(read_template_text(text, source=rel))
+            except TemplateError as exc:
+                problems.extend(f"{rel}, {issue}" for issue in exc.errors)
+    problems.extend(cross_check(bank))
+    if problems:
+        raise BankError(problems)
+    return bank
+
+
+def _display_path(path: Path, root: Path) -> str:
+    base = Path(settings.BASE_DIR)
+    try:
+        return str(path.resolve().relative_to(base))
+    except ValueError:
+        return str(path.relative_to(root))
+
+
+def cross_check(bank: Bank, known_slugs: set[str] | None = None) -> list[str]:
+    """Problems that only show across files: duplicate slugs, quizzes naming unknown templates."""
+    problems = []
+    seen: dict[str, str] = {}
+    for t in bank.templates:
+        if t.slug in seen:
+            problems.append(f"{t.path}: slug '{t.slug}' is also used by {seen[t.slug]}")
+        seen[t.slug] = t.path
+    slugs = set(seen) | (known_slugs or set())
+    quiz_seen: dict[str, str] = {}
+    for q in bank.quizzes:
+        if q.slug in quiz_seen:
+            problems.append(f"{q.path}: quiz slug '{q.slug}' is also used by {quiz_seen[q.slug]}")
+        quiz_seen[q.slug] = q.path
+        for item in q.items:
+            if item.template not in slugs:
+                near = _close(item.template, slugs)
+                problems.append(
+                    f"{q.path}: items: unknown template '{item.template}'"
+                    + (f"; did you mean '{near}'?" if near else "")
+                )
+    return problems

@@ -1,0 +1,165 @@
+"""Writing a checked bank to the database: new versions for changed files, nothing for the rest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from courseware.models import Chapter, Course
+from quizzes.models import QuestionTemplate, Quiz, QuizItem, TemplateStatus, TemplateVersion
+
+from .common import content_hash
+from .quizfiles import ItemSpec
+from .reading import Bank
+
+
+@dataclass
+class SyncReport:
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    quizzes_created: list[str] = field(default_factory=list)
+    quizzes_updated: list[str] = field(default_factory=list)
+    quizzes_unchanged: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (
+            f"templates: created {len(self.created)}, updated {len(self.updated)}, "
+            f"unchanged {len(self.unchanged)}; quizzes: created {len(self.quizzes_created)}, "
+            f"updated {len(self.quizzes_updated)}, unchanged {len(self.quizzes_unchanged)}"
+        )
+
+
+@transaction.atomic
+def sync_bank(*, bank: Bank, course: Course, user=None) -> SyncReport:
+    """Write a checked bank to the database; unchanged files change nothing.
+
+    A template whose file changed gets a new immutable version (students who already have
+    variants keep theirs); its draft follows the file unless an author has edited the draft
+    in the studio since the last version, in which case the author's draft is kept.
+    """
+    report = SyncReport()
+    existing = {
+        t.slug: t
+        for t in QuestionTemplate.objects.filter(course=course).select_related("current_version")
+    }
+    for tf in bank.templates:
+        template = existing.get(tf.slug)
+        if template is None:
+            template = QuestionTemplate.objects.create(
+                course=course,
+                slug=tf.slug,
+                title=tf.title,
+                chapter_slug=tf.chapter,
+                kind=tf.kind,
+                status=TemplateStatus.PUBLISHED,
+                draft_source=tf.text,
+                source_path=tf.path,
+                created_by=user,
+            )
+            publish_version(template=template, text=tf.text, title=tf.title, user=user)
+            existing[tf.slug] = template
+            report.created.append(tf.slug)
+            continue
+        current = template.current_version
+        if current is not None and current.content_hash == tf.content_hash:
+            report.unchanged.append(tf.slug)
+            continue
+        draft_untouched = current is None or template.draft_source == current.source
+        publish_version(template=template, text=tf.text, title=tf.title, user=user)
+        template.title, template.chapter_slug, template.kind = tf.title, tf.chapter, tf.kind
+        template.source_path = tf.path
+        if template.status == TemplateStatus.DRAFT:
+            template.status = TemplateStatus.PUBLISHED
+        if draft_untouched:
+            template.draft_source = tf.text
+            template.draft_revision += 1
+        template.save()
+        report.updated.append(tf.slug)
+
+    chapters = {c.slug: c for c in Chapter.objects.for_course(course)}
+    for qf in bank.quizzes:
+        quiz = Quiz.objects.filter(course=course, slug=qf.slug).first()
+        if quiz is not None and quiz.content_hash == qf.content_hash:
+            report.quizzes_unchanged.append(qf.slug)
+            continue
+        values = dict(qf.fields)
+        values.update(
+            title=qf.title,
+            chapter=chapters.get(qf.chapter),
+            pools=qf.pools,
+            source_path=qf.path,
+            content_hash=qf.content_hash,
+        )
+        if quiz is None:
+            quiz = Quiz.objects.create(course=course, slug=qf.slug, **values)
+            report.quizzes_created.append(qf.slug)
+        else:
+            for name, value in values.items():
+                setattr(quiz, name, value)
+            quiz.save()
+            report.quizzes_updated.append(qf.slug)
+        set_quiz_items(quiz=quiz, items=qf.items, templates=existing)
+    return report
+
+
+def set_quiz_items(*, quiz: Quiz, items: list[ItemSpec], templates: dict) -> None:
+    """Make the quiz's items match ``items``, keeping rows that students already answered."""
+    current = {item.template.slug: item for item in quiz.items.select_related("template")}
+    # Positions are unique per quiz: move existing rows out of the way first.
+    if current:
+        offset = 1000 + max(i.position for i in current.values())
+        for item in current.values():
+            item.position += offset
+            item.save(update_fields=["position"])
+    wanted = set()
+    for position, spec in enumerate(items, start=1):
+        wanted.add(spec.template)
+        item = current.get(spec.template)
+        if item is None:
+            QuizItem.objects.create(
+                quiz=quiz,
+                template=templates[spec.template],
+                position=position,
+                points=spec.points,
+                pool=spec.pool,
+            )
+        else:
+            item.position, item.points, item.pool = position, spec.points, spec.pool
+            item.save(update_fields=["position", "points", "pool"])
+    next_position = len(items) + 1
+    for slug, item in current.items():
+        if slug in wanted:
+            continue
+        if item.variants.exists():
+            # Answered items stay (their variants refer to them) but leave the quiz's draw:
+            # they move to a pool that draws nothing.
+            item.pool = "retired"
+            item.position = next_position
+            next_position += 1
+            item.save(update_fields=["pool", "position"])
+            quiz.pools = {**quiz.pools, "retired": 0}
+            quiz.save(update_fields=["pools"])
+        else:
+            item.delete()
+
+
+def publish_version(
+    *, template: QuestionTemplate, text: str, title: str, user=None, note: str = ""
+) -> TemplateVersion:
+    """Create the next immutable version of ``template`` from ``text`` and make it current."""
+    last = template.versions.order_by("-number").values_list("number", flat=True).first() or 0
+    version = TemplateVersion.objects.create(
+        template=template,
+        number=last + 1,
+        source=text,
+        content_hash=content_hash(text),
+        title=title,
+        published_by=user,
+        note=note,
+    )
+    template.current_version = version
+    template.status = TemplateStatus.PUBLISHED
+    template.save(update_fields=["current_version", "status"])
+    return version
