@@ -15,7 +15,13 @@ from django.utils import timezone
 from content.physics import format_quantity
 from quizzes.models import Attempt, Response
 from quizzes.services import attempts as service
-from quizzes.services.questions import common_error_values, correct_answers, template_for
+from quizzes.engine import render_solution
+from quizzes.services.questions import (
+    common_error_values,
+    correct_answers,
+    engine_variant,
+    template_for,
+)
 from tests.factories import PASSWORD, EnrollmentFactory, make_quiz
 
 EXAMPLES = ["decode-step-memory-floor", "kv-cache-fits", "kv-cache-bytes-formula"]
@@ -81,6 +87,9 @@ def _secrets(variant) -> dict[str, set[str]]:
 class LeakScanner:
     def __init__(self, variants):
         self.open = {}  # (variant pk, part id) -> strings that must not appear yet
+        # Worked solutions of finished questions are public; a number in one of them (the
+        # weights of a model, say) may equal a secret of another question without leaking it.
+        self.revealed = ""
         self.seeds = {v.seed for v in variants}
         for variant in variants:
             for part_id, strings in _secrets(variant).items():
@@ -88,6 +97,8 @@ class LeakScanner:
 
     def finish(self, variant, part_id):
         self.open.pop((variant.pk, part_id), None)
+        if not any(key[0] == variant.pk for key in self.open):
+            self.revealed += render_solution(template_for(variant.version), engine_variant(variant))
 
     def scan(self, response):
         body = response.content.decode()
@@ -96,6 +107,8 @@ class LeakScanner:
         for (variant_pk, part_id), strings in self.open.items():
             for secret in strings:
                 pattern = r"(?<![\d.])" + re.escape(secret) + r"(?![\d])"
+                if re.search(pattern, self.revealed):
+                    continue
                 assert not re.search(pattern, body), (variant_pk, part_id, secret)
         return response
 
