@@ -13,9 +13,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from content.physics import format_quantity
+from quizzes.engine import render_solution
 from quizzes.models import Attempt, Response
 from quizzes.services import attempts as service
-from quizzes.engine import render_solution
 from quizzes.services.questions import (
     common_error_values,
     correct_answers,
