@@ -260,4 +260,3 @@ def test_upload_without_a_file_is_a_message(author_client, course):
     response = author_client.post(reverse("studio:bank_import"))
     assert response.status_code == 400
     assert "Choose a file" in response.content.decode()
-
