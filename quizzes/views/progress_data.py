@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import Count
+from django.db.models import Count, F
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
@@ -65,7 +65,13 @@ def quiz_rows(course, student) -> list[QuizRow]:
         Quiz.objects.for_course(course)
         .visible()
         .select_related("chapter__part")
-        .order_by("chapter__part__number", "chapter__order", "position", "slug")
+        .order_by(
+            # Chapter quizzes in reading order, then the ones that span the part (review, exam).
+            F("chapter__part__number").asc(nulls_last=True),
+            F("chapter__order").asc(nulls_last=True),
+            "position",
+            "slug",
+        )
     )
     rows = {quiz.pk: QuizRow(quiz) for quiz in quizzes}
     overrides = _overrides_by_attempt(student)
