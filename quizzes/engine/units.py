@@ -13,10 +13,9 @@ _PREFIXES = (
     "quecto femto pico nano micro milli kilo mega giga tera peta exa kibi mebi gibi tebi pebi exbi"
 ).split()
 
-# Prefixes tried, in order, for the second spelling of a correct answer.
+# Prefixes tried for the second spelling of a correct answer; the grader decides which of them
+# exist for a given unit (it refuses a milli-FLOP, a milli-token or a milli-dollar).
 _ALTERNATIVES = ("k", "M", "G", "T", "m", "µ")
-_SUBUNIT = ("m", "µ")
-_SUBUNIT_HEADS = ("s", "J", "W")
 
 
 def _registry():
@@ -58,36 +57,34 @@ def _grader_unit_problem(unit: str) -> str | None:
     return None
 
 
-def convert(value: float, unit: str, target: str) -> float:
-    """``value`` in ``unit`` expressed in ``target``."""
-    ureg = _registry()
-    return ureg.Quantity(value, unit).to(target).magnitude
-
-
 @functools.lru_cache(maxsize=512)
-def _factor(unit: str, target: str) -> float | None:
-    """How many ``target`` make one ``unit``, or None if the registry refuses ``target``."""
+def _grader_factor(unit: str, target: str) -> float | None:
+    """How many ``target`` make one ``unit``, as the grader converts them; None when the grader
+    refuses ``target`` or it has another dimension."""
+    from quizzes.grading.quantities import parse_unit
+
     try:
-        return convert(1.0, unit, target)
-    except Exception:  # noqa: BLE001 - pint raises several error types for a bad unit
+        source, spelled = parse_unit(unit), parse_unit(target)
+    except ValueError:
         return None
+    if source.dimensions != spelled.dimensions:
+        return None
+    return float(source.factor / spelled.factor)
 
 
 def alternative_unit(unit: str, value: float, avoid: str = "") -> tuple[str, float] | None:
     """Another spelling of ``value`` ``unit`` with a prefix, e.g. (GB/s, 3350.0); None if none.
 
-    Prefers a spelling whose number lies between 1 and 10 000, as a student would write it.
+    Only spellings the grader reads are offered, converted with the grader's own factors.
+    Prefers one whose number lies between 1 and 10 000, as a student would write it.
     """
     head, sep, tail = unit.partition("/")
     candidates: list[tuple[int, str, float]] = []
     for prefix in _ALTERNATIVES:
-        # A milli-FLOP or a milli-token is no unit a student writes (the grader refuses it).
-        if prefix in _SUBUNIT and head not in _SUBUNIT_HEADS:
-            continue
         candidate = f"{prefix}{head}{sep}{tail}"
         if candidate == avoid.strip():
             continue
-        factor = _factor(unit, candidate)
+        factor = _grader_factor(unit, candidate)
         if factor is None:
             continue
         converted = value * factor
