@@ -46,10 +46,8 @@ def unit_problem(unit: object) -> str | None:
 
 def _grader_unit_problem(unit: str) -> str | None:
     """The grader reads units itself; a part's unit must be one it can read."""
-    try:
-        from quizzes.grading.quantities import parse_unit
-    except ImportError:  # pragma: no cover - the grader ships with the project
-        return None
+    from quizzes.grading import parse_unit
+
     try:
         parse_unit(unit)
     except ValueError as exc:
@@ -61,7 +59,7 @@ def _grader_unit_problem(unit: str) -> str | None:
 def _grader_factor(unit: str, target: str) -> float | None:
     """How many ``target`` make one ``unit``, as the grader converts them; None when the grader
     refuses ``target`` or it has another dimension."""
-    from quizzes.grading.quantities import parse_unit
+    from quizzes.grading import parse_unit
 
     try:
         source, spelled = parse_unit(unit), parse_unit(target)

@@ -11,7 +11,7 @@ from .formula import FormulaPreview, grade_symbolic, parse_formula, preview_form
 from .numbers import parse_number
 from .numeric import grade_numeric
 from .pool import grade_in_pool, shutdown_pool
-from .quantities import ParsedQuantity, parse_quantity
+from .quantities import ParsedQuantity, ParsedUnit, parse_quantity, parse_unit
 from .results import CommonError, Grade, ResponseError
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "FormulaPreview",
     "Grade",
     "ParsedQuantity",
+    "ParsedUnit",
     "ResponseError",
     "grade_in_pool",
     "grade_numeric",
@@ -26,6 +27,7 @@ __all__ = [
     "parse_formula",
     "parse_number",
     "parse_quantity",
+    "parse_unit",
     "preview_formula",
     "shutdown_pool",
 ]

@@ -16,6 +16,9 @@ Policies:
   part's), then the generic slips of `diagnosis`.
 - A missing unit is "invalid" (no attempt lost); a readable answer of the wrong dimension is
   "incorrect" with diagnosis ``wrong-dimension`` and says which dimension was expected.
+- A fault of the question itself (a `unit` the grader cannot read, an `expected` that is not a
+  finite number) is "invalid" too, never an exception: the student loses no attempt and the
+  feedback names the fault for the author (validation reports it).
 """
 
 from __future__ import annotations
@@ -34,6 +37,13 @@ from .quantities import (
     parse_unit,
 )
 from .results import CommonError, Grade, ResponseError, correct, incorrect, invalid
+
+
+def _question_fault(what: str) -> str:
+    return (
+        f"This part cannot be graded: {what}. The fault is in the question, not in your answer; "
+        "please report it."
+    )
 
 
 def _within(value: Fraction, want: Fraction, rtol: Fraction, atol: Fraction) -> bool:
@@ -78,8 +88,14 @@ def grade_numeric(
     common_errors: Sequence[CommonError] = (),
 ) -> Grade:
     """Grade a numeric response against `expected` (SI base units of `unit`)."""
-    target = parse_unit(unit) if unit else None
-    want = exact(expected)
+    try:
+        target = parse_unit(unit) if unit else None
+    except (ValueError, TypeError) as error:
+        return invalid(_question_fault(f"its unit {unit!r} cannot be read ({error})"))
+    try:
+        want = exact(expected)
+    except (ValueError, TypeError):
+        return invalid(_question_fault(f"its answer {expected!r} is not a finite number"))
     tolerance, absolute = exact(rtol), exact(atol)
     try:
         quantity = parse_quantity(response)

@@ -7,8 +7,7 @@ import math
 import pytest
 
 from quizzes.engine import units
-from quizzes.grading import grade_numeric
-from quizzes.grading.quantities import parse_unit
+from quizzes.grading import grade_numeric, parse_unit
 
 PART_UNITS = ["B", "B/s", "s", "FLOP", "FLOP/s", "FLOP/B", "tokens/s", "USD", "J", "W", "s/token"]
 SIZES = [m * 10.0**e for e in range(-9, 16) for m in (1.0, 3.35)]
@@ -54,3 +53,14 @@ def test_a_spelling_the_grader_refuses_falls_back_to_the_next(monkeypatch):
     spelled, number = units.alternative_unit("B/s", 3.35e12, avoid="TB/s")
     assert spelled != "GB/s"
     assert grade_numeric(f"{number!r} {spelled}", 3.35e12, unit="B/s").status == "correct"
+
+
+def test_part_units_are_checked_with_the_graders_public_parser(monkeypatch):
+    import quizzes.grading
+
+    def refuses(text):
+        raise ValueError("no such unit here")
+
+    assert units.unit_problem("B/s") is None
+    monkeypatch.setattr(quizzes.grading, "parse_unit", refuses)
+    assert "no such unit here" in units.unit_problem("B/s")

@@ -219,3 +219,16 @@ def test_slip_codes_appear_for_eight_two_and_thousand_times(expected):
     assert grade_numeric(repr(expected * 8), expected).diagnosis == "bits-for-bytes"
     assert grade_numeric(repr(expected * 2), expected).diagnosis == "macs-for-flops"
     assert grade_numeric(repr(expected * 1000), expected).diagnosis == "prefix-slip"
+
+
+@pytest.mark.parametrize("unit", ["Bz", "KB/s", "B//s", 3])
+def test_unreadable_expected_unit_is_an_invalid_grade_naming_the_unit(unit):
+    grade = grade_numeric("3.35 TB/s", HBM3, unit=unit)
+    assert grade.status == "invalid" and grade.score == 0.0
+    assert repr(unit) in grade.feedback and "the question" in grade.feedback
+
+
+@pytest.mark.parametrize("expected", [float("nan"), float("inf"), None])
+def test_expected_value_that_is_not_a_finite_number_is_an_invalid_grade(expected):
+    grade = grade_numeric("3.35 TB/s", expected, unit="B/s")
+    assert grade.status == "invalid" and "not a finite number" in grade.feedback

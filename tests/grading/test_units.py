@@ -116,3 +116,13 @@ def test_missing_unit_is_refused_when_a_unit_is_expected():
 
 def test_plain_number_needs_no_unit_when_none_is_expected():
     assert parse_quantity("3.35").unit is None
+
+
+def test_the_unit_parser_is_public_with_exact_factors():
+    from quizzes.grading import ParsedUnit, parse_unit
+
+    unit = parse_unit("TB/s")
+    assert isinstance(unit, ParsedUnit) and unit.base_text == "B/s"
+    assert unit.factor / unit.base_factor == 10**12
+    with pytest.raises(ValueError, match="ambiguous"):
+        parse_unit("KB")
