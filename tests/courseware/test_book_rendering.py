@@ -156,3 +156,21 @@ def test_front_matter_with_bad_yaml_names_its_line():
 def test_catalog_version_is_a_stable_fingerprint():
     assert catalog_version() == catalog_version()
     assert re.fullmatch(r"[0-9a-f]{16}", catalog_version())
+
+
+def _table_after(html: str, anchor: str) -> str:
+    start = html.index(f'id="{anchor}"')
+    return html[html.index("<table>", start) : html.index("</table>", start)]
+
+
+def test_chapter_one_gives_on_chip_sizes_in_binary_units(rendered_book):
+    html = rendered_book["01-gpus.md"].html
+    hierarchy = _table_after(html, "memory-hierarchy")
+    cells = re.findall(r"<td>(.*?)</td>", hierarchy)
+    # registers and shared memory are both 256 KiB per SM; L2 is 50 MiB.
+    assert cells[1] == cells[6] == "256 KiB"
+    assert cells[11] == "50 MiB"
+    assert "kB" not in hierarchy
+    assert re.search(r"SRAM of about 256 KiB on the H100", html)
+    parts = re.findall(r"<td>(\d+ KiB)</td>\s*<td>(\d+ MiB)</td>", html)
+    assert ("256 KiB", "50 MiB") in parts and ("192 KiB", "40 MiB") in parts

@@ -299,3 +299,27 @@ def test_a_hypothetical_part_is_a_replaced_entry_and_stays_frozen():
 def test_catalog_entries_pickle_and_compare_equal():
     for entry in (accelerator("H100"), model("llama-2-7b"), link("nvlink4"), dtype("bf16")):
         assert pickle.loads(pickle.dumps(entry)) == entry
+
+
+# Vendors' "256 KB" of SRAM per SM and "50 MB" of L2 are binary sizes (see docs/physics.md).
+@pytest.mark.parametrize(
+    ("name", "sram_kib", "l2_mib"),
+    [("V100", 128, 6), ("T4", 96, 4), ("A100", 192, 40), ("H100", 256, 50), ("B200", 256, 126)],
+)
+def test_on_chip_sizes_are_stored_in_exact_binary_bytes(name, sram_kib, l2_mib):
+    part = accelerator(name)
+    assert part.sram_per_sm_bytes == sram_kib * 1024
+    assert part.l2_bytes == l2_mib * 1024 * 1024
+
+
+def test_every_on_chip_size_is_a_whole_number_of_kibibytes():
+    for part in accelerators():
+        for size in (part.sram_per_sm_bytes, part.l2_bytes):
+            assert size is None or size % 1024 == 0, part.key
+
+
+def test_h100_shared_memory_level_matches_the_register_file_and_the_catalog():
+    registers, shared, l2 = memory_hierarchy("H100")[:3]
+    assert registers.size_bytes == shared.size_bytes == 256 * 1024
+    assert shared.size_bytes == accelerator("H100").sram_per_sm_bytes
+    assert l2.size_bytes == accelerator("H100").l2_bytes

@@ -2,7 +2,8 @@
 
 H100 SXM has measured latencies and bandwidths for every level; other parts reuse what their
 catalog entry publishes (sizes, main-memory and host-link bandwidth) and leave the rest None.
-``size_bytes`` is per ``scope``; ``bandwidth`` is the aggregate of the whole GPU (bytes/s).
+``size_bytes`` is per ``scope`` and exact (on-chip sizes are binary: 256 KiB, 50 MiB);
+``bandwidth`` is the aggregate of the whole GPU (bytes/s).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 
 from content.physics._lookup import FrozenMap, freeze
 from content.physics.catalog.accelerators import Accelerator, accelerator
+from content.physics.catalog.accelerators._entry import KiB, MiB
 from content.physics.catalog.links import link
 from content.physics.catalog.sources import Source, cite
 
@@ -52,7 +54,7 @@ _H100 = (
     _level("registers", 65536 * 4, None, None, "per SM", size_src="sb-gpus"),
     _level(
         "shared memory / L1",
-        256e3,
+        256 * KiB,
         132 * 128 * 1.98e9,
         16e-9,
         "per SM",
@@ -62,7 +64,7 @@ _H100 = (
     ),
     _level(
         "L2",
-        50e6,
+        50 * MiB,
         5.5e12,
         142e-9,
         "per GPU",

@@ -2,8 +2,9 @@
 
 Conventions (see docs/physics.md): peak rates are DENSE (vendors' 2:4-sparse headlines are kept
 apart in ``sparse_peak_flops``), one fused multiply-add counts as 2 FLOP, capacities and bandwidths
-use decimal prefixes, and every figure names its source in ``sources`` (field name -> source key;
-``"peak_flops.fp64"`` overrides ``"peak_flops"`` for one dtype).
+use decimal prefixes except on-chip SRAM and cache sizes, which are binary (``KiB``, ``MiB``), and
+every figure names its source in ``sources`` (field name -> source key; ``"peak_flops.fp64"``
+overrides ``"peak_flops"`` for one dtype).
 """
 
 from __future__ import annotations
@@ -14,6 +15,12 @@ from dataclasses import dataclass, field
 from content.physics._lookup import FrozenMap, freeze
 from content.physics.catalog.dtypes import DType, dtype
 from content.physics.catalog.sources import Source, cite
+
+# Vendors size SRAM and caches in powers of two: NVIDIA's "256 KB per SM" is 256 KiB and "50 MB
+# of L2" is 50 MiB, as microbenchmark papers report them.  HBM capacity and every bandwidth are
+# decimal.  ``sram_per_sm_bytes`` and ``l2_bytes`` are therefore written as multiples of these.
+KiB = 1024
+MiB = 1024 * KiB
 
 # Sub-byte and fp8 variants share the tensor-core rate of their family.
 _RATE_FAMILY = {"fp8-e4m3": "fp8", "fp8-e5m2": "fp8"}

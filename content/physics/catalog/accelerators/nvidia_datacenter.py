@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from content.physics.catalog.accelerators._entry import Accelerator, same_rate, sparse_headline
+from content.physics.catalog.accelerators._entry import (
+    Accelerator,
+    KiB,
+    MiB,
+    same_rate,
+    sparse_headline,
+)
 
 ENTRIES: list[Accelerator] = []
 
@@ -25,8 +31,8 @@ _add(
     year=2017,
     sm_count=80,
     sm_label="SMs",
-    l2_bytes=6e6,
-    sram_per_sm_bytes=128e3,
+    l2_bytes=6 * MiB,
+    sram_per_sm_bytes=128 * KiB,
     power_watts=300,
     link="nvlink2",
     links_per_gpu=6,
@@ -84,8 +90,8 @@ for _key, _gb, _type, _bw, _aliases in (
         year=2020,
         sm_count=108,
         sm_label="SMs",
-        l2_bytes=40e6,
-        sram_per_sm_bytes=192e3,
+        l2_bytes=40 * MiB,
+        sram_per_sm_bytes=192 * KiB,
         power_watts=400,
         link="nvlink3",
         links_per_gpu=12,
@@ -117,8 +123,8 @@ _add(
     year=2022,
     sm_count=132,
     sm_label="SMs",
-    l2_bytes=50e6,
-    sram_per_sm_bytes=256e3,
+    l2_bytes=50 * MiB,
+    sram_per_sm_bytes=256 * KiB,
     power_watts=700,
     link="nvlink4",
     links_per_gpu=18,
@@ -138,8 +144,8 @@ _add(
         "links_per_gpu": "mle-net",
     },
     notes="989.4 TFLOP/s = 1830 MHz x 528 tensor cores x 512 FMA x 2; the 1979 headline is "
-    "2:4-sparse. 3.0 TB/s in early DGX material was superseded by 3.35 TB/s. Up to 228 KB of "
-    "the 256 KB per SM is usable as shared memory.",
+    "2:4-sparse. 3.0 TB/s in early DGX material was superseded by 3.35 TB/s. Up to 228 KiB of "
+    "the 256 KiB per SM is usable as shared memory.",
 )
 _h100_pcie = {
     "fp64": 26e12,
@@ -162,8 +168,8 @@ _add(
     year=2022,
     sm_count=114,
     sm_label="SMs",
-    l2_bytes=50e6,
-    sram_per_sm_bytes=256e3,
+    l2_bytes=50 * MiB,
+    sram_per_sm_bytes=256 * KiB,
     power_watts=350,
     link=None,
     links_per_gpu=None,
@@ -197,8 +203,8 @@ _add(
     year=2024,
     sm_count=132,
     sm_label="SMs",
-    l2_bytes=50e6,
-    sram_per_sm_bytes=256e3,
+    l2_bytes=50 * MiB,
+    sram_per_sm_bytes=256 * KiB,
     power_watts=700,
     link="nvlink4",
     links_per_gpu=18,
@@ -240,8 +246,8 @@ _add(
     year=2024,
     sm_count=148,
     sm_label="SMs",
-    l2_bytes=126e6,
-    sram_per_sm_bytes=256e3,
+    l2_bytes=126 * MiB,
+    sram_per_sm_bytes=256 * KiB,
     power_watts=1000,
     link="nvlink5",
     links_per_gpu=18,

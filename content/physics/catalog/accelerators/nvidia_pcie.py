@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from content.physics.catalog.accelerators._entry import Accelerator, same_rate, sparse_headline
+from content.physics.catalog.accelerators._entry import (
+    Accelerator,
+    KiB,
+    MiB,
+    same_rate,
+    sparse_headline,
+)
 
 ENTRIES: list[Accelerator] = []
 
@@ -31,8 +37,8 @@ _add(
     year=2023,
     sm_count=58,
     sm_label="SMs",
-    l2_bytes=48e6,
-    sram_per_sm_bytes=128e3,
+    l2_bytes=48 * MiB,
+    sram_per_sm_bytes=128 * KiB,
     power_watts=72,
     link=None,
     links_per_gpu=None,
@@ -65,8 +71,8 @@ _add(
     year=2018,
     sm_count=40,
     sm_label="SMs",
-    l2_bytes=4e6,
-    sram_per_sm_bytes=96e3,
+    l2_bytes=4 * MiB,
+    sram_per_sm_bytes=96 * KiB,
     power_watts=70,
     link=None,
     links_per_gpu=None,
@@ -105,8 +111,8 @@ _add(
     year=2021,
     sm_count=72,
     sm_label="SMs",
-    l2_bytes=6e6,
-    sram_per_sm_bytes=128e3,
+    l2_bytes=6 * MiB,
+    sram_per_sm_bytes=128 * KiB,
     power_watts=150,
     link=None,
     links_per_gpu=None,
@@ -148,8 +154,8 @@ _add(
     year=2022,
     sm_count=128,
     sm_label="SMs",
-    l2_bytes=72e6,
-    sram_per_sm_bytes=128e3,
+    l2_bytes=72 * MiB,
+    sram_per_sm_bytes=128 * KiB,
     power_watts=450,
     link=None,
     links_per_gpu=None,

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from content.physics.catalog.accelerators._entry import Accelerator, same_rate, sparse_headline
+from content.physics.catalog.accelerators._entry import (
+    Accelerator,
+    KiB,
+    MiB,
+    same_rate,
+    sparse_headline,
+)
 
 ENTRIES: list[Accelerator] = []
 
@@ -36,8 +42,8 @@ for _key, _name, _gb, _type, _bw, _w, _year, _src in (
         year=_year,
         sm_count=304,
         sm_label="CUs",
-        l2_bytes=32e6,
-        sram_per_sm_bytes=96e3,
+        l2_bytes=32 * MiB,
+        sram_per_sm_bytes=96 * KiB,
         power_watts=_w,
         link="infinity-fabric",
         links_per_gpu=7,
@@ -56,8 +62,8 @@ for _key, _name, _gb, _type, _bw, _w, _year, _src in (
             "power_watts": "mle-accel",
             "links_per_gpu": "mle-net",
         },
-        notes="L2 is 4 MB per XCD x 8; a 256 MB Infinity Cache sits behind it. SRAM per CU is "
-        "64 KB LDS + 32 KB L1. Measured bf16 matmuls reach only 51-60% of peak. Infinity Fabric "
+        notes="L2 is 4 MiB per XCD x 8; a 256 MiB Infinity Cache sits behind it. SRAM per CU is "
+        "64 KiB LDS + 32 KiB L1. Measured bf16 matmuls reach only 51-60% of peak. Infinity Fabric "
         "peer-to-peer between two GPUs is one 64 GB/s link.",
     )
 
@@ -161,8 +167,8 @@ _add(
     year=2022,
     sm_count=96,
     sm_label="cores",
-    l2_bytes=384e6,
-    sram_per_sm_bytes=1e6,
+    l2_bytes=384 * MiB,
+    sram_per_sm_bytes=1 * MiB,
     power_watts=360,
     link=None,
     links_per_gpu=None,
@@ -180,7 +186,7 @@ _add(
     },
     notes="Derived peaks: 96 cores x 32 fp32 FLOP/cycle (two 256-bit FMA pipes) x 2.4 GHz base "
     "= 7.37 TFLOP/s; AVX-512 BF16 doubles it. Bandwidth = 12 channels x 4800 MT/s x 8 B. "
-    "l2_bytes holds the 384 MB L3 (last-level cache); sram_per_sm_bytes the 1 MB L2 per core.",
+    "l2_bytes holds the 384 MiB L3 (last-level cache); sram_per_sm_bytes the 1 MiB L2 per core.",
 )
 _add(
     key="xeon-8480",
@@ -195,8 +201,8 @@ _add(
     year=2023,
     sm_count=56,
     sm_label="cores",
-    l2_bytes=105e6,
-    sram_per_sm_bytes=2e6,
+    l2_bytes=105 * MiB,
+    sram_per_sm_bytes=2 * MiB,
     power_watts=350,
     link=None,
     links_per_gpu=None,
@@ -214,5 +220,5 @@ _add(
     },
     notes="Derived peaks: 56 cores x 64 fp32 FLOP/cycle (two 512-bit FMA units) x 2.0 GHz = "
     "7.17 TFLOP/s; AMX bf16 at 1024 FLOP/cycle/core gives about 115 TFLOP/s. Bandwidth = "
-    "8 channels x 4800 MT/s x 8 B. l2_bytes holds the 105 MB L3.",
+    "8 channels x 4800 MT/s x 8 B. l2_bytes holds the 105 MiB L3.",
 )
