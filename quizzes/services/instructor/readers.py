@@ -1,23 +1,20 @@
-"""What instructors read and record about their class: the dashboard, the gradebook, one
-student's history, variant search, and the writes (score overrides, extensions).
+"""What instructors read about their class: the dashboard, students at risk, the gradebook and
+one student's history.
 
-Readers run a fixed number of queries whatever the class size. Scores are in points; an item's
-score is its points times its best variant's fraction, and an attempt's score is kept by the
-attempt service, an override replacing it (the latest override wins).
+Every reader runs a fixed number of queries whatever the class size. Scores are in points; an
+item's score is its points times its best variant's fraction, and an attempt's score is kept by
+the attempt service, an override replacing it (the latest override wins).
 """
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db import transaction
 from django.db.models import Count, Max, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce, Lower
 from django.utils import timezone
@@ -28,14 +25,12 @@ from quizzes.models import (
     AttemptStatus,
     Extension,
     Quiz,
-    QuizItem,
     Response,
     ResponseStatus,
     ScoreOverride,
     Variant,
 )
 from quizzes.services.analytics import histogram
-from quizzes.services.regrade import recompute_attempt_score
 
 PER_PAGE = 50
 LOW_SCORE = 0.5
@@ -378,156 +373,3 @@ def student_history(course, student) -> dict:
         "extensions": extensions,
         "quizzes": list(Quiz.objects.for_course(course)),
     }
-
-
-# ---------------------------------------------------------------- writes
-
-
-def _decimal(value, what: str) -> Decimal:
-    try:
-        number = Decimal(str(value).strip())
-    except (InvalidOperation, ValueError):
-        raise ValidationError(f"{what} must be a number, like 7.5.") from None
-    if not number.is_finite():
-        raise ValidationError(f"{what} must be a finite number.")
-    return number
-
-
-def item_points(attempt: Attempt, item: QuizItem) -> Decimal:
-    """The points an item currently earns in an attempt: latest item override, else best variant."""
-    latest = (
-        ScoreOverride.objects.filter(attempt=attempt, item=item).order_by("-created_at", "-pk")
-    ).first()
-    if latest is not None:
-        return latest.score
-    best = Variant.objects.filter(attempt=attempt, item=item, is_practice=False).aggregate(
-        best=Max("score")
-    )["best"]
-    return (item.points * Decimal(str(best or 0))).quantize(Decimal("0.001"))
-
-
-def override_score(
-    *, attempt: Attempt, score, reason: str, by, item: QuizItem | None = None
-) -> ScoreOverride:
-    """Record a manual score (points) for an attempt or one of its items, with who and why.
-
-    The attempt's score follows: an attempt override replaces it; an item override shifts it by
-    the item's change. Raises ValidationError with a message for the instructor.
-    """
-    reason = (reason or "").strip()
-    if not reason:
-        raise ValidationError("Give a reason for the override; it is kept with the score.")
-    score = _decimal(score, "The score")
-    if item is not None and item.quiz_id != attempt.quiz_id:
-        raise ValidationError("That question is not part of this attempt's quiz.")
-    ceiling = item.points if item is not None else attempt.max_score
-    if score < 0 or (ceiling and score > ceiling):
-        raise ValidationError(f"The score must be between 0 and {ceiling.normalize():f} points.")
-    with transaction.atomic():
-        attempt = Attempt.objects.select_for_update().get(pk=attempt.pk)
-        previous = item_points(attempt, item) if item is not None else attempt.score
-        override = ScoreOverride.objects.create(
-            attempt=attempt,
-            item=item,
-            score=score,
-            previous_score=previous,
-            reason=reason,
-            created_by=by,
-        )
-        if attempt.status == AttemptStatus.SUBMITTED:
-            recompute_attempt_score(attempt)
-        elif item is None:
-            attempt.score = score
-            attempt.save(update_fields=["score"])
-    return override
-
-
-def grant_extension(
-    *,
-    quiz: Quiz,
-    student,
-    by,
-    due_at: datetime | None = None,
-    closes_at: datetime | None = None,
-    extra_minutes: int = 0,
-    reason: str = "",
-) -> Extension:
-    """Give one student new dates and/or extra exam minutes on a quiz (replacing any earlier one).
-
-    An exam attempt the student has open gets its deadline moved by the change in extra minutes.
-    """
-    if due_at is None and closes_at is None and not extra_minutes:
-        raise ValidationError("Set a new due date, a new close date or extra minutes.")
-    if due_at and closes_at and closes_at < due_at:
-        raise ValidationError("The close date must not come before the due date.")
-    if extra_minutes < 0:
-        raise ValidationError("Extra minutes cannot be negative.")
-    with transaction.atomic():
-        earlier = Extension.objects.select_for_update().filter(quiz=quiz, student=student).first()
-        added = extra_minutes - (earlier.extra_minutes if earlier else 0)
-        extension, _ = Extension.objects.update_or_create(
-            quiz=quiz,
-            student=student,
-            defaults={
-                "due_at": due_at,
-                "closes_at": closes_at,
-                "extra_minutes": extra_minutes,
-                "reason": reason.strip()[:300],
-                "granted_by": by,
-            },
-        )
-        if added:
-            for attempt in Attempt.objects.select_for_update().filter(
-                quiz=quiz,
-                student=student,
-                status=AttemptStatus.IN_PROGRESS,
-                deadline__isnull=False,
-            ):
-                attempt.deadline += timedelta(minutes=added)
-                attempt.save(update_fields=["deadline"])
-    return extension
-
-
-# ---------------------------------------------------------------- variant search
-
-_FILTER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S.*)$")
-
-
-def parse_parameter_filters(text: str) -> list[tuple[str, str]]:
-    """ "acc=H100 dt=fp8" -> [("acc", "H100"), ("dt", "fp8")]; ValidationError names a bad one."""
-    filters = []
-    for token in (text or "").replace(",", " ").split():
-        match = _FILTER.match(token)
-        if not match or "__" in match.group(1):
-            raise ValidationError(
-                f"Could not read “{token}”: write filters as name=value, e.g. acc=H100 dt=fp8."
-            )
-        filters.append((match.group(1), match.group(2)))
-    return filters
-
-
-def _value_q(name: str, value: str) -> Q:
-    # Catalog parameters are stored as {"catalog": ..., "key": ...}, others as plain JSON.
-    q = Q(**{f"parameters__{name}__iexact": value})
-    q |= Q(**{f"parameters__{name}__key__iexact": value})
-    for convert in (int, float):
-        try:
-            number = convert(value)
-        except ValueError:
-            continue
-        q |= Q(**{f"parameters__{name}": number})
-    return q
-
-
-def variant_search(course, *, template_slug: str = "", filters=(), limit: int = 500):
-    """Variants of the course whose parameters match every filter (JSON key lookups)."""
-    variants = Variant.objects.filter(attempt__quiz__course=course)
-    if template_slug:
-        variants = variants.filter(item__template__slug=template_slug)
-    for name, value in filters:
-        variants = variants.filter(_value_q(name, value))
-    return list(
-        variants.select_related(
-            "attempt__student", "attempt__quiz", "item__template", "version"
-        ).order_by("attempt__student__username", "attempt__quiz__position", "index")[:limit]
-    )

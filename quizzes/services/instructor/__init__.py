@@ -1,0 +1,51 @@
+"""What instructors read and record about their class.
+
+`readers` (dashboard, at-risk report, gradebook, one student's history) and `search` (variant
+search) only read; `writes` records score overrides and extensions. Dependencies point one way:
+these modules use the models, `analytics` and `regrade`, and only views import them.
+"""
+
+from quizzes.services.instructor.readers import (
+    FILTERS,
+    INACTIVE_DAYS,
+    INVALID_SHARE,
+    LOW_SCORE,
+    MANY_INVALID,
+    PER_PAGE,
+    SORTS,
+    Cell,
+    Gradebook,
+    RiskReport,
+    at_risk,
+    best_scores,
+    dashboard,
+    gradebook,
+    student_history,
+    students_of,
+)
+from quizzes.services.instructor.search import parse_parameter_filters, variant_search
+from quizzes.services.instructor.writes import grant_extension, item_points, override_score
+
+__all__ = [
+    "FILTERS",
+    "INACTIVE_DAYS",
+    "INVALID_SHARE",
+    "LOW_SCORE",
+    "MANY_INVALID",
+    "PER_PAGE",
+    "SORTS",
+    "Cell",
+    "Gradebook",
+    "RiskReport",
+    "at_risk",
+    "best_scores",
+    "dashboard",
+    "gradebook",
+    "grant_extension",
+    "item_points",
+    "override_score",
+    "parse_parameter_filters",
+    "student_history",
+    "students_of",
+    "variant_search",
+]

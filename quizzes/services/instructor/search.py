@@ -1,0 +1,54 @@
+"""Variant search: which students were given a question with these parameter values (for
+tracing a leaked question). Filters are written `name=value`, separated by spaces.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.core.exceptions import ValidationError
+from django.db.models import Q
+
+from quizzes.models import Variant
+
+_FILTER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S.*)$")
+
+
+def parse_parameter_filters(text: str) -> list[tuple[str, str]]:
+    """ "acc=H100 dt=fp8" -> [("acc", "H100"), ("dt", "fp8")]; ValidationError names a bad one."""
+    filters = []
+    for token in (text or "").replace(",", " ").split():
+        match = _FILTER.match(token)
+        if not match or "__" in match.group(1):
+            raise ValidationError(
+                f"Could not read “{token}”: write filters as name=value, e.g. acc=H100 dt=fp8."
+            )
+        filters.append((match.group(1), match.group(2)))
+    return filters
+
+
+def _value_q(name: str, value: str) -> Q:
+    # Catalog parameters are stored as {"catalog": ..., "key": ...}, others as plain JSON.
+    q = Q(**{f"parameters__{name}__iexact": value})
+    q |= Q(**{f"parameters__{name}__key__iexact": value})
+    for convert in (int, float):
+        try:
+            number = convert(value)
+        except ValueError:
+            continue
+        q |= Q(**{f"parameters__{name}": number})
+    return q
+
+
+def variant_search(course, *, template_slug: str = "", filters=(), limit: int = 500):
+    """Variants of the course whose parameters match every filter (JSON key lookups)."""
+    variants = Variant.objects.filter(attempt__quiz__course=course)
+    if template_slug:
+        variants = variants.filter(item__template__slug=template_slug)
+    for name, value in filters:
+        variants = variants.filter(_value_q(name, value))
+    return list(
+        variants.select_related(
+            "attempt__student", "attempt__quiz", "item__template", "version"
+        ).order_by("attempt__student__username", "attempt__quiz__position", "index")[:limit]
+    )

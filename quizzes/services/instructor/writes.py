@@ -1,0 +1,129 @@
+"""What instructors record about their class: manual score overrides and per-student
+extensions. Each write is one keyword-only function inside a transaction; each raises
+ValidationError with a message meant for the instructor.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from decimal import Decimal, InvalidOperation
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+
+from quizzes.models import (
+    Attempt,
+    AttemptStatus,
+    Extension,
+    Quiz,
+    QuizItem,
+    ScoreOverride,
+    Variant,
+)
+from quizzes.services.regrade import recompute_attempt_score
+
+
+def _decimal(value, what: str) -> Decimal:
+    try:
+        number = Decimal(str(value).strip())
+    except (InvalidOperation, ValueError):
+        raise ValidationError(f"{what} must be a number, like 7.5.") from None
+    if not number.is_finite():
+        raise ValidationError(f"{what} must be a finite number.")
+    return number
+
+
+def item_points(attempt: Attempt, item: QuizItem) -> Decimal:
+    """The points an item currently earns in an attempt: latest item override, else best variant."""
+    latest = (
+        ScoreOverride.objects.filter(attempt=attempt, item=item).order_by("-created_at", "-pk")
+    ).first()
+    if latest is not None:
+        return latest.score
+    best = Variant.objects.filter(attempt=attempt, item=item, is_practice=False).aggregate(
+        best=Max("score")
+    )["best"]
+    return (item.points * Decimal(str(best or 0))).quantize(Decimal("0.001"))
+
+
+def override_score(
+    *, attempt: Attempt, score, reason: str, by, item: QuizItem | None = None
+) -> ScoreOverride:
+    """Record a manual score (points) for an attempt or one of its items, with who and why.
+
+    The attempt's score follows: an attempt override replaces it; an item override shifts it by
+    the item's change. Raises ValidationError with a message for the instructor.
+    """
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValidationError("Give a reason for the override; it is kept with the score.")
+    score = _decimal(score, "The score")
+    if item is not None and item.quiz_id != attempt.quiz_id:
+        raise ValidationError("That question is not part of this attempt's quiz.")
+    ceiling = item.points if item is not None else attempt.max_score
+    if score < 0 or (ceiling and score > ceiling):
+        raise ValidationError(f"The score must be between 0 and {ceiling.normalize():f} points.")
+    with transaction.atomic():
+        attempt = Attempt.objects.select_for_update().get(pk=attempt.pk)
+        previous = item_points(attempt, item) if item is not None else attempt.score
+        override = ScoreOverride.objects.create(
+            attempt=attempt,
+            item=item,
+            score=score,
+            previous_score=previous,
+            reason=reason,
+            created_by=by,
+        )
+        if attempt.status == AttemptStatus.SUBMITTED:
+            recompute_attempt_score(attempt)
+        elif item is None:
+            attempt.score = score
+            attempt.save(update_fields=["score"])
+    return override
+
+
+def grant_extension(
+    *,
+    quiz: Quiz,
+    student,
+    by,
+    due_at: datetime | None = None,
+    closes_at: datetime | None = None,
+    extra_minutes: int = 0,
+    reason: str = "",
+) -> Extension:
+    """Give one student new dates and/or extra exam minutes on a quiz (replacing any earlier one).
+
+    An exam attempt the student has open gets its deadline moved by the change in extra minutes.
+    """
+    if due_at is None and closes_at is None and not extra_minutes:
+        raise ValidationError("Set a new due date, a new close date or extra minutes.")
+    if due_at and closes_at and closes_at < due_at:
+        raise ValidationError("The close date must not come before the due date.")
+    if extra_minutes < 0:
+        raise ValidationError("Extra minutes cannot be negative.")
+    with transaction.atomic():
+        earlier = Extension.objects.select_for_update().filter(quiz=quiz, student=student).first()
+        added = extra_minutes - (earlier.extra_minutes if earlier else 0)
+        extension, _ = Extension.objects.update_or_create(
+            quiz=quiz,
+            student=student,
+            defaults={
+                "due_at": due_at,
+                "closes_at": closes_at,
+                "extra_minutes": extra_minutes,
+                "reason": reason.strip()[:300],
+                "granted_by": by,
+            },
+        )
+        if added:
+            for attempt in Attempt.objects.select_for_update().filter(
+                quiz=quiz,
+                student=student,
+                status=AttemptStatus.IN_PROGRESS,
+                deadline__isnull=False,
+            ):
+                attempt.deadline += timedelta(minutes=added)
+                attempt.save(update_fields=["deadline"])
+    return extension
