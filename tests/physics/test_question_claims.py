@@ -1,4 +1,4 @@
-"""Question templates whose title states a fact about the catalog: every variant must bear it out."""
+"""Question templates whose title states a fact: every variant must bear it out."""
 
 from pathlib import Path
 
