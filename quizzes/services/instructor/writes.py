@@ -47,14 +47,25 @@ def item_points(attempt: Attempt, item: QuizItem) -> Decimal:
     return (item.points * Decimal(str(best or 0))).quantize(Decimal("0.001"))
 
 
+IN_PROGRESS_MESSAGE = (
+    "This attempt is still in progress: overrides apply to submitted attempts. "
+    "Override the score once the student has submitted it."
+)
+
+
 def override_score(
     *, attempt: Attempt, score, reason: str, by, item: QuizItem | None = None
 ) -> ScoreOverride:
-    """Record a manual score (points) for an attempt or one of its items, with who and why.
+    """Record a manual score (points) for a submitted attempt or one of its items, with who and
+    why.
 
     The attempt's score follows: an attempt override replaces it; an item override shifts it by
-    the item's change. Raises ValidationError with a message for the instructor.
+    the item's change. An attempt the student is still working on is refused: its score is not
+    final, and an override recorded now would silently replace whatever the student goes on to
+    earn. Raises ValidationError with a message for the instructor.
     """
+    if attempt.status != AttemptStatus.SUBMITTED:
+        raise ValidationError(IN_PROGRESS_MESSAGE)
     reason = (reason or "").strip()
     if not reason:
         raise ValidationError("Give a reason for the override; it is kept with the score.")
@@ -75,11 +86,7 @@ def override_score(
             reason=reason,
             created_by=by,
         )
-        if attempt.status == AttemptStatus.SUBMITTED:
-            recompute_attempt_score(attempt)
-        elif item is None:
-            attempt.score = score
-            attempt.save(update_fields=["score"])
+        recompute_attempt_score(attempt)
     return override
 
 
