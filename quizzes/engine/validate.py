@@ -240,7 +240,8 @@ def _check_part(template, part: Part, variant, seed, failures, grade_fn, answers
         )
     for text in answer_spellings(part, answer):
         _check_own_answer(grade_fn, failures, seed, part, text, variant, template)
-    for code, value in variant.common_errors.get(part.id, {}).items():
+    errors = variant.common_errors.get(part.id, {})
+    for code, value in errors.items():
         if answer != 0:
             ratios[part.id].setdefault(code, []).append(value / answer)
         if _coincides(part, code, value, answer):
@@ -252,6 +253,34 @@ def _check_part(template, part: Part, variant, seed, failures, grade_fn, answers
                 part.id,
                 fold=code,
             )
+    _check_errors_apart(part, errors, seed, failures)
+
+
+def _check_errors_apart(part: Part, errors: dict[str, float], seed, failures) -> None:
+    """Two slips whose values coincide cannot both be diagnosed: the grader names the first."""
+    codes = list(errors)
+    for i, first in enumerate(codes):
+        for second in codes[i + 1 :]:
+            if _errors_coincide(part, first, errors[first], second, errors[second]):
+                failures.add(
+                    "common-error",
+                    f"'{first}' gives {errors[first]:.4g} and '{second}' gives "
+                    f"{errors[second]:.4g}, which the grader cannot tell apart; make one of "
+                    "them None in such variants",
+                    seed,
+                    part.id,
+                    fold=f"{first}|{second}",
+                )
+
+
+def _error_rtol(part: Part, code: str) -> float:
+    spec = next(s for s in part.common_errors if s.code == code)
+    return spec.rtol if spec.rtol is not None else part.rtol
+
+
+def _errors_coincide(part: Part, first: str, a: float, second: str, b: float) -> bool:
+    rtol = max(_error_rtol(part, first), _error_rtol(part, second))
+    return abs(a - b) <= max(rtol * max(abs(a), abs(b)), part.atol)
 
 
 def _check_own_answer(grade_fn, failures, seed, part, text, variant, template) -> None:
@@ -309,8 +338,7 @@ def answer_spellings(part: Part, answer: float) -> list[str]:
 
 
 def _coincides(part: Part, code: str, value: float, answer: float) -> bool:
-    spec = next(s for s in part.common_errors if s.code == code)
-    rtol = spec.rtol if spec.rtol is not None else part.rtol
+    rtol = _error_rtol(part, code)
     if abs(value - answer) <= max(rtol * abs(answer), part.atol):
         return True
     if part.factor and value != 0 and answer != 0 and (value > 0) == (answer > 0):

@@ -114,3 +114,42 @@ def test_both_spellings_of_the_answer_are_graded(numeric_template):
     validate_template(numeric_template, seeds=1, grade_fn=spy)
     units = {response.split()[-1] for response in seen}
     assert {"ms", "µs"} <= units or {"ms", "s"} <= units
+
+
+SECOND_ERROR = """\
+      - code: prefix-slip
+        value: "{value}"
+        feedback: Check the prefix.
+  - id: rate
+"""
+
+
+def with_second_error(value: str) -> str:
+    return NUMERIC.replace("  - id: rate\n", SECOND_ERROR.format(value=value), 1)
+
+
+def test_two_common_errors_that_coincide_in_a_variant_are_ambiguous():
+    # In variants with size 20 the prefix slip gives the same time as reading bits as bytes.
+    text = with_second_error(
+        "8 * w / acc.memory_bandwidth if size == 20 else 1000 * w / acc.memory_bandwidth"
+    )
+    template = parse_template(text, source="two.yaml")
+    report = validate_template(template, seeds=40)
+    failure = next(f for f in report.failures if f.check == "common-error")
+    assert failure.part == "t"
+    assert "'bits-for-bytes'" in failure.message and "'prefix-slip'" in failure.message
+    assert generate_variant(template, failure.seed).params["size"] == 20
+
+
+def test_two_common_errors_within_the_parts_rtol_are_ambiguous():
+    # 0.5% apart, inside the default 1% tolerance: one answer would match both slips.
+    report = validate_template(
+        parse_template(with_second_error("8.04 * w / acc.memory_bandwidth"), source="r.yaml"),
+        seeds=10,
+    )
+    assert "common-error" in checks(report)
+
+
+def test_common_errors_kept_apart_by_none_validate():
+    text = with_second_error("1000 * w / acc.memory_bandwidth if size != 20 else None")
+    assert validate_template(parse_template(text, source="apart.yaml"), seeds=40).ok
