@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
-from datetime import timezone as dt_timezone
+from datetime import UTC, datetime
 
 import pytest
 from django.urls import reverse
@@ -58,13 +57,13 @@ def test_extension_dates_use_the_same_format_as_other_dates(client, instructor, 
     Extension.objects.create(
         quiz=quiz,
         student=student,
-        due_at=datetime(2030, 1, 1, 12, 0, tzinfo=dt_timezone.utc),
-        closes_at=datetime(2030, 1, 2, 0, 0, tzinfo=dt_timezone.utc),
+        due_at=datetime(2030, 1, 1, 12, 0, tzinfo=UTC),
+        closes_at=datetime(2030, 1, 2, 0, 0, tzinfo=UTC),
         granted_by=instructor,
     )
     client.login(username=instructor.username, password=PASSWORD)
     history = _text(client.get(reverse("instructor:student_detail", args=[student.pk])).content)
     assert "1 Jan 2030 12:00" in history and "2 Jan 2030 00:00" in history
     assert "noon" not in history and "midnight" not in history and "Jan." not in history
-    started = attempt.started_at.astimezone(dt_timezone.utc)
+    started = attempt.started_at.astimezone(UTC)
     assert f"started {started:%-d %b %Y %H:%M}" in history
