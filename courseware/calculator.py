@@ -59,6 +59,18 @@ class Napkin:
     gpus: int
     group_name: str
     price: PriceUsed
+    device: str = "GPU"
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def headline(self) -> str:
+        """One line on the fit, counting the devices by their kind ("Fits on 1 GPU")."""
+        chosen = f"{self.gpus} {_plural(self.device, self.gpus)}"
+        if not self.fits:
+            return f"Does not fit on {chosen}: needs at least {self.min_gpus}"
+        if self.min_gpus < self.gpus:
+            return f"Fits on the {chosen} you chose; {self.min_gpus} would do"
+        return f"Fits on {chosen}"
 
     def figure(self, key: str) -> Figure:
         """The figure named ``key`` ("weights", "decode_step", "cost", ...)."""
@@ -66,6 +78,10 @@ class Napkin:
             if figure.key == key:
                 return figure
         raise KeyError(key)
+
+
+def _plural(noun: str, count: int) -> str:
+    return noun if count == 1 else f"{noun}s"
 
 
 def gpu_group(acc, n: int) -> Accelerator:
@@ -126,6 +142,23 @@ def _price(acc, given: Decimal | float | None) -> PriceUsed:
     return PriceUsed(snapshot.dollars_per_hour, snapshot.date, snapshot.source)
 
 
+def _warnings(mdl, part: Accelerator, w_fmt, context: int) -> tuple[str, ...]:
+    """What the figures quietly assume: a context past the trained one, a borrowed rate."""
+    found = []
+    if mdl.context_length and context > mdl.context_length:
+        found.append(
+            f"A context of {context} tokens is beyond the {mdl.context_length} tokens "
+            f"{mdl.name} was trained for; the figures show what holding it would cost."
+        )
+    rate_format = compute_format(part, w_fmt)
+    if rate_format != w_fmt.name:
+        found.append(
+            f"The {part.name} has no {w_fmt.name} compute rate: compute is counted at its "
+            f"{rate_format} rate, as if the weights were converted to {rate_format} on the fly."
+        )
+    return tuple(found)
+
+
 def _tex_quantity(value: float, unit: str) -> str:
     number, _, label = format_quantity(value, unit, sig=4).partition(" ")
     return f"{number}\\ \\text{{{label}}}" if label else number
@@ -171,8 +204,8 @@ def napkin(
     fit_note = (
         f"Fits in {capacity} ({gpus} × {part.name})."
         if fits
-        else f"Does not fit in {capacity}: at least {fewest.value} are needed. The times below "
-        "assume it did."
+        else f"Does not fit in {capacity}: at least {fewest.value} {part.noun(fewest.value)} "
+        "are needed. The times below assume it did."
     )
 
     prefill = explain("prefill_time", mdl, group, w_fmt, prompt, batch)
@@ -206,9 +239,9 @@ def napkin(
         _figure("total", "Total memory", total),
         Figure(
             "min_gpus",
-            "Fewest GPUs that hold it",
+            f"Fewest {part.noun(2)} that hold it",
             fewest.value,
-            "GPUs",
+            part.noun(2),
             str(fewest.value),
             fewest,
             fit_note,
@@ -219,7 +252,16 @@ def napkin(
         _figure("cost", "Dollars per million tokens", dollars),
     ]
     figures.append(_energy(mdl, group, w_fmt, batch, context, step, same_format))
-    return Napkin(tuple(figures), fits, fewest.value, gpus, group.name, cost)
+    return Napkin(
+        tuple(figures),
+        fits,
+        fewest.value,
+        gpus,
+        group.name,
+        cost,
+        device=part.noun(),
+        warnings=_warnings(mdl, part, w_fmt, context),
+    )
 
 
 def _energy(mdl, group, w_fmt, batch, context, step: Explanation, same_format: bool) -> Figure:
@@ -230,7 +272,8 @@ def _energy(mdl, group, w_fmt, batch, context, step: Explanation, same_format: b
             None,
             "J",
             "not published",
-            note=f"The catalog has no power figure for the {group.name}.",
+            note=f"The {accelerator(group.key).name} has no published power figure, so its "
+            "energy per token cannot be estimated.",
         )
     if same_format:
         return _figure(

@@ -85,7 +85,10 @@ class CalculatorForm(forms.Form):
     )
     accelerator = forms.ChoiceField(label="Accelerator", error_messages=_unknown("accelerator"))
     gpus = forms.IntegerField(
-        label="GPUs", min_value=1, max_value=MAX_GPUS, help_text="The model is split evenly."
+        label="Devices",
+        min_value=1,
+        max_value=MAX_GPUS,
+        help_text="GPUs, TPUs or CPUs of the chosen kind; the model is split evenly.",
     )
     batch = forms.IntegerField(
         label="Batch size",
@@ -97,13 +100,14 @@ class CalculatorForm(forms.Form):
         label="Context length",
         min_value=1,
         max_value=MAX_CONTEXT,
-        help_text="Tokens held in the KV cache per sequence.",
+        help_text="Tokens held in the KV cache per sequence (a warning, not a refusal, past "
+        "the model's own maximum).",
     )
     prompt = forms.IntegerField(
         label="Prompt length", min_value=1, max_value=MAX_CONTEXT, help_text="Tokens of prefill."
     )
     price = forms.DecimalField(
-        label="Price per GPU-hour ($)",
+        label="Price per device-hour ($)",
         required=False,
         min_value=0.01,
         max_value=MAX_PRICE,
@@ -149,6 +153,6 @@ class CalculatorForm(forms.Form):
             except KeyError:
                 name = accelerator(data["accelerator"]).name
                 self.add_error(
-                    "price", f"The catalog has no price for the {name}: enter one per GPU-hour."
+                    "price", f"The catalog has no price for the {name}: enter one per device-hour."
                 )
         return data

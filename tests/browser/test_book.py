@@ -113,3 +113,25 @@ def test_the_calculator_shows_a_clear_message_for_a_bad_batch(page, book):
     assert "Batch size" in page.get_by_role("alert").inner_text()
     page.get_by_label("Batch size").fill("4")
     page.locator("#result-weights").wait_for()
+
+
+def test_the_calculator_warns_about_a_long_context_and_a_borrowed_rate(page, book):
+    page.goto(
+        "/calculator/?model=llama-2-7b&weight_dtype=fp8&kv_dtype=fp8&accelerator=v100-sxm2"
+        "&gpus=2&batch=4&context=8192&prompt=1024&price=2"
+    )
+    warnings = page.locator(".warnings li")
+    assert warnings.count() == 2
+    assert "4096" in warnings.nth(0).inner_text() and "fp16" in warnings.nth(1).inner_text()
+    assert "you chose; 1 would do" in page.locator(".fit").inner_text()
+    screenshot(page, "calculator-warnings")
+
+
+def test_chapter_one_memory_hierarchy_table_reads_in_binary_units(page, book):
+    log_in(page, "student1", "learn-hardware")
+    page.goto("/chapters/gpus/#memory-hierarchy")
+    table = page.locator("#memory-hierarchy ~ .table-scroll table").first
+    cells = table.locator("td").all_inner_texts()
+    assert cells[1] == cells[6] == "256 KiB" and cells[11] == "50 MiB"
+    table.scroll_into_view_if_needed()
+    page.screenshot(path=_shot("chapter-1-hierarchy"))

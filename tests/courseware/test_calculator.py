@@ -100,9 +100,7 @@ def test_a_price_entered_replaces_the_catalog_price():
 
 def test_a_part_without_published_power_says_so():
     result = napkin(**{**INPUTS, "accelerator_name": "tpu-v5e", "model_name": "llama-2-7b"})
-    assert (
-        result.figure("energy").value is None and "no power figure" in result.figure("energy").note
-    )
+    assert result.figure("energy").value is None and "power figure" in result.figure("energy").note
 
 
 @pytest.mark.django_db
@@ -160,3 +158,50 @@ def test_the_page_says_how_many_gpus_a_model_that_does_not_fit_needs(client):
         weights_bytes("llama-2-70b", "fp16") + kv_cache_bytes("llama-2-70b", 4096, "fp16"), "H100"
     )
     assert f"Does not fit on 1 GPU: needs at least {needed}</p>" in html
+
+
+def test_headline_says_fewer_devices_would_do_when_more_were_chosen():
+    result = napkin(**{**INPUTS, "gpus": 2})
+    assert result.min_gpus == 1
+    assert result.headline == "Fits on the 2 GPUs you chose; 1 would do"
+    assert napkin(**INPUTS).headline == "Fits on 1 GPU"
+
+
+def test_a_cpu_is_counted_as_cpus_not_gpus():
+    result = napkin(**{**INPUTS, "accelerator_name": "epyc-9654", "gpus": 2}, price_per_hour=3)
+    assert "GPU" not in result.headline and "CPUs" in result.headline
+    assert result.figure("min_gpus").label == "Fewest CPUs that hold it"
+    assert "GPU" not in result.figure("min_gpus").working.steps[-1].result
+
+
+def test_a_part_without_power_is_named_once_not_as_a_group():
+    result = napkin(
+        **{**INPUTS, "accelerator_name": "tpu-v5e", "model_name": "llama-2-7b", "gpus": 8}
+    )
+    note = result.figure("energy").note
+    assert "8 ×" not in note and "TPU v5e" in note
+
+
+def test_context_beyond_the_models_trained_length_is_a_warning_not_a_refusal():
+    result = napkin(**{**INPUTS, "model_name": "llama-2-7b", "context": 8192, "prompt": 512})
+    assert result.figure("kv_cache").value == kv_cache_bytes("llama-2-7b", 8192, "bf16", 8)
+    assert any("4096" in w and "context" in w for w in result.warnings)
+    assert not napkin(**INPUTS).warnings
+
+
+def test_a_format_without_a_rate_on_the_part_warns_which_rate_is_used():
+    result = napkin(
+        **{**INPUTS, "accelerator_name": "v100-sxm2", "weight_dtype": "fp8", "kv_dtype": "fp8"},
+        price_per_hour=1,
+    )
+    assert any("no fp8" in w and "fp16" in w for w in result.warnings)
+
+
+@pytest.mark.django_db
+def test_the_page_shows_the_warnings_and_calls_cpus_devices(client):
+    html = client.get(
+        URL,
+        {"accelerator": "epyc-9654", "price": "3", "context": "8192", "model": "llama-2-7b"},
+    ).content.decode()
+    assert "4096" in html and 'class="warnings' in html
+    assert "per GPU-hour" not in html and "GPUs that hold" not in html

@@ -323,3 +323,9 @@ def test_h100_shared_memory_level_matches_the_register_file_and_the_catalog():
     assert registers.size_bytes == shared.size_bytes == 256 * 1024
     assert shared.size_bytes == accelerator("H100").sram_per_sm_bytes
     assert l2.size_bytes == accelerator("H100").l2_bytes
+
+
+def test_an_accelerator_names_its_kind_for_counting():
+    assert accelerator("H100").noun() == "GPU" and accelerator("H100").noun(2) == "GPUs"
+    assert accelerator("TPU v5e").noun(4) == "TPUs"
+    assert accelerator("EPYC 9654").noun(1) == "CPU"

@@ -109,3 +109,14 @@ def test_decode_explanations_agree_with_the_functions(mdl, acc, dt, batch, conte
     for name in ("decode_step_time", "decode_tokens_per_second", "energy_per_token"):
         value = getattr(physics, name)(mdl, acc, dt, batch=batch, context=context)
         assert explain(name, mdl, acc, dt, batch=batch, context=context).value == value
+
+
+def test_one_device_and_one_byte_are_singular():
+    assert explain("min_gpus", 10e9, "H100").steps[-1].result == "1 GPU"
+    assert "(1 byte per parameter)" in explain("weights_bytes", 7e9, "int8").steps[0].label
+    assert "(2 bytes per parameter)" in explain("weights_bytes", 7e9, "fp16").steps[0].label
+
+
+def test_a_cpu_or_tpu_is_counted_as_what_it_is():
+    assert explain("min_gpus", 20e12, "EPYC 9654").steps[-1].result == "4 CPUs"
+    assert explain("min_gpus", 40e9, "TPU v5e").steps[-1].result == "3 TPUs"

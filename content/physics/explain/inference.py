@@ -22,7 +22,8 @@ def _weights_step(params, dt):
     who = f"{model(params).name} " if not isinstance(params, (int, float)) else ""
     value = count * fmt.bytes
     return value, Step(
-        f"{who}weights in {fmt.name} ({fmt.bytes:g} bytes per parameter)",
+        f"{who}weights in {fmt.name} ({fmt.bytes:g} {'byte' if fmt.bytes == 1 else 'bytes'} "
+        "per parameter)",
         "W = N \\times b",
         f"{num(count)} \\times {q(fmt.bytes, 'B')}",
         result(value, "B"),
@@ -207,18 +208,19 @@ def critical_batch_size(acc, dt):
 
 def _min_gpus_step(bytes_needed, part):
     ratio = bytes_needed / part.memory_bytes
+    count = _min_gpus(bytes_needed, part)
     return Step(
-        f"Whole {part.name} accelerators needed ({result(part.memory_bytes, 'B')} each)",
+        f"Whole {part.name} {part.noun(2)} needed ({result(part.memory_bytes, 'B')} each)",
         "n = \\left\\lceil \\frac{M}{M_{\\text{GPU}}} \\right\\rceil",
         f"\\left\\lceil {frac(q(bytes_needed, 'B'), q(part.memory_bytes, 'B'))} "
         f"\\right\\rceil = \\lceil {num(ratio, 3)} \\rceil",
-        f"{_min_gpus(bytes_needed, part)} GPUs",
+        f"{count} {part.noun(count)}",
     )
 
 
 def min_gpus(bytes_needed, acc):
     part = accelerator(acc)
-    return f"Fewest {part.name} accelerators that hold {result(bytes_needed, 'B')}", [
+    return f"Fewest {part.name} {part.noun(2)} that hold {result(bytes_needed, 'B')}", [
         _min_gpus_step(bytes_needed, part)
     ]
 

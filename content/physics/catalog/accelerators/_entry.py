@@ -22,6 +22,8 @@ from content.physics.catalog.sources import Source, cite
 KiB = 1024
 MiB = 1024 * KiB
 
+_KIND_NOUNS = {"gpu": "GPU", "tpu": "TPU", "cpu": "CPU"}
+
 # Sub-byte and fp8 variants share the tensor-core rate of their family.
 _RATE_FAMILY = {"fp8-e4m3": "fp8", "fp8-e5m2": "fp8"}
 
@@ -74,6 +76,11 @@ class Accelerator:
             raise KeyError(
                 f"{self.name} has no published dense {name} rate; supported: {supported}"
             ) from None
+
+    def noun(self, count: int = 1) -> str:
+        """What ``count`` of this part are called: "GPU", "TPUs", "CPUs" (a CPU is no GPU)."""
+        word = _KIND_NOUNS.get(self.kind, "device")
+        return word if count == 1 else f"{word}s"
 
     def source_key(self, field_name: str) -> str | None:
         """The source key for a field, or for ``"peak_flops.<dtype>"`` a single rate."""
