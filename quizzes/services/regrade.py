@@ -182,12 +182,14 @@ def preview_regrade(
     if target_version.template_id != template.pk:
         raise ValidationError("That version belongs to another template.")
     parsed = engine_template(target_version)
-    changes = []
+    changes, checked = [], 0
     rows = _variants(template.pk)
     total = rows.count()
     for start in range(0, total, 500):
         for row in _with_responses(rows[start : start + 500]):
-            changes.extend(regrade_variant(row, parsed, recompute=recompute_answers).changes)
+            result = regrade_variant(row, parsed, recompute=recompute_answers)
+            checked += len(result.updates)
+            changes.extend(result.changes)
     return RegradeRun.objects.create(
         template=template,
         target_version=target_version,
@@ -195,8 +197,15 @@ def preview_regrade(
         total=total,
         changed=len(changes),
         preview=changes[:PREVIEW_LIMIT],
+        note=preview_note(checked=checked, variants=total),
         created_by=by,
     )
+
+
+def preview_note(*, checked: int, variants: int) -> str:
+    """What the preview looked at, kept with the run: "Checked 48 responses in 24 variants."."""
+    responses = f"{checked} response{'' if checked == 1 else 's'}"
+    return f"Checked {responses} in {variants} variant{'' if variants == 1 else 's'}."
 
 
 def start_regrade(*, run: RegradeRun) -> RegradeRun:

@@ -1,4 +1,5 @@
-"""Regrade pages: choose a template and version, preview every score change, apply in batches.
+"""Regrade pages: choose a template, then one of its versions; preview every score change;
+apply in batches.
 
 Applying is driven by the progress endpoint: each POST applies one batch and returns the
 progress, and htmx polls it every second while the run is running. Without JavaScript the same
@@ -11,8 +12,11 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.formats import date_format
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courseware.roles import instructor_required
@@ -21,8 +25,17 @@ from quizzes.services import regrade as service
 
 
 class RegradeForm(forms.Form):
-    template = forms.ModelChoiceField(queryset=QuestionTemplate.objects.none())
-    target_version = forms.ModelChoiceField(queryset=TemplateVersion.objects.none())
+    """Step 2 of the regrade form: the template is chosen in step 1 and travels hidden; only its
+    own versions are offered."""
+
+    template = forms.ModelChoiceField(
+        queryset=QuestionTemplate.objects.none(), widget=forms.HiddenInput
+    )
+    target_version = forms.ModelChoiceField(
+        queryset=TemplateVersion.objects.none(),
+        empty_label=None,
+        error_messages={"invalid_choice": "Choose a version of the chosen template."},
+    )
     recompute_answers = forms.BooleanField(
         required=False,
         initial=True,
@@ -31,15 +44,22 @@ class RegradeForm(forms.Form):
         "grading rules (tolerance, units, common errors) of this version.",
     )
 
-    def __init__(self, *args, course, **kwargs):
+    def __init__(self, *args, course, template: QuestionTemplate | None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["template"].queryset = QuestionTemplate.objects.for_course(course)
-        self.fields["target_version"].queryset = TemplateVersion.objects.filter(
-            template__course=course
-        ).select_related("template")
-        self.fields["target_version"].label_from_instance = lambda v: (
-            f"{v.template.slug} v{v.number}" + (f" — {v.note}" if v.note else "")
-        )
+        versions = TemplateVersion.objects.filter(template__course=course)
+        if template is not None:
+            versions = versions.filter(template=template)
+            self.fields["template"].initial = template.pk
+            current = template.current_version_id
+            self.fields["target_version"].initial = current
+            self.fields["target_version"].label_from_instance = lambda v: (
+                f"v{v.number}"
+                + (" (current)" if v.pk == current else "")
+                + f" · {date_format(timezone.localtime(v.published_at), 'j M Y H:i')}"
+                + (f" — {v.note}" if v.note else "")
+            )
+        self.fields["target_version"].queryset = versions.order_by("-number")
 
     def clean(self):
         data = super().clean()
@@ -49,10 +69,29 @@ class RegradeForm(forms.Form):
         return data
 
 
+def _chosen_template(request: HttpRequest) -> QuestionTemplate | None:
+    """The template picked in step 1 (from the query string, or the posted step-2 form)."""
+    pk = (request.POST if request.method == "POST" else request.GET).get("template", "")
+    if not pk.isdigit():
+        return None
+    return QuestionTemplate.objects.for_course(request.course).filter(pk=pk).first()
+
+
 @require_http_methods(["GET", "POST"])
 @instructor_required
 def regrade(request: HttpRequest) -> HttpResponse:
-    form = RegradeForm(request.POST or None, course=request.course)
+    """Step 1 chooses a template (GET ?template=); step 2 chooses one of its versions and posts.
+
+    htmx swaps step 2 in as soon as the template changes; without JavaScript, step 1 is a small
+    GET form with its own button.
+    """
+    template = _chosen_template(request)
+    form = None
+    if template is not None:
+        form = RegradeForm(request.POST or None, course=request.course, template=template)
+    if request.method == "POST" and form is None:
+        messages.error(request, "Choose a template first.")
+        return redirect("instructor:regrade")
     if request.method == "POST" and form.is_valid():
         try:
             run = service.preview_regrade(
@@ -65,10 +104,19 @@ def regrade(request: HttpRequest) -> HttpResponse:
             form.add_error(None, f"The preview failed: {exc}")
         else:
             return redirect("instructor:regrade_detail", run_id=run.pk)
-    runs = RegradeRun.objects.filter(template__course=request.course).select_related(
+    context = {"form": form, "chosen": template}
+    if request.htmx and request.method == "GET":
+        return render(request, "instructor/regrade.html#versions", context)
+    context["templates"] = (
+        QuestionTemplate.objects.for_course(request.course)
+        .annotate(n_versions=Count("versions"))
+        .filter(n_versions__gt=0)
+        .order_by("slug")
+    )
+    context["runs"] = RegradeRun.objects.filter(template__course=request.course).select_related(
         "template", "target_version", "created_by"
     )[:20]
-    return render(request, "instructor/regrade.html", {"form": form, "runs": runs})
+    return render(request, "instructor/regrade.html", context)
 
 
 def _run(request: HttpRequest, run_id: int) -> RegradeRun:

@@ -4,6 +4,7 @@ leaves an audit record; the pages drive it and poll its progress."""
 from __future__ import annotations
 
 import hashlib
+import re
 from decimal import Decimal
 
 import pytest
@@ -144,3 +145,49 @@ def test_regrade_form_refuses_a_version_of_another_template(client, graded, cour
     assert response.status_code == 200
     assert "Choose a version of the chosen template" in response.content.decode()
     assert not RegradeRun.objects.exists()
+
+
+def _option_values(html: str, name: str) -> set[str]:
+    select = re.search(rf'<select name="{name}"[^>]*>(.*?)</select>', html, re.S)
+    return set(re.findall(r'<option value="(\d+)"', select.group(1))) if select else set()
+
+
+def test_regrade_form_offers_only_the_chosen_templates_versions(client, graded, course, instructor):
+    item, _ = graded
+    wider = _version(item.template, example_source(SLUG).replace("rtol: 0.02", "rtol: 0.05"))
+    _, (other,) = make_quiz(course, examples=("kv-cache-fits",), slug="other")
+    _version(other.template, example_source("kv-cache-fits"))
+    client.login(username=instructor.username, password=PASSWORD)
+    url = reverse("instructor:regrade")
+    first = client.get(url).content.decode()
+    assert _option_values(first, "template") == {str(item.template.pk), str(other.template.pk)}
+    assert _option_values(first, "target_version") == set()  # step 2 waits for a template
+    second = client.get(url, {"template": item.template.pk}).content.decode()
+    own = {str(pk) for pk in item.template.versions.values_list("pk", flat=True)}
+    assert _option_values(second, "target_version") == own and str(wider.pk) in own
+    assert f'<option value="{wider.pk}" selected>' in second  # the current version first
+    fragment = client.get(url, {"template": other.template.pk}, HTTP_HX_REQUEST="true")
+    html = fragment.content.decode()
+    assert html.strip().startswith('<div id="regrade-versions"') and "<html" not in html
+    theirs = {str(pk) for pk in other.template.versions.values_list("pk", flat=True)}
+    assert _option_values(html, "target_version") == theirs
+
+
+def test_regrade_post_without_a_template_asks_for_one(client, graded, instructor):
+    client.login(username=instructor.username, password=PASSWORD)
+    response = client.post(reverse("instructor:regrade"), {"template": "x"}, follow=True)
+    assert "Choose a template first" in response.content.decode()
+    assert not RegradeRun.objects.exists()
+
+
+def test_preview_says_how_many_responses_it_checked(client, graded, instructor):
+    item, _ = graded
+    same = _version(item.template, example_source(SLUG))
+    run = regrade.preview_regrade(
+        template=item.template, target_version=same, recompute_answers=False, by=instructor
+    )
+    assert run.changed == 0 and run.note == "Checked 2 responses in 2 variants."
+    client.login(username=instructor.username, password=PASSWORD)
+    page = client.get(reverse("instructor:regrade_detail", args=[run.pk])).content.decode()
+    assert "Checked 2 responses in 2 variants." in page and "No score would change" in page
+    assert "0 of 2 variants" not in page
