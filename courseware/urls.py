@@ -10,4 +10,5 @@ urlpatterns = [
     path("chapters/<slug:slug>/read/", views.mark_read, name="mark_read"),
     path("roofline/", views.roofline_chart, name="roofline_chart"),
     path("calculator/", views.calculator, name="calculator"),
+    path("favicon.ico", views.favicon, name="favicon"),
 ]

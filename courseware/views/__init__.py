@@ -6,12 +6,14 @@ Each module holds one area; this package re-exports the views that urls.py names
 from .book import chapter_detail, mark_read
 from .errors import bad_request, page_not_found, permission_denied, server_error
 from .home import home
+from .site import favicon
 from .tools import calculator, roofline_chart
 
 __all__ = [
     "bad_request",
     "calculator",
     "chapter_detail",
+    "favicon",
     "home",
     "mark_read",
     "page_not_found",
