@@ -1,9 +1,9 @@
 """``grade_part``: one response to one part of a variant, graded with ``quizzes.grading``.
 
-Numeric and formula parts go through the grader (directly, or through ``grade_fn`` so the caller
-can run it in the worker pool); choice parts are graded here.  A part that ``uses`` an earlier
-one is graded again against the student's own earlier value when it misses the correct answer
-(error carried forward).
+Numeric parts go through the grader in this process and formula parts through its worker pool
+(hard time and memory limits), unless the caller passes its own ``grade_fn``; choice parts are
+graded here.  A part that ``uses`` an earlier one is graded again against the student's own
+earlier value when it misses the correct answer (error carried forward).
 """
 
 from __future__ import annotations
@@ -20,11 +20,20 @@ from quizzes.engine.variants import Variant, part_answer
 GradeFn = Callable[..., Any]
 
 
-def _direct(kind: str, **kwargs: Any) -> Any:
+def bounded_grade(kind: str, **kwargs: Any) -> Any:
+    """The default ``grade_fn``: numbers in this process, formulas always in the worker pool.
+
+    Formula grading calls sympy, which a hostile formula can keep busy for minutes; the studio
+    validates templates inside a web request, so the pool's hard time and memory limit applies
+    whatever ``GRADING_INLINE`` says (that switch is for the grader's own tests).
+    """
     import quizzes.grading as grading
 
-    name = {"numeric": "grade_numeric", "symbolic": "grade_symbolic"}[kind]
-    return getattr(grading, name)(**kwargs)
+    if kind == "symbolic":
+        return grading.grade_in_pool("symbolic", **kwargs)
+    if kind == "numeric":
+        return grading.grade_numeric(**kwargs)
+    raise ValueError(f"kind must be 'numeric' or 'symbolic', not {kind!r}")
 
 
 def grade_part(
@@ -40,10 +49,10 @@ def grade_part(
 
     ``earlier`` maps an earlier part's id to the student's value for it (``Grade.value``, SI
     base units); ``grade_fn(kind, **kwargs)`` with kind ``"numeric"`` or ``"symbolic"`` replaces
-    the direct call to ``grade_numeric``/``grade_symbolic`` (e.g. ``grade_in_pool``).
+    the default ``bounded_grade`` (numbers inline, formulas in the worker pool).
     """
     part = template.part(part_id)
-    grade_fn = grade_fn or _direct
+    grade_fn = grade_fn or bounded_grade
     if part.kind == "choice":
         return _grade_choice(template, variant, part, response)
     if part.kind == "formula":

@@ -123,15 +123,16 @@ def validate_template(
     template: Template, seeds: int = 200, *, grade_fn: Callable[..., Any] | None = None
 ) -> ValidationReport:
     """Generate variants for seeds ``0 .. seeds-1`` and apply every check of the format doc."""
-    from quizzes.engine.grade import _direct
+    from quizzes.engine.grade import bounded_grade
 
-    grade_fn = grade_fn or _direct
+    grade_fn = grade_fn or bounded_grade
     report = ValidationReport(template.slug, template.source, seeds)
     failures = _Collector()
     keys: set[str] = set()
     answers: dict[str, list[float]] = {p.id: [] for p in template.parts if p.kind == "numeric"}
     ratios: dict[str, dict[str, list[float]]] = {p: {} for p in answers}
     outcomes: Counter[str] = Counter()
+    formulas = _FormulaChecks(grade_fn, failures)
     for seed in range(seeds):
         variant = _generate(template, seed, failures)
         if variant is None:
@@ -143,6 +144,9 @@ def validate_template(
             failures.add("storage", str(exc), seed)
         _check_rendering(template, variant, seed, failures)
         for part in template.parts:
+            if part.kind == "formula":
+                formulas.check(part, variant.answers[part.id], seed)
+                continue
             _check_part(template, part, variant, seed, failures, grade_fn, answers, ratios)
         if variant.outcome is not None:
             outcomes[variant.outcome] += 1
@@ -195,6 +199,46 @@ def _render_feedback(template: Template, variant: Variant) -> None:
             render_text(template, option.feedback, names_for(variant.params))
 
 
+class _FormulaChecks:
+    """Each formula part's answer graded against itself, once per distinct answer text.
+
+    The grade of a formula depends only on its text and variables, so variants that share an
+    answer share one grading call.  A part whose answer the grader could not check (it raised,
+    or ran out of time or memory in the pool) is not graded again on later seeds: a hostile
+    formula costs one time limit, not one per seed.
+    """
+
+    def __init__(self, grade_fn, failures: _Collector) -> None:
+        self.grade_fn = grade_fn
+        self.failures = failures
+        self.graded: dict[tuple[str, str], bool] = {}
+        self.unchecked: set[str] = set()
+
+    def check(self, part: Part, answer: str, seed: int) -> None:
+        if part.id in self.unchecked or (part.id, answer) in self.graded:
+            return
+        grade = _grade(
+            self.grade_fn,
+            self.failures,
+            seed,
+            part,
+            "symbolic",
+            response=answer,
+            expected=answer,
+            variables=dict(part.variables),
+        )
+        self.graded[part.id, answer] = grade is not None and grade.status == "correct"
+        if grade is None or grade.status == "invalid":
+            self.unchecked.add(part.id)
+        if grade is not None and grade.status != "correct":
+            self.failures.add(
+                "grading",
+                f"the answer {answer!r} does not grade as correct: {grade.feedback}",
+                seed,
+                part.id,
+            )
+
+
 def _check_part(template, part: Part, variant, seed, failures, grade_fn, answers, ratios) -> None:
     answer = variant.answers[part.id]
     if part.kind == "choice":
@@ -204,25 +248,6 @@ def _check_part(template, part: Part, variant, seed, failures, grade_fn, answers
         elif count > 1 and not part.multiple:
             failures.add(
                 "choice", f"{count} options are correct but multiple is false", seed, part.id
-            )
-        return
-    if part.kind == "formula":
-        grade = _grade(
-            grade_fn,
-            failures,
-            seed,
-            part,
-            "symbolic",
-            response=answer,
-            expected=answer,
-            variables=dict(part.variables),
-        )
-        if grade is not None and grade.status != "correct":
-            failures.add(
-                "grading",
-                f"the answer {answer!r} does not grade as correct: {grade.feedback}",
-                seed,
-                part.id,
             )
         return
     if not math.isfinite(answer):
