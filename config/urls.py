@@ -5,6 +5,7 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("accounts/", include("courseware.account_urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("instructor/", include("quizzes.instructor_urls")),
     path("studio/", include("quizzes.studio_urls")),

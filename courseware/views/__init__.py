@@ -6,7 +6,7 @@ Each module holds one area; this package re-exports the views that urls.py names
 from .book import chapter_detail, mark_read
 from .errors import bad_request, page_not_found, permission_denied, server_error
 from .home import home
-from .site import favicon
+from .site import favicon, logout_page
 from .tools import calculator, roofline_chart
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "chapter_detail",
     "favicon",
     "home",
+    "logout_page",
     "mark_read",
     "page_not_found",
     "permission_denied",

@@ -1,14 +1,24 @@
-"""Small site-wide pages: the favicon a browser asks for by habit."""
+"""Small site-wide pages: the favicon a browser asks for by habit, and a logout link opened
+directly (Django's LogoutView takes POST only, and a bare 405 explains nothing)."""
 
 from __future__ import annotations
 
+from django.contrib.auth.views import LogoutView
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.templatetags.static import static
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods
 
 
 @require_GET
 def favicon(request: HttpRequest) -> HttpResponse:
     # Not permanent: the static URL carries a content hash in production and may change.
     return redirect(static("favicon.svg"))
+
+
+@require_http_methods(["GET", "POST"])
+def logout_page(request: HttpRequest) -> HttpResponse:
+    """GET explains and offers a POST button; POST is Django's own logout (CSRF-checked)."""
+    if request.method == "POST":
+        return LogoutView.as_view()(request)
+    return render(request, "courseware/logout_page.html")
