@@ -345,3 +345,22 @@ def test_item_page_and_student_page_run_a_fixed_number_of_queries(
         with django_assert_max_num_queries(14):
             url = reverse("instructor:student_detail", args=[students[-1].pk])
             assert client.get(url).status_code == 200
+
+
+@pytest.mark.parametrize("params", ["zzz===", "acc==H100", "acc=", "=H100", "acc=H100=x"])
+def test_variant_search_refuses_a_malformed_filter_and_shows_the_expected_format(
+    client, instructor, alice, params
+):
+    _login(client, instructor)
+    response = client.get(reverse("instructor:variant_search"), {"params": params})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert f"Could not read “{params}”" in html and "acc=H100 dt=fp8" in html
+    assert "0 variants given" not in html and "<table" not in html
+
+
+def test_variant_search_with_no_match_says_what_names_are_expected(client, instructor, alice):
+    html = _login(client, instructor).get(
+        reverse("instructor:variant_search"), {"params": "nosuchname=1"}
+    )
+    assert "No variant matches" in html.content.decode()

@@ -11,18 +11,25 @@ from django.db.models import Q
 
 from quizzes.models import Variant
 
-_FILTER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S.*)$")
+_FILTER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=([^=]+)$")
+FILTER_FORMAT = (
+    "write filters as name=value separated by spaces, e.g. acc=H100 dt=fp8 "
+    "(the name is a parameter of the template; the value has no spaces and no “=”)"
+)
 
 
 def parse_parameter_filters(text: str) -> list[tuple[str, str]]:
-    """ "acc=H100 dt=fp8" -> [("acc", "H100"), ("dt", "fp8")]; ValidationError names a bad one."""
+    """ "acc=H100 dt=fp8" -> [("acc", "H100"), ("dt", "fp8")]; ValidationError names a bad one.
+
+    Spaces around "=" are forgiven; a filter with no name, no value or a second "=" (`zzz===`)
+    is refused rather than searched for, since it could only ever match nothing.
+    """
     filters = []
-    for token in (text or "").replace(",", " ").split():
+    text = re.sub(r"\s*=\s*", "=", (text or "").replace(",", " "))
+    for token in text.split():
         match = _FILTER.match(token)
         if not match or "__" in match.group(1):
-            raise ValidationError(
-                f"Could not read “{token}”: write filters as name=value, e.g. acc=H100 dt=fp8."
-            )
+            raise ValidationError(f"Could not read “{token}”: {FILTER_FORMAT}.")
         filters.append((match.group(1), match.group(2)))
     return filters
 
