@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Max, Q
 from django.urls import NoReverseMatch, reverse
 
+from courseware.models import Chapter
 from quizzes.models import (
     AttemptStatus,
     QuestionTemplate,
@@ -376,15 +377,25 @@ def _group_rows(groups: dict[str, list]) -> list[dict]:
 # ---------------------------------------------------------------- misconception map
 
 
+TOP_PLACES = 3
+
+
 def misconception_map(course) -> list[dict]:
-    """Each diagnosis the class made: distinct students, responses, and where it happened."""
+    """Each diagnosis the class made: distinct students, responses, and where it happened.
+
+    "Where" is read at two levels: the chapters (distinct students and responses in each, from
+    the templates' chapter), and the templates, of which the `TOP_PLACES` with most students are
+    `top_templates` and the rest `more_templates`, so a common mistake does not list the whole
+    bank in one cell.
+    """
     wrong = Response.objects.filter(
         variant__item__quiz__course=course, status=ResponseStatus.INCORRECT
     ).exclude(diagnosis="")
+    per_student = {"n": Count("id"), "students": Count("variant__attempt__student", distinct=True)}
     totals = {
         code: (n, students)
         for code, n, students in wrong.values("diagnosis")
-        .annotate(n=Count("id"), students=Count("variant__attempt__student", distinct=True))
+        .annotate(**per_student)
         .values_list("diagnosis", "n", "students")
     }
     places: dict[str, list] = defaultdict(list)
@@ -392,7 +403,7 @@ def misconception_map(course) -> list[dict]:
         wrong.values(
             "diagnosis", "variant__item__template__slug", "variant__item__template__chapter_slug"
         )
-        .annotate(n=Count("id"), students=Count("variant__attempt__student", distinct=True))
+        .annotate(**per_student)
         .order_by("-students", "variant__item__template__slug")
         .values_list(
             "diagnosis",
@@ -403,6 +414,23 @@ def misconception_map(course) -> list[dict]:
         )
     ):
         places[code].append({"slug": slug, "chapter": chapter, "count": n, "students": students})
+    titles = dict(Chapter.objects.filter(part__course=course).values_list("slug", "title"))
+    chapters: dict[str, list] = defaultdict(list)
+    for code, chapter, n, students in (
+        wrong.values("diagnosis", "variant__item__template__chapter_slug")
+        .annotate(**per_student)
+        .order_by("-students", "-n", "variant__item__template__chapter_slug")
+        .values_list("diagnosis", "variant__item__template__chapter_slug", "n", "students")
+    ):
+        chapters[code].append(
+            {
+                "slug": chapter,
+                "title": titles.get(chapter) or chapter or "No chapter",
+                "known": chapter in titles,
+                "count": n,
+                "students": students,
+            }
+        )
     rows = [
         {
             "code": code,
@@ -410,7 +438,9 @@ def misconception_map(course) -> list[dict]:
             "count": n,
             "students": students,
             "templates": places[code],
-            "chapters": sorted({p["chapter"] for p in places[code] if p["chapter"]}),
+            "top_templates": places[code][:TOP_PLACES],
+            "more_templates": places[code][TOP_PLACES:],
+            "chapters": chapters[code],
         }
         for code, (n, students) in totals.items()
     ]

@@ -1,0 +1,77 @@
+"""The misconception map's "Where": chapters with their counts, the few templates with most
+students, and the rest folded behind "and N more"."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from quizzes.services import analytics
+from tests.factories import PASSWORD, ChapterFactory, PartFactory
+from tests.quizzes.test_instructor_helpers import (
+    make_quiz,
+    make_student,
+    respond,
+    submitted_attempt,
+)
+
+pytestmark = pytest.mark.django_db
+
+FIVE = (
+    "decode-step-memory-floor",
+    "kv-cache-fits",
+    "kv-cache-bytes-formula",
+    "kernel-time-roofline",
+    "bound-by-what",
+)
+
+
+@pytest.fixture
+def widespread(course):
+    """bits-for-bytes in five templates: three in "inference", two in "roofline". Student i
+    makes it in the first 5 - i templates, so template k was hit by 5 - k students."""
+    part = PartFactory(course=course)
+    ChapterFactory(part=part, slug="inference", title="Why inference is memory-bound")
+    ChapterFactory(part=part, slug="roofline", title="The roofline model")
+    quiz, items = make_quiz(course, examples=FIVE)
+    for item in items[3:]:
+        item.template.chapter_slug = "roofline"
+        item.template.save(update_fields=["chapter_slug"])
+    for i in range(5):
+        attempt = submitted_attempt(quiz, make_student(course, f"m{i}"), dict.fromkeys(items, 0))
+        for item in items[: 5 - i]:
+            respond(
+                attempt.variant_for[item.pk], "t", "1 Gb", "incorrect", diagnosis="bits-for-bytes"
+            )
+    return items
+
+
+def test_map_counts_students_and_responses_per_chapter(widespread, course):
+    (row,) = analytics.misconception_map(course)
+    chapters = {c["slug"]: (c["title"], c["students"], c["count"]) for c in row["chapters"]}
+    # inference: templates 0-2 hit by 5, 4 and 3 students (12 responses, all five students);
+    # roofline: templates 3-4 hit by 2 and 1 (3 responses, students m0 and m1).
+    assert chapters == {
+        "inference": ("Why inference is memory-bound", 5, 12),
+        "roofline": ("The roofline model", 2, 3),
+    }
+    assert [c["slug"] for c in row["chapters"]] == ["inference", "roofline"]
+
+
+def test_map_keeps_the_top_templates_and_folds_the_rest(widespread, course):
+    (row,) = analytics.misconception_map(course)
+    slugs = [item.template.slug for item in widespread]
+    assert [t["slug"] for t in row["top_templates"]] == slugs[: analytics.TOP_PLACES]
+    assert [t["slug"] for t in row["more_templates"]] == slugs[analytics.TOP_PLACES :]
+
+
+def test_misconception_page_shows_chapters_and_folds_templates(client, instructor, widespread):
+    client.login(username=instructor.username, password=PASSWORD)
+    html = client.get(reverse("instructor:misconceptions")).content.decode()
+    assert "Why inference is memory-bound" in html and "5 students · 12 responses" in html
+    folded = re.search(r"<details class=\"more\">(.*?)</details>", html, re.S)
+    assert folded and "and 2 more" in folded.group(1)
+    hidden = {item.template.slug for item in widespread[analytics.TOP_PLACES :]}
+    assert hidden == set(re.findall(r"items/([\w-]+)/#wrong", folded.group(1)))
