@@ -39,6 +39,7 @@ DEFAULT_ACCELERATOR = "h100-sxm"
 DEFAULT_DTYPE = "bf16"
 DECODE_MODEL = "llama-2-7b"
 MATMUL_SIDES = (64, 256, 1024, 4096, 16384)
+_MATMUL_PREFIX = "matmul "
 _ELEMENTS = 1e8  # elementwise kernels: the intensity does not depend on the length
 
 # Plot geometry in SVG user units; the SVG scales to its container.
@@ -94,7 +95,7 @@ def example_kernels(acc, dt) -> list[tuple[str, float, float]]:
         intensity = arithmetic_intensity(
             matmul_flops(side, side, side), matmul_bytes(side, side, side, fmt)
         )
-        kernels.append((f"matmul n={side}", intensity))
+        kernels.append((f"{_MATMUL_PREFIX}n={side}", intensity))
     return [(label, i, attainable_flops(acc, fmt, i)) for label, i in kernels]
 
 
@@ -173,6 +174,20 @@ def _place_labels(
         mark["tx"], mark["ty"], mark["anchor"] = chosen
 
 
+def _chart_labels(points: Sequence[RooflinePoint]) -> list[str]:
+    """Labels as drawn: the square matmuls read as one series ("matmul n=64", then "n=256",
+    "n=1024" ...), so the several that sit on the roof past the ridge do not crowd its corner."""
+    labels, seen_matmul = [], False
+    for point in points:
+        label = point.label
+        if point.example and label.startswith(_MATMUL_PREFIX):
+            if seen_matmul:
+                label = label.removeprefix(_MATMUL_PREFIX)
+            seen_matmul = True
+        labels.append(label)
+    return labels
+
+
 def _chart_id(chart: Roofline) -> str:
     text = repr((chart.accelerator_name, chart.dtype_name, chart.points))
     return "roofline-" + hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:8]
@@ -193,13 +208,13 @@ def _context(chart: Roofline, title: str | None) -> dict:
     ]
     marks = [
         {
-            "label": p.label,
+            "label": label,
             "x": x_axis(p.intensity),
             "y": y_axis(p.flops),
             "memory_bound": p.memory_bound,
             "example": p.example,
         }
-        for p in chart.points
+        for p, label in zip(chart.points, _chart_labels(chart.points), strict=True)
     ]
     ridge_text = format_quantity(chart.ridge, "FLOP/B")
     peak_label = format_quantity(chart.peak, "FLOP/s") + f" peak ({chart.dtype_name})"
@@ -263,7 +278,7 @@ def _context(chart: Roofline, title: str | None) -> dict:
                 "flops": format_quantity(p.flops, "FLOP/s"),
                 "bound": "memory" if p.memory_bound else "compute",
             }
-            for p in chart.points
+            for p in sorted(chart.points, key=lambda p: p.intensity)
         ],
         "peak": format_quantity(chart.peak, "FLOP/s"),
         "bandwidth": format_quantity(chart.bandwidth, "B/s"),

@@ -108,3 +108,51 @@ def test_an_unknown_accelerator_is_a_form_error(client):
     response = client.get(URL, {"accelerator": "z9000", "dtype": "bf16"}, HTTP_HX_REQUEST="true")
     assert response.status_code == 200
     assert "Unknown accelerator" in response.content.decode()
+
+
+def _label_boxes(acc, dt):
+    from courseware.charts import _CHAR_WIDTH, _LABEL_HEIGHT, _context, roofline
+
+    marks = _context(roofline(acc, dt), None)["marks"]
+    boxes = []
+    for m in marks:
+        width = len(m["label"]) * _CHAR_WIDTH
+        x0 = {"start": m["tx"], "end": m["tx"] - width, "middle": m["tx"] - width / 2}[m["anchor"]]
+        boxes.append((m, (x0, m["ty"] - _LABEL_HEIGHT + 3, width, _LABEL_HEIGHT)))
+    return boxes
+
+
+def _distance(mark, box) -> float:
+    x0, y0, w, h = box
+    dx = max(x0 - mark["x"], 0, mark["x"] - (x0 + w))
+    dy = max(y0 - mark["y"], 0, mark["y"] - (y0 + h))
+    return (dx * dx + dy * dy) ** 0.5
+
+
+@pytest.mark.parametrize(
+    ("acc", "dt"),
+    [("h100-sxm", "bf16"), ("a100-sxm-80gb", "bf16"), ("v100-sxm2", "fp16"), ("l4", "bf16")],
+)
+def test_matmul_labels_near_the_ridge_stay_apart_and_beside_their_points(acc, dt):
+    boxes = _label_boxes(acc, dt)
+    for i, (mark, (x, y, w, h)) in enumerate(boxes):
+        if "n=" in mark["label"]:
+            assert _distance(mark, (x, y, w, h)) <= 40, f"{mark['label']} strays from its point"
+        for other, (ox, oy, ow, oh) in boxes[i + 1 :]:
+            apart = x + w + 2 <= ox or ox + ow + 2 <= x or y + h + 1 <= oy or oy + oh + 1 <= y
+            assert apart, f"{mark['label']} crowds {other['label']}"
+
+
+@pytest.mark.django_db
+def test_the_kernel_table_is_sorted_by_intensity(client):
+    html = client.get(URL, {"accelerator": "a100-sxm-80gb", "dtype": "bf16"}).content.decode()
+    labels = re.findall(r'<th scope="row">(.*?)</th>', html)
+    expected = [p.label for p in sorted(roofline("A100", "bf16").points, key=lambda p: p.intensity)]
+    assert labels == expected and labels.index("decode GEMV, Llama-2-7B") < labels.index(
+        "softmax, bf16"
+    )
+
+
+def test_square_matmuls_are_labelled_as_one_series_on_the_chart():
+    svg = roofline_svg("H100", "bf16")
+    assert svg.count(">matmul n=") == 1 and ">n=1024<" in svg and ">n=16384<" in svg
