@@ -1,5 +1,5 @@
 """Instructor pages in Chromium: gradebook -> student -> override; item analysis -> wrong answers;
-a screenshot of every page."""
+regrade's dependent version select; a screenshot of every page."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from quizzes.models import ScoreOverride
 from tests.browser.conftest import log_in, screenshot
-from tests.factories import PASSWORD, CourseFactory, EnrollmentFactory
+from tests.factories import PASSWORD, AttemptFactory, CourseFactory, EnrollmentFactory
 from tests.quizzes.test_instructor_helpers import make_class, make_quiz
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -47,10 +47,63 @@ def test_gradebook_to_student_to_override(page, classroom):
     assert page.get_by_text("Override saved.").is_visible()
     assert page.get_by_text("Accepted a units slip").first.is_visible()
     screenshot(page, "instructor-student-detail")
+    # One score format on both pages: 2.5/3, never 2.500 / 3.
+    assert page.locator(".attempt .score").first.inner_text() == "2.5/3"
     override = ScoreOverride.objects.get()
     assert override.created_by == teacher and str(override.score) == "2.500"
     page.goto("/instructor/gradebook/?q=s003")
     assert page.locator("table.grades .flag.override").count() == 1
+    assert "2.5/3" in page.locator("table.grades tbody td").first.inner_text()
+
+
+def test_an_attempt_in_progress_offers_no_override(page, classroom):
+    teacher, quiz, items, students = classroom
+    AttemptFactory(quiz=quiz, student=students[0], number=2)
+    log_in(page, teacher.username, PASSWORD)
+    page.goto(f"/instructor/students/{students[0].pk}/")
+    open_attempt = page.locator("section.attempt", has_text="attempt 2")
+    assert open_attempt.get_by_text("overrides apply to submitted attempts").is_visible()
+    assert open_attempt.get_by_text("Override the score").count() == 0
+    open_attempt.scroll_into_view_if_needed()
+    screenshot(page, "instructor-student-in-progress")
+
+
+def test_regrade_offers_the_chosen_templates_versions_then_previews(page, classroom):
+    teacher, quiz, items, students = classroom
+    log_in(page, teacher.username, PASSWORD)
+    page.goto("/instructor/regrade/")
+    assert page.locator("select[name=target_version]").count() == 0
+    template = items[0].template
+    page.get_by_label("Template").select_option(str(template.pk))
+    # htmx swaps step 2 in and pushes the choice into the address bar.
+    page.wait_for_url(re.compile(rf"template={template.pk}"))
+    versions = page.locator("select[name=target_version] option")
+    versions.first.wait_for(state="attached")
+    assert versions.all_inner_texts() == [_label(template.current_version)]
+    screenshot(page, "instructor-regrade")
+    page.get_by_role("button", name="Preview the changes").click()
+    page.wait_for_url(re.compile(r"/instructor/regrade/\d+/$"))
+    assert page.get_by_text("Checked 12 responses in 6 variants.").first.is_visible()
+    screenshot(page, "instructor-regrade-preview")
+
+
+def test_regrade_works_without_javascript(browser, live_server, classroom):
+    teacher, quiz, items, students = classroom
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    page = context.new_page()
+    try:
+        log_in(page, teacher.username, PASSWORD)
+        page.goto("/instructor/regrade/")
+        page.get_by_label("Template").select_option(str(items[1].template.pk))
+        page.get_by_role("button", name="Show its versions").click()
+        page.get_by_role("button", name="Preview the changes").click()
+        assert page.get_by_text("Checked 0 responses in 6 variants.").first.is_visible()
+    finally:
+        context.close()
+
+
+def _label(version) -> str:
+    return f"v{version.number} (current) · {version.published_at:%-d %b %Y %H:%M}"
 
 
 def test_item_analysis_shows_common_wrong_answers(page, classroom):
@@ -73,7 +126,7 @@ def test_screenshots_of_the_other_pages(page, classroom):
         ("/instructor/", "instructor-dashboard"),
         ("/instructor/misconceptions/", "instructor-misconceptions"),
         ("/instructor/variants/?params=dt%3Dfp16", "instructor-variant-search"),
-        ("/instructor/regrade/", "instructor-regrade"),
+        ("/instructor/variants/?params=zzz%3D%3D%3D", "instructor-variant-search-error"),
     ):
         response = page.goto(path)
         assert response.status == 200, path
