@@ -75,10 +75,14 @@ def recompute_answers(template: engine.Template, variant: engine.Variant) -> eng
         names = names_for(params, {u: answers[u] for u in part.uses})
         answers[part.id] = part_answer(template, part, names)
         if part.common_errors:
-            common[part.id] = {
-                ce.code: engine.variants._number(template, ce.value, names, "common error")
-                for ce in part.common_errors
-            }
+            # As when the variant was drawn: None means the slip cannot be told apart here.
+            common[part.id] = {}
+            for ce in part.common_errors:
+                value = engine.variants._eval(template, ce.value, names)
+                if value is not None:
+                    common[part.id][ce.code] = engine.variants._as_float(
+                        template, ce.value, value, "a common error"
+                    )
     order = {
         part.id: variant.option_order.get(part.id) or tuple(o.id for o in part.options)
         for part in template.parts

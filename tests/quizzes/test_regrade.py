@@ -191,3 +191,19 @@ def test_preview_says_how_many_responses_it_checked(client, graded, instructor):
     page = client.get(reverse("instructor:regrade_detail", args=[run.pk])).content.decode()
     assert "Checked 2 responses in 2 variants." in page and "No score would change" in page
     assert "0 of 2 variants" not in page
+
+
+def test_recomputing_skips_a_common_error_that_is_none_in_a_variant(graded, instructor):
+    item, _ = graded
+    source = example_source(SLUG).replace(
+        "value: \"weights_bytes(m, 'fp32') / acc.memory_bandwidth\"", 'value: "None"'
+    )
+    assert source != example_source(SLUG)
+    version = _version(item.template, source)
+    run = regrade.preview_regrade(
+        template=item.template, target_version=version, recompute_answers=True, by=instructor
+    )
+    assert run.total == 2 and run.changed == 0
+    _run_to_the_end(run)
+    for variant in Variant.objects.filter(item=item):
+        assert set(variant.answers["common_errors"]["t"]) == {"bits-for-bytes", "reciprocal"}
