@@ -94,6 +94,7 @@ class _Collector:
 
     def __init__(self) -> None:
         self.found: dict[tuple[str, str | None, str], list] = {}
+        self.recording: list[tuple] | None = None
 
     def add(
         self,
@@ -106,11 +107,26 @@ class _Collector:
     ) -> None:
         """Record a failure; failures with the same check, part and ``fold`` key are counted
         together (``fold`` defaults to the message), keeping the first seed and message."""
+        if self.recording is not None:
+            self.recording.append((check, message, part, fold))
         key = (check, part, message if fold is None else fold)
         if key in self.found:
             self.found[key][2] += 1
         else:
             self.found[key] = [message, seed, 1]
+
+    def record(self) -> list[tuple]:
+        """Start remembering every failure added, so they can be replayed for another seed."""
+        self.recording = []
+        return self.recording
+
+    def stop(self) -> None:
+        self.recording = None
+
+    def replay(self, recorded: list[tuple], seed: int) -> None:
+        """Add again, for ``seed``, the failures recorded while checking an identical variant."""
+        for check, message, part, fold in recorded:
+            self.add(check, message, seed, part, fold=fold)
 
     def failures(self) -> list[ValidationFailure]:
         return [
@@ -133,21 +149,31 @@ def validate_template(
     ratios: dict[str, dict[str, list[float]]] = {p: {} for p in answers}
     outcomes: Counter[str] = Counter()
     formulas = _FormulaChecks(grade_fn, failures)
+    checked: dict[str, list[tuple]] = {}
     for seed in range(seeds):
         variant = _generate(template, seed, failures)
         if variant is None:
             continue
         report.variants += 1
         try:
-            keys.add(variant.key())
+            key = variant.key()
         except ValueError as exc:
             failures.add("storage", str(exc), seed)
-        _check_rendering(template, variant, seed, failures)
-        for part in template.parts:
-            if part.kind == "formula":
-                formulas.check(part, variant.answers[part.id], seed)
-                continue
-            _check_part(template, part, variant, seed, failures, grade_fn, answers, ratios)
+            key = None
+        else:
+            keys.add(key)
+        _collect_answers(template, variant, answers, ratios)
+        # Every check depends only on the variant's parameters (answers, common errors and text
+        # are computed from them), so a variant drawn again is not checked again: its failures
+        # are counted for this seed too.
+        if key is not None and key in checked:
+            failures.replay(checked[key], seed)
+        else:
+            recorded = failures.record()
+            _check_variant(template, variant, seed, failures, grade_fn, formulas)
+            failures.stop()
+            if key is not None:
+                checked[key] = recorded
         if variant.outcome is not None:
             outcomes[variant.outcome] += 1
     report.distinct_variants = len(keys)
@@ -162,6 +188,27 @@ def validate_template(
     report.parts = _part_stats(template, answers, ratios)
     report.failures = failures.failures()
     return report
+
+
+def _check_variant(template, variant: Variant, seed: int, failures, grade_fn, formulas) -> None:
+    _check_rendering(template, variant, seed, failures)
+    for part in template.parts:
+        if part.kind == "formula":
+            formulas.check(part, variant.answers[part.id], seed)
+        else:
+            _check_part(template, part, variant, seed, failures, grade_fn)
+
+
+def _collect_answers(template: Template, variant: Variant, answers, ratios) -> None:
+    """Answer and common-error statistics count every seed, repeated variants included."""
+    for part in template.parts:
+        answer = variant.answers[part.id]
+        if part.kind != "numeric" or not math.isfinite(answer):
+            continue
+        answers[part.id].append(answer)
+        for code, value in variant.common_errors.get(part.id, {}).items():
+            if answer != 0:
+                ratios[part.id].setdefault(code, []).append(value / answer)
 
 
 def _generate(template: Template, seed: int, failures: _Collector) -> Variant | None:
@@ -239,7 +286,7 @@ class _FormulaChecks:
             )
 
 
-def _check_part(template, part: Part, variant, seed, failures, grade_fn, answers, ratios) -> None:
+def _check_part(template, part: Part, variant, seed, failures, grade_fn) -> None:
     answer = variant.answers[part.id]
     if part.kind == "choice":
         count = len(answer)
@@ -253,7 +300,6 @@ def _check_part(template, part: Part, variant, seed, failures, grade_fn, answers
     if not math.isfinite(answer):
         failures.add("answer", f"the answer is not finite ({answer})", seed, part.id)
         return
-    answers[part.id].append(answer)
     low, high = part.plausible or (-math.inf, math.inf)
     if not low <= answer <= high:
         failures.add(
@@ -263,12 +309,9 @@ def _check_part(template, part: Part, variant, seed, failures, grade_fn, answers
             part.id,
             fold="plausible",
         )
-    for text in answer_spellings(part, answer):
-        _check_own_answer(grade_fn, failures, seed, part, text, variant, template)
+    _check_own_answer(grade_fn, failures, seed, part, variant, template)
     errors = variant.common_errors.get(part.id, {})
     for code, value in errors.items():
-        if answer != 0:
-            ratios[part.id].setdefault(code, []).append(value / answer)
         if _coincides(part, code, value, answer):
             failures.add(
                 "common-error",
@@ -308,27 +351,29 @@ def _errors_coincide(part: Part, first: str, a: float, second: str, b: float) ->
     return abs(a - b) <= max(rtol * max(abs(a), abs(b)), part.atol)
 
 
-def _check_own_answer(grade_fn, failures, seed, part, text, variant, template) -> None:
+def _check_own_answer(grade_fn, failures, seed, part, variant, template) -> None:
+    """The correct answer, in each of its spellings, must grade as correct."""
     from quizzes.engine.grade import numeric_kwargs
 
+    answer = variant.answers[part.id]
     names = names_for(variant.params, {u: variant.answers[u] for u in part.uses})
-    kwargs = numeric_kwargs(
-        template,
-        part,
-        text,
-        variant.answers[part.id],
-        names,
-        variant.common_errors.get(part.id, {}),
-    )
-    grade = _grade(grade_fn, failures, seed, part, "numeric", **kwargs)
-    if grade is not None and grade.status != "correct":
-        failures.add(
-            "grading",
-            f"its own answer written {text!r} grades {grade.status}: {grade.feedback}",
-            seed,
-            part.id,
-            fold=f"own-answer {grade.status} {grade.diagnosis}",
+    try:
+        # The common errors' feedback is rendered once for all the spellings.
+        kwargs = numeric_kwargs(
+            template, part, "", answer, names, variant.common_errors.get(part.id, {})
         )
+    except ExpressionError:
+        return  # the feedback that failed to render is reported by _check_rendering
+    for text in answer_spellings(part, answer):
+        grade = _grade(grade_fn, failures, seed, part, "numeric", **{**kwargs, "response": text})
+        if grade is not None and grade.status != "correct":
+            failures.add(
+                "grading",
+                f"its own answer written {text!r} grades {grade.status}: {grade.feedback}",
+                seed,
+                part.id,
+                fold=f"own-answer {grade.status} {grade.diagnosis}",
+            )
 
 
 def _grade(grade_fn, failures, seed, part, kind, **kwargs):

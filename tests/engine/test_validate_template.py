@@ -153,3 +153,39 @@ def test_two_common_errors_within_the_parts_rtol_are_ambiguous():
 def test_common_errors_kept_apart_by_none_validate():
     text = with_second_error("1000 * w / acc.memory_bandwidth if size != 20 else None")
     assert validate_template(parse_template(text, source="apart.yaml"), seeds=40).ok
+
+
+def test_a_variant_drawn_again_counts_its_failures_for_every_seed():
+    text = NUMERIC.replace(
+        'value: "8 * w / acc.memory_bandwidth"', 'value: "w / acc.memory_bandwidth"'
+    )
+    report = validate_template(parse_template(text, source="c.yaml"), seeds=60)
+    [failure] = [f for f in report.failures if f.check == "common-error"]
+    assert report.distinct_variants == 12 and failure.count == 60
+
+
+def test_each_distinct_variant_is_graded_once(numeric_template):
+    calls = []
+
+    def spy(kind, **kwargs):
+        from quizzes.grading import grade_numeric
+
+        calls.append(kwargs["expected"])
+        return grade_numeric(**kwargs)
+
+    report = validate_template(numeric_template, seeds=60, grade_fn=spy)
+    assert report.ok and report.variants == 60
+    # two spellings of two numeric parts, for each of the 12 distinct variants
+    assert len(calls) == 2 * 2 * report.distinct_variants
+
+
+def test_feedback_that_fails_to_render_is_a_failure_not_a_crash():
+    text = NUMERIC.replace(
+        "feedback: You read bits as bytes.", "feedback: You read {{ 1 / (size - 20) }} bits."
+    )
+    report = validate_template(parse_template(text, source="f.yaml"), seeds=40)
+    failure = next(f for f in report.failures if f.check == "expression")
+    assert "division by zero" in failure.message
+    assert (
+        generate_variant(parse_template(text, source="f.yaml"), failure.seed).params["size"] == 20
+    )
