@@ -49,6 +49,7 @@ from quizzes.services.submission import (
 
 __all__ = [
     "QuizRuleError",
+    "attempt_limit_message",
     "autosave",
     "close_expired_attempts",
     "expire_if_due",
@@ -111,6 +112,13 @@ def _make_variant(*, attempt: Attempt, item: QuizItem, index: int, practice: boo
     )
 
 
+def attempt_limit_message(limit: int) -> str:
+    """The refusal once a student has used every attempt the quiz allows."""
+    if limit == 1:
+        return "You have used the one attempt this quiz allows."
+    return f"You have used all {limit} attempts this quiz allows."
+
+
 def start_attempt(*, quiz, student, now: datetime) -> Attempt:
     """Start the student's next attempt, or return the one already open.
 
@@ -137,9 +145,7 @@ def start_attempt(*, quiz, student, now: datetime) -> Attempt:
             used = Attempt.objects.filter(quiz=quiz, student=student).aggregate(n=Max("number"))
             number = (used["n"] or 0) + 1
             if quiz.max_attempts and number > quiz.max_attempts:
-                raise QuizRuleError(
-                    f"You have used all {quiz.max_attempts} attempts allowed for this quiz."
-                )
+                raise QuizRuleError(attempt_limit_message(quiz.max_attempts))
             chosen = draw_items(quiz, items, student=student, number=number)
             attempt = Attempt.objects.create(
                 quiz=quiz,
@@ -284,11 +290,9 @@ def autosave(*, variant: Variant, part_id: str, raw, student, now: datetime) -> 
         text = stored_raw([p for p in picks if p][:26], kind) if any(picks) else ""
     else:
         text = raw if isinstance(raw, str) else " ".join(raw or [])
-    if len(text) > questions.MAX_ANSWER_LENGTH:
-        raise QuizRuleError(
-            f"That answer is longer than {questions.MAX_ANSWER_LENGTH} characters; "
-            "it was not saved."
-        )
+    too_long = questions.too_long_message(text, kind)
+    if too_long:
+        raise QuizRuleError(too_long.replace("Write it", "It was not saved; write it"))
     saved, _ = SavedAnswer.objects.update_or_create(
         variant=variant, part_id=part_id, defaults={"raw": text}
     )

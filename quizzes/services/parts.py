@@ -50,11 +50,9 @@ def clean_raw(raw, kind: str | None) -> str | list[str]:
             raise QuizRuleError("That choice is not one of the options.")
         return picks
     text = raw if isinstance(raw, str) else " ".join(raw or [])
-    if len(text) > questions.MAX_ANSWER_LENGTH:
-        raise QuizRuleError(
-            f"That answer is {len(text)} characters long; the limit is "
-            f"{questions.MAX_ANSWER_LENGTH}. Write it more compactly."
-        )
+    too_long = questions.too_long_message(text, kind)
+    if too_long:
+        raise QuizRuleError(too_long)
     if not text.strip():
         raise QuizRuleError("Type an answer before checking.")
     return text

@@ -12,10 +12,33 @@ from functools import lru_cache
 from typing import Any
 
 from quizzes import engine, grading
+from quizzes.grading.formula.grade import MAX_FORMULA_LENGTH
+from quizzes.grading.numbers import MAX_NUMBER_LENGTH
 
-# Longer answers are refused before they reach the grader (its own limits are lower still
-# for numbers; this bounds what is stored and parsed at all).
+# Longer answers are refused before they reach the grader; this bounds what is stored and
+# parsed at all. Each kind's own limit is the grader's (`max_answer_length`).
 MAX_ANSWER_LENGTH = 500
+
+_LENGTH_BY_KIND = {"numeric": MAX_NUMBER_LENGTH, "formula": MAX_FORMULA_LENGTH}
+_KIND_NOUN = {"numeric": "a number", "formula": "a formula"}
+
+
+def max_answer_length(kind: str | None) -> int:
+    """The longest answer a part of `kind` accepts: the grader's own limit, so the input box,
+    the server's refusal and the grader never disagree."""
+    return min(_LENGTH_BY_KIND.get(kind or "", MAX_ANSWER_LENGTH), MAX_ANSWER_LENGTH)
+
+
+def too_long_message(text: str, kind: str | None) -> str | None:
+    """Why `text` is too long for a part of `kind`, or None when it fits."""
+    limit = max_answer_length(kind)
+    if len(text) <= limit:
+        return None
+    noun = _KIND_NOUN.get(kind or "", "an answer")
+    return (
+        f"That answer is {len(text):,} characters long; the limit for {noun} is {limit}. "
+        "Write it more compactly."
+    )
 
 
 class QuestionUnavailable(Exception):
@@ -113,3 +136,14 @@ def preview(row, part_id: str, raw: str) -> tuple[str, bool, str]:
     if not result.ok:
         return result.error or "This formula cannot be read.", False, ""
     return result.interpreted or "", True, result.latex or ""
+
+
+def formula_latex(raw: str, variables) -> str:
+    """LaTeX of a readable formula answer (for showing it as math), or "" when it is not."""
+    if not raw or len(raw) > MAX_FORMULA_LENGTH:
+        return ""
+    try:
+        result = grading.preview_formula(raw, list(variables))
+    except Exception:  # noqa: BLE001 - a display nicety; the graded text is shown instead
+        return ""
+    return (result.latex or "") if result.ok else ""

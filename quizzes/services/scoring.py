@@ -39,6 +39,37 @@ class PartState:
         return [r for r in self.responses if r.try_number is not None]
 
     @property
+    def last_graded(self):
+        """The latest try that was graded (an unreadable answer is no try)."""
+        graded = self.graded
+        return graded[-1] if graded else None
+
+    @property
+    def best_graded(self):
+        """The graded try that earns the part's score (ties: the latest)."""
+        best = None
+        for response in self.graded:
+            if best is None or response.score >= best.score:
+                best = response
+        return best
+
+    @property
+    def shown(self):
+        """What the part reports: its latest graded try, else its latest (unreadable) answer.
+
+        A later unreadable answer must not hide the feedback of the try that counted.
+        """
+        return self.last_graded or self.last
+
+    @property
+    def newer_invalid(self):
+        """An unreadable answer sent after the latest graded try, if there is one."""
+        graded = self.last_graded
+        if graded is None or self.last is graded:
+            return None
+        return self.last
+
+    @property
     def is_correct(self) -> bool:
         return any(r.status == ResponseStatus.CORRECT for r in self.responses)
 
