@@ -2,11 +2,13 @@
 
 Raw HTML in a template's text is escaped (authors write Markdown, not markup), and a formula
 that latex2mathml cannot read falls back to its source in a code span rather than failing the
-page.
+page. Feedback goes through the same renderer, except for the student's own words that the
+grader quotes back, which are shown literally.
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import latex2mathml.converter
@@ -41,3 +43,23 @@ def render_markdown_math(source: str) -> SafeString:
 def render_inline(source: str) -> SafeString:
     """Like `render_markdown_math`, without the paragraph around a one-line text."""
     return mark_safe(_renderer().renderInline(source or ""))  # noqa: S308
+
+
+# The grader quotes what it could not read between single quotes ("Unknown name 'x_1'"); an
+# apostrophe inside a word ("the model's") is not a quote.
+_QUOTED = re.compile(r"(?<![\w'])'([^'\n]+)'(?![\w])")
+_ACTIVE = re.compile(r"([\\`*_\[\]{}()<>#+!|$~&-])")
+
+
+def _literal(text: str) -> str:
+    """`text` with every character Markdown or math could act on backslash-escaped."""
+    return _ACTIVE.sub(r"\\\1", text)
+
+
+def render_feedback(text: str) -> SafeString:
+    """Grader or template feedback as HTML: Markdown with math, like a prompt, while the
+    student's input that the feedback quotes stays literal text."""
+    if not text:
+        return mark_safe("")  # noqa: S308
+    source = _QUOTED.sub(lambda m: "'" + _literal(m.group(1)) + "'", text)
+    return render_markdown_math(source)

@@ -3,6 +3,10 @@
 Views parse the request, call one service, render. Every rule (dates, tries, deadlines,
 idempotency) is enforced by `quizzes.services.attempts`; a refusal becomes a message on the
 page (or in the htmx fragment), never a 500. Another student's attempt answers 404.
+
+Django messages are for plain form posts that redirect: the page they land on shows them. An
+htmx request carries its message in the fragment it returns, so nothing is left queued for
+some later, unrelated page.
 """
 
 from __future__ import annotations
@@ -23,6 +27,15 @@ from quizzes.services import questions
 from quizzes.services.availability import QuizRuleError, results_released, student_window
 from quizzes.views import pages, progress_data
 from quizzes.views.markup import render_inline
+from quizzes.views.student_parts import present
+from quizzes.views.student_results import result_items
+
+
+def _tell(request: HttpRequest, level: int, message: str) -> None:
+    """Queue `message` for the page a plain post redirects to (never for an htmx request)."""
+    if not request.htmx:
+        messages.add_message(request, level, message)
+
 
 # -- quizzes ---------------------------------------------------------------------------------
 
@@ -94,7 +107,7 @@ def start_attempt(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         attempt = service.start_attempt(quiz=quiz, student=request.user, now=timezone.now())
     except (QuizRuleError, questions.QuestionUnavailable) as error:
-        messages.error(request, getattr(error, "message", None) or str(error))
+        _tell(request, messages.ERROR, getattr(error, "message", None) or str(error))
         return redirect(quiz)
     return redirect(attempt)
 
@@ -125,10 +138,10 @@ def attempt_detail(request: HttpRequest, attempt_id: int) -> HttpResponse:
     now = timezone.now()
     if service.expire_if_due(attempt, now=now):
         if attempt.auto_submitted:
-            messages.info(request, "Time ran out, so this attempt was submitted for you.")
+            _tell(request, messages.INFO, "Time ran out, so this attempt was submitted for you.")
         return redirect("quizzes:attempt_results", attempt_id=attempt.pk)
     window = student_window(attempt.quiz, request.user)
-    blocks = pages.attempt_blocks(attempt, released=False)
+    blocks = present(pages.attempt_blocks(attempt, released=False))
     context = {
         "attempt": attempt,
         "quiz": attempt.quiz,
@@ -150,16 +163,41 @@ def _answer(request: HttpRequest):
     return values if len(values) != 1 else values[0]
 
 
-def _fragment(request, variant, part_id, *, error: str = "") -> HttpResponse:
+def _fragment(request, variant, part_id, *, error: str = "", closed: bool = False):
+    """The answer to an htmx Check: the part's result area, not its input.
+
+    The student may have typed on while the Check was in flight; swapping only the result
+    (plus, out of band, a fresh form key, the tries left and the hints) leaves the newer text
+    alone. A part that has just become final is redrawn whole, its input now read-only.
+    """
     block, part = pages.part_block(variant, part_id)
     if part is None:
         raise Http404("No such part.")
-    context = {"attempt": variant.attempt, "block": block, "p": part, "error": error}
-    html = render_to_string("quizzes/attempt_detail.html#part", context, request=request)
-    extras = render_to_string(
-        "quizzes/attempt_detail.html#extras", {**context, "oob": True}, request=request
-    )
-    return HttpResponse(html + extras)
+    present([block])
+    part = next(p for p in block.parts if p.view.id == part_id)
+    context = {
+        "attempt": variant.attempt,
+        "block": block,
+        "p": part,
+        "error": error,
+        "closed": closed,
+    }
+    if closed:
+        return HttpResponse(_partial(request, "result", context))
+    extras = _partial(request, "extras", {**context, "oob": True})
+    if part.state.is_final:
+        response = HttpResponse(_partial(request, "part", context) + extras)
+        response["HX-Retarget"] = f"#part-{variant.pk}-{part_id}"
+        response["HX-Reswap"] = "outerHTML"
+        return response
+    fresh = {**context, "oob": True}
+    html = _partial(request, "result", context)
+    controls = _partial(request, "answer_key", fresh) + _partial(request, "answer_actions", fresh)
+    return HttpResponse(html + controls + extras)
+
+
+def _partial(request: HttpRequest, name: str, context: dict) -> str:
+    return render_to_string(f"quizzes/attempt_detail.html#{name}", context, request=request)
 
 
 @require_POST
@@ -181,13 +219,11 @@ def submit_part(request: HttpRequest, attempt_id: int, variant_id: int, part_id:
         error = refusal.message
     attempt.refresh_from_db()
     if request.htmx:
-        if attempt.status != AttemptStatus.IN_PROGRESS:
-            response = HttpResponse(status=204)
-            response["HX-Redirect"] = reverse("quizzes:attempt_results", args=[attempt.pk])
-            return response
-        return _fragment(request, variant, part_id, error=error)
+        # A stale tab (the attempt was submitted elsewhere, or time ran out) hears it here.
+        closed = attempt.status != AttemptStatus.IN_PROGRESS
+        return _fragment(request, variant, part_id, error=error, closed=closed)
     if error:
-        messages.error(request, error)
+        _tell(request, messages.ERROR, error)
     return redirect(_part_url(attempt, variant, part_id))
 
 
@@ -200,8 +236,9 @@ def preview_part(request: HttpRequest, attempt_id: int, variant_id: int, part_id
     if questions.part_kind(variant, part_id) != "formula":
         raise Http404("Only formula parts have a preview.")
     text, ok, latex = "", True, ""
-    if len(raw) > questions.MAX_ANSWER_LENGTH:
-        text, ok = f"Too long: at most {questions.MAX_ANSWER_LENGTH} characters.", False
+    limit = questions.max_answer_length("formula")
+    if len(raw) > limit:
+        text, ok = f"Too long: at most {limit} characters.", False
     elif raw.strip():
         text, ok, latex = questions.preview(variant, part_id, raw)
     math = render_inline(f"${latex}$") if latex else ""
@@ -235,7 +272,7 @@ def autosave(request: HttpRequest, attempt_id: int, variant_id: int, part_id: st
         if attempt.status != AttemptStatus.IN_PROGRESS:
             response["HX-Redirect"] = reverse("quizzes:attempt_results", args=[attempt.pk])
         return response
-    (messages.success if status == "saved" else messages.error)(request, message)
+    _tell(request, messages.SUCCESS if status == "saved" else messages.ERROR, message)
     return redirect(_part_url(attempt, variant, part_id))
 
 
@@ -247,7 +284,7 @@ def new_variant(request: HttpRequest, attempt_id: int, variant_id: int) -> HttpR
     try:
         fresh = service.new_variant(variant=variant, student=request.user, now=timezone.now())
     except QuizRuleError as refusal:
-        messages.error(request, refusal.message)
+        _tell(request, messages.ERROR, refusal.message)
         fresh = variant
     number = attempt.item_ids.index(fresh.item_id) + 1 if fresh.item_id in attempt.item_ids else 1
     return redirect(reverse("quizzes:attempt_detail", args=[attempt.pk]) + f"#q{number}")
@@ -260,7 +297,7 @@ def submit_attempt(request: HttpRequest, attempt_id: int) -> HttpResponse:
     try:
         service.submit_attempt(attempt=attempt, student=request.user, now=timezone.now())
     except QuizRuleError as refusal:
-        messages.error(request, refusal.message)
+        _tell(request, messages.ERROR, refusal.message)
         attempt.refresh_from_db()
         if attempt.status == AttemptStatus.IN_PROGRESS:
             return redirect(attempt)
@@ -274,19 +311,19 @@ def attempt_results(request: HttpRequest, attempt_id: int) -> HttpResponse:
     now = timezone.now()
     service.expire_if_due(attempt, now=now)
     if attempt.status != AttemptStatus.SUBMITTED:
-        messages.info(request, "This attempt is still open; submit it to see your results.")
+        _tell(request, messages.INFO, "This attempt is still open; submit it to see your results.")
         return redirect(attempt)
     window = student_window(attempt.quiz, request.user)
     released = results_released(attempt.quiz, window, now)
-    blocks = pages.attempt_blocks(attempt, released=released) if released else []
+    items = result_items(attempt) if released else []
     context = {
         "attempt": attempt,
         "quiz": attempt.quiz,
         "window": window,
         "released": released,
-        "blocks": blocks,
+        "items": items,
         "score": progress_data.attempt_score(attempt),
-        "charts": progress_data.roofline_charts(blocks) if released else {},
+        "charts": progress_data.roofline_charts([i.block for i in items]) if released else {},
     }
     return render(request, "quizzes/attempt_results.html", context)
 

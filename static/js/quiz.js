@@ -15,3 +15,11 @@
   }
   tick();
 })();
+
+// Forms with data-confirm ask before posting (submitting an exam cannot be undone). Without
+// JavaScript the form is a plain POST, as it always was.
+document.addEventListener("submit", function (event) {
+  var form = event.target;
+  var question = form && form.getAttribute && form.getAttribute("data-confirm");
+  if (question && !window.confirm(question)) event.preventDefault();
+});

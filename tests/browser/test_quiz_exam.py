@@ -48,6 +48,12 @@ def test_exam_autosaves_survives_reload_and_grades_at_submission(page):
     assert page.locator(f"#part-{decode.pk}-t").get_by_label("Your answer").input_value() == answer
     assert page.locator(f"#part-{bound.pk}-bound input:checked").count() == 1
 
+    # Submitting asks first: declining stays on the attempt, accepting submits.
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.get_by_role("button", name="Submit attempt").click()
+    page.wait_for_timeout(300)
+    assert "/results/" not in page.url
+    page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Submit attempt").click()
     page.wait_for_url("**/results/")
     assert "2 / 2 points" in page.locator(".score-card").inner_text()

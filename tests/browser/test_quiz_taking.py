@@ -3,16 +3,27 @@ submission, My progress; a second student gets other numbers for the same questi
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from quizzes.models import Attempt, Variant
+from quizzes.models import Attempt, Response, Variant
 from quizzes.services.questions import correct_answers
 from tests.browser.conftest import log_in, screenshot
-from tests.factories import PASSWORD, ChapterFactory, CourseFactory, EnrollmentFactory, make_quiz
+from tests.factories import (
+    PASSWORD,
+    ChapterFactory,
+    CourseFactory,
+    EnrollmentFactory,
+    QuestionTemplateFactory,
+    QuizItemFactory,
+    make_quiz,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 EXAMPLES = ["decode-step-memory-floor", "bound-by-what", "kv-cache-bytes-formula"]
+BANK = Path(__file__).resolve().parents[2] / "content" / "questions"
 
 
 @pytest.fixture
@@ -117,3 +128,87 @@ def test_student_takes_a_chapter_quiz_end_to_end(page, browser, live_server, set
     assert len(theirs) == len(mine) == 3
     assert theirs != mine
     context.close()
+
+
+@pytest.fixture
+def weights_quiz():
+    """A homework quiz on weight memory, whose bank feedback carries math, plus a formula."""
+    course = CourseFactory()
+    source = (BANK / "precision" / "weights-bytes-by-format.yaml").read_text(encoding="utf-8")
+    template = QuestionTemplateFactory(
+        course=course, slug="weights-bytes-by-format", title="Weight memory", draft_source=source
+    )
+    quiz = make_quiz(course, examples=["kv-cache-bytes-formula"], slug="weights", title="Weights")
+    QuizItemFactory(quiz=quiz, template=template, position=2)
+    student = EnrollmentFactory(course=course, user__username="edsger").user
+    return quiz, student
+
+
+def _start_weights(page, weights_quiz):
+    quiz, student = weights_quiz
+    log_in(page, student.username, PASSWORD)
+    page.goto(f"/quizzes/{quiz.slug}/")
+    page.get_by_role("button", name="Start attempt").click()
+    page.wait_for_url("**/attempts/*/")
+    return student
+
+
+def test_feedback_math_and_the_formula_read_as_math(page, weights_quiz):
+    student = _start_weights(page, weights_quiz)
+    weights = _variant(student, "weights-bytes-by-format")
+    gibibytes = correct_answers(weights)["w"] / 1.073741824
+    part = _check(page, weights, "w", f"{gibibytes / 1e9:.5g} GB")
+    feedback = part.locator(".feedback.incorrect .feedback-text")
+    feedback.wait_for()
+    assert feedback.locator("math").count() == 2  # 2^30 and 10^9 as MathML, not "$...$"
+    assert "$" not in feedback.inner_text()
+
+    formula = _variant(student, "kv-cache-bytes-formula")
+    doubled = f"2*({correct_answers(formula)['kv']})"
+    box = _check(page, formula, "kv", doubled)
+    box.locator(".feedback.incorrect").wait_for()
+    assert box.locator(".read-as math").count() == 1
+    box.scroll_into_view_if_needed()
+    screenshot(page, "quiz-feedback-math")
+
+
+def test_typing_during_a_check_is_not_undone_by_its_answer(page, weights_quiz):
+    student = _start_weights(page, weights_quiz)
+    weights = _variant(student, "weights-bytes-by-format")
+    part = _part(page, weights, "w")
+    # Hold the next Check's request, type on meanwhile, then let the answer arrive.
+    held = []
+    page.route("**/parts/w/", lambda route: held.append(route))
+    answer = part.get_by_label("Your answer")
+    answer.fill("1 s")
+    part.get_by_role("button", name="Check").click()
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    answer.fill("7 GB")
+    held[0].continue_()
+    part.locator(".feedback.incorrect .verdict", has_text="try 1").wait_for()
+    page.unroute("**/parts/w/")
+    assert answer.input_value() == "7 GB"  # the slower answer did not put "1 s" back
+    assert "2 tries left" in part.inner_text()
+    part.get_by_role("button", name="Check").click()  # the fresh form key records a new try
+    part.locator(".feedback .verdict", has_text="try 2").wait_for()
+    assert Response.objects.filter(variant=weights).order_by("created_at").last().raw == "7 GB"
+
+
+def test_results_show_the_numbers_that_scored_with_practice_apart(page, weights_quiz):
+    student = _start_weights(page, weights_quiz)
+    weights = _variant(student, "weights-bytes-by-format")
+    right = f"{correct_answers(weights)['w'] / 1e9:.6g} GB"
+    _check(page, weights, "w", right).locator(".feedback.correct").wait_for()
+    page.get_by_role("button", name="Practice with new numbers").click()
+    page.wait_for_load_state("networkidle")
+    page.get_by_role("button", name="Submit attempt").click()
+    page.wait_for_url("**/results/")
+    scored = page.locator(f"#part-{weights.pk}-w")
+    assert right in scored.inner_text() and "Correct" in scored.inner_text()
+    practice = page.locator(".other-set.practice")
+    assert practice.count() == 1 and "does not count" in practice.inner_text()
+    practice.locator("summary").click()
+    screenshot(page, "quiz-results-practice")

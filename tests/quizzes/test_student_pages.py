@@ -106,8 +106,9 @@ def test_plain_post_redirects_to_the_part_and_htmx_gets_the_fragment(logged_in, 
         url, {"answer": "1 banana", "idempotency_key": uuid.uuid4().hex}, HTTP_HX_REQUEST="true"
     )
     html = fragment.content.decode()
-    assert "<html" not in html and f'id="part-{variant.pk}-t"' in html
-    assert "Could not read this answer" in html and "no try used" in html
+    assert "<!doctype" not in html.lower() and "<main" not in html  # a fragment, not the page
+    assert f'id="key-{variant.pk}-t"' in html  # a fresh form key, swapped in out of band
+    assert "could not be read" in html and "no try used" in html
     assert 'hx-swap-oob="true"' in html  # hints and solution area refreshed alongside
 
 
