@@ -79,7 +79,12 @@ def _machine(result: dict) -> str:
         versions += f", PostgreSQL {m['postgresql']}"
     quick = " (quick run: fewer repeats)" if result.get("quick") else ""
     if m.get("load_average"):
-        quick += f"; load average at the start {m['load_average'][0]}"
+        busy = m["load_average"][0] > 0.5 * (m["nproc"] or 1)
+        quick += f"; load average at the start {m['load_average'][0]}" + (
+            " (**the machine was busy with other work: these figures are pessimistic**)"
+            if busy
+            else ""
+        )
     return (
         f"_Measured {m['date']} on {m['cpu']}, {m['nproc']} cores, {m['memory_gib']} GiB; "
         f"{versions}{quick}._"
@@ -502,6 +507,11 @@ Written by `make bench` (`python -m bench`; `--quick` for a short run, `--only S
 section) from the raw figures in `bench/results/*.json`. Every figure is measured, never typed:
 rerun the command to refresh it. Each section names the date, machine and versions it was
 measured with.
+
+The machine is small (2 cores) and, for the committed figures, was shared: other engineers'
+test suites and browser tests ran during parts of the run, so the load and fault figures in
+particular are pessimistic and noisy (sections record the load average at their start where
+it was measured). Rerun `make bench` on an idle machine before comparing releases.
 """
     summary = table(["target", "result"], [[name, result] for name, result in targets])
     return head + "\n## Targets\n\n" + summary + "\n\n" + "\n".join(parts)
