@@ -4,7 +4,10 @@ Each worker is a separate process under ``resource.setrlimit(RLIMIT_AS)``; a cal
 past its wall-clock timeout (default 2 s) has its worker killed and replaced, and the caller
 gets an "invalid" Grade asking for a simpler answer, so a hostile formula costs at most one
 timeout and never the web process.  Workers come from a 'forkserver' context (preloaded with
-sympy), never a plain fork of a possibly threaded server process.
+sympy), never a plain fork of a possibly threaded server process.  Each new worker grades a few
+representative answers (`WARM_UP`) before it reports ready, so the lazy imports and caches that
+sympy fills on first use cost the worker's start, not a student's first answer; that start is
+waited for separately and never counts against a call's timeout.
 
 The pool is per process: it starts lazily on the first call, is thread-safe (an idle worker is
 taken from a queue, so concurrent calls use different workers), and a process forked after
@@ -30,6 +33,25 @@ TOO_SLOW = "This answer took too long to check; simplify it."
 TOO_BIG = "This answer needs too much memory to check; simplify it."
 CRASHED = "This answer could not be checked; simplify it and try again."
 BUSY = "The grader is busy; submit again in a moment."
+# A new worker's warm-up runs in parallel with the web process; a call that finds it still
+# warming waits up to this long before the worker counts as broken.
+READY_TIMEOUT = 30.0
+
+# (response, expected, variables): the book's usual shapes (products, quotients, powers, logs,
+# roots, factorials, absolute values) and each variable domain, so the first real answer finds
+# sympy's functions imported and its assumption and simplification caches primed.
+WARM_UP = (
+    ("2 n m k", "2*n*m*k", ["n", "m", "k"]),
+    ("n(n+1)/2", "n^2/2 + n/2", ["n"]),
+    ("P*b/B", "b P / (2 B)", ["P", "b", "B"]),
+    ("log2(n) + sqrt(n^2)", "log(n)/log(2) + n", ["n"]),
+    ("exp(2 log n)", "n^3", ["n"]),
+    ("(n+1)!/n!", "n+1", {"n": "integer"}),
+    ("|x| + sin(x)^2 + cos(x)^2", "|x| + 1", {"x": "real"}),
+    ("0.5 s (m k + k n)", "s*(m k + n k)/2", ["m", "n", "k", "s"]),
+    ("2^n", "n^2", ["n"]),
+    ("1/2n", "n/2", ["n"]),
+)
 
 _in_worker = False
 _lock = threading.Lock()
@@ -49,13 +71,32 @@ def _baseline_memory() -> int:
         return 0
 
 
+def warm_up() -> None:
+    """Grade `WARM_UP` (and a few numbers with units) in this process; results are discarded."""
+    from .formula.grade import grade_symbolic_inline
+    from .numeric import grade_numeric
+
+    for response, expected, variables in WARM_UP:
+        try:
+            grade_symbolic_inline(response, expected, variables=variables)
+        except Exception:  # noqa: BLE001, S112 - warming is best effort; grading reports its own
+            continue
+    for response, unit in (("3.35 TB/s", "B/s"), ("80 GiB", "B"), ("2^10", None)):
+        try:
+            grade_numeric(response, 1.0, unit=unit)
+        except Exception:  # noqa: BLE001, S112
+            continue
+
+
 def _worker_main(connection, memory_mb: int) -> None:
     global _in_worker
     _in_worker = True
     import resource
 
+    warm_up()
     limit = max(memory_mb * 2**20, _baseline_memory() + 256 * 2**20)
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    connection.send(("ready", None))
     while True:
         try:
             request = connection.recv()
@@ -84,6 +125,17 @@ class _Worker:
         )
         self.process.start()
         child.close()
+        self.ready = False
+
+    def wait_ready(self) -> bool:
+        """Wait for the worker's warm-up; False when it died or hung instead."""
+        if not self.ready:
+            try:
+                if self.connection.poll(READY_TIMEOUT):
+                    self.ready = self.connection.recv()[0] == "ready"
+            except (EOFError, OSError):
+                self.ready = False
+        return self.ready
 
     def stop(self, *, kill: bool) -> None:
         if not kill:
@@ -130,6 +182,9 @@ class _Pool:
         except queue.Empty:
             return invalid(BUSY)
         try:
+            if not worker.wait_ready():
+                worker = self._replace(worker)
+                return invalid(CRASHED)
             worker.connection.send((function, kwargs))
             if not worker.connection.poll(timeout):
                 worker = self._replace(worker)

@@ -3,18 +3,39 @@
 The page is built from plain dataclasses (`QuestionView`, `PartView`) that by construction hold
 no correct answer, seed or common-error value; the solution is rendered only when the caller has
 decided the variant is final.
+
+Rendering (the engine's live text, Markdown and MathML) is the page's main cost and depends on
+nothing but the variant and its template version, both immutable once stored, so the results are
+kept in Django's cache under the variant's and version's primary keys. The question view holds no
+answer; the solution, which does, is only ever rendered and cached once the caller has decided the
+variant is final. Form keys (`idempotency_key`) are never cached: each page gets fresh ones.
 """
 
 from __future__ import annotations
 
+import threading
 import uuid
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
 
+from django.core.cache import cache
 from django.utils.safestring import SafeString
 
 from quizzes import engine
 from quizzes.services.questions import QuestionUnavailable, engine_variant, template_for
 from quizzes.views.markup import render_inline, render_markdown_math
+
+# Bump when what is rendered changes shape (markup, dataclasses) so old entries are not read.
+RENDER_CACHE_VERSION = 1
+# Variants never change, so entries only leave the cache to make room.
+RENDER_CACHE_SECONDS = 7 * 24 * 3600
+# The shared cache unpickles on every read; the entries a process served last are kept here too
+# (a class's questions are the same few variants over and over). About 10 kB each.
+_LOCAL_ENTRIES = 2048
+_local: OrderedDict[str, Any] = OrderedDict()
+_local_lock = threading.Lock()
 
 _UNIT_EXAMPLES = {"B": "GB", "B/s": "TB/s", "s": "ms", "FLOP": "TFLOP", "FLOP/s": "TFLOP/s"}
 
@@ -53,7 +74,8 @@ def unit_hint(unit: str | None) -> str:
     if not unit:
         return "Answer with a plain number (no unit)."
     try:
-        from quizzes.grading.quantities import describe_dimensions, parse_unit
+        from quizzes.grading import parse_unit
+        from quizzes.grading.quantities import describe_dimensions
 
         phrase, example = describe_dimensions(parse_unit(unit).dimensions)
     except Exception:  # noqa: BLE001 - a hint is a courtesy; never fail the page for it
@@ -63,8 +85,52 @@ def unit_hint(unit: str | None) -> str:
     return f"Answer in a unit of {phrase}, e.g. {example}."
 
 
+def _cached(what: str, row, build: Callable[[], Any], *extra) -> Any:
+    """`build()` for this variant row, from the cache when it was built before."""
+    # The seed and the source hash as well as the keys: a database whose rows were rolled back
+    # (tests) can reuse a primary key for different content.
+    version = row.version
+    parts = [
+        what,
+        str(row.pk),
+        str(version.pk),
+        version.content_hash,
+        str(row.seed),
+        *map(str, extra),
+    ]
+    key = "quizzes:" + ":".join(parts)
+    if row.pk is None:
+        return build()
+    with _local_lock:
+        if key in _local:
+            _local.move_to_end(key)
+            return _local[key]
+    value = cache.get(key, version=RENDER_CACHE_VERSION)
+    if value is None:
+        value = build()
+        cache.set(key, value, RENDER_CACHE_SECONDS, version=RENDER_CACHE_VERSION)
+    with _local_lock:
+        _local[key] = value
+        while len(_local) > _LOCAL_ENTRIES:
+            _local.popitem(last=False)
+    return value
+
+
+def clear_local_cache() -> None:
+    """Forget this process's copies (tests that clear Django's cache call this too)."""
+    with _local_lock:
+        _local.clear()
+
+
 def question_view(row) -> QuestionView:
-    """The prompt and parts of a stored variant, rendered for the student."""
+    """The prompt and parts of a stored variant, rendered for the student (cached per variant;
+    every call gets fresh form keys)."""
+    view = _cached("question", row, lambda: _question_view(row))
+    parts = [replace(part, idempotency_key=uuid.uuid4().hex) for part in view.parts]
+    return QuestionView(title=view.title, prompt_html=view.prompt_html, parts=parts)
+
+
+def _question_view(row) -> QuestionView:
     template = template_for(row.version)
     variant = engine_variant(row)
     try:
@@ -92,6 +158,10 @@ def _part_view(rendered) -> PartView:
 
 def hints_html(row, tries: int) -> list[SafeString]:
     """The template's hints unlocked after `tries` counted incorrect tries."""
+    return list(_cached("hints", row, lambda: _hints_html(row, tries), tries))
+
+
+def _hints_html(row, tries: int) -> list[SafeString]:
     template = template_for(row.version)
     try:
         hints = engine.render_hints(template, engine_variant(row), tries)
@@ -101,6 +171,11 @@ def hints_html(row, tries: int) -> list[SafeString]:
 
 
 def solution_html(row) -> SafeString:
+    """The worked solution: call only once the variant is final (it holds the answers)."""
+    return _cached("solution", row, lambda: _solution_html(row))
+
+
+def _solution_html(row) -> SafeString:
     template = template_for(row.version)
     try:
         return render_markdown_math(engine.render_solution(template, engine_variant(row)))

@@ -23,6 +23,9 @@ class PartBlock:
     state: scoring.PartState
     saved: str = ""
     show_result: bool = True
+    # "<variant pk>-<part id>": the suffix of the part's element ids, built once here because the
+    # page repeats it a dozen times per part.
+    dom: str = ""
 
     @property
     def last(self) -> Response | None:
@@ -118,7 +121,7 @@ def attempt_blocks(attempt, *, released: bool, render_solutions: bool = True) ->
             continue
         latest = max(siblings, key=lambda v: v.index)
         blocks.append(
-            _block(
+            item_block(
                 number,
                 latest,
                 siblings,
@@ -133,9 +136,14 @@ def attempt_blocks(attempt, *, released: bool, render_solutions: bool = True) ->
     return blocks
 
 
-def _block(
+def item_block(
     number, variant, siblings, responses, saved, *, tries, submitted, show, render_solutions
-):
+) -> ItemBlock:
+    """The block of one variant (number `number` on the page) from its already loaded rows.
+
+    `siblings` are every variant of the item (for the best score), `responses` this variant's in
+    order; `show` decides whether results, hints and (when final) the solution are shown.
+    """
     block = ItemBlock(
         number=number,
         variant=variant,
@@ -157,6 +165,7 @@ def _block(
                 state=states[view.id],
                 saved=saved.get((variant.pk, view.id), ""),
                 show_result=show,
+                dom=f"{variant.pk}-{view.id}",
             )
         )
     if show:
@@ -183,7 +192,7 @@ def part_block(variant, part_id: str, *, submitted: bool = False) -> tuple[ItemB
     number = (
         attempt.item_ids.index(variant.item_id) + 1 if variant.item_id in attempt.item_ids else 0
     )
-    block = _block(
+    block = item_block(
         number,
         variant,
         siblings,

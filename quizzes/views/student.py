@@ -28,7 +28,7 @@ from quizzes.services.availability import QuizRuleError, results_released, stude
 from quizzes.views import pages, progress_data
 from quizzes.views.markup import render_inline
 from quizzes.views.student_parts import present
-from quizzes.views.student_results import result_items
+from quizzes.views.student_results import override_notes, result_items
 
 
 def _tell(request: HttpRequest, level: int, message: str) -> None:
@@ -80,6 +80,9 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
     for attempt in mine:
         service.expire_if_due(attempt, now=now)
     open_attempt = next((a for a in mine if a.status == AttemptStatus.IN_PROGRESS), None)
+    notes = override_notes(a for a in mine if a.status == AttemptStatus.SUBMITTED)
+    for attempt in mine:
+        attempt.override_notes = notes.get(attempt.pk)
     used = len(mine)
     context = {
         "quiz": quiz,
@@ -315,7 +318,8 @@ def attempt_results(request: HttpRequest, attempt_id: int) -> HttpResponse:
         return redirect(attempt)
     window = student_window(attempt.quiz, request.user)
     released = results_released(attempt.quiz, window, now)
-    items = result_items(attempt) if released else []
+    notes = override_notes([attempt])[attempt.pk] if released else None
+    items = result_items(attempt, notes) if released else []
     context = {
         "attempt": attempt,
         "quiz": attempt.quiz,
@@ -323,6 +327,7 @@ def attempt_results(request: HttpRequest, attempt_id: int) -> HttpResponse:
         "released": released,
         "items": items,
         "score": progress_data.attempt_score(attempt),
+        "override": notes.attempt if notes is not None else None,
         "charts": progress_data.roofline_charts([i.block for i in items]) if released else {},
     }
     return render(request, "quizzes/attempt_results.html", context)

@@ -1,14 +1,18 @@
 """The results page's data: per item the variant that earned its points, with its answers,
 and the other sets of numbers the student worked (practice, or a lower score) listed apart.
 
-Built from the same three queries as the attempt page (`pages.load_attempt_rows`).
+Built from the same three queries as the attempt page (`pages.load_attempt_rows`). Scores an
+instructor set by hand (`ScoreOverride`, the latest per attempt and per item wins) come with
+their reason, on the results page and in the quiz page's list of attempts.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 
-from quizzes.models import QuizMode
+from quizzes.models import QuizMode, ScoreOverride
+from quizzes.services import scoring
 from quizzes.views import pages
 from quizzes.views.student_parts import present
 
@@ -19,10 +23,62 @@ class ResultItem:
 
     block: pages.ItemBlock
     others: list[pages.ItemBlock] = field(default_factory=list)
+    override: OverrideNote | None = None
+
+    @property
+    def earned(self) -> Decimal | float:
+        """The item's points: the instructor's when set, else its best counting score's."""
+        return self.override.score if self.override is not None else self.block.earned
 
     @property
     def number(self) -> int:
         return self.block.number
+
+
+@dataclass
+class OverrideNote:
+    """A score an instructor set: for the whole attempt (`question` None) or one question."""
+
+    score: Decimal
+    out_of: Decimal
+    reason: str
+    question: int | None = None
+
+
+@dataclass
+class OverrideNotes:
+    attempt: OverrideNote | None = None
+    by_item: dict[int, OverrideNote] = field(default_factory=dict)
+
+    @property
+    def items(self) -> list[OverrideNote]:
+        return sorted(self.by_item.values(), key=lambda note: note.question or 0)
+
+
+def override_notes(attempts) -> dict[int, OverrideNotes]:
+    """The latest override of each attempt and of each of its items, by attempt id: 1 query."""
+    attempts = list(attempts)
+    if not attempts:
+        return {}
+    rows: dict[int, list] = {}
+    overrides = ScoreOverride.objects.filter(attempt__in=[a.pk for a in attempts]).select_related(
+        "item"
+    )
+    for override in overrides:
+        rows.setdefault(override.attempt_id, []).append(override)
+    notes = {}
+    for attempt in attempts:
+        whole, per_item = scoring.latest_overrides(rows.get(attempt.pk, []))
+        entry = OverrideNotes()
+        if whole is not None:
+            entry.attempt = OverrideNote(whole.score, attempt.max_score, whole.reason)
+        for item_id, override in per_item.items():
+            number = attempt.item_ids.index(item_id) + 1 if item_id in attempt.item_ids else None
+            entry.by_item[item_id] = OverrideNote(
+                override.score, override.item.points, override.reason, number
+            )
+        notes[attempt.pk] = entry
+    return notes
 
 
 def scoring_variant(siblings):
@@ -31,8 +87,9 @@ def scoring_variant(siblings):
     return max(counting, key=lambda v: (v.score, v.index))
 
 
-def result_items(attempt) -> list[ResultItem]:
-    """Per item of a submitted attempt (in its order) what the results page shows."""
+def result_items(attempt, notes: OverrideNotes | None = None) -> list[ResultItem]:
+    """Per item of a submitted attempt (in its order) what the results page shows, with the
+    instructor's score for an item from `notes` (see `override_notes`)."""
     quiz = attempt.quiz
     variants, responses, saved = pages.load_attempt_rows(attempt)
     by_item: dict[int, list] = {}
@@ -48,7 +105,7 @@ def result_items(attempt) -> list[ResultItem]:
         main = scoring_variant(siblings)
         ordered = [main] + sorted((v for v in siblings if v is not main), key=lambda v: v.index)
         blocks = [
-            pages._block(  # noqa: SLF001 - the one block builder the attempt page uses too
+            pages.item_block(
                 number,
                 variant,
                 siblings,
@@ -62,5 +119,6 @@ def result_items(attempt) -> list[ResultItem]:
             for variant in ordered
         ]
         present(blocks)
-        items.append(ResultItem(block=blocks[0], others=blocks[1:]))
+        override = notes.by_item.get(item_id) if notes is not None else None
+        items.append(ResultItem(block=blocks[0], others=blocks[1:], override=override))
     return items
