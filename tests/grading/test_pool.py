@@ -93,3 +93,23 @@ def test_inline_mode_grades_in_this_process(monkeypatch):
     from quizzes.grading import pool
 
     assert pool._pool is None
+
+
+def test_a_new_workers_warm_up_does_not_count_against_the_first_calls_timeout(uses_pool):
+    # The worker needs far longer than 50 ms to start and warm sympy; only the call is timed.
+    grade = run_in_pool(pool_hooks.report_pid, timeout=0.05)
+    assert grade.feedback.isdigit()
+    assert int(grade.feedback) != __import__("os").getpid()
+
+
+def test_every_warm_up_formula_is_read_so_the_warm_up_exercises_the_grader():
+    from quizzes.grading.formula.grade import grade_symbolic_inline
+    from quizzes.grading.pool import WARM_UP
+
+    statuses = {
+        response: grade_symbolic_inline(response, expected, variables=variables).status
+        for response, expected, variables in WARM_UP
+    }
+    unread = [response for response, status in statuses.items() if status == "invalid"]
+    assert unread == ["1/2n"]  # the one deliberate refusal: ambiguous without parentheses
+    assert {"correct", "incorrect"} <= set(statuses.values())

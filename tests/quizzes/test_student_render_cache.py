@@ -1,0 +1,119 @@
+"""The question page reuses each variant's rendered prompt and parts instead of rendering them on
+every request, gives every page fresh form keys, and never caches the worked solution before
+the variant is final."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+from django.core.cache import cache
+from django.utils import timezone
+
+from quizzes import engine
+from quizzes.services import attempts as service
+from quizzes.services.questions import correct_answers
+from quizzes.views import display
+from tests.factories import PASSWORD, make_quiz
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def logged_in(client, student):
+    client.login(username=student.username, password=PASSWORD)
+    return client
+
+
+@pytest.fixture(autouse=True)
+def empty_caches():
+    cache.clear()
+    display.clear_local_cache()
+    yield
+    cache.clear()
+    display.clear_local_cache()
+
+
+@pytest.fixture
+def prompt_renders(monkeypatch):
+    calls = []
+    real = engine.render_prompt
+
+    def counting(template, variant):
+        calls.append(variant)
+        return real(template, variant)
+
+    monkeypatch.setattr(engine, "render_prompt", counting)
+    return calls
+
+
+def _keys(html: str) -> list[str]:
+    return re.findall(r'name="idempotency_key" id="[^"]+" value="([0-9a-f]+)"', html)
+
+
+def test_a_variant_is_rendered_once_and_each_page_gets_fresh_form_keys(
+    logged_in, course, student, prompt_renders
+):
+    quiz = make_quiz(course)
+    attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
+    first = logged_in.get(attempt.get_absolute_url()).content.decode()
+    second = logged_in.get(attempt.get_absolute_url()).content.decode()
+
+    assert len(prompt_renders) == 1
+    assert _keys(first) and _keys(second)
+    assert set(_keys(first)).isdisjoint(_keys(second))
+    # The cached page shows the same question text.
+    prompts = r'<div class="(?:part-)?prompt">.*?</div>'
+    assert re.findall(prompts, first, re.S) == re.findall(prompts, second, re.S)
+    assert re.findall(prompts, first, re.S)
+
+
+def test_the_shared_cache_serves_a_process_that_has_not_rendered_the_variant(
+    logged_in, course, student, prompt_renders
+):
+    quiz = make_quiz(course)
+    attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
+    logged_in.get(attempt.get_absolute_url())
+    display.clear_local_cache()  # as if another app server answered the next request
+    assert logged_in.get(attempt.get_absolute_url()).status_code == 200
+    assert len(prompt_renders) == 1
+
+
+def test_the_solution_is_neither_rendered_nor_cached_before_the_variant_is_final(
+    logged_in, course, student, monkeypatch
+):
+    solutions = []
+    real = engine.render_solution
+    monkeypatch.setattr(engine, "render_solution", lambda t, v: solutions.append(v) or real(t, v))
+    quiz = make_quiz(course)
+    attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
+    variant = attempt.variants.get()
+    logged_in.get(attempt.get_absolute_url())
+    assert solutions == []
+    assert not [key for key in display._local if ":solution:" in key]  # noqa: SLF001
+
+    service.submit_response(
+        variant=variant,
+        part_id="t",
+        raw=f"{correct_answers(variant)['t']} s",
+        student=student,
+        idempotency_key=uuid.uuid4().hex,
+        now=timezone.now(),
+    )
+    html = logged_in.get(attempt.get_absolute_url()).content.decode()
+    assert "Worked solution" in html
+    assert [key for key in display._local if ":solution:" in key]  # noqa: SLF001
+
+
+def test_a_reused_primary_key_with_other_content_is_not_served_stale(course, student):
+    quiz = make_quiz(course)
+    attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
+    variant = attempt.variants.select_related("version").get()
+    display.question_view(variant)
+    # A rolled-back test database can hand the same keys to another variant or source.
+    variant.seed = "00" * 16
+    assert display._cached("question", variant, lambda: "rebuilt") == "rebuilt"  # noqa: SLF001
+    variant.refresh_from_db()
+    variant.version.content_hash = "another-source"
+    assert display._cached("question", variant, lambda: "again") == "again"  # noqa: SLF001
