@@ -247,8 +247,12 @@ def test_bad_input_never_gives_a_500(author_client, course):
     assert author_client.get(edit, {"seed": "banana"}).status_code == 200
     assert author_client.post(edit, {"source": "x", "draft_revision": "nope"}).status_code == 302
     preview = reverse("studio:template_preview", args=[template.slug])
-    for source in ["", "\x00\x01", "[", "slug: floor-time\n" * 3, "a: " + "x" * 200_000]:
+    for source in ["", "\x01", "[", "slug: floor-time\n" * 3, "a: " + "x" * 200_000]:
         assert author_client.post(preview, {"source": source, "seed": "-4"}).status_code == 200
+    # A NUL character is refused before any view, with a message (courseware.middleware).
+    refused = author_client.post(preview, {"source": "\x00\x01", "seed": "-4"})
+    assert refused.status_code == 400
+    assert "NUL character" in refused.content.decode()
     diff = reverse("studio:template_diff", args=[template.slug])
     assert author_client.get(diff, {"a": "99", "b": "zz"}).status_code == 400
     assert author_client.get(reverse("studio:template_edit", args=["no-such"])).status_code == 404
