@@ -31,6 +31,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 
 setup: venv .secret-key
 	DJANGO_SECRET_KEY=$$(cat .secret-key) $(MANAGE) migrate --noinput
+	DJANGO_SECRET_KEY=$$(cat .secret-key) $(MANAGE) collectstatic --noinput --verbosity 0
 	DJANGO_SECRET_KEY=$$(cat .secret-key) $(MANAGE) setup_site --port $(PORT) --students $(STUDENTS)
 
 run: setup
