@@ -29,10 +29,10 @@ from quizzes.services.bank import (
     Bank,
     BankError,
     SyncReport,
+    add_bank_file,
     content_hash,
     cross_check,
-    read_quiz_text,
-    read_template_text,
+    is_quiz_file,
     sync_bank,
 )
 
@@ -202,19 +202,11 @@ def read_import(root: Path, *, course, seeds: int = IMPORT_SEEDS) -> Bank:
         if "\x00" in text:
             problems.append(f"{rel}: contains binary data")
             continue
-        if "quizzes" in path.relative_to(root).parts[:-1]:
-            try:
-                bank.quizzes.append(read_quiz_text(text, source=rel))
-            except BankError as exc:
-                problems.extend(exc.problems)
-            continue
-        try:
-            template_file = read_template_text(text, source=rel)
-        except engine.TemplateError as exc:
-            problems.extend(f"{rel}, {issue}" for issue in exc.errors)
-            continue
-        bank.templates.append(template_file)
-        problems.extend(_validation_problems(rel, text, seeds))
+        is_quiz = is_quiz_file(path, root)
+        file_problems = add_bank_file(bank, text, source=rel, is_quiz=is_quiz)
+        problems.extend(file_problems)
+        if not is_quiz and not file_problems:
+            problems.extend(_validation_problems(rel, text, seeds))
     known = set(QuestionTemplate.objects.for_course(course).values_list("slug", flat=True))
     problems.extend(cross_check(bank, known))
     if problems:

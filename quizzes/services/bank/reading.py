@@ -87,6 +87,25 @@ def _message(exc: Exception) -> str:
     return f"{expr}: {message}" if expr else message
 
 
+def is_quiz_file(path: Path, root: Path) -> bool:
+    """Quiz definitions live in any folder named ``quizzes`` below the bank's root."""
+    return "quizzes" in path.relative_to(root).parts[:-1]
+
+
+def add_bank_file(bank: Bank, text: str, *, source: str, is_quiz: bool) -> list[str]:
+    """Parse one file's text into ``bank``; return its problems (nothing is added then)."""
+    try:
+        if is_quiz:
+            bank.quizzes.append(read_quiz_text(text, source=source))
+        else:
+            bank.templates.append(read_template_text(text, source=source))
+    except BankError as exc:
+        return list(exc.problems)
+    except TemplateError as exc:
+        return [f"{source}, {issue}" for issue in exc.errors]
+    return []
+
+
 def read_bank(root: Path = QUESTIONS_DIR) -> Bank:
     """Read and check every file under ``root``; raise BankError listing every problem."""
     problems: list[str] = []
@@ -98,16 +117,7 @@ def read_bank(root: Path = QUESTIONS_DIR) -> Bank:
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(f"{rel}: cannot be read as UTF-8 text ({exc})")
             continue
-        if "quizzes" in path.relative_to(root).parts[:-1]:
-            try:
-                bank.quizzes.append(read_quiz_text(text, source=rel))
-            except BankError as exc:
-                problems.extend(exc.problems)
-        else:
-            try:
-                bank.templates.append(read_template_text(text, source=rel))
-            except TemplateError as exc:
-                problems.extend(f"{rel}, {issue}" for issue in exc.errors)
+        problems.extend(add_bank_file(bank, text, source=rel, is_quiz=is_quiz_file(path, root)))
     problems.extend(cross_check(bank))
     if problems:
         raise BankError(problems)
