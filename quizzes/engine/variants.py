@@ -141,9 +141,24 @@ def generate_variant(template: Template, seed: bytes | int) -> Variant:
     """
     rng = _rng(seed)
     params, keys = _draw_parameters(template, rng)
+    answers, common = compute_answers(template, params)
+    order: dict[str, tuple[str, ...]] = {}
+    for part in template.parts:
+        if part.kind == "choice":
+            ids = [option.id for option in part.options]
+            if part.shuffle:
+                rng.shuffle(ids)
+            order[part.id] = tuple(ids)
+    outcome = compute_outcome(template, params, answers)
+    return Variant(template.slug, seed, params, answers, common, order, outcome, keys)
+
+
+def compute_answers(
+    template: Template, params: Mapping[str, object]
+) -> tuple[dict[str, Any], dict[str, dict[str, float]]]:
+    """Every part's correct answer and common-error values, from a variant's parameters."""
     answers: dict[str, Any] = {}
     common: dict[str, dict[str, float]] = {}
-    order: dict[str, tuple[str, ...]] = {}
     for part in template.parts:
         names = names_for(params, {u: answers[u] for u in part.uses})
         answers[part.id] = part_answer(template, part, names)
@@ -156,16 +171,25 @@ def generate_variant(template: Template, seed: bytes | int) -> Variant:
                     common[part.id][spec.code] = _as_float(
                         template, spec.value, value, "a common error"
                     )
-        if part.kind == "choice":
-            ids = [option.id for option in part.options]
-            if part.shuffle:
-                rng.shuffle(ids)
-            order[part.id] = tuple(ids)
-    outcome = None
-    if template.outcomes is not None:
-        names = names_for(params, answers)
-        outcome = str(_eval(template, template.outcomes.category, names))
-    return Variant(template.slug, seed, params, answers, common, order, outcome, keys)
+    return answers, common
+
+
+def compute_outcome(
+    template: Template, params: Mapping[str, object], answers: Mapping[str, Any]
+) -> str | None:
+    """The variant's outcome category, or None when the template declares none."""
+    if template.outcomes is None:
+        return None
+    return str(_eval(template, template.outcomes.category, names_for(params, answers)))
+
+
+def rederive_parameters(template: Template, params: Mapping[str, object]) -> dict[str, object]:
+    """The drawn parameters with every derived (``value:``) parameter computed again."""
+    result = dict(params)
+    for parameter in template.parameters:
+        if parameter.kind == "value" and parameter.expr is not None:
+            result[parameter.name] = _eval(template, parameter.expr, names_for(result))
+    return result
 
 
 def _eval(template: Template, expr: Expr, names: Mapping[str, object]) -> Any:

@@ -20,8 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from quizzes import engine
-from quizzes.engine.namespace import names_for
-from quizzes.engine.variants import part_answer
+from quizzes.engine.variants import compute_answers, compute_outcome, rederive_parameters
 from quizzes.models import (
     Attempt,
     AttemptStatus,
@@ -64,25 +63,8 @@ def stored_answers(variant: engine.Variant) -> dict:
 def recompute_answers(template: engine.Template, variant: engine.Variant) -> engine.Variant:
     """The variant's answers, common-error values and outcome recomputed with `template` from its
     stored parameters (the seed is not redrawn, so the student keeps the numbers they saw)."""
-    params = dict(variant.params)
-    for parameter in template.parameters:
-        if parameter.kind == "value" and parameter.expr is not None:
-            params[parameter.name] = engine.variants._eval(
-                template, parameter.expr, names_for(params)
-            )
-    answers, common = {}, {}
-    for part in template.parts:
-        names = names_for(params, {u: answers[u] for u in part.uses})
-        answers[part.id] = part_answer(template, part, names)
-        if part.common_errors:
-            # As when the variant was drawn: None means the slip cannot be told apart here.
-            common[part.id] = {}
-            for ce in part.common_errors:
-                value = engine.variants._eval(template, ce.value, names)
-                if value is not None:
-                    common[part.id][ce.code] = engine.variants._as_float(
-                        template, ce.value, value, "a common error"
-                    )
+    params = rederive_parameters(template, variant.params)
+    answers, common = compute_answers(template, params)
     order = {
         part.id: variant.option_order.get(part.id) or tuple(o.id for o in part.options)
         for part in template.parts
@@ -90,9 +72,7 @@ def recompute_answers(template: engine.Template, variant: engine.Variant) -> eng
     }
     outcome = variant.outcome
     if template.outcomes is not None:
-        outcome = str(
-            engine.variants._eval(template, template.outcomes.category, names_for(params, answers))
-        )
+        outcome = compute_outcome(template, params, answers)
     return dataclasses.replace(
         variant, answers=answers, common_errors=common, option_order=order, outcome=outcome
     )
