@@ -202,3 +202,26 @@ def test_dropped_item_with_answers_is_kept_but_no_longer_drawn(tmp_path, course)
     assert not QuizItem.objects.filter(pk=dropped.pk).exists()  # no answers: deleted
     kept.refresh_from_db()
     assert kept.pool == "floors"
+
+
+def test_an_answered_item_dropped_from_the_file_is_kept_but_never_drawn(tmp_path, course, student):
+    from django.utils import timezone
+
+    from quizzes.models import Variant
+    from quizzes.services.attempts import draw_items, start_attempt
+
+    root = write_bank(tmp_path)
+    sync_bank(bank=read_bank(root), course=course)
+    quiz = Quiz.objects.get(slug="inference-quiz")
+    start_attempt(quiz=quiz, student=student, now=timezone.now())
+    answered = quiz.items.get(template__slug="floor-a")
+    assert Variant.objects.filter(item=answered).exists()
+    write_bank(tmp_path, quiz=QUIZ.replace("  - template: floor-a\n    points: 2\n", ""))
+    sync_bank(bank=read_bank(root), course=course)
+    answered.refresh_from_db()
+    quiz.refresh_from_db()
+    assert answered.pool == "retired" and quiz.pools["retired"] == 0
+    for number in range(1, 6):
+        drawn = draw_items(quiz, list(quiz.items.all()), student=student, number=number)
+        assert answered not in drawn
+        assert len(drawn) == 1  # one of the pool's two
