@@ -10,11 +10,23 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
 _SEPARATORS = re.compile(r"[\s_\-]+")
+
+# Every registry by kind ("accelerator", "model", ...), for snapshots (``catalog/snapshot.py``).
+REGISTRIES: dict[str, Registry] = {}
+# While set, look-ups by name record the entry they return: (kind, key) -> entry.
+RECORDING: ContextVar[dict[tuple[str, str], Any] | None] = ContextVar(
+    "catalog_recording", default=None
+)
+# While set, look-ups by name resolve here first: kind -> {folded name -> entry}.
+OVERLAY: ContextVar[Mapping[str, Mapping[str, Any]] | None] = ContextVar(
+    "catalog_overlay", default=None
+)
 
 
 def normalize(name: str) -> str:
@@ -89,6 +101,12 @@ class Registry(Generic[T]):
                     raise ValueError(f"{kind} name {name!r} is ambiguous")
                 self._index[folded] = entry
                 self._display.setdefault(folded, name)
+        REGISTRIES[kind] = self
+
+    @property
+    def entry_type(self) -> type:
+        """The dataclass of this catalog's entries."""
+        return type(next(iter(self._entries.values())))
 
     def get(self, name: Any, cls: type) -> T:
         """The entry called ``name``; an instance of ``cls`` is returned unchanged."""
@@ -96,10 +114,20 @@ class Registry(Generic[T]):
             return name
         if not isinstance(name, str):
             raise TypeError(f"expected a {self.kind} or its name, got {type(name).__name__}")
-        try:
-            return self._index[normalize(name)]
-        except KeyError:
-            raise KeyError(self.missing_message(name)) from None
+        folded = normalize(name)
+        overlay = OVERLAY.get()
+        entry = None
+        if overlay is not None:
+            entry = overlay.get(self.kind, {}).get(folded)
+        if entry is None:
+            try:
+                entry = self._index[folded]
+            except KeyError:
+                raise KeyError(self.missing_message(name)) from None
+        used = RECORDING.get()
+        if used is not None:
+            used[(self.kind, getattr(entry, "key", None) or entry.name)] = entry
+        return entry
 
     def missing_message(self, name: str) -> str:
         close = difflib.get_close_matches(normalize(name), list(self._index), n=8, cutoff=0.5)
@@ -115,3 +143,9 @@ class Registry(Generic[T]):
 
     def all(self) -> tuple[T, ...]:
         return tuple(self._entries.values())
+
+    def names_of(self, entry: T) -> list[str]:
+        """The folded names (key, name, aliases) an entry answers to."""
+        key = entry.key if hasattr(entry, "key") else entry.name
+        names = [key, getattr(entry, "name", key), *getattr(entry, "aliases", ())]
+        return [normalize(n) for n in names]

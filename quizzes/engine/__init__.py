@@ -42,7 +42,13 @@ from quizzes.engine.validate import (
     ValidationReport,
     validate_template,
 )
-from quizzes.engine.variants import Variant, generate_variant, variant_seed
+from quizzes.engine.variants import (
+    Variant,
+    catalog_digest,
+    generate_variant,
+    restamp,
+    variant_seed,
+)
 
 __all__ = [
     "CHAPTERS",
@@ -64,7 +70,9 @@ __all__ = [
     "ValidationFailure",
     "ValidationReport",
     "Variant",
+    "catalog_digest",
     "generate_variant",
+    "restamp",
     "grade_part",
     "load_template_file",
     "load_template_files",

@@ -49,8 +49,14 @@ def grade_part(
 
     ``earlier`` maps an earlier part's id to the student's value for it (``Grade.value``, SI
     base units); ``grade_fn(kind, **kwargs)`` with kind ``"numeric"`` or ``"symbolic"`` replaces
-    the default ``bounded_grade`` (numbers inline, formulas in the worker pool).
+    the default ``bounded_grade`` (numbers inline, formulas in the worker pool).  Feedback and
+    carried-forward answers read the variant's own catalog snapshot.
     """
+    with variant.replaying():
+        return _grade_part(template, variant, part_id, response, earlier, grade_fn)
+
+
+def _grade_part(template, variant, part_id, response, earlier, grade_fn):
     part = template.part(part_id)
     grade_fn = grade_fn or bounded_grade
     if part.kind == "choice":

@@ -2,6 +2,8 @@
 
 The output is Markdown with math; turning it into HTML is the caller's job.  Nothing rendered
 before the final submission contains a ``part_<id>`` answer: only hints and the solution see them.
+Every text is rendered against the variant's own catalog snapshot (``Variant.replaying``), so a
+stored variant shows the figures its answers were computed from.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ def render_text(
 
 def render_prompt(template: Template, variant: Variant) -> str:
     """The question stem of ``variant`` (Markdown with live values substituted)."""
-    return render_text(template, template.prompt, names_for(variant.params))
+    with variant.replaying():
+        return render_text(template, template.prompt, names_for(variant.params))
 
 
 def render_part(template: Template, variant: Variant, part_id: str) -> RenderedPart:
@@ -55,14 +58,16 @@ def render_part(template: Template, variant: Variant, part_id: str) -> RenderedP
     part = template.part(part_id)
     names = names_for(variant.params)
     options: tuple[tuple[str, str], ...] = ()
-    if part.kind == "choice":
-        by_id = {option.id: option for option in part.options}
-        order = variant.option_order.get(part.id) or tuple(by_id)
-        options = tuple((oid, render_text(template, by_id[oid].text, names)) for oid in order)
+    with variant.replaying():
+        if part.kind == "choice":
+            by_id = {option.id: option for option in part.options}
+            order = variant.option_order.get(part.id) or tuple(by_id)
+            options = tuple((oid, render_text(template, by_id[oid].text, names)) for oid in order)
+        prompt = render_text(template, part.prompt, names)
     return RenderedPart(
         id=part.id,
         kind=part.kind,
-        prompt=render_text(template, part.prompt, names),
+        prompt=prompt,
         points=part.points,
         unit=part.unit,
         options=options,
@@ -78,12 +83,33 @@ def render_parts(template: Template, variant: Variant) -> list[RenderedPart]:
 
 def render_solution(template: Template, variant: Variant) -> str:
     """The worked solution, with every ``part_<id>`` set to the correct answer."""
-    return render_text(template, template.solution, names_for(variant.params, variant.answers))
+    with variant.replaying():
+        return render_text(template, template.solution, names_for(variant.params, variant.answers))
 
 
 def render_hints(template: Template, variant: Variant, tries: int) -> list[str]:
     """The hints a student has earned after ``tries`` incorrect tries, in template order."""
     names = names_for(variant.params, variant.answers)
-    return [
-        render_text(template, hint.text, names) for hint in template.hints if hint.after <= tries
-    ]
+    with variant.replaying():
+        return [
+            render_text(template, hint.text, names)
+            for hint in template.hints
+            if hint.after <= tries
+        ]
+
+
+def render_everything(template: Template, variant: Variant) -> None:
+    """Render every text the variant can show (prompt, parts, options, all hints, solution,
+    feedback), discarding the result: generation does this to record the catalog look-ups."""
+    render_prompt(template, variant)
+    render_parts(template, variant)
+    render_hints(template, variant, tries=10**6)
+    render_solution(template, variant)
+    names = names_for(variant.params, variant.answers)
+    with variant.replaying():
+        for part in template.parts:
+            for spec in part.common_errors:
+                render_text(template, spec.feedback, names)
+            for option in part.options:
+                if getattr(option, "feedback", None) is not None:
+                    render_text(template, option.feedback, names)

@@ -213,7 +213,8 @@ def _collect_answers(template: Template, variant: Variant, answers, ratios) -> N
 
 def _generate(template: Template, seed: int, failures: _Collector) -> Variant | None:
     try:
-        return generate_variant(template, seed)
+        # Nothing is stored, and every text is rendered below anyway.
+        return generate_variant(template, seed, record_texts=False)
     except ExpressionError as exc:
         failures.add("expression", str(exc), seed)
     except GenerationError as exc:

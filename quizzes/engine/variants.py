@@ -4,10 +4,17 @@ A variant is a pure function of (template, seed): the seed feeds a ``random.Rand
 are drawn in the order the template lists them, constraints reject whole draws, and then every
 answer, common-error value, option order and outcome category is computed.  ``to_json`` stores
 all of it (catalog entries by key), so a stored variant never changes when the template does.
+
+It never changes when the catalog does either: every catalog entry the variant looks up, while
+drawing, computing its answers and rendering its texts, is kept in ``catalog`` (a snapshot of
+the entries' figures with the catalog's fingerprint), and everything later done with the variant
+(rendering, grading, feedback) reads those figures, not the live catalog.  Moving a variant to
+corrected figures is an explicit regrade that recomputes its answers (``restamp``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -20,6 +27,7 @@ from typing import Any
 
 from content.expressions import ExpressionError, evaluate, is_catalog_object, scan_live
 from content.expressions.formatting import format_value, parse_options
+from content.physics.catalog import snapshot as catalog_snapshot
 from quizzes.engine.errors import GenerationError
 from quizzes.engine.model import CATALOGS, Expr, Parameter, Part, Template, Text
 from quizzes.engine.namespace import base_names, names_for
@@ -48,7 +56,8 @@ class Variant:
     maps part id to a float (numeric), a formula string (formula) or a tuple of correct option
     ids (choice); ``common_errors`` maps part id to {code: value}; ``option_order`` maps a
     choice part id to its option ids as shown; ``catalog_keys`` maps a catalog parameter to
-    (catalog, key).
+    (catalog, key); ``catalog`` is the snapshot of every catalog entry the variant used (None
+    for a variant stored before snapshots existed, which reads the live catalog).
     """
 
     slug: str
@@ -59,6 +68,7 @@ class Variant:
     option_order: dict[str, tuple[str, ...]] = field(default_factory=dict)
     outcome: str | None = None
     catalog_keys: dict[str, tuple[str, str]] = field(default_factory=dict)
+    catalog: dict[str, Any] | None = field(default=None, compare=False)
 
     def key(self) -> str:
         """A canonical text of the parameters, to count distinct variants."""
@@ -74,7 +84,7 @@ class Variant:
             else:
                 params[name] = _plain(value, name)
         seed = {"hex": self.seed.hex()} if isinstance(self.seed, bytes) else {"int": self.seed}
-        return {
+        data = {
             "slug": self.slug,
             "seed": seed,
             "params": params,
@@ -83,6 +93,13 @@ class Variant:
             "option_order": {k: list(v) for k, v in self.option_order.items()},
             "outcome": self.outcome,
         }
+        if self.catalog is not None:
+            data["catalog"] = self.catalog
+        return data
+
+    def replaying(self):
+        """A context in which catalog look-ups resolve to this variant's own figures."""
+        return catalog_snapshot.using(self.catalog)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | str) -> Variant:
@@ -90,12 +107,16 @@ class Variant:
         if isinstance(data, str):
             data = json.loads(data)
         seed = data["seed"]
+        snap = data.get("catalog")
         lookups = base_names()
         params: dict[str, Any] = {}
         keys: dict[str, tuple[str, str]] = {}
         for name, value in data["params"].items():
             if isinstance(value, dict) and set(value) == {"catalog", "key"}:
-                params[name] = lookups[value["catalog"]](value["key"])
+                if snap is not None:
+                    params[name] = catalog_snapshot.lookup(snap, value["catalog"], value["key"])
+                else:
+                    params[name] = lookups[value["catalog"]](value["key"])
                 keys[name] = (value["catalog"], value["key"])
             else:
                 params[name] = value
@@ -109,6 +130,7 @@ class Variant:
             option_order={k: tuple(v) for k, v in data.get("option_order", {}).items()},
             outcome=data.get("outcome"),
             catalog_keys=keys,
+            catalog=snap,
         )
 
 
@@ -133,24 +155,82 @@ def _rng(seed: bytes | int) -> random.Random:
     return random.Random(seed)
 
 
-def generate_variant(template: Template, seed: bytes | int) -> Variant:
+def generate_variant(
+    template: Template, seed: bytes | int, *, record_texts: bool = True
+) -> Variant:
     """Generate the variant of ``template`` for ``seed`` (same seed, same variant).
+
+    ``record_texts=False`` leaves the texts' own catalog look-ups out of the snapshot (for
+    validation, which renders every text itself and stores nothing).
 
     Raises ``ExpressionError`` (naming the file and line) when an expression fails, and
     ``GenerationError`` when the constraints are not met within ``template.max_tries`` draws.
     """
     rng = _rng(seed)
-    params, keys = _draw_parameters(template, rng)
-    answers, common = compute_answers(template, params)
-    order: dict[str, tuple[str, ...]] = {}
-    for part in template.parts:
-        if part.kind == "choice":
-            ids = [option.id for option in part.options]
-            if part.shuffle:
-                rng.shuffle(ids)
-            order[part.id] = tuple(ids)
-    outcome = compute_outcome(template, params, answers)
-    return Variant(template.slug, seed, params, answers, common, order, outcome, keys)
+    with catalog_snapshot.recording() as used:
+        params, keys = _draw_parameters(template, rng)
+        answers, common = compute_answers(template, params)
+        order: dict[str, tuple[str, ...]] = {}
+        for part in template.parts:
+            if part.kind == "choice":
+                ids = [option.id for option in part.options]
+                if part.shuffle:
+                    rng.shuffle(ids)
+                order[part.id] = tuple(ids)
+        outcome = compute_outcome(template, params, answers)
+        variant = Variant(template.slug, seed, params, answers, common, order, outcome, keys)
+        if record_texts:
+            _touch_texts(template, variant)
+    return dataclasses.replace(variant, catalog=catalog_snapshot.snapshot(used))
+
+
+def catalog_digest(snapshot: Mapping[str, Any] | None) -> str:
+    """A short hash of a stored snapshot ("live-<fingerprint>" without one), for cache keys."""
+    return catalog_snapshot.digest(snapshot)
+
+
+def restamp(template: Template, variant: Variant) -> Variant:
+    """``variant`` moved to the live catalog: the same seed and drawn choices, with catalog
+    entries, derived parameters, answers, common errors and outcome computed again from today's
+    figures, and a fresh snapshot.  The one way an old variant takes corrected figures."""
+    with catalog_snapshot.recording() as used:
+        lookups = base_names()
+        params = dict(variant.params)
+        for name, (catalog, key) in variant.catalog_keys.items():
+            params[name] = lookups[catalog](key)
+        params = rederive_parameters(template, params)
+        answers, common = compute_answers(template, params)
+        order = {
+            part.id: variant.option_order.get(part.id) or tuple(o.id for o in part.options)
+            for part in template.parts
+            if part.kind == "choice"
+        }
+        outcome = variant.outcome
+        if template.outcomes is not None:
+            outcome = compute_outcome(template, params, answers)
+        fresh = dataclasses.replace(
+            variant,
+            params=params,
+            answers=answers,
+            common_errors=common,
+            option_order=order,
+            outcome=outcome,
+            catalog=None,
+        )
+        _touch_texts(template, fresh)
+    return dataclasses.replace(fresh, catalog=catalog_snapshot.snapshot(used))
+
+
+def _touch_texts(template: Template, variant: Variant) -> None:
+    """Render every text of the variant once, so the look-ups its prompt, options, hints,
+    solution and feedback make are recorded in its snapshot too.  A text that fails to render
+    is reported where it is shown, not here."""
+    from quizzes.engine.render import render_everything
+
+    try:
+        render_everything(template, variant)
+    except Exception:  # noqa: BLE001 - display reports a broken text; generation must not
+        pass
 
 
 def compute_answers(
@@ -255,16 +335,20 @@ def _draw_parameters(template: Template, rng: random.Random):
     for _ in range(template.max_tries):
         params: dict[str, Any] = {}
         keys: dict[str, tuple[str, str]] = {}
-        for parameter in template.parameters:
-            value, key = _draw(template, parameter, rng, params)
-            params[parameter.name] = value
-            if key is not None:
-                keys[parameter.name] = key
-        names = names_for(params)
-        failed = next(
-            (i for i, c in enumerate(template.constraints) if not _eval(template, c, names)), None
-        )
+        # Only the accepted draw's catalog look-ups belong in the variant's snapshot.
+        with catalog_snapshot.recording(propagate=False) as tried:
+            for parameter in template.parameters:
+                value, key = _draw(template, parameter, rng, params)
+                params[parameter.name] = value
+                if key is not None:
+                    keys[parameter.name] = key
+            names = names_for(params)
+            failed = next(
+                (i for i, c in enumerate(template.constraints) if not _eval(template, c, names)),
+                None,
+            )
         if failed is None:
+            catalog_snapshot.keep(tried)
             return params, keys
         failures[failed] += 1
     worst, count = failures.most_common(1)[0]

@@ -81,6 +81,9 @@ class RegradeRun(models.Model):
     processed = models.PositiveIntegerField(default=0)
     changed = models.PositiveIntegerField(default=0)
     preview = models.JSONField(default=list, blank=True)
+    # With recompute_answers: each correct answer the regrade moves (variant, part, old, new,
+    # and the catalog fingerprints it moves between).
+    answer_changes = models.JSONField(default=list, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )

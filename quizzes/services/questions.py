@@ -83,6 +83,12 @@ def engine_variant(row) -> Any:
     return engine.Variant.from_json({**row.answers, "params": row.parameters})
 
 
+def catalog_stamp(row) -> str:
+    """A short name for the catalog figures a stored variant shows: its snapshot's digest, or
+    the live catalog's fingerprint for a variant stored before snapshots (which reads it)."""
+    return engine.catalog_digest((row.answers or {}).get("catalog"))
+
+
 def correct_answers(row) -> dict[str, Any]:
     """Correct answer per part id (float, formula text or option ids); server side only."""
     return dict(row.answers.get("answers", {}))

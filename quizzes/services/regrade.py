@@ -5,6 +5,12 @@ then applied in batches of variants, each batch in its own transaction, so it su
 reload and applying a batch twice changes nothing more. Only counted tries are regraded: an
 invalid response cost no try, and turning it into a graded one would rewrite the try history.
 
+A variant keeps the catalog figures it was made with (its snapshot). A regrade that recomputes
+answers is the one way to move it to today's catalog: the same seed and drawn choices, catalog
+entries and derived parameters read again, answers recomputed, a new snapshot stored; its
+preview lists every correct answer that would change (`answer_changes`), beside the score
+changes.
+
 Also here: rebuilding the engine's view of a stored variant (`engine_template`, `engine_variant`),
 which the student-history page uses to show the prompt exactly as the student saw it.
 """
@@ -20,7 +26,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from quizzes import engine
-from quizzes.engine.variants import compute_answers, compute_outcome, rederive_parameters
 from quizzes.models import (
     Attempt,
     AttemptStatus,
@@ -62,20 +67,32 @@ def stored_answers(variant: engine.Variant) -> dict:
 
 def recompute_answers(template: engine.Template, variant: engine.Variant) -> engine.Variant:
     """The variant's answers, common-error values and outcome recomputed with `template` from its
-    stored parameters (the seed is not redrawn, so the student keeps the numbers they saw)."""
-    params = rederive_parameters(template, variant.params)
-    answers, common = compute_answers(template, params)
-    order = {
-        part.id: variant.option_order.get(part.id) or tuple(o.id for o in part.options)
-        for part in template.parts
-        if part.kind == "choice"
-    }
-    outcome = variant.outcome
-    if template.outcomes is not None:
-        outcome = compute_outcome(template, params, answers)
-    return dataclasses.replace(
-        variant, answers=answers, common_errors=common, option_order=order, outcome=outcome
-    )
+    stored parameters and today's catalog (the seed is not redrawn, so the student keeps the
+    choices they were dealt; catalog figures and values derived from them are read again)."""
+    return engine.restamp(template, variant)
+
+
+def answer_changes(old: engine.Variant, new: engine.Variant) -> list[dict]:
+    """Each part whose correct answer differs between two versions of a variant."""
+    changes = []
+    for part_id in sorted(set(old.answers) | set(new.answers)):
+        before, after = old.answers.get(part_id), new.answers.get(part_id)
+        same = before == after
+        if isinstance(before, float) and isinstance(after, float):
+            same = abs(before - after) <= 1e-12 * max(abs(before), abs(after))
+        if not same:
+            changes.append({"part": part_id, "old": _shown(before), "new": _shown(after)})
+    return changes
+
+
+def _shown(value):
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(str, value))
+    return value
+
+
+def _fingerprint(variant: engine.Variant) -> str:
+    return (variant.catalog or {}).get("fingerprint", "") or "before snapshots"
 
 
 # ---------------------------------------------------------------- one variant
@@ -88,6 +105,8 @@ class VariantRegrade:
     score: float
     updates: list  # (response, grade)
     changes: list  # dicts for the preview
+    parameters: dict | None = None  # the recomputed parameters (derived values may move)
+    answer_changes: list = dataclasses.field(default_factory=list)
 
 
 def _response_input(part: engine.Part, raw: str):
@@ -97,8 +116,21 @@ def _response_input(part: engine.Part, raw: str):
 def regrade_variant(row: Variant, template: engine.Template, *, recompute: bool) -> VariantRegrade:
     """Grade the variant's counted responses again with `template`; write nothing."""
     variant = engine_variant(row)
+    moved: list[dict] = []
     if recompute:
+        before = variant
         variant = recompute_answers(template, variant)
+        for change in answer_changes(before, variant):
+            moved.append(
+                {
+                    "variant": row.pk,
+                    "attempt": row.attempt_id,
+                    "student": row.attempt.student.username,
+                    **change,
+                    "catalog_from": _fingerprint(before),
+                    "catalog_to": _fingerprint(variant),
+                }
+            )
     updates, changes = [], []
     earlier: dict[str, float] = {}
     best: dict[str, float] = defaultdict(float)
@@ -139,7 +171,10 @@ def regrade_variant(row: Variant, template: engine.Template, *, recompute: bool)
     points = sum(p.points for p in template.parts) or 1.0
     score = sum(p.points * best[p.id] for p in template.parts) / points
     answers = stored_answers(variant) if recompute else None
-    return VariantRegrade(answers, variant.outcome or "", score, updates, changes)
+    parameters = variant.to_json()["params"] if recompute else None
+    return VariantRegrade(
+        answers, variant.outcome or "", score, updates, changes, parameters, moved
+    )
 
 
 def _variants(template_id: int):
@@ -166,7 +201,7 @@ def preview_regrade(
     if target_version.template_id != template.pk:
         raise ValidationError("That version belongs to another template.")
     parsed = engine_template(target_version)
-    changes, checked = [], 0
+    changes, moved, checked = [], [], 0
     rows = _variants(template.pk)
     total = rows.count()
     for start in range(0, total, 500):
@@ -174,6 +209,7 @@ def preview_regrade(
             result = regrade_variant(row, parsed, recompute=recompute_answers)
             checked += len(result.updates)
             changes.extend(result.changes)
+            moved.extend(result.answer_changes)
     return RegradeRun.objects.create(
         template=template,
         target_version=target_version,
@@ -181,6 +217,7 @@ def preview_regrade(
         total=total,
         changed=len(changes),
         preview=changes[:PREVIEW_LIMIT],
+        answer_changes=moved[:PREVIEW_LIMIT],
         note=preview_note(checked=checked, variants=total),
         created_by=by,
     )
@@ -246,9 +283,10 @@ def _apply(row: Variant, result: VariantRegrade, run: RegradeRun, now) -> None:
     fields = ["score"]
     if result.answers is not None:
         row.answers = result.answers
+        row.parameters = result.parameters
         row.outcome = result.outcome
         row.version = run.target_version
-        fields += ["answers", "outcome", "version"]
+        fields += ["answers", "parameters", "outcome", "version"]
     row.save(update_fields=fields)
 
 

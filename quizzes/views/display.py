@@ -5,10 +5,11 @@ no correct answer, seed or common-error value; the solution is rendered only whe
 decided the variant is final.
 
 Rendering (the engine's live text, Markdown and MathML) is the page's main cost and depends on
-nothing but the variant and its template version, both immutable once stored, so the results are
-kept in Django's cache under the variant's and version's primary keys. The question view holds no
-answer; the solution, which does, is only ever rendered and cached once the caller has decided the
-variant is final. Form keys (`idempotency_key`) are never cached: each page gets fresh ones.
+nothing but the variant (with its catalog snapshot) and its template version, so the results are
+kept in Django's cache under the variant's and version's keys and the snapshot's digest. The
+question view holds no answer; the solution, which does, is only ever rendered and cached once
+the caller has decided the variant is final. Form keys (`idempotency_key`) are never cached: each
+page gets fresh ones.
 """
 
 from __future__ import annotations
@@ -24,12 +25,18 @@ from django.core.cache import cache
 from django.utils.safestring import SafeString
 
 from quizzes import engine
-from quizzes.services.questions import QuestionUnavailable, engine_variant, template_for
+from quizzes.services.questions import (
+    QuestionUnavailable,
+    catalog_stamp,
+    engine_variant,
+    template_for,
+)
 from quizzes.views.markup import render_inline, render_markdown_math
 
 # Bump when what is rendered changes shape (markup, dataclasses) so old entries are not read.
 RENDER_CACHE_VERSION = 1
-# Variants never change, so entries only leave the cache to make room.
+# A variant's figures change only through a regrade, which changes its key; so entries only
+# leave the cache to make room.
 RENDER_CACHE_SECONDS = 7 * 24 * 3600
 # The shared cache unpickles on every read; the entries a process served last are kept here too
 # (a class's questions are the same few variants over and over). About 10 kB each.
@@ -90,12 +97,16 @@ def _cached(what: str, row, build: Callable[[], Any], *extra) -> Any:
     # The seed and the source hash as well as the keys: a database whose rows were rolled back
     # (tests) can reuse a primary key for different content.
     version = row.version
+    # And the catalog figures the variant shows (its snapshot's digest), so a variant moved to
+    # corrected figures by a regrade, or a legacy variant under a corrected catalog, is never
+    # served a page rendered from other figures than its answers.
     parts = [
         what,
         str(row.pk),
         str(version.pk),
         version.content_hash,
         str(row.seed),
+        catalog_stamp(row),
         *map(str, extra),
     ]
     key = "quizzes:" + ":".join(parts)
