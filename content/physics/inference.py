@@ -127,14 +127,21 @@ def prefill_time(
     return max(flops / _compute_peak(part, fmt), weights_bytes(m, fmt) / part.memory_bandwidth)
 
 
-def critical_batch_size(acc: AcceleratorLike, dt: DTypeLike) -> float:
+def critical_batch_size(
+    acc: AcceleratorLike, dt: DTypeLike, compute_dt: DTypeLike | None = None
+) -> float:
     """Batch at which weight-bound decode turns compute-bound: ridge point × bytes per param ÷ 2.
 
-    Each weight (``bytes`` bytes) read once per step serves 2 FLOP per sequence, so intensity is
-    2·batch ÷ bytes; setting it equal to the ridge point gives the batch.  KV traffic ignored.
+    Each weight (``bytes`` bytes of ``dt``) read once per step serves 2 FLOP per sequence, so
+    intensity is 2·batch ÷ bytes; setting it equal to the ridge point gives the batch.  The ridge
+    is that of ``compute_dt``, the format the arithmetic runs in (default ``dt`` itself, W8A8
+    style).  Weight-only formats compute in 16 bits, so the batch shrinks with the bytes: H100
+    bf16 295; int4 weights with bf16 arithmetic 295 × 0.5 ÷ 2 ≈ 74.  KV traffic and dequantization
+    cost ignored (both make decode turn compute-bound later or earlier respectively).
     """
     part, fmt = accelerator(acc), dtype(dt)
-    return part.peak(fmt) / part.memory_bandwidth * fmt.bytes / 2
+    rate = part.peak(dtype(compute_dt) if compute_dt is not None else fmt)
+    return rate / part.memory_bandwidth * fmt.bytes / 2
 
 
 def memory_fits(bytes_needed: float, acc: AcceleratorLike, devices: int = 1) -> bool:

@@ -62,14 +62,17 @@ _H100 = (
         bw_src="rrze-gpu-benches",
         lat_src="rrze-gpu-benches",
     ),
+    # L2 bandwidth: ~10 TB/s is RRZE's measurement on the H200, the same GH100 die with the
+    # H100 SXM's 132 SMs and clocks (9.7-10.5 TB/s); the often-quoted 5.5 TB/s was measured on
+    # the H100 PCIe (114 SMs), whose own HBM is 2.0 TB/s, so it must not be divided by 3.35.
     _level(
         "L2",
         50 * MiB,
-        5.5e12,
+        10e12,
         142e-9,
         "per GPU",
         size_src="sb-gpus",
-        bw_src="sb-gpus",
+        bw_src="rrze-gpu-benches",
         lat_src="rrze-gpu-benches",
     ),
     _level(

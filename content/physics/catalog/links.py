@@ -1,8 +1,12 @@
 """The interconnect catalog: scale-up links, host PCIe and scale-out networks.
 
 ``bandwidth`` is bytes/s in ONE direction for one GPU (or chip, or port); vendors' headline
-"900 GB/s NVLink" and "128 GB/s PCIe Gen5" are bidirectional sums, kept in
-``bidirectional_bandwidth``.  Network line rates in Gb/s are per direction (full duplex).
+"900 GB/s NVLink" and "128 GB/s PCIe Gen5" are bidirectional sums.  ``bidirectional_bandwidth``
+is twice ``bandwidth``; ``headline_bandwidth`` is the figure exactly as the vendor prints it, with
+``headline_is_bidirectional`` saying which way it counts.  For PCIe the headline is also before
+line encoding: Gen5's "128 GB/s" = 2 × 32 GT/s × 16 lanes ÷ 8, while after 128b/130b encoding
+each direction carries 63 GB/s (126 GB/s both ways) and about 55 GB/s is measured.  Network line
+rates in Gb/s are per direction (full duplex).
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ class Link:
     aliases: tuple[str, ...] = ()
     sources: Mapping[str, str] = field(default_factory=FrozenMap)
     notes: str = ""
+    # The vendor's headline figure as printed (bytes/s), and whether it adds both directions.
+    headline_bandwidth: float | None = None
+    headline_is_bidirectional: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sources", freeze(self.sources))
@@ -36,13 +43,37 @@ class Link:
         return cite(self)
 
 
+# key -> (headline bytes/s as printed, counts both directions, source)
+_HEADLINES = {
+    "nvlink2": (300e9, True, "nv-v100"),
+    "nvlink3": (600e9, True, "nv-a100"),
+    "nvlink4": (900e9, True, "nv-h100"),
+    "nvlink5": (1.8e12, True, "nv-b200"),
+    "nvlink-c2c": (900e9, True, "mle-net"),
+    "infinity-fabric": (896e9, True, "mle-net"),
+    "tpu-v5e-ici": (400e9, True, "gc-tpu-v5e"),
+    "tpu-v5p-ici": (1200e9, True, "gc-tpu-v5p"),
+    "pcie3": (32e9, True, "pci-sig"),
+    "pcie4": (64e9, True, "pci-sig"),
+    "pcie5": (128e9, True, "nv-h100"),
+    "pcie6": (256e9, True, "pci-sig"),
+}
+
+
 def _link(
     key, name, kind, per_dir, src, *, latency=None, latency_src=None, aliases=(), notes=""
 ) -> Link:
     sources = {"bandwidth": src, "bidirectional_bandwidth": src}
     if latency is not None:
         sources["latency"] = latency_src or src
-    return Link(key, name, kind, per_dir, 2 * per_dir, latency, aliases, sources, notes)
+    headline, both, headline_src = _HEADLINES.get(key, (None, True, None))
+    if kind == "network":  # a port's line rate is its headline, per direction
+        headline, both, headline_src = per_dir, False, src
+    if headline is not None:
+        sources["headline_bandwidth"] = headline_src
+    return Link(
+        key, name, kind, per_dir, 2 * per_dir, latency, aliases, sources, notes, headline, both
+    )
 
 
 _LINKS = (
@@ -114,7 +145,8 @@ _LINKS = (
         "sb-tpus",
         latency=1e-6,
         latency_src="sb-sharding",
-        notes="4 links x 45 GB/s per direction in a 2D torus.",
+        notes="4 links x 45 GB/s per direction in a 2D torus. Google's page prints '400 GBps "
+        "bidirectional per chip', more than 2 x 180; we keep the per-link figure.",
     ),
     _link(
         "tpu-v5p-ici",
@@ -124,7 +156,8 @@ _LINKS = (
         "sb-tpus",
         latency=1e-6,
         latency_src="sb-sharding",
-        notes="6 links x 90 GB/s per direction in a 3D torus.",
+        notes="6 links x 90 GB/s per direction in a 3D torus. Google's page prints '1200 GBps "
+        "bidirectional per chip', more than 2 x 540; we keep the per-link figure.",
     ),
     _link(
         "pcie3",
@@ -151,7 +184,8 @@ _LINKS = (
         63e9,
         "mle-net",
         aliases=("PCIe Gen5", "PCIe"),
-        notes="NVIDIA's '128 GB/s' is the bidirectional sum; 55 GB/s is measured on H200.",
+        notes="NVIDIA's '128 GB/s' is both directions before line encoding (2 x 32 GT/s x 16 / 8); "
+        "after 128b/130b encoding 63 GB/s each way, and 55 GB/s is measured on H200.",
     ),
     _link(
         "pcie6",

@@ -186,15 +186,17 @@ def prefill_time(m, acc, dt, prompt_tokens, batch):
     ]
 
 
-def critical_batch_size(acc, dt):
+def critical_batch_size(acc, dt, compute_dt=None):
     part, fmt = accelerator(acc), dtype(dt)
-    ridge = part.peak(fmt) / part.memory_bandwidth
+    arithmetic = dtype(compute_dt) if compute_dt is not None else fmt
+    ridge = part.peak(arithmetic) / part.memory_bandwidth
     batch = ridge * fmt.bytes / 2
-    return f"Critical batch size of the {part.name} in {fmt.name}", [
+    where = fmt.name if arithmetic is fmt else f"{fmt.name} weights, {arithmetic.name} arithmetic"
+    return f"Critical batch size of the {part.name} in {where}", [
         Step(
-            "Ridge point",
+            f"Ridge point in {arithmetic.name}",
             "R = \\frac{P}{B_{\\text{mem}}}",
-            frac(q(part.peak(fmt), "FLOP/s"), q(part.memory_bandwidth, "B/s")),
+            frac(q(part.peak(arithmetic), "FLOP/s"), q(part.memory_bandwidth, "B/s")),
             result(ridge, "FLOP/B"),
         ),
         Step(
