@@ -24,9 +24,17 @@ from courseware.rendering import render_chapter_text, split_front_matter
 BOOK = Path(__file__).resolve().parents[2] / "content" / "book"
 CHAPTERS = sorted(BOOK.glob("*.md"))
 
-# Functions that decide a capacity question from the device-reported memory.
+# Functions that decide a capacity question: from the device-reported memory, or (occupancy)
+# from an SM's registers and shared memory.
 FIT_FUNCTIONS = frozenset(
-    {"memory_fits", "min_gpus", "gpus_needed", "max_batch_for_memory", "pipeline_stages"}
+    {
+        "memory_fits",
+        "min_gpus",
+        "gpus_needed",
+        "max_batch_for_memory",
+        "pipeline_stages",
+        "occupancy",
+    }
 )
 # Words that state a verdict about capacity.
 FIT_WORDS = re.compile(
