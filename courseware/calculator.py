@@ -94,6 +94,7 @@ def gpu_group(acc, n: int) -> Accelerator:
         part,
         name=f"{n} × {part.name}",
         memory_bytes=part.memory_bytes * n,
+        memory_label_bytes=part.memory_label_bytes * n,
         memory_bandwidth=part.memory_bandwidth * n,
         peak_flops={k: v * n for k, v in part.peak_flops.items()},
         sparse_peak_flops={k: v * n for k, v in part.sparse_peak_flops.items()},
@@ -159,6 +160,24 @@ def _warnings(mdl, part: Accelerator, w_fmt, context: int) -> tuple[str, ...]:
     return tuple(found)
 
 
+def memory_note(part: Accelerator) -> str:
+    """The one sentence that explains why the capacity shown differs from the datasheet's."""
+    label = format_quantity(part.memory_label_bytes, "B")
+    if not part.memory_reported_published:
+        return (
+            f"No device-reported capacity is published for the {part.name}, so its datasheet "
+            f"figure ({label}) is used."
+        )
+    reported = format_quantity(part.memory_bytes, "B", sig=4)
+    mib = part.memory_bytes / 2**20
+    in_mib = f"{mib:,.0f} MiB = " if mib == int(mib) else ""
+    return (
+        f"The datasheet says {label}, but memory is built in binary sizes and the device reports "
+        f"{in_mib}{reported} per {part.noun()}; whether it fits is judged on the reported "
+        "figure, before the runtime reserves any of it."
+    )
+
+
 def _tex_quantity(value: float, unit: str) -> str:
     number, _, label = format_quantity(value, unit, sig=4).partition(" ")
     return f"{number}\\ \\text{{{label}}}" if label else number
@@ -199,13 +218,26 @@ def napkin(
         "B",
     )
     fewest = explain("min_gpus", total_bytes, part)
-    fits = fewest.value <= gpus
+    # memory_fits rounds as min_gpus does, so the headline and the fewest-GPUs row agree.
+    fits = explain("memory_fits", total_bytes, part, gpus)
     capacity = format_quantity(group.memory_bytes, "B")
     fit_note = (
         f"Fits in {capacity} ({gpus} × {part.name})."
-        if fits
+        if fits.value
         else f"Does not fit in {capacity}: at least {fewest.value} {part.noun(fewest.value)} "
         "are needed. The times below assume it did."
+    )
+    reported_word = "as reported" if part.memory_reported_published else "datasheet figure"
+    capacity_figure = Figure(
+        "capacity",
+        f"Memory of {gpus} {part.noun(gpus)} ({reported_word})",
+        group.memory_bytes,
+        "B",
+        f"{capacity} (datasheet: {format_quantity(group.memory_label_bytes, 'B')})"
+        if part.memory_reported_published
+        else capacity,
+        Explanation(fits.title, fits.steps[:1], group.memory_bytes, "B"),
+        memory_note(part),
     )
 
     prefill = explain("prefill_time", mdl, group, w_fmt, prompt, batch)
@@ -237,6 +269,7 @@ def napkin(
         _figure("weights", "Weight memory", weights),
         _figure("kv_cache", "KV-cache memory", kv),
         _figure("total", "Total memory", total),
+        capacity_figure,
         Figure(
             "min_gpus",
             f"Fewest {part.noun(2)} that hold it",
@@ -254,7 +287,7 @@ def napkin(
     figures.append(_energy(mdl, group, w_fmt, batch, context, step, same_format))
     return Napkin(
         tuple(figures),
-        fits,
+        fits.value,
         fewest.value,
         gpus,
         group.name,
@@ -306,5 +339,6 @@ __all__ = [
     "catalog_price",
     "compute_format",
     "gpu_group",
+    "memory_note",
     "napkin",
 ]

@@ -143,7 +143,8 @@ def memory_fits(bytes_needed: float, acc: AcceleratorLike, devices: int = 1) -> 
     for activations, the CUDA context or fragmentation."""
     if devices < 1:
         raise ValueError("devices must be at least 1")
-    return bytes_needed <= accelerator(acc).memory_bytes * devices * (1 + _FIT_TOLERANCE)
+    # Same rounding as min_gpus, so memory_fits(b, acc, n) == (min_gpus(b, acc) <= n) exactly.
+    return bytes_needed / accelerator(acc).memory_bytes <= devices + _FIT_TOLERANCE
 
 
 def min_gpus(bytes_needed: float, acc: AcceleratorLike) -> int:

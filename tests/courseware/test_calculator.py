@@ -205,3 +205,37 @@ def test_the_page_shows_the_warnings_and_calls_cpus_devices(client):
     ).content.decode()
     assert "4096" in html and 'class="warnings' in html
     assert "per GPU-hour" not in html and "GPUs that hold" not in html
+
+
+def test_capacity_is_the_reported_figure_beside_the_label_with_one_note():
+    result = napkin(**{**INPUTS, "model_name": "llama-3-70b", "accelerator_name": "H200"})
+    capacity = result.figure("capacity")
+    h200 = accelerator("H200")
+    assert capacity.value == h200.memory_bytes == 143771 * 2**20
+    assert capacity.display == "151 GB (datasheet: 141 GB)"
+    assert "143,771 MiB" in capacity.note and "141 GB" in capacity.note
+    # 141.1 GB of bf16 weights plus the cache: more than the label, less than the reported 150.8.
+    assert weights_bytes("llama-3-70b", "bf16") > h200.memory_label_bytes
+    assert result.fits
+
+
+def test_capacity_of_several_gpus_scales_both_figures():
+    result = napkin(**{**INPUTS, "gpus": 2})
+    assert result.figure("capacity").value == 2 * accelerator("H100").memory_bytes
+    assert result.figure("capacity").display == "171 GB (datasheet: 160 GB)"
+    assert gpu_group("H100", 2).memory_label_bytes == 160e9
+
+
+def test_a_part_without_a_published_reported_figure_says_so():
+    result = napkin(**{**INPUTS, "accelerator_name": "H100 PCIe"})
+    capacity = result.figure("capacity")
+    assert capacity.display == "80 GB"
+    assert "No device-reported capacity is published" in capacity.note
+
+
+@pytest.mark.django_db
+def test_the_page_explains_the_capacity_difference_once(client):
+    html = client.get(URL, {"gpus": "2"}).content.decode()
+    assert html.count("memory is built in binary sizes") == 1
+    assert "81,559 MiB = 85.52 GB per GPU" in html
+    assert "171 GB (datasheet: 160 GB)" in html

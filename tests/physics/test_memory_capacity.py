@@ -3,6 +3,8 @@
 import dataclasses
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from content.physics import accelerator, accelerators, memory_fits, min_gpus, source, weights_bytes
 
@@ -97,3 +99,8 @@ def test_label_defaults_to_the_capacity_for_a_hypothetical_part():
     h100 = accelerator("H100")
     bigger = dataclasses.replace(h100, memory_bytes=100e9, memory_label_bytes=None)
     assert bigger.memory_label_bytes == 100e9
+
+
+@given(st.floats(1, 2e12), st.integers(1, 16), st.sampled_from(["H100", "A100", "L4", "MI300X"]))
+def test_memory_fits_is_exactly_min_gpus_at_most_devices(need, devices, acc):
+    assert memory_fits(need, acc, devices) == (min_gpus(need, acc) <= devices)
