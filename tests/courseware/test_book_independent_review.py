@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import content.physics as physics
+from content.physics import format_quantity
 from courseware.rendering import render_chapter_text
 
 BOOK = Path(__file__).resolve().parents[2] / "content" / "book"
@@ -50,3 +52,30 @@ def test_r00_m1_memory_chips_in_general_are_binary_built(text):
 def test_r00_m2_batching_divides_cost_only_while_contexts_are_short(text):
     intro = text["00-intro.md"]
     assert "divides the cost by nearly the batch size, but only while" in intro
+
+
+def test_r01_e1_the_l2_figure_is_attributed_to_the_part_it_was_measured_on(text):
+    gpus = text["01-gpus.md"]
+    l2 = physics.memory_hierarchy("H100")[2]
+    assert l2.name == "L2"
+    shown = format_quantity(l2.bandwidth, "B/s")
+    # The old text called the catalog's figure the Chips and Cheese H100 PCIe measurement.
+    assert f"The catalog's figure, {shown}, which the scaling book quotes" not in gpus
+    assert f"The catalog's figure for the H100, {shown} in the table above, is that H200" in gpus
+    assert "The often-quoted 5.5 TB/s" in gpus
+
+
+def test_r01_m1_host_dram_is_binary_built_too(text):
+    gpus = text["01-gpus.md"]
+    assert "Host memory is quoted in decimal terabytes" not in gpus
+    assert "holds 2 TiB" in gpus
+
+
+def test_r01_i_tensor_core_rates_and_fp64_are_stated_per_part(text):
+    gpus = text["01-gpus.md"]
+    assert "64 on the V100, 256 on the A100 and 512 on the H100" in gpus
+    assert "datacenter parts from the A100 on also run fp64" not in gpus
+    # The per-SM figure agrees with the peak: 4 tensor cores x 512 FMA x 2 FLOP.
+    assert physics.accelerator("H100").peak("bf16") == pytest.approx(
+        132 * 4 * 512 * 2 * 1.83e9, rel=1e-3
+    )
