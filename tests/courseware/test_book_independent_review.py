@@ -79,3 +79,14 @@ def test_r01_i_tensor_core_rates_and_fp64_are_stated_per_part(text):
     assert physics.accelerator("H100").peak("bf16") == pytest.approx(
         132 * 4 * 512 * 2 * 1.83e9, rel=1e-3
     )
+
+
+def test_r02_i_the_ridge_fell_because_memory_grew_faster(text):
+    roofline = text["02-roofline.md"]
+    assert "whose memory grew as fast as their compute" not in roofline
+    for part in ("H200", "B200"):
+        h100, other = physics.accelerator("H100"), physics.accelerator(part)
+        grew_memory = other.memory_bandwidth / h100.memory_bandwidth
+        grew_compute = other.peak("bf16") / h100.peak("bf16")
+        assert grew_memory > grew_compute
+    assert "whose memory grew faster than their compute" in roofline
