@@ -90,3 +90,10 @@ def test_r02_i_the_ridge_fell_because_memory_grew_faster(text):
         grew_compute = other.peak("bf16") / h100.peak("bf16")
         assert grew_memory > grew_compute
     assert "whose memory grew faster than their compute" in roofline
+
+
+def test_r03_i_kv_sizes_are_multiples_of_a_kib_not_powers_of_two(text):
+    inference = text["03-inference.md"]
+    assert "the formula gives powers of two" not in inference
+    per_token = physics.kv_cache_bytes_per_token("llama-2-13b", "bf16")
+    assert per_token % 1024 == 0 and per_token & (per_token - 1) != 0
