@@ -97,3 +97,10 @@ def test_r03_i_kv_sizes_are_multiples_of_a_kib_not_powers_of_two(text):
     assert "the formula gives powers of two" not in inference
     per_token = physics.kv_cache_bytes_per_token("llama-2-13b", "bf16")
     assert per_token % 1024 == 0 and per_token & (per_token - 1) != 0
+
+
+def test_r04_i_scale_overheads_start_at_an_eighth_of_a_bit(text):
+    precision = text["04-precision.md"]
+    assert "about a quarter to half a bit per value: 3 percent" not in precision
+    assert 16 / 128 == 1 / 8  # one fp16 scale per 128 weights
+    assert "an eighth of a bit to half a bit per value" in precision
