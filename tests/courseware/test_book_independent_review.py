@@ -104,3 +104,12 @@ def test_r04_i_scale_overheads_start_at_an_eighth_of_a_bit(text):
     assert "about a quarter to half a bit per value: 3 percent" not in precision
     assert 16 / 128 == 1 / 8  # one fp16 scale per 128 weights
     assert "an eighth of a bit to half a bit per value" in precision
+
+
+def test_r05_m1_the_link_staircase_is_not_an_order_of_magnitude_each_step(text):
+    interconnect = text["05-interconnect.md"]
+    assert "differ by an order of magnitude at each step" not in interconnect
+    pcie = physics.link("pcie5").bandwidth
+    port = physics.link("ib-ndr").bandwidth
+    assert pcie / port < 2
+    assert "within a factor of two of each other" in interconnect
