@@ -119,3 +119,14 @@ def test_r05_m1_the_link_staircase_is_not_an_order_of_magnitude_each_step(text):
     port = physics.link("ib-ndr").bandwidth
     assert pcie / port < 2
     assert "within a factor of two of each other" in interconnect
+
+
+def test_r02_i_the_vector_add_compute_term_uses_the_lanes_that_run_it(text):
+    roofline = text["02-roofline.md"]
+    h100 = physics.accelerator("H100")
+    assert "The compute term uses the ordinary lanes' 16-bit rate" in roofline
+    # Memory-bound either way: the time is the bytes over the bandwidth.
+    assert 1e8 / (2 * h100.peak("fp32")) < 6e8 / h100.memory_bandwidth
+    assert physics.kernel_time(1e8, 6e8, "H100", "bf16") == pytest.approx(
+        6e8 / h100.memory_bandwidth
+    )
