@@ -30,7 +30,7 @@ _add(
     memory_bandwidth=900e9,
     peak_flops=_v100,
     sparse_peak_flops={},
-    year=2017,
+    year=2018,  # this 32 GB part; the 16 GB V100 launched in 2017
     sm_count=80,
     sm_label="SMs",
     l2_bytes=6 * MiB,
@@ -61,7 +61,8 @@ _add(
         "links_per_gpu": "mle-net",
     },
     notes="Volta: fp16 tensor cores only (no bf16, tf32, int8 tensor rates, no sparsity). "
-    "The 32 GB part shipped in 2018; the 16 GB original in 2017. No device-reported total is "
+    "year is the 32 GB part's (announced March 2018); Volta and the 16 GB original date from "
+    "2017. No device-reported total is "
     "published for it (drivers have shown different totals), so memory_bytes is the label. "
     "8 tensor cores x 64 FMA x 2 = 1024 fp16 FLOP per clock per SM; 80 x 1024 x 1530 MHz = "
     "125 TFLOP/s.",
