@@ -130,3 +130,12 @@ def test_r02_i_the_vector_add_compute_term_uses_the_lanes_that_run_it(text):
     assert physics.kernel_time(1e8, 6e8, "H100", "bf16") == pytest.approx(
         6e8 / h100.memory_bandwidth
     )
+
+
+def test_r00_e2_the_v100_footnote_does_not_date_the_16_gb_part_by_the_32_gb_one(text):
+    # The catalog dates its V100 entry by the 32 GB part (2018); the V100 itself is from 2017.
+    intro = text["00-intro.md"]
+    year = physics.accelerator("V100").year
+    assert f"The V100 launched in {year} with 16 GB" not in intro or year == 2017
+    assert "the V100 itself launched in 2017 with 16 GB" in intro
+    assert "the V100, launched in 2017, and the H100" in intro
