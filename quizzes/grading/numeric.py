@@ -87,7 +87,16 @@ def grade_numeric(
     factor: float | None = None,
     common_errors: Sequence[CommonError] = (),
 ) -> Grade:
-    """Grade a numeric response against `expected` (SI base units of `unit`)."""
+    """Grade a numeric response against `expected` (SI base units of `unit`); never raises."""
+    try:
+        return _grade_numeric(
+            response, expected, unit, rtol, atol, sigfigs, decimals, factor, common_errors
+        )
+    except Exception:  # noqa: BLE001 - a student must get a grade, never a stack trace
+        return invalid("This answer could not be read; write it as a number and a unit.")
+
+
+def _grade_numeric(response, expected, unit, rtol, atol, sigfigs, decimals, factor, common_errors):
     try:
         target = parse_unit(unit) if unit else None
     except (ValueError, TypeError) as error:

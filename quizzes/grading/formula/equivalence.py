@@ -16,6 +16,7 @@ type (30 digits at most) and far above the rounding noise of 60-digit arithmetic
 
 from __future__ import annotations
 
+import math
 import random
 import zlib
 from collections.abc import Mapping
@@ -41,6 +42,9 @@ _UNARY = {
     sympy.sin: mpmath.sin,
     sympy.cos: mpmath.cos,
     sympy.tan: mpmath.tan,
+    sympy.asin: mpmath.asin,
+    sympy.acos: mpmath.acos,
+    sympy.atan: mpmath.atan,
     sympy.Abs: abs,
 }
 
@@ -146,6 +150,14 @@ def compare_numerically(a: sympy.Expr, b: sympy.Expr, seed: str) -> bool | None:
 
 def constant_ratio(a: sympy.Expr, b: sympy.Expr, seed: str):
     """Return the Fraction c with a = c·b at every sampled point, if there is a simple one."""
+    try:
+        with time_box(0.3):
+            return _constant_ratio(a, b, seed)
+    except TimeBoxExpired:
+        return None
+
+
+def _constant_ratio(a: sympy.Expr, b: sympy.Expr, seed: str):
     from fractions import Fraction
 
     symbols = a.free_symbols | b.free_symbols
@@ -161,7 +173,10 @@ def constant_ratio(a: sympy.Expr, b: sympy.Expr, seed: str):
             ratios.append(left / right)
     if len(ratios) < NEEDED or any(abs(r - ratios[0]) > AGREEMENT * abs(r) for r in ratios):
         return None
-    guess = Fraction(float(ratios[0])).limit_denominator(64)
+    approx = float(ratios[0])
+    if not math.isfinite(approx) or approx == 0:
+        return None
+    guess = Fraction(approx).limit_denominator(64)
     if guess == 0 or abs(mpmath.mpf(guess.numerator) / guess.denominator - ratios[0]) > (
         AGREEMENT * abs(ratios[0])
     ):
