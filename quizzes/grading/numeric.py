@@ -14,6 +14,8 @@ Policies:
   has the answer's sign and lies between expected/factor and expected·factor.
 - After the answer come the template's `common_errors` (each within its own rtol, default the
   part's), then the generic slips of `diagnosis`.
+- On a plain number (a count), the field's shorthand ``7B``, ``1.5T``, ``70 K`` reads as
+  7×10⁹, 1.5×10¹², 7×10⁴ (`shorthand`); a trailing ``m`` is refused as ambiguous.
 - A missing unit is "invalid" (no attempt lost); a readable answer of the wrong dimension is
   "incorrect" with diagnosis ``wrong-dimension`` and says which dimension was expected.
 - A fault of the question itself (a `unit` the grader cannot read, an `expected` that is not a
@@ -37,6 +39,7 @@ from .quantities import (
     parse_unit,
 )
 from .results import CommonError, Grade, ResponseError, correct, incorrect, invalid
+from .shorthand import read_count
 
 
 def _question_fault(what: str) -> str:
@@ -106,11 +109,12 @@ def _grade_numeric(response, expected, unit, rtol, atol, sigfigs, decimals, fact
     except (ValueError, TypeError):
         return invalid(_question_fault(f"its answer {expected!r} is not a finite number"))
     tolerance, absolute = exact(rtol), exact(atol)
+    target_dims = target.dimensions if target else ()
     try:
-        quantity = parse_quantity(response)
+        count = read_count(response) if not target_dims else None
+        quantity = count or parse_quantity(response)
     except ResponseError as error:
         return invalid(error.message)
-    target_dims = target.dimensions if target else ()
     if quantity.dimensions != target_dims:
         if quantity.unit is None:
             return invalid(f"Add a unit, for example {example_unit(target, want)}.")
