@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from .diagnosis import diagnose_ratio
+from .diagnosis import data_prefix_power, diagnose_ratio, slip_tolerance
 from .numbers import exact, format_number, round_decimals, round_sigfigs
 from .quantities import (
     ParsedQuantity,
@@ -53,7 +53,7 @@ def _within(value: Fraction, want: Fraction, rtol: Fraction, atol: Fraction) -> 
     return abs(value - want) <= rtol * abs(want) + atol
 
 
-def _wrong_dimension(quantity: ParsedQuantity, target: ParsedUnit | None, want: Fraction):
+def _wrong_dimension(quantity: ParsedQuantity, target: ParsedUnit | None):
     got, _ = describe_dimensions(quantity.dimensions)
     read = f"{format_number(quantity.number.value)} {quantity.unit.text}"
     if target is None:
@@ -63,12 +63,29 @@ def _wrong_dimension(quantity: ParsedQuantity, target: ParsedUnit | None, want: 
             interpreted=read,
         )
     wanted, _ = describe_dimensions(target.dimensions)
-    example = example_unit(target, want)
+    example = example_unit(target)
     return incorrect(
         f"The question asks for {wanted} (for example in {example}), but {read} is {got}.",
         "wrong-dimension",
         interpreted=read,
     )
+
+
+def _binary_power(quantity: ParsedQuantity, target: ParsedUnit | None, want: Fraction):
+    """The data prefix level for the binary-versus-decimal slip, or None when not data."""
+    if target is None or not any(dim == "[information]" for dim, _ in target.dimensions):
+        return None
+    typed = [
+        atom.prefix_symbol
+        for atom in (quantity.unit.atoms if quantity.unit else ())
+        if atom.name in ("byte", "bit")
+    ]
+    if not typed and target.dimensions not in (
+        (("[information]", 1),),
+        (("[information]", 1), ("[time]", -1)),
+    ):
+        return None
+    return data_prefix_power(typed, want)
 
 
 def _precision_hint(quantity: ParsedQuantity, sigfigs: int | None) -> str:
@@ -117,8 +134,8 @@ def _grade_numeric(response, expected, unit, rtol, atol, sigfigs, decimals, fact
         return invalid(error.message)
     if quantity.dimensions != target_dims:
         if quantity.unit is None:
-            return invalid(f"Add a unit, for example {example_unit(target, want)}.")
-        return _wrong_dimension(quantity, target, want)
+            return invalid(f"Add a unit, for example {example_unit(target)}.")
+        return _wrong_dimension(quantity, target)
     value = quantity.in_base_of(target)
     shown = f"{format_number(value)} {target.base_text if target else ''}".strip()
     extra = {"interpreted": shown, "value": float(value)}
@@ -143,11 +160,15 @@ def _grade_numeric(response, expected, unit, rtol, atol, sigfigs, decimals, fact
     for error in common_errors:
         if isinstance(error.value, str):
             continue
+        named = exact(error.value)
         error_rtol = exact(error.rtol if error.rtol is not None else rtol)
-        if _within(value, exact(error.value), error_rtol, absolute):
+        if named and want and named / want > 0:
+            # like the generic slips: never more than a quarter of the way back to the answer
+            error_rtol = min(error_rtol, slip_tolerance(named / want, 1))
+        if _within(value, named, error_rtol, absolute):
             return incorrect(error.feedback, error.code, **extra)
 
-    slip = diagnose_ratio(value, want, rtol)
+    slip = diagnose_ratio(value, want, rtol, binary_power=_binary_power(quantity, target, want))
     if slip:
         return incorrect(slip[1], slip[0], **extra)
     hint = _precision_hint(quantity, sigfigs)

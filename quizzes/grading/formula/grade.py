@@ -128,9 +128,9 @@ UNCHECKABLE = "This formula could not be checked; write it in a simpler form."
 
 
 def _grade(response, expected, variables, common_errors) -> Grade:
-    fault = check_expected(expected, variables)
-    if fault is not None:
-        return invalid(question_fault(fault))
+    if check_expected(expected, variables) is not None:
+        # The author's detail (check_expected) names the expected formula: never shown here.
+        return invalid(question_fault("its expected formula or its variables cannot be read"))
     answer = parse_formula(expected, variables)
     try:
         parsed = parse_formula(response, variables)
