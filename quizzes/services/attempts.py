@@ -263,6 +263,7 @@ def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> 
                 feedback=grade.feedback or "",
                 diagnosis=grade.diagnosis or "",
                 interpreted=getattr(grade, "interpreted", None) or "",
+                counterexample=getattr(grade, "counterexample", None) or "",
                 value=getattr(grade, "value", None),
                 try_number=None if invalid else state.tries_used + 1,
                 idempotency_key=key,

@@ -167,4 +167,4 @@ def test_preview_reports_the_error_for_an_unreadable_formula():
 def test_unknown_domain_is_a_fault_of_the_question_not_an_exception():
     grade = grade_symbolic("n", "n", variables={"n": "complex"})
     assert grade.status == "invalid"
-    assert "fault is in the question" in grade.feedback and "complex" in grade.feedback
+    assert "fault is in the question" in grade.feedback

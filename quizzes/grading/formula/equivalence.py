@@ -178,10 +178,10 @@ def _constant_ratio(a: sympy.Expr, b: sympy.Expr, seed: str):
     if not math.isfinite(approx) or approx == 0:
         return None
     guess = Fraction(approx).limit_denominator(64)
-    if guess == 0 or abs(mpmath.mpf(guess.numerator) / guess.denominator - ratios[0]) > (
-        AGREEMENT * abs(ratios[0])
-    ):
-        return None
+    with mpmath.workdps(PRECISION):  # 4/3 at 15 digits would differ from 4/3 at 60
+        off = abs(mpmath.mpf(guess.numerator) / guess.denominator - ratios[0])
+        if guess == 0 or off > AGREEMENT * abs(ratios[0]):
+            return None
     return guess
 
 

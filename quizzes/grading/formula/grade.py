@@ -23,6 +23,7 @@ import sympy
 from ..results import CommonError, Grade, ResponseError, correct, incorrect, invalid
 from ..text import normalise
 from .build import domains_of, make_symbols, render_latex, render_plain, to_sympy
+from .counterexample import counterexample
 from .equivalence import constant_ratio, equivalent
 from .growth import check_growth
 from .lexer import tokenize
@@ -156,6 +157,8 @@ def _grade(response, expected, variables, common_errors) -> Grade:
             **shown,
         )
     ratio = constant_ratio(parsed.expr, answer.expr, seed)
+    domains = domains_of(variables)
+    shown["counterexample"] = counterexample(parsed.expr, answer.expr, domains, ratio)
     if ratio is not None and ratio != 1:
         return incorrect(_factor_feedback(ratio), "constant-factor", **shown)
     return incorrect("This formula is not equivalent to the expected one.", **shown)
