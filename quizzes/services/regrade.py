@@ -149,6 +149,10 @@ def regrade_variant(row: Variant, template: engine.Template, *, recompute: bool)
             earlier=earlier,
             grade_fn=questions._grade_fn,
         )
+        if grade.status == "invalid":
+            # A counted try stays a counted try (a wrong dimension, graded "incorrect" when it
+            # was sent, now costs no try): regrading never rewrites the try history.
+            grade = dataclasses.replace(grade, status="incorrect", score=0.0)
         if grade.value is not None:
             earlier[part.id] = grade.value
         best[part.id] = max(best[part.id], grade.score)
@@ -273,11 +277,21 @@ def _apply(row: Variant, result: VariantRegrade, run: RegradeRun, now) -> None:
         response.feedback = grade.feedback or ""
         response.diagnosis = grade.diagnosis or ""
         response.interpreted = grade.interpreted or ""
+        response.counterexample = getattr(grade, "counterexample", None) or ""
         response.value = grade.value
         response.regraded_at = now
     Response.objects.bulk_update(
         [r for r, _ in result.updates],
-        ["status", "score", "feedback", "diagnosis", "interpreted", "value", "regraded_at"],
+        [
+            "status",
+            "score",
+            "feedback",
+            "diagnosis",
+            "interpreted",
+            "counterexample",
+            "value",
+            "regraded_at",
+        ],
     )
     row.score = result.score
     fields = ["score"]
