@@ -149,6 +149,8 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 2000
 
 SESSION_COOKIE_HTTPONLY = True
+# The site's own 403 page (with its headers and a sentence saying what to do), not Django's.
+CSRF_FAILURE_VIEW = "courseware.views.csrf_failure"
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
