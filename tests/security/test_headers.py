@@ -157,3 +157,23 @@ def test_registered_lms_origins_replace_frame_denial():
     ancestors, xfo = json.loads(out.stdout.strip().splitlines()[-1])
     assert ancestors == ["https://lms.example.edu", "https://canvas.example.org"]
     assert xfo is False
+
+
+def test_method_not_allowed(student_client):
+    chapter = ChapterFactory()
+    response = student_client.get(reverse("courseware:mark_read", args=[chapter.slug]))
+    assert response.status_code == 405
+    assert_security_headers(response)
+
+
+def test_streamed_csv_export(client, instructor):
+    assert client.login(username=instructor.username, password=PASSWORD)
+    response = client.get(reverse("instructor:export_responses_csv"))
+    assert response.status_code == 200 and response.streaming
+    assert_security_headers(response)
+
+
+def test_favicon_redirect(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code in (301, 302)
+    assert_security_headers(response)

@@ -56,3 +56,16 @@ def test_views_use_the_courseware_renderers():
         text = path.read_text()
         assert "MarkdownIt(" not in text, path
         assert "latex2mathml" not in text, path
+
+
+def test_every_post_form_in_the_templates_carries_a_csrf_token():
+    missing = []
+    for path in _files(("templates", "courseware", "quizzes"), ".html"):
+        text = path.read_text()
+        for match in re.finditer(r"<form\b[^>]*>", text, flags=re.IGNORECASE):
+            if 'method="post"' not in match.group(0).lower():
+                continue
+            end = text.find("</form>", match.end())
+            if "{% csrf_token %}" not in text[match.end() : end]:
+                missing.append(f"{path.relative_to(ROOT)}: {match.group(0)[:60]}")
+    assert missing == []

@@ -107,3 +107,37 @@ def test_chapter_with_payloads_is_inert(client, course, student):
     # The chapter keeps its text; the mutation payloads swallow what follows them, as a browser
     # parsing the same source would, but nothing of it runs and the page around it is whole.
     assert "A paragraph." in html and "site-footer" in html
+
+
+TYPED = [
+    "<img src=x onerror=alert(1)>",
+    "$\\text{<img src=x onerror=alert(1)>}$ GB",
+    "'<svg onload=alert(1)>' B/s",
+    "\"><script>alert(1)</script>",
+    "javascript:alert(1)",
+]
+
+
+def test_typed_answers_stay_text_for_the_student_and_the_instructor(
+    client, student, instructor, hostile_quiz
+):
+    # What holds: a student's own words, quoted back by the grader or listed for the
+    # instructor, are escaped text (each is unreadable, so costs no try).
+    now = timezone.now()
+    attempt = service.start_attempt(quiz=hostile_quiz, student=student, now=now)
+    variant = attempt.variants.get()
+    for raw in TYPED:
+        service.submit_response(
+            variant=variant,
+            part_id="bw",
+            raw=raw,
+            student=student,
+            idempotency_key=uuid.uuid4().hex,
+            now=now,
+        )
+    _login(client, student)
+    html = _assert_inert(client.get(reverse("quizzes:attempt_detail", args=[attempt.pk])))
+    assert "onerror" in html  # the words are shown, escaped
+    client.logout()
+    _login(client, instructor)
+    _assert_inert(client.get(reverse("instructor:student_detail", args=[student.pk])))
