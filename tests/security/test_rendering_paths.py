@@ -113,7 +113,7 @@ TYPED = [
     "<img src=x onerror=alert(1)>",
     "$\\text{<img src=x onerror=alert(1)>}$ GB",
     "'<svg onload=alert(1)>' B/s",
-    "\"><script>alert(1)</script>",
+    '"><script>alert(1)</script>',
     "javascript:alert(1)",
 ]
 
