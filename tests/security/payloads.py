@@ -180,7 +180,7 @@ def element_tags(html: str) -> set[str]:
 
 PAGE_FORBIDDEN_TAGS = {
     "iframe", "object", "embed", "style", "foreignobject", "base", "frame", "frameset",
-    "applet", "mglyph", "annotation-xml", "maction", "noscript",
+    "applet", "mglyph", "annotation-xml", "maction",
 }  # fmt: skip
 
 
