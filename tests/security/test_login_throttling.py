@@ -119,3 +119,25 @@ def test_a_success_resets_the_count(client, victim):
     client.logout()
     response = _fail(client, "victim", LIMIT - 1)
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("hops", "forwarded", "expected"),
+    [
+        (0, "203.0.113.1", "10.0.0.2"),  # no proxy trusted: the header is ignored
+        (1, "203.0.113.1", "203.0.113.1"),
+        (1, "6.6.6.6, 203.0.113.1", "203.0.113.1"),  # a spoofed left entry is not believed
+        (2, "6.6.6.6, 203.0.113.1, 10.0.0.9", "203.0.113.1"),
+        (2, "203.0.113.1", "10.0.0.2"),  # fewer hops than proxies: not trusted
+    ],
+)
+def test_client_address_behind_trusted_proxies(settings, hops, forwarded, expected):
+    from django.test import RequestFactory
+
+    from courseware.throttling import client_ip
+
+    settings.PROXY_COUNT = hops
+    request = RequestFactory().post(
+        "/accounts/login/", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR=forwarded
+    )
+    assert client_ip(request) == expected
