@@ -8,15 +8,27 @@ Environment:
     DJANGO_INSECURE_HTTP   "1" serves over plain HTTP (loopback development, tests, load tests):
                            HTTPS redirects, HSTS and secure-only cookies are then off.
     GRADING_POOL_SIZE      worker processes that grade formulas (default 2).
+    DJANGO_FRAME_ANCESTORS comma-separated origins allowed to frame the site (an LMS); default
+                           none: frames are denied (CSP frame-ancestors 'none', X-Frame-Options).
+    DJANGO_CSP_REPORT_URI  where browsers report CSP violations (optional).
+    DJANGO_LOGIN_FAILURE_LIMIT   wrong passwords before a login lock (default 5).
+    DJANGO_LOGIN_COOLOFF_MINUTES how long a lock lasts (default 15).
+    DJANGO_LOGIN_LOCKOUT   "combination" (the account from that address; default) or "either"
+                           (the account from anywhere, and the address for any account).
+    DJANGO_PROXY_COUNT     trusted reverse proxies in front of the site (default 0), so that
+                           the client's address is read from X-Forwarded-For.
 """
 
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+
+from config.security import content_security_policy, lockout_parameters, origins
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -61,12 +73,20 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials",
+    "csp",
+    "axes",
     "courseware",
     "quizzes",
 ]
 
+FRAME_ANCESTORS = origins(os.environ.get("DJANGO_FRAME_ANCESTORS", ""))
+
+# The header middlewares come first, so that every response carries their headers: static
+# files, and the early answers of the middlewares below (a refused Host or NUL character).
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
+    *([] if FRAME_ANCESTORS else ["django.middleware.clickjacking.XFrameOptionsMiddleware"]),
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -74,8 +94,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "courseware.middleware.RejectNullCharactersMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a lockout raised during authentication into a page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -124,6 +145,20 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# django-axes first: it refuses a locked-out login before any password is checked, on every
+# login path (the site's, the admin's, any future one that calls authenticate()).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("DJANGO_LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("DJANGO_LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = lockout_parameters(os.environ.get("DJANGO_LOGIN_LOCKOUT", "combination"))
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "courseware.throttling.locked_out"
+AXES_CLIENT_IP_CALLABLE = "courseware.throttling.client_ip"
+PROXY_COUNT = int(os.environ.get("DJANGO_PROXY_COUNT", "0"))
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "courseware:home"
 LOGOUT_REDIRECT_URL = "courseware:home"
@@ -149,8 +184,15 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 2000
 
 SESSION_COOKIE_HTTPONLY = True
+# The site's own 403 page (with its headers and a sentence saying what to do), not Django's.
+CSRF_FAILURE_VIEW = "courseware.views.csrf_failure"
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
+# X-Frame-Options has no allow-list: with DJANGO_FRAME_ANCESTORS set it is not sent at all and
+# CSP frame-ancestors alone names who may frame the site.
 X_FRAME_OPTIONS = "DENY"
+CONTENT_SECURITY_POLICY = content_security_policy(
+    frame_ancestors=FRAME_ANCESTORS, report_uri=os.environ.get("DJANGO_CSP_REPORT_URI", "")
+)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 

@@ -74,3 +74,10 @@ def author(course):
     from tests.factories import EnrollmentFactory
 
     return EnrollmentFactory(course=course, role="author").user
+
+
+@pytest.fixture(autouse=True)
+def _login_throttling_off(settings):
+    # django-axes needs the request that Django's test client `login()` does not pass; the
+    # throttling itself is tested with real login requests in tests/security/.
+    settings.AXES_ENABLED = False

@@ -92,7 +92,7 @@ def _mark_directives(text: str, *, source: str, first_line: int) -> str:
             line = _line_of(text, match.start(), first_line)
             known = ", ".join("{% " + d + " %}" for d in DIRECTIVES)
             raise ContentError(source, line, f"unknown directive '{{% {name} %}}' (known: {known})")
-        return f"<!--courseware:{name}-->"
+        return _marker(name)
 
     marked = _DIRECTIVE_LINE.sub(replace, text)
     stray = _STRAY_TAG.search(marked)
@@ -100,6 +100,15 @@ def _mark_directives(text: str, *, source: str, first_line: int) -> str:
         line = _line_of(marked, stray.start(), first_line)
         raise ContentError(source, line, "a '{% ... %}' directive must stand alone on its own line")
     return marked
+
+
+def _marker(name: str) -> str:
+    # Plain text, so it survives the sanitizer; replaced by the site's own HTML afterwards.
+    return f"\n\nCOURSEWARE-DIRECTIVE-{name}\n\n"
+
+
+def _rendered_marker(name: str) -> str:
+    return f"<p>COURSEWARE-DIRECTIVE-{name}</p>"
 
 
 def _citations(found) -> tuple[Citation, ...]:
@@ -140,10 +149,10 @@ def render_body(body: str, *, source: str = "<chapter>", first_line: int = 1) ->
     marked = _mark_directives(live.text, source=source, first_line=first_line)
     result = render_book_markdown(marked)
     citations = _citations(live.citations)
-    html = result.html.replace("<!--courseware:sources-->", sources_html(citations))
-    if "<!--courseware:roofline_chart-->" in html:
-        html = html.replace("<!--courseware:roofline_chart-->", _chart_html())
-    # Chapter sources are the project's own files, so their raw HTML is trusted.
+    html = result.html.replace(_rendered_marker("sources"), sources_html(citations))
+    if _rendered_marker("roofline_chart") in html:
+        html = html.replace(_rendered_marker("roofline_chart"), _chart_html())
+    # result.html is sanitized; what the directives add is the site's own escaped markup.
     return RenderedChapter(mark_safe(html), tuple(result.toc), citations, result.title)  # noqa: S308
 
 

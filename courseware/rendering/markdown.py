@@ -4,6 +4,8 @@ One markdown-it parser with three small core rules of our own: heading ids (an e
 ``{#id}`` at the end of a heading, otherwise a slug of its text), worked-example blockquotes
 marked as callouts, and a leading ``# Title`` lifted out of the body (the page prints the title
 itself).  Math goes to MathML on the server, so no script or CDN is needed to read a formula.
+Raw HTML is allowed in chapter files, and the result, like every HTML the site makes from text,
+passes the one sanitizer (`sanitize.sanitize_html`) before anything else is added to it.
 """
 
 from __future__ import annotations
@@ -13,17 +15,18 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import latex2mathml.converter
 from django.utils.html import escape
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
+from .math import math_to_mathml
+from .sanitize import sanitize_html
+
 _EXPLICIT_ID = re.compile(r"\s*\{#([A-Za-z][\w.:-]*)\}\s*$")
 _WORKED_EXAMPLE = re.compile(r"^\s*worked example\b", re.IGNORECASE)
-# latex2mathml passes an unknown command through as an identifier; treat that as a failure.
-_UNKNOWN_COMMAND = re.compile(r"<mi>\\[A-Za-z]+</mi>")
+_ALIGN_STYLE = re.compile(r"^text-align:\s*(left|center|right)$")
 
 
 @dataclass(frozen=True)
@@ -46,18 +49,6 @@ def slugify_heading(text: str) -> str:
     folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     words = re.sub(r"[^\w\s-]", "", folded.lower()).strip()
     return re.sub(r"[\s_-]+", "-", words).strip("-") or "section"
-
-
-def math_to_mathml(latex: str, *, display: bool) -> str:
-    """MathML for ``latex``; a formula the converter cannot read shows as its source in a code."""
-    try:
-        mathml = latex2mathml.converter.convert(latex, display="block" if display else "inline")
-    except Exception:  # noqa: BLE001 - any converter failure degrades to the source, never a 500
-        mathml = None
-    if mathml is None or _UNKNOWN_COMMAND.search(mathml):
-        kind = "math-source display" if display else "math-source"
-        return f'<code class="{kind}" title="formula shown as LaTeX">{escape(latex)}</code>'
-    return mathml
 
 
 def _render_math(content: str, options: dict) -> str:
@@ -118,6 +109,18 @@ def _worked_examples(state: StateCore) -> None:
                 token.attrJoin("class", "worked-example")
 
 
+def table_alignment(state: StateCore) -> None:
+    # Column alignment as a class: the site's CSP allows no inline style attributes.
+    for token in state.tokens:
+        if token.type in ("th_open", "td_open"):
+            style = token.attrGet("style")
+            if style is not None:
+                del token.attrs["style"]
+                match = _ALIGN_STYLE.match(str(style))
+                if match:
+                    token.attrJoin("class", f"align-{match.group(1)}")
+
+
 def _heading_close(self, tokens, idx, options, env) -> str:
     anchor = tokens[idx - 2].attrGet("id")
     link = ""
@@ -156,6 +159,7 @@ def book_parser() -> MarkdownIt:
     md.core.ruler.push("heading_ids", _heading_ids)
     md.core.ruler.push("lift_title", _lift_title)
     md.core.ruler.push("worked_examples", _worked_examples)
+    md.core.ruler.push("table_alignment", table_alignment)
     md.add_render_rule("heading_close", _heading_close)
     md.add_render_rule("table_open", _table_open)
     md.add_render_rule("table_close", _table_close)
@@ -163,9 +167,10 @@ def book_parser() -> MarkdownIt:
 
 
 def render_book_markdown(text: str) -> MarkdownResult:
-    """HTML, table of contents and lifted title of a chapter body (live values already in)."""
+    """HTML (sanitized), table of contents and lifted title of a chapter body (live values
+    already in)."""
     env: dict = {}
-    html = book_parser().render(text, env)
+    html = sanitize_html(book_parser().render(text, env))
     return MarkdownResult(html, list(env.get("toc", [])), env.get("title"))
 
 

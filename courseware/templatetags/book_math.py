@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from django import template
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 
-from courseware.rendering import math_to_mathml
+from courseware.rendering import render_math
 
 register = template.Library()
 
 
 @register.filter
 def mathml(latex: str) -> SafeString:
-    """``{{ step.formula|mathml }}``: MathML (or the escaped source when it cannot convert)."""
-    # math_to_mathml escapes whatever it cannot convert, so its output is safe markup.
-    return mark_safe(math_to_mathml(str(latex or ""), display=False))  # noqa: S308
+    """``{{ step.formula|mathml }}``: sanitized MathML (or the escaped source)."""
+    return render_math(str(latex or ""), display=False)

@@ -4,20 +4,22 @@ Each module holds one area; this package re-exports the views that urls.py names
 """
 
 from .book import chapter_detail, mark_read
-from .errors import bad_request, page_not_found, permission_denied, server_error
+from .errors import bad_request, csrf_failure, page_not_found, permission_denied, server_error
 from .home import home
-from .site import favicon, logout_page
+from .site import favicon, logout_page, password_reset_off
 from .tools import calculator, roofline_chart
 
 __all__ = [
     "bad_request",
     "calculator",
     "chapter_detail",
+    "csrf_failure",
     "favicon",
     "home",
     "logout_page",
     "mark_read",
     "page_not_found",
+    "password_reset_off",
     "permission_denied",
     "roofline_chart",
     "server_error",

@@ -23,6 +23,8 @@ from quizzes.services.instructor import students_of
 CHUNK = 2000
 STUDENT_CHUNK = 500
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# Spreadsheets skip leading whitespace before deciding that a cell is a formula.
+LEADING_BLANKS = " \t\r\n"
 SUBMITTED = Q(status=AttemptStatus.SUBMITTED)
 
 RESPONSE_FIELDS = (
@@ -46,7 +48,9 @@ RESPONSE_FIELDS = (
 
 def safe_cell(value):
     """A CSV cell that no spreadsheet will evaluate: text starting like a formula gets a quote."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+    if isinstance(value, str) and (
+        value.startswith(FORMULA_STARTS) or value.lstrip(LEADING_BLANKS).startswith(FORMULA_STARTS)
+    ):
         return "'" + value
     return value
 

@@ -1,0 +1,37 @@
+"""Login throttling (django-axes): who is locked out, and what they see.
+
+Which failures lock what is set in config.security (`lockout_parameters`); docs/deploy.md says
+how to tune it and how to unlock an account.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.forms import AuthenticationForm
+from django.shortcuts import render
+
+
+def client_ip(request) -> str | None:
+    """The client's address: REMOTE_ADDR, or behind DJANGO_PROXY_COUNT trusted proxies the
+    address that the nearest of them saw (taken from the right of X-Forwarded-For)."""
+    hops = settings.PROXY_COUNT
+    if hops:
+        forwarded = [a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+        forwarded = [a for a in forwarded if a]
+        if len(forwarded) >= hops:
+            return forwarded[-hops]
+    return request.META.get("REMOTE_ADDR")
+
+
+def locked_out(request, response=None, credentials=None):
+    """The login page again, with a sentence saying why and for how long (HTTP 429)."""
+    minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
+    username = (credentials or {}).get("username") or request.POST.get("username", "")
+    form = AuthenticationForm(request, initial={"username": username})
+    context = {
+        "form": form,
+        "locked_out": True,
+        "cooloff_minutes": minutes,
+        "next": request.POST.get("next") or request.GET.get("next", ""),
+    }
+    return render(request, "registration/login.html", context, status=429)

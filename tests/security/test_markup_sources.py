@@ -1,0 +1,71 @@
+"""Markup marked safe is made in one place: a scan of the code for every other way to do it.
+
+`mark_safe` is allowed only in the sanitizer and in the chapter assembly that adds the site's
+own HTML to already sanitized text; `|safe` only on Django's own password help text.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CODE = ("courseware", "quizzes", "config", "content")
+
+MARK_SAFE_ALLOWED = {
+    "courseware/rendering/sanitize.py",  # the sanitizer itself
+    "courseware/rendering/chapter.py",  # sanitized body + the site's escaped sources list
+}
+SAFE_FILTER_ALLOWED = {
+    # Django's password validators' help text: server-made, never user text.
+    "templates/registration/password_change_form.html",
+}
+
+
+def _files(patterns: tuple[str, ...], suffix: str):
+    for top in patterns:
+        for path in (ROOT / top).rglob(f"*{suffix}"):
+            if "migrations" not in path.parts:
+                yield path
+
+
+def test_mark_safe_only_in_the_sanitizer_and_the_chapter_assembly():
+    users = {
+        str(p.relative_to(ROOT))
+        for p in _files(CODE, ".py")
+        if re.search(r"\bmark_safe\(|\bSafeString\(|\bSafeText\(", p.read_text())
+    }
+    assert users <= MARK_SAFE_ALLOWED, users - MARK_SAFE_ALLOWED
+
+
+def test_no_template_turns_escaping_off():
+    found = set()
+    for path in _files(("templates", "courseware", "quizzes"), ".html"):
+        text = path.read_text()
+        rel = str(path.relative_to(ROOT))
+        if "autoescape off" in text:
+            found.add(rel)
+        if re.search(r"\|\s*safe\b", text) and rel not in SAFE_FILTER_ALLOWED:
+            found.add(rel)
+    assert found == set()
+
+
+def test_views_use_the_courseware_renderers():
+    # The old private Markdown parser of the quiz app is gone: one renderer family, one sanitizer.
+    for path in _files(("quizzes",), ".py"):
+        text = path.read_text()
+        assert "MarkdownIt(" not in text, path
+        assert "latex2mathml" not in text, path
+
+
+def test_every_post_form_in_the_templates_carries_a_csrf_token():
+    missing = []
+    for path in _files(("templates", "courseware", "quizzes"), ".html"):
+        text = path.read_text()
+        for match in re.finditer(r"<form\b[^>]*>", text, flags=re.IGNORECASE):
+            if 'method="post"' not in match.group(0).lower():
+                continue
+            end = text.find("</form>", match.end())
+            if "{% csrf_token %}" not in text[match.end() : end]:
+                missing.append(f"{path.relative_to(ROOT)}: {match.group(0)[:60]}")
+    assert missing == []
