@@ -5,7 +5,15 @@ Dependencies point down: attempts refer to quizzes, quizzes to templates; nothin
 the views. Writes that touch several rows live in `quizzes.services`.
 """
 
-from .attempts import Attempt, AttemptStatus, Response, ResponseStatus, SavedAnswer, Variant
+from .attempts import (
+    Attempt,
+    AttemptStatus,
+    Response,
+    ResponseSource,
+    ResponseStatus,
+    SavedAnswer,
+    Variant,
+)
 from .quizzes import LatePolicy, Quiz, QuizItem, QuizMode, ReleasePolicy
 from .records import Extension, RegradeRun, RegradeStatus, ScoreOverride
 from .templates import QuestionTemplate, TemplateStatus, TemplateVersion
@@ -23,6 +31,7 @@ __all__ = [
     "RegradeStatus",
     "ReleasePolicy",
     "Response",
+    "ResponseSource",
     "ResponseStatus",
     "SavedAnswer",
     "ScoreOverride",

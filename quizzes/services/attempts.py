@@ -27,6 +27,7 @@ from quizzes.models import (
     QuizItem,
     QuizMode,
     Response,
+    ResponseSource,
     SavedAnswer,
     Variant,
 )
@@ -220,18 +221,14 @@ def _submit(variant, part_id, raw, student, idempotency_key, now) -> Response:
 
 
 def _existing(key: str, variant_id: int, part_id: str, student) -> Response | None:
-    existing = (
-        Response.objects.filter(idempotency_key=key).select_related("variant__attempt").first()
+    """The Check this form already made: the same key on the same student's same part only."""
+    return _keyed(key, variant_id, part_id).filter(variant__attempt__student=student).first()
+
+
+def _keyed(key: str, variant_id: int, part_id: str):
+    return Response.objects.filter(
+        source=ResponseSource.CHECK, variant_id=variant_id, part_id=part_id, idempotency_key=key
     )
-    if existing is None:
-        return None
-    if (
-        existing.variant_id != variant_id
-        or existing.part_id != part_id
-        or existing.variant.attempt.student_id != student.pk
-    ):
-        raise QuizRuleError("This form was already used for another answer; reload the page.")
-    return existing
 
 
 def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> Response:
@@ -240,7 +237,7 @@ def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> 
         with transaction.atomic():
             # Serialise answers to one variant (PostgreSQL row lock; SQLite locks on write).
             locked = Variant.objects.select_for_update().get(pk=variant.pk)
-            again = Response.objects.filter(idempotency_key=key).first()
+            again = _keyed(key, variant.pk, part_id).first()
             if again is not None:
                 return again
             states, points = states_of(variant)
@@ -269,7 +266,7 @@ def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> 
                 Attempt.objects.filter(pk=variant.attempt_id).update(is_late=True)
             return response
     except IntegrityError:
-        again = Response.objects.filter(idempotency_key=key).first()
+        again = _keyed(key, variant.pk, part_id).first()
         if again is not None:
             return again
         raise QuizRuleError(
