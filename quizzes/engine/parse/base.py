@@ -32,6 +32,21 @@ PART_FIELDS = {
 COMMON_PART_FIELDS = "id kind prompt points uses common_errors".split()
 PARAMETER_KINDS = ("choice", "range", "loguniform", "value")
 
+# Every count an author controls is bounded, far above what a real question needs, so no
+# template can make a preview, a student's start or a validation run without limit.
+MAX_TRIES = 2_000  # constraint draws per variant; the default is 1,000
+MAX_MIN_VARIANTS = 5_000  # no more than the most seeds one validation checks
+COUNT_LIMITS = {
+    "parameters": 50,
+    "constraints": 50,
+    "parts": 26,
+    "hints": 20,
+    "objectives": 20,
+    "tags": 20,
+}
+PART_COUNT_LIMITS = {"options": 26, "common_errors": 20}
+MAX_CHOICE_VALUES = 500
+
 
 class ParserBase:
     """Collects every issue with its line; the getters report and return None on a bad value."""

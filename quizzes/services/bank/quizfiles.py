@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 from django.utils.dateparse import parse_datetime
 
+from quizzes.engine.yamlnodes import PlainYAMLError, check_plain
 from quizzes.models import LatePolicy, QuizMode, ReleasePolicy
 
 from .common import BankError, _close, content_hash
@@ -34,6 +35,14 @@ QUIZ_FIELDS = {
     "published",
 }
 ITEM_FIELDS = {"template", "points", "pool", "draw", "templates"}
+# The counts a quiz file sets, each bounded (the columns hold at most 32,767; a week of exam).
+COUNT_BOUNDS = {
+    "max_attempts": 1_000,
+    "time_limit_minutes": 7 * 24 * 60,
+    "tries_per_variant": 100,
+    "position": 32_767,
+}
+MAX_ITEMS = 200
 
 
 @dataclass(frozen=True)
@@ -68,8 +77,11 @@ def read_quiz_text(text: str, *, source: str) -> QuizFile:
         problems.append(f"{source}{line}: {message}")
 
     try:
+        check_plain(text)
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
+    except PlainYAMLError as exc:
+        raise BankError([f"{source}, {exc}"]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f", line {mark.line + 1}" if mark else ""
@@ -104,10 +116,14 @@ def read_quiz_text(text: str, *, source: str) -> QuizFile:
     if release not in ReleasePolicy.values:
         problem(f"release must be one of {', '.join(ReleasePolicy.values)}", lines.get("release"))
     fields["release"] = release
-    for name in ("max_attempts", "time_limit_minutes", "tries_per_variant", "position"):
+    for name, most in COUNT_BOUNDS.items():
         value = data.get(name)
-        if value is not None and (not isinstance(value, int) or value < 0):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
             problem(f"{name} must be a whole number", lines.get(name))
+            value = None
+        elif value is not None and not 0 <= value <= most:
+            problem(f"{name} must be a whole number from 0 to {most:,}", lines.get(name))
+            value = None
         fields[name] = value
     if fields["tries_per_variant"] is None:
         fields["tries_per_variant"] = 3
@@ -142,6 +158,9 @@ def read_quiz_text(text: str, *, source: str) -> QuizFile:
     item_nodes = _seq_nodes(node, "items")
     if not isinstance(raw_items, list):
         problem("items must be a list", lines.get("items"))
+        raw_items = []
+    elif len(raw_items) > MAX_ITEMS:
+        problem(f"items has {len(raw_items)} entries; at most {MAX_ITEMS}", lines.get("items"))
         raw_items = []
     for index, raw in enumerate(raw_items):
         item_node = item_nodes[index] if index < len(item_nodes) else lines.get("items")
