@@ -279,6 +279,9 @@ def autosave(*, variant: Variant, part_id: str, raw, student, now: datetime) -> 
     variant = _load_variant(variant.pk, student)
     attempt = variant.attempt
     check_open(attempt, student_window(attempt.quiz, student), now)
+    if attempt.quiz.mode != QuizMode.EXAM:
+        # Homework answers are checked one by one; a saved draft there would be stored for nothing.
+        raise QuizRuleError("In homework each answer is checked when you press Check.")
     kind = questions.part_kind(variant, part_id)
     if kind is None:
         raise QuizRuleError("That part is not in this question.")

@@ -132,6 +132,41 @@ def test_quiz_file_counts_are_bounded(field, value):
     assert any(f"{field} must be a whole number from 0 to" in p for p in caught.value.problems)
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("slug: new-numeric-question", "slug: " + "a" * 101, "slug: at most 100 characters"),
+        ("title: Weights streamed", "title: " + "W" * 201, "title: at most 200 characters"),
+        ("  - id: t\n", "  - id: t" + "x" * 50 + "\n", "at most 50 in all"),
+    ],
+)
+def test_names_that_fill_a_column_are_refused_at_parse_time(old, new, message):
+    """Found in the audit: a 51-character part id parsed, then failed (a 500 on PostgreSQL)
+    when the first answer to it was stored; slugs and titles likewise at sync."""
+    assert old in STARTER
+    with pytest.raises(engine.TemplateError, match=message):
+        engine.parse_template(STARTER.replace(old, new, 1), source="t.yaml")
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("  - template: x\n    points: 1e400\n", "points must be a positive number, at most 1000"),
+        ("  - template: x\n    points: 5000\n", "points must be a positive number, at most 1000"),
+        (
+            f"  - pool: {'p' * 51}\n    draw: 1\n    templates: [x, y]\n",
+            "a pool name is at most 50 characters",
+        ),
+    ],
+)
+def test_quiz_file_values_that_would_overflow_their_column(line, message):
+    text = f"slug: q\ntitle: {'T' * 201}\nitems:\n{line}"
+    with pytest.raises(BankError) as caught:
+        read_quiz_text(text, source="q.yaml")
+    assert any(message in p for p in caught.value.problems), caught.value.problems
+    assert any("title is at most 200 characters" in p for p in caught.value.problems)
+
+
 # -- through the studio, the upload and sync ---------------------------------------------------
 
 

@@ -18,6 +18,8 @@ from quizzes.engine.parse.base import (
     COUNT_LIMITS,
     MAX_CHOICE_VALUES,
     MAX_MIN_VARIANTS,
+    MAX_SLUG,
+    MAX_TITLE,
     MAX_TRIES,
     PART_COUNT_LIMITS,
     SLUG,
@@ -87,7 +89,11 @@ class _Parser(ParameterRules, PartRules):
         slug = self.text_field(root, "slug")
         if slug is not None and not SLUG.fullmatch(slug.value):
             self.issue(slug, "slug", "use lowercase letters, digits and single hyphens only")
+        elif slug is not None and len(slug.value) > MAX_SLUG:
+            self.issue(slug, "slug", f"at most {MAX_SLUG} characters")
         title = self.text_field(root, "title")
+        if title is not None and len(title.value.strip()) > MAX_TITLE:
+            self.issue(title, "title", f"at most {MAX_TITLE} characters")
         chapter = self.text_field(root, "chapter")
         if chapter is not None and chapter.value not in CHAPTERS:
             hint = did_you_mean(chapter.value, CHAPTERS)

@@ -16,8 +16,11 @@ from quizzes.engine.namespace import base_names
 from quizzes.engine.yamlnodes import Loc
 
 SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
-PART_ID = re.compile(r"[a-z][a-z0-9_]*")
-OPTION_ID = re.compile(r"[a-z0-9_-]+")
+# Bounded by the columns that store them (a response's part id, a chosen option, a slug).
+PART_ID = re.compile(r"[a-z][a-z0-9_]{0,49}")
+OPTION_ID = re.compile(r"[a-z0-9_-]{1,50}")
+MAX_SLUG = 100
+MAX_TITLE = 200
 IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 TOP_FIELDS = (

@@ -43,6 +43,7 @@ COUNT_BOUNDS = {
     "position": 32_767,
 }
 MAX_ITEMS = 200
+MAX_POINTS = 1000
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,9 @@ def read_quiz_text(text: str, *, source: str) -> QuizFile:
     for required in ("slug", "title", "items"):
         if not data.get(required):
             problem(f"'{required}' is required")
+    for name, most in (("slug", 100), ("title", 200)):
+        if len(str(data.get(name) or "")) > most:
+            problem(f"{name} is at most {most} characters", lines.get(name))
     fields: dict[str, Any] = {}
     mode = data.get("mode", QuizMode.HOMEWORK)
     if mode not in QuizMode.values:
@@ -169,14 +173,17 @@ def read_quiz_text(text: str, *, source: str) -> QuizFile:
             continue
         try:
             points = Decimal(str(raw.get("points", 1)))
-            if points <= 0:
+            if not points.is_finite() or not 0 < points <= MAX_POINTS:
                 raise InvalidOperation
         except (InvalidOperation, ValueError):
-            problem("points must be a positive number", item_node)
+            problem(f"points must be a positive number, at most {MAX_POINTS}", item_node)
             points = Decimal(1)
         if "pool" in raw:
             name = str(raw["pool"])
             members = raw.get("templates") or []
+            if len(name) > 50:
+                problem("a pool name is at most 50 characters", item_node)
+                continue
             draw = raw.get("draw")
             if not isinstance(members, list) or len(members) < 2:
                 problem(f"pool '{name}' needs a list of at least two templates", item_node)
