@@ -14,11 +14,12 @@ from .attempts import (
     SavedAnswer,
     Variant,
 )
-from .quizzes import LatePolicy, Quiz, QuizItem, QuizMode, ReleasePolicy
+from .quizzes import AnswerRelease, LatePolicy, Quiz, QuizItem, QuizMode, ReleasePolicy
 from .records import Extension, RegradeRun, RegradeStatus, ScoreOverride
 from .templates import QuestionTemplate, TemplateStatus, TemplateVersion
 
 __all__ = [
+    "AnswerRelease",
     "Attempt",
     "AttemptStatus",
     "Extension",

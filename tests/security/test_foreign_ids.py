@@ -201,6 +201,7 @@ def test_studio_targets_stay_inside_the_course_and_the_quiz(course, author, othe
     item = other_quiz.items.get()
     url = reverse("studio:quiz_remove_item", args=[quiz.slug, item.pk])
     assert client.post(url).status_code == 404
+    assert client.post(reverse("studio:quiz_show_answers", args=[foreign.slug])).status_code == 404
     assert client.get(reverse("studio:quiz_items", args=[foreign.slug])).status_code == 404
     # Another course's template, by slug in the form and in the URL.
     add = reverse("studio:quiz_add_item", args=[quiz.slug])

@@ -119,6 +119,7 @@ def quiz_text(quiz: Quiz, items: list[QuizItem]) -> str:
         tries_per_variant=quiz.tries_per_variant,
         time_limit_minutes=quiz.time_limit_minutes,
         release=str(quiz.release),
+        show_answers=str(quiz.show_answers),
         late_policy=str(quiz.late_policy),
         late_penalty=_number(quiz.late_penalty),
         opens=_moment(quiz.opens_at),

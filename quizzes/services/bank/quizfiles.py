@@ -11,7 +11,7 @@ import yaml
 from django.utils.dateparse import parse_datetime
 
 from quizzes.engine.yamlnodes import PlainYAMLError, check_plain
-from quizzes.models import LatePolicy, QuizMode, ReleasePolicy
+from quizzes.models import AnswerRelease, LatePolicy, QuizMode, ReleasePolicy
 
 from .common import BankError, _close, content_hash
 
@@ -31,6 +31,7 @@ QUIZ_FIELDS = {
     "late_penalty",
     "time_limit_minutes",
     "release",
+    "show_answers",
     "items",
     "published",
 }
@@ -120,6 +121,11 @@ def read_quiz_text(text: str, *, source: str) -> QuizFile:
     if release not in ReleasePolicy.values:
         problem(f"release must be one of {', '.join(ReleasePolicy.values)}", lines.get("release"))
     fields["release"] = release
+    shown = data.get("show_answers", AnswerRelease.AFTER_FINAL)
+    if shown not in AnswerRelease.values:
+        choices = ", ".join(AnswerRelease.values)
+        problem(f"show_answers must be one of {choices}", lines.get("show_answers"))
+    fields["show_answers"] = shown
     for name, most in COUNT_BOUNDS.items():
         value = data.get(name)
         if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
