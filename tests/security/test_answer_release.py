@@ -300,3 +300,60 @@ def test_a_student_cannot_set_the_policy(course, student):
     assert _client(student).post(url, {"show_answers": "after_final"}).status_code == 403
     quiz.refresh_from_db()
     assert quiz.show_answers == AnswerRelease.NEVER
+
+
+# -- small parameter spaces: a revealed answer must not come back for credit -------------------
+
+
+def _tiny_quiz(course, dtypes: str):
+    from quizzes.models import QuestionTemplate
+    from quizzes.services import authoring
+    from quizzes.services.bank import publish_version
+    from tests.factories import QuizFactory, QuizItemFactory
+
+    text = authoring.with_fields(authoring.starter_source("numeric"), slug="tiny")
+    text = text.replace("[A100, H100]", "[H100]").replace(
+        "[llama-2-7b, llama-2-13b, llama-3-8b]", "[llama-2-7b]"
+    )
+    text = text.replace("dt: {choice: [fp16, int8]}", f"dt: {{choice: [{dtypes}]}}")
+    template = QuestionTemplate.objects.create(
+        course=course, slug="tiny", title="Tiny", draft_source=text
+    )
+    publish_version(template=template, text=text, title="Tiny")
+    template.refresh_from_db()
+    quiz = QuizFactory(course=course, slug="tiny-quiz", tries_per_variant=1)
+    QuizItemFactory(quiz=quiz, template=template, position=1)
+    return quiz
+
+
+def _reveal_and_ask_again(quiz, student):
+    work = Student(quiz, student)
+    url = reverse("quizzes:submit_part", args=[work.attempt.pk, work.variant.pk, "t"])
+    page = work.client.post(
+        url, {"answer": "1 s", "idempotency_key": uuid.uuid4().hex}, follow=True
+    ).content.decode()
+    assert "The correct answer is" in page  # one try, spent: released
+    work.client.post(reverse("quizzes:new_variant", args=[work.attempt.pk, work.variant.pk]))
+    return work, work.attempt.variants.get(index=1)
+
+
+def test_new_numbers_that_must_repeat_a_revealed_set_are_practice(course, student):
+    quiz = _tiny_quiz(course, "fp16")  # one variant only
+    work, again = _reveal_and_ask_again(quiz, student)
+    assert again.parameters == work.variant.parameters
+    assert again.is_practice
+    seconds = correct_answers(again)["t"]
+    url = reverse("quizzes:submit_part", args=[work.attempt.pk, again.pk, "t"])
+    work.client.post(url, {"answer": f"{seconds!r} s", "idempotency_key": uuid.uuid4().hex})
+    work.submit()
+    work.attempt.refresh_from_db()
+    assert work.attempt.score == 0  # the revealed answer earned nothing
+
+
+def test_new_numbers_avoid_a_set_already_given(course, student):
+    quiz = _tiny_quiz(course, "fp16, int8, fp32, fp8")
+    work, again = _reveal_and_ask_again(quiz, student)
+    # Each of six fresh seeds repeats with chance 1/4: a repeat that counts is never handed out.
+    assert again.parameters != work.variant.parameters or again.is_practice
+    if again.parameters != work.variant.parameters:
+        assert not again.is_practice
