@@ -84,6 +84,21 @@ def test_the_same_key_from_another_student_is_a_new_answer_not_theirs(course, st
 
 
 @pytest.mark.django_db
+def test_a_key_deduplicates_only_its_own_part(course, student, quizzes):
+    homework = make_quiz(course, examples=["kv-cache-fits"], slug="hw2", tries_per_variant=3)
+    variant = service.start_attempt(quiz=homework, student=student, now=timezone.now())
+    variant = variant.variants.get()
+    key = uuid.uuid4().hex
+    kw = {"variant": variant, "student": student, "idempotency_key": key, "now": timezone.now()}
+    first = service.submit_response(part_id="kv", raw="1 GB", **kw)
+    again = service.submit_response(part_id="kv", raw="2 GB", **kw)
+    other_part = service.submit_response(part_id="total", raw="3 GB", **kw)
+    assert again.pk == first.pk and again.raw == "1 GB"  # a double click: the first answer
+    assert other_part.pk != first.pk and other_part.part_id == "total"
+    assert Response.objects.count() == 2
+
+
+@pytest.mark.django_db
 def test_the_database_refuses_a_second_row_under_one_key_and_a_keyed_exam_grade(course, student):
     response = ResponseFactory(
         variant__attempt__student=student, variant__attempt__quiz__course=course
