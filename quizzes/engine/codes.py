@@ -27,4 +27,10 @@ DIAGNOSIS_CODES: dict[str, str] = {
     "params-as-bytes": "used the parameter count as a byte count",
     "peak-for-attainable": "used the peak rate where the attainable rate was needed",
     "tokens-for-steps": "confused tokens per second with decode steps per second",
+    "swapped-quantities": "answered with the other quantity of the pair (compute for bandwidth)",
+    "percent-as-fraction": "wrote a percentage as a plain number (7.8 for 7.8%) or the reverse",
+    "rounded-down": "rounded a whole count down where it must cover the total",
+    "hours-for-seconds": "left out a conversion between hours, minutes and seconds",
+    "tensor-for-vector-peak": "used the tensor-core peak for work only the vector lanes can do",
+    "writes-forgotten": "counted the bytes read but not the bytes written",
 }
