@@ -33,5 +33,6 @@ DIAGNOSIS_CODES: dict[str, str] = {
     "hours-for-seconds": "left out a conversion between hours, minutes and seconds",
     "tensor-for-vector-peak": "used the tensor-core peak for work only the vector lanes can do",
     "writes-forgotten": "counted the bytes read but not the bytes written",
+    "divergence-ignored": "treated a divergent warp as if each thread ran only its own path",
     "assumed-doubling": "assumed halving the precision doubles the peak, against the datasheet",
 }
