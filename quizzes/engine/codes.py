@@ -34,6 +34,6 @@ DIAGNOSIS_CODES: dict[str, str] = {
     "tensor-for-vector-peak": "used the tensor-core peak for work only the vector lanes can do",
     "writes-forgotten": "counted the bytes read but not the bytes written",
     "divergence-ignored": "treated a divergent warp as if each thread ran only its own path",
-    "occupancy-limiter": "took one resource's limit on resident blocks where another runs out first",
+    "occupancy-limiter": "took one resource's block limit where another runs out first",
     "assumed-doubling": "assumed halving the precision doubles the peak, against the datasheet",
 }
