@@ -35,5 +35,6 @@ DIAGNOSIS_CODES: dict[str, str] = {
     "writes-forgotten": "counted the bytes read but not the bytes written",
     "divergence-ignored": "treated a divergent warp as if each thread ran only its own path",
     "occupancy-limiter": "took one resource's block limit where another runs out first",
+    "sector-granularity": "forgot that memory moves whole 32-byte sectors, not single elements",
     "assumed-doubling": "assumed halving the precision doubles the peak, against the datasheet",
 }
