@@ -126,3 +126,48 @@ def test_the_review_and_the_exam_can_draw_every_chapter_objective(bank, slug):
             assert drawable & set(objective.templates), (
                 f"{quiz.path}: cannot draw {chapter} objective '{objective.id}'"
             )
+
+
+def _always_drawn(quiz, objective) -> bool:
+    """Whether every attempt draws at least one template of ``objective``: a fixed item, or a
+    pool that draws more members than it has outside the objective."""
+    wanted = set(objective.templates)
+    pools: dict[str, set[str]] = {}
+    for item in quiz.items:
+        if not item.pool:
+            if item.template in wanted:
+                return True
+        else:
+            pools.setdefault(item.pool, set()).add(item.template)
+    return any(quiz.pools[name] > len(members - wanted) for name, members in pools.items())
+
+
+def test_every_attempt_of_a_chapter_quiz_draws_every_objective(bank):
+    for chapter, quiz in _chapter_quizzes(bank).items():
+        if chapter not in REVIEWED:
+            continue
+        missed = [o.id for o in quiz.objectives if not _always_drawn(quiz, o)]
+        assert not missed, f"{quiz.path}: an attempt can miss objectives {missed}"
+
+
+def test_each_chapter_has_enough_templates_and_a_third_ask_for_judgement():
+    from quizzes.engine import load_template_files
+    from quizzes.services.bank import QUESTIONS_DIR
+
+    templates = [t for t in load_template_files(QUESTIONS_DIR) if "examples" not in t.source]
+    for chapter in REVIEWED:
+        mine = [t for t in templates if t.chapter == chapter]
+        judged = [t for t in mine if "judgement" in t.tags]
+        assert len(mine) >= 15, f"{chapter}: {len(mine)} templates"
+        assert 3 * len(judged) >= len(mine), f"{chapter}: {len(judged)} of {len(mine)} judge"
+
+
+def test_an_objective_is_always_drawn_only_through_a_fixed_item_or_a_pool_it_fills():
+    quiz = read_quiz_text(QUIZ, source="q.yaml")
+
+    def objective(*slugs):
+        return type("O", (), {"templates": slugs})()
+
+    assert _always_drawn(quiz, objective("floor-a", "floor-z"))  # a fixed item
+    assert _always_drawn(quiz, objective("floor-b", "floor-c"))  # the whole pool
+    assert not _always_drawn(quiz, objective("floor-b", "floor-z"))  # one of a pool of two
