@@ -27,4 +27,8 @@ DIAGNOSIS_CODES: dict[str, str] = {
     "params-as-bytes": "used the parameter count as a byte count",
     "peak-for-attainable": "used the peak rate where the attainable rate was needed",
     "tokens-for-steps": "confused tokens per second with decode steps per second",
+    "gqa-heads": "used the query heads where the key-value heads set the KV cache",
+    "weights-not-subtracted": "divided the whole memory among KV caches, forgetting the weights",
+    "comm-vs-compute": "took communication for the limit when compute is, or the reverse",
+    "aggregate-for-point-to-point": "used a GPU's total link bandwidth for a copy to one peer",
 }
