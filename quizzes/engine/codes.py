@@ -31,4 +31,5 @@ DIAGNOSIS_CODES: dict[str, str] = {
     "weights-not-subtracted": "divided the whole memory among KV caches, forgetting the weights",
     "comm-vs-compute": "took communication for the limit when compute is, or the reverse",
     "aggregate-for-point-to-point": "used a GPU's total link bandwidth for a copy to one peer",
+    "hours-for-seconds": "mixed hours and seconds (a factor of 3600)",
 }
