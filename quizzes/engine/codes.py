@@ -32,4 +32,6 @@ DIAGNOSIS_CODES: dict[str, str] = {
     "comm-vs-compute": "took communication for the limit when compute is, or the reverse",
     "aggregate-for-point-to-point": "used a GPU's total link bandwidth for a copy to one peer",
     "hours-for-seconds": "mixed hours and seconds (a factor of 3600)",
+    "scales-forgotten": "left out the bits of the quantization scales",
+    "wrong-format-range": "used the largest value (or range) of another number format",
 }
