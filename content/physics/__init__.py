@@ -40,6 +40,7 @@ from content.physics.inference import (
     gpus_needed,
     kv_cache_bytes,
     kv_cache_bytes_per_token,
+    memory_fits,
     min_gpus,
     model_flops_per_token,
     pipeline_stages,
@@ -51,10 +52,20 @@ from content.physics.inference import (
     weights_bytes,
 )
 from content.physics.interconnect import (
+    alltoall_time,
+    moe_alltoall_bytes,
     ring_allgather_time,
     ring_allreduce_time,
     tensor_parallel_allreduce_time,
     transfer_time,
+)
+from content.physics.kernels import (
+    Occupancy,
+    bytes_in_flight,
+    coalescing_efficiency,
+    occupancy,
+    peak_flops_from_clock,
+    tile_intensity,
 )
 from content.physics.roofline import (
     arithmetic_intensity,
@@ -66,6 +77,13 @@ from content.physics.roofline import (
     memory_bandwidth,
     peak_flops,
     ridge_point,
+)
+from content.physics.serving import (
+    max_batch_for_memory,
+    max_batch_under_latency,
+    pipeline_bubble_fraction,
+    speculative_expected_tokens,
+    speculative_speedup,
 )
 
 __all__ = [
@@ -108,6 +126,7 @@ __all__ = [
     "gpus_needed",
     "kv_cache_bytes",
     "kv_cache_bytes_per_token",
+    "memory_fits",
     "min_gpus",
     "model_flops_per_token",
     "pipeline_stages",
@@ -117,7 +136,22 @@ __all__ = [
     "tensor_parallel_bytes_per_gpu",
     "time_per_token_floor",
     "weights_bytes",
+    # inside one GPU
+    "Occupancy",
+    "bytes_in_flight",
+    "coalescing_efficiency",
+    "occupancy",
+    "peak_flops_from_clock",
+    "tile_intensity",
+    # serving
+    "max_batch_for_memory",
+    "max_batch_under_latency",
+    "pipeline_bubble_fraction",
+    "speculative_expected_tokens",
+    "speculative_speedup",
     # interconnect
+    "alltoall_time",
+    "moe_alltoall_bytes",
     "ring_allgather_time",
     "ring_allreduce_time",
     "tensor_parallel_allreduce_time",

@@ -137,10 +137,20 @@ def critical_batch_size(acc: AcceleratorLike, dt: DTypeLike) -> float:
     return part.peak(fmt) / part.memory_bandwidth * fmt.bytes / 2
 
 
+def memory_fits(bytes_needed: float, acc: AcceleratorLike, devices: int = 1) -> bool:
+    """True when ``bytes_needed`` fits in ``devices`` accelerators' memory as the devices report
+    it (``memory_bytes``, e.g. 81,559 MiB for an "80 GB" H100), split perfectly, nothing reserved
+    for activations, the CUDA context or fragmentation."""
+    if devices < 1:
+        raise ValueError("devices must be at least 1")
+    return bytes_needed <= accelerator(acc).memory_bytes * devices * (1 + _FIT_TOLERANCE)
+
+
 def min_gpus(bytes_needed: float, acc: AcceleratorLike) -> int:
     """The fewest accelerators whose combined memory holds ``bytes_needed``: ceil(bytes ÷ memory).
 
-    Assumes a perfect split and no memory reserved for activations or the runtime.
+    Memory is the device-reported capacity (``memory_bytes``), not the datasheet label.  Assumes a
+    perfect split and no memory reserved for activations or the runtime.
     """
     ratio = bytes_needed / accelerator(acc).memory_bytes
     return max(1, math.ceil(ratio - _FIT_TOLERANCE))

@@ -51,3 +51,32 @@ def tensor_parallel_allreduce_time(
     mdl = model(m)
     activation_bytes = tokens * batch * mdl.d_model * dtype(dt).bytes
     return 2 * mdl.layers * ring_allreduce_time(activation_bytes, n, ln)
+
+
+def moe_alltoall_bytes(
+    tokens: float, d_model: float, top_k: int, dt: DTypeLike, devices: int
+) -> float:
+    """Bytes one device sends in one expert-parallel dispatch: its ``tokens`` each go to
+    ``top_k`` experts as a d_model-wide activation, and with experts spread evenly over
+    ``devices`` a fraction (devices − 1) ÷ devices of those copies leave the device:
+    tokens × top_k × d_model × bytes × (devices − 1) ÷ devices.  The combine step sends as much
+    back.  Assumes perfectly balanced routing (real routers overload some experts)."""
+    if devices < 1:
+        raise ValueError("devices must be at least 1")
+    if tokens < 0 or d_model < 0 or top_k < 0:
+        raise ValueError("tokens, d_model and top_k must not be negative")
+    return tokens * top_k * d_model * dtype(dt).bytes * (devices - 1) / devices
+
+
+def alltoall_time(bytes_per_device: float, devices: int, ln: LinkLike) -> float:
+    """Seconds for an all-to-all in which every device sends ``bytes_per_device`` (what leaves it,
+    as ``moe_alltoall_bytes`` counts) to the others at once: bytes ÷ per-direction bandwidth.
+
+    Assumes a full-bisection switched fabric (NVSwitch, a non-blocking fat tree) so every device
+    sends at its full link rate; 0 for one device; latency left out as for the other
+    collectives."""
+    if devices < 1:
+        raise ValueError("devices must be at least 1")
+    if devices == 1:
+        return 0.0
+    return bytes_per_device / link(ln).bandwidth

@@ -268,7 +268,8 @@ def test_h100_hierarchy_is_ordered_fastest_first():
 
 def test_other_parts_reuse_their_own_published_figures():
     levels = memory_hierarchy("A100")
-    assert levels[3].size_bytes == 80e9
+    # Device memory is the reported capacity: 81,920 MiB on an "80 GB" A100.
+    assert levels[3].size_bytes == 81920 * 2**20
     assert levels[3].bandwidth == 2039e9
     assert levels[4].bandwidth == link("pcie4").bandwidth
 

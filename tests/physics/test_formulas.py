@@ -170,13 +170,16 @@ def test_prefill_is_compute_bound_for_long_prompts():
 
 
 def test_min_gpus_rounds_up_whole_devices():
-    assert min_gpus(160e9, "H100") == 2
-    assert min_gpus(160e9 + 1e6, "H100") == 3
+    # Whole devices of the reported capacity: 81,559 MiB = 85,520,809,984 B per H100.
+    reported = 81559 * 2**20
+    assert min_gpus(2 * reported, "H100") == 2
+    assert min_gpus(2 * reported + 1e6, "H100") == 3
+    assert min_gpus(160e9 + 1e6, "H100") == 2  # two "80 GB" labels, but 171 GB reported
     assert min_gpus(1, "H100") == 1
 
 
 def test_pipeline_stages_leave_headroom():
-    # 137.95 GB of weights into 0.9 x 80 GB = 72 GB per stage.
+    # 137.95 GB of weights into 0.9 x 85.52 GB (reported) = 76.97 GB per stage.
     assert pipeline_stages("llama-2-70b", "fp16", "H100") == 2
     assert pipeline_stages("llama-2-70b", "fp16", "H100", headroom=0.5) == 4
 

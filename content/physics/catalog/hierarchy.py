@@ -74,11 +74,11 @@ _H100 = (
     ),
     _level(
         "HBM3",
-        80e9,
+        81559 * MiB,  # as nvidia-smi reports it (the datasheet's label is "80 GB")
         3.35e12,
         350e-9,
         "per GPU",
-        size_src="nv-h100",
+        size_src="modal-pr-2797",
         bw_src="nv-h100",
         lat_src="rrze-gpu-benches",
     ),

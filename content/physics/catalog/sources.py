@@ -105,6 +105,72 @@ _SOURCES = (
         False,
     ),
     _s(
+        "nv-volta-whitepaper",
+        "NVIDIA Tesla V100 GPU architecture whitepaper (Volta)",
+        "https://images.nvidia.com/content/volta-architecture/pdf/volta-architecture-whitepaper.pdf",
+        False,
+    ),
+    _s(
+        "nv-turing-whitepaper",
+        "NVIDIA Turing GPU architecture whitepaper",
+        "https://images.nvidia.com/aem-dam/en-zz/Solutions/design-visualization/technologies/"
+        "turing-architecture/NVIDIA-Turing-Architecture-Whitepaper.pdf",
+        False,
+    ),
+    _s(
+        "nv-ampere-whitepaper",
+        "NVIDIA A100 Tensor Core GPU architecture whitepaper (Ampere GA100)",
+        "https://images.nvidia.com/aem-dam/en-zz/Solutions/data-center/"
+        "nvidia-ampere-architecture-whitepaper.pdf",
+        False,
+    ),
+    _s(
+        "nv-ga102-whitepaper",
+        "NVIDIA Ampere GA102 GPU architecture whitepaper (A10)",
+        "https://www.nvidia.com/content/PDF/nvidia-ampere-ga-102-gpu-architecture-whitepaper-v2.pdf",
+        False,
+    ),
+    _s(
+        "nv-hopper-whitepaper",
+        "NVIDIA H100 Tensor Core GPU architecture whitepaper (Hopper)",
+        "https://resources.nvidia.com/en-us-tensor-core/gtc22-whitepaper-hopper",
+        False,
+    ),
+    _s(
+        "cuda-guide-cc",
+        "NVIDIA CUDA C++ Programming Guide: technical specifications per compute capability",
+        "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html"
+        "#features-and-technical-specifications",
+        False,
+    ),
+    # Device-reported memory capacities (nvidia-smi / rocm-smi memory.total).
+    _s(
+        "modal-pr-2797",
+        "modal-labs/modal-client PR #2797: nvidia-smi memory totals (H100 81559 MiB, A100 80 GB "
+        "81920 MiB, A100 40 GB 40960 MiB, A10 23028 MiB, L4 23034 MiB, T4 15360 MiB)",
+        _GH + "modal-labs/modal-client/pull/2797",
+        True,
+    ),
+    _s(
+        "nccl-issue-1264",
+        "NVIDIA/nccl issue #1264: nvidia-smi of an HGX H100 SXM node (81559MiB per GPU)",
+        _GH + "NVIDIA/nccl/issues/1264",
+        True,
+    ),
+    _s(
+        "trtllm-issue-10278",
+        "NVIDIA/TensorRT-LLM issue #10278: nvidia-smi of an 8x B200 node (183359MiB per GPU)",
+        _GH + "NVIDIA/TensorRT-LLM/issues/10278",
+        True,
+    ),
+    _s(
+        "smi-public-logs",
+        "nvidia-smi / rocm-smi memory totals as they appear in many public logs (H200 143771MiB, "
+        "RTX 4090 24564MiB, MI300X 205822885888 B); no vendor page publishes them",
+        "https://docs.nvidia.com/deploy/nvidia-smi/index.html",
+        False,
+    ),
+    _s(
         "amd-mi300x",
         "AMD Instinct MI300X accelerator product page",
         "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html",

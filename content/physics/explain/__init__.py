@@ -14,16 +14,23 @@ from dataclasses import dataclass
 import content.physics.cost as _cost
 import content.physics.inference as _inference
 import content.physics.interconnect as _interconnect
+import content.physics.kernels as _kernels
 import content.physics.roofline as _roofline
+import content.physics.serving as _serving
 from content.physics.explain import inference as _explain_inference
+from content.physics.explain import kernels as _explain_kernels
 from content.physics.explain import roofline as _explain_roofline
+from content.physics.explain import serving as _explain_serving
 from content.physics.explain import transfer as _explain_transfer
 from content.physics.explain._steps import Step
 
 
 @dataclass(frozen=True)
 class Explanation:
-    """A titled sequence of steps ending in ``value`` (SI base of ``unit``)."""
+    """A titled sequence of steps ending in ``value`` (SI base of ``unit``).
+
+    ``value`` is the function's own return value: a number for most, a bool for ``memory_fits``
+    and an ``Occupancy`` record for ``occupancy`` (``unit`` then names its ``warps_per_sm``)."""
 
     title: str
     steps: tuple[Step, ...]
@@ -77,6 +84,34 @@ _register(
     ),
 )
 _register(_cost, _explain_transfer, (("cost_per_million_tokens", "$"),))
+_register(
+    _kernels,
+    _explain_kernels,
+    (
+        ("peak_flops_from_clock", "FLOP/s"),
+        ("occupancy", "warps"),
+        ("bytes_in_flight", "B"),
+        ("coalescing_efficiency", ""),
+        ("tile_intensity", "FLOP/B"),
+    ),
+)
+_register(_inference, _explain_kernels, (("memory_fits", ""),))
+_register(
+    _serving,
+    _explain_serving,
+    (
+        ("max_batch_for_memory", "sequences"),
+        ("max_batch_under_latency", "sequences"),
+        ("speculative_expected_tokens", "tokens"),
+        ("speculative_speedup", ""),
+        ("pipeline_bubble_fraction", ""),
+    ),
+)
+_register(
+    _interconnect,
+    _explain_serving,
+    (("moe_alltoall_bytes", "B"), ("alltoall_time", "s")),
+)
 
 
 def explainable() -> tuple[str, ...]:

@@ -5,6 +5,12 @@ apart in ``sparse_peak_flops``), one fused multiply-add counts as 2 FLOP, capaci
 use decimal prefixes except on-chip SRAM and cache sizes, which are binary (``KiB``, ``MiB``), and
 every figure names its source in ``sources`` (field name -> source key; ``"peak_flops.fp64"``
 overrides ``"peak_flops"`` for one dtype).
+
+Device memory has two figures.  ``memory_label_bytes`` is the datasheet's label read as decimal
+bytes ("80 GB" -> 80e9).  ``memory_bytes`` is the capacity the device reports to software
+(nvidia-smi / rocm-smi ``memory.total``): HBM is built in binary sizes, so an "80 GB" H100 reports
+81,559 MiB = 85.52e9 B.  Every "does it fit" uses ``memory_bytes``.  Where no reported figure is
+published, ``memory_bytes`` falls back to the label and ``memory_reported_published`` is False.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from content.physics.catalog.sources import Source, cite
 # decimal.  ``sram_per_sm_bytes`` and ``l2_bytes`` are therefore written as multiples of these.
 KiB = 1024
 MiB = 1024 * KiB
+GiB = 1024 * MiB
 
 _KIND_NOUNS = {"gpu": "GPU", "tpu": "TPU", "cpu": "CPU"}
 
@@ -58,8 +65,25 @@ class Accelerator:
     aliases: tuple[str, ...] = ()
     sources: Mapping[str, str] = field(default_factory=FrozenMap)
     notes: str = ""
+    # The datasheet label as decimal bytes; None means "same as memory_bytes".
+    memory_label_bytes: float | None = None
+    # True when memory_bytes is a published device-reported total, False when it is the label.
+    memory_reported_published: bool = False
+    # SM-level figures of NVIDIA parts (None where unpublished).  boost_clock_hz is the clock at
+    # which the vendor's peak rates are computed, so sm_count x tensor rate x clock = peak.
+    boost_clock_hz: float | None = None
+    tensor_flops_per_clock_per_sm: Mapping[str, float] = field(default_factory=FrozenMap)
+    registers_per_sm: int | None = None
+    max_warps_per_sm: int | None = None
+    max_blocks_per_sm: int | None = None
+    shared_memory_per_sm_bytes: float | None = None
 
     def __post_init__(self) -> None:
+        if self.memory_label_bytes is None:
+            object.__setattr__(self, "memory_label_bytes", self.memory_bytes)
+        object.__setattr__(
+            self, "tensor_flops_per_clock_per_sm", freeze(self.tensor_flops_per_clock_per_sm)
+        )
         object.__setattr__(self, "peak_flops", freeze(self.peak_flops))
         object.__setattr__(self, "sparse_peak_flops", freeze(self.sparse_peak_flops))
         object.__setattr__(self, "sources", freeze(self.sources))
@@ -91,6 +115,42 @@ class Accelerator:
 
     def citations(self) -> tuple[Source, ...]:
         return cite(self)
+
+
+def sm_limits(cc: str) -> dict[str, float]:
+    """Per-SM limits of a CUDA compute capability (the CUDA C++ Programming Guide's technical
+    specifications table): 32-bit registers, resident warps and blocks, shared memory."""
+    regs, warps, blocks, shared_kib = _CC_LIMITS[cc]
+    return {
+        "registers_per_sm": regs,
+        "max_warps_per_sm": warps,
+        "max_blocks_per_sm": blocks,
+        "shared_memory_per_sm_bytes": shared_kib * KiB,
+    }
+
+
+# compute capability -> (registers per SM, max warps per SM, max blocks per SM, shared KiB per SM)
+_CC_LIMITS = {
+    "7.0": (65536, 64, 32, 96),  # V100
+    "7.5": (65536, 32, 16, 64),  # T4
+    "8.0": (65536, 64, 32, 164),  # A100
+    "8.6": (65536, 48, 16, 100),  # A10
+    "8.9": (65536, 48, 24, 100),  # L4, RTX 4090
+    "9.0": (65536, 64, 32, 228),  # H100, H200
+    "10.0": (65536, 64, 32, 228),  # B200
+}
+
+SM_LIMIT_FIELDS = (
+    "registers_per_sm",
+    "max_warps_per_sm",
+    "max_blocks_per_sm",
+    "shared_memory_per_sm_bytes",
+)
+
+
+def cc_sources(key: str = "cuda-guide-cc") -> dict[str, str]:
+    """The source mapping for the four per-SM limit fields."""
+    return {name: key for name in SM_LIMIT_FIELDS}
 
 
 def same_rate(rate: float, *names: str) -> dict[str, float]:

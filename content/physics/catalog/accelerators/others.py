@@ -25,16 +25,19 @@ _cdna3 = {
     "fp8": 2614.9e12,
     "int8": 2614.9e12,
 }
-for _key, _name, _gb, _type, _bw, _w, _year, _src in (
-    ("mi300x", "MI300X", 192, "HBM3", 5.3e12, 750, 2023, "amd-mi300x"),
-    ("mi325x", "MI325X", 256, "HBM3e", 6.0e12, 1000, 2024, "amd-mi325x"),
+# rocm-smi reports 205,822,885,888 B for an MI300X (public logs); none is published for MI325X.
+for _key, _name, _gb, _reported, _type, _bw, _w, _year, _src in (
+    ("mi300x", "MI300X", 192, 205822885888, "HBM3", 5.3e12, 750, 2023, "amd-mi300x"),
+    ("mi325x", "MI325X", 256, None, "HBM3e", 6.0e12, 1000, 2024, "amd-mi325x"),
 ):
     _add(
         key=_key,
         name=f"AMD Instinct {_name}",
         vendor="AMD",
         kind="gpu",
-        memory_bytes=_gb * 1e9,
+        memory_bytes=_reported or _gb * 1e9,
+        memory_label_bytes=_gb * 1e9,
+        memory_reported_published=_reported is not None,
         memory_type=_type,
         memory_bandwidth=_bw,
         peak_flops=_cdna3,
@@ -50,7 +53,8 @@ for _key, _name, _gb, _type, _bw, _w, _year, _src in (
         host_link="pcie5",
         aliases=(_name, f"Instinct {_name}"),
         sources={
-            "memory_bytes": _src,
+            "memory_bytes": "smi-public-logs" if _reported else _src,
+            "memory_label_bytes": _src,
             "memory_bandwidth": _src,
             "peak_flops": _src,
             "peak_flops.fp64": _src,
@@ -64,7 +68,9 @@ for _key, _name, _gb, _type, _bw, _w, _year, _src in (
         },
         notes="L2 is 4 MiB per XCD x 8; a 256 MiB Infinity Cache sits behind it. SRAM per CU is "
         "64 KiB LDS + 32 KiB L1. Measured bf16 matmuls reach only 51-60% of peak. Infinity Fabric "
-        "peer-to-peer between two GPUs is one 64 GB/s link.",
+        "peer-to-peer between two GPUs is one 64 GB/s link. rocm-smi reports 205,822,885,888 B "
+        "(191.7 GiB) for the '192 GB' MI300X; no reported total is published for the MI325X, so "
+        "its memory_bytes is the label.",
     )
 
 for _key, _name, _mem, _type, _bw, _bf16, _int8, _cores, _w, _link, _n, _src, _year, _vmem in (
@@ -119,6 +125,7 @@ for _key, _name, _mem, _type, _bw, _bf16, _int8, _cores, _w, _link, _n, _src, _y
 ):
     _tpu_sources = {
         "memory_bytes": _src,
+        "memory_label_bytes": _src,
         "memory_bandwidth": _src,
         "peak_flops": _src,
         "year": _src,
@@ -151,7 +158,8 @@ for _key, _name, _mem, _type, _bw, _bf16, _int8, _cores, _w, _link, _n, _src, _y
         aliases=(_name, _name.split()[1]),
         sources=_tpu_sources,
         notes="Per chip. The MXUs compute in bf16 (no fp16). Host PCIe is about 15-16 GB/s per "
-        "chip each way. v4 memory is 32 GiB; v4 power is the measured maximum (170 W mean).",
+        "chip each way. v4 memory is 32 GiB; v4 power is the measured maximum (170 W mean). No "
+        "device-reported total is published, so memory_bytes is the documented capacity.",
     )
 
 _add(
@@ -176,6 +184,7 @@ _add(
     aliases=("EPYC 9654", "9654", "Genoa"),
     sources={
         "memory_bytes": "amd-epyc-9654",
+        "memory_label_bytes": "amd-epyc-9654",
         "memory_bandwidth": "llama-cpp-16569",
         "peak_flops": "amd-epyc-9654",
         "year": "amd-epyc-9654",
@@ -210,6 +219,7 @@ _add(
     aliases=("Xeon 8480", "Xeon 8480+", "8480+", "Sapphire Rapids"),
     sources={
         "memory_bytes": "intel-xeon-8480",
+        "memory_label_bytes": "intel-xeon-8480",
         "memory_bandwidth": "intel-xeon-8480",
         "peak_flops": "intel-xeon-8480",
         "year": "intel-xeon-8480",
