@@ -37,4 +37,10 @@ DIAGNOSIS_CODES: dict[str, str] = {
     "occupancy-limiter": "took one resource's block limit where another runs out first",
     "sector-granularity": "forgot that memory moves whole 32-byte sectors, not single elements",
     "assumed-doubling": "assumed halving the precision doubles the peak, against the datasheet",
+    "gqa-heads": "used the query heads where the key-value heads set the KV cache",
+    "weights-not-subtracted": "divided the whole memory among KV caches, forgetting the weights",
+    "comm-vs-compute": "took communication for the limit when compute is, or the reverse",
+    "aggregate-for-point-to-point": "used a GPU's total link bandwidth for a copy to one peer",
+    "scales-forgotten": "left out the bits of the quantization scales",
+    "wrong-format-range": "used the largest value (or range) of another number format",
 }
