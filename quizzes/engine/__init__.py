@@ -24,10 +24,12 @@ from quizzes.engine.model import (
     Outcomes,
     Parameter,
     Part,
+    PlausibleCheck,
     Template,
     Text,
 )
 from quizzes.engine.parse import parse_template
+from quizzes.engine.plausible import CHECKS as PLAUSIBLE_CHECKS
 from quizzes.engine.render import (
     RenderedPart,
     render_hints,
@@ -53,6 +55,7 @@ from quizzes.engine.variants import (
 __all__ = [
     "CHAPTERS",
     "DIAGNOSIS_CODES",
+    "PLAUSIBLE_CHECKS",
     "CommonErrorSpec",
     "Expr",
     "GenerationError",
@@ -62,6 +65,7 @@ __all__ = [
     "Parameter",
     "Part",
     "PartStats",
+    "PlausibleCheck",
     "RenderedPart",
     "Template",
     "TemplateError",

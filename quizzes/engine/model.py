@@ -112,6 +112,15 @@ class Outcomes:
 
 
 @dataclass(frozen=True)
+class PlausibleCheck:
+    """One entry of ``plausible``: a registered check and its arguments as expressions."""
+
+    check: str
+    arguments: tuple[tuple[str, Expr], ...]
+    line: int | None = None
+
+
+@dataclass(frozen=True)
 class Template:
     """A parsed, statically checked question template."""
 
@@ -131,6 +140,7 @@ class Template:
     max_tries: int = 1000
     hints: tuple[Hint, ...] = ()
     outcomes: Outcomes | None = None
+    plausible: tuple[PlausibleCheck, ...] = ()
     text: str = field(default="", repr=False, compare=False)
 
     def part(self, part_id: str) -> Part:

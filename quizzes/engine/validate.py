@@ -20,6 +20,7 @@ from content.expressions import ExpressionError
 from quizzes.engine.errors import GenerationError, OverBudget
 from quizzes.engine.model import Part, Template
 from quizzes.engine.namespace import names_for
+from quizzes.engine.plausible import broken_checks
 from quizzes.engine.render import (
     render_hints,
     render_parts,
@@ -216,6 +217,7 @@ def validate_template(
 
 def _check_variant(template, variant: Variant, seed: int, failures, grade_fn, formulas) -> None:
     _check_rendering(template, variant, seed, failures)
+    _check_plausibility(template, variant, seed, failures)
     for part in template.parts:
         if part.kind == "formula":
             formulas.check(part, variant.answers[part.id], seed)
@@ -254,6 +256,18 @@ def _generate(template: Template, seed: int, failures: _Collector, deadline=None
     except GenerationError as exc:
         failures.add("constraints", str(exc), seed)
     return None
+
+
+def _check_plausibility(template: Template, variant: Variant, seed: int, failures) -> None:
+    """Every declared ``plausible`` check, judged on this variant's parameters."""
+    try:
+        broken = broken_checks(template, variant.params)
+    except ExpressionError as exc:
+        failures.add("expression", str(exc), seed)
+        return
+    for check, message in broken:
+        where = f"{template.source}, line {check.line}"
+        failures.add(f"plausible {check.check}", f"{where}: {message}", seed, fold=where)
 
 
 def _check_rendering(template: Template, variant: Variant, seed: int, failures) -> None:

@@ -130,3 +130,17 @@ def test_hostile_expression_is_refused_at_parse_time():
 def test_numeric_part_needs_plausible_range():
     [issue] = issues_of(NUMERIC.replace("    plausible: [1.0e11, 1.0e14]\n", ""))
     assert issue.field == "plausible"
+
+
+def test_a_diagnosis_code_listed_twice_in_one_part_is_refused():
+    # A variant keeps one value per code, so the second entry would silently replace the first.
+    twice = NUMERIC.replace(
+        "        feedback: You read bits as bytes.\n",
+        "        feedback: You read bits as bytes.\n"
+        "      - code: bits-for-bytes\n"
+        '        value: "w / 8 / acc.memory_bandwidth"\n'
+        "        feedback: The other way round.\n",
+    )
+    with pytest.raises(TemplateError) as caught:
+        parse_template(twice, source="twice.yaml")
+    assert "'bits-for-bytes' is listed twice in this part" in str(caught.value)

@@ -27,6 +27,7 @@ from quizzes.engine.parse.base import (
 )
 from quizzes.engine.parse.parameters import ParameterRules
 from quizzes.engine.parse.parts import PartRules
+from quizzes.engine.parse.plausible import PlausibleRules
 from quizzes.engine.yamlnodes import Loc, PlainYAMLError, compose
 
 
@@ -39,7 +40,7 @@ def parse_template(text: str, *, source: str) -> Template:
     return template
 
 
-class _Parser(ParameterRules, PartRules):
+class _Parser(ParameterRules, PartRules, PlausibleRules):
     # -- the template --------------------------------------------------------------------------
 
     def parse(self, text: str) -> Template | None:
@@ -64,6 +65,7 @@ class _Parser(ParameterRules, PartRules):
         head = self.parse_head(root)
         parameters, names = self.parse_parameters(root.get("parameters"))
         constraints = self.parse_constraints(root.get("constraints"), names)
+        plausible = self.parse_plausible(root.get("plausible"), names)
         prompt = self.live(self.text_field(root, "prompt"), "prompt", names)
         parts = self.parse_parts(root, names)
         part_names = frozenset(f"part_{p.id}" for p in parts)
@@ -82,6 +84,7 @@ class _Parser(ParameterRules, PartRules):
             constraints=constraints,
             hints=hints,
             outcomes=outcomes,
+            plausible=plausible,
             text=text,
         )
 

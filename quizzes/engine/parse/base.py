@@ -25,7 +25,7 @@ IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 TOP_FIELDS = (
     "slug title chapter objectives tags difficulty min_variants parameters constraints "
-    "max_tries prompt parts hints solution outcomes"
+    "max_tries prompt parts hints solution outcomes plausible"
 ).split()
 PART_FIELDS = {
     "numeric": "answer unit rtol atol sigfigs decimals factor plausible".split(),

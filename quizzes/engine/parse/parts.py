@@ -272,6 +272,9 @@ class PartRules(ParserBase):
             value = self.expr(item.get("value"), "value", names)
             feedback = self.live(self.text_field(item, "feedback"), "feedback", names)
             rtol = self.number(item.get("rtol"), "rtol")
-            if code and value and feedback:
+            if code and code in {e.code for e in errors}:
+                # A variant keeps one value per code: the second would silently replace the first.
+                self.issue(item.get("code"), "code", f"'{code}' is listed twice in this part")
+            elif code and value and feedback:
                 errors.append(CommonErrorSpec(code, value, feedback, rtol))
         return tuple(errors)

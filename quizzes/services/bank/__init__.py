@@ -8,7 +8,7 @@ keeps the hash of the text it came from).
 """
 
 from .common import BankError, content_hash
-from .quizfiles import ITEM_FIELDS, QUIZ_FIELDS, ItemSpec, QuizFile, read_quiz_text
+from .quizfiles import ITEM_FIELDS, QUIZ_FIELDS, ItemSpec, Objective, QuizFile, read_quiz_text
 from .reading import (
     QUESTIONS_DIR,
     SMOKE_SEEDS,
@@ -31,6 +31,7 @@ __all__ = [
     "Bank",
     "BankError",
     "ItemSpec",
+    "Objective",
     "QuizFile",
     "SyncReport",
     "TemplateFile",

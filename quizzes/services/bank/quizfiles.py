@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -34,6 +35,7 @@ QUIZ_FIELDS = {
     "show_answers",
     "items",
     "published",
+    "objectives",
 }
 ITEM_FIELDS = {"template", "points", "pool", "draw", "templates"}
 # The counts a quiz file sets, each bounded (the columns hold at most 32,767; a week of exam).
@@ -45,6 +47,8 @@ COUNT_BOUNDS = {
 }
 MAX_ITEMS = 200
 MAX_POINTS = 1000
+OBJECTIVE_FIELDS = ("id", "text", "templates")
+OBJECTIVE_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,15 @@ class ItemSpec:
     template: str
     points: Decimal
     pool: str = ""
+
+
+@dataclass(frozen=True)
+class Objective:
+    """A learning objective of a chapter quiz and the templates that test it."""
+
+    id: str
+    text: str
+    templates: tuple[str, ...]
 
 
 @dataclass
@@ -64,6 +77,7 @@ class QuizFile:
     fields: dict[str, Any]
     items: list[ItemSpec]
     pools: dict[str, int]
+    objectives: list[Objective] = field(default_factory=list)
 
     @property
     def content_hash(self) -> str:
@@ -208,6 +222,7 @@ def read_quiz_text(text: str, *, source: str) -> QuizFile:
     slugs = [i.template for i in items]
     for slug in {s for s in slugs if slugs.count(s) > 1}:
         problem(f"template '{slug}' appears twice in this quiz", lines.get("items"))
+    objectives = _read_objectives(data.get("objectives"), node, problem)
     if problems:
         raise BankError(problems)
     return QuizFile(
@@ -219,7 +234,52 @@ def read_quiz_text(text: str, *, source: str) -> QuizFile:
         fields=fields,
         items=items,
         pools=pools,
+        objectives=objectives,
     )
+
+
+def _read_objectives(raw, node, problem) -> list[Objective]:
+    """``objectives``: each {id, text, templates}, naming at least two templates."""
+    if raw is None:
+        return []
+    nodes = _seq_nodes(node, "objectives")
+    if not isinstance(raw, list) or not raw:
+        problem(
+            "objectives must be a list of {id, text, templates}", _key_nodes(node).get("objectives")
+        )
+        return []
+    objectives: list[Objective] = []
+    for index, entry in enumerate(raw):
+        where = nodes[index] if index < len(nodes) else None
+        if not isinstance(entry, dict):
+            problem("each objective is {id, text, templates}", where)
+            continue
+        for key in entry:
+            if key not in OBJECTIVE_FIELDS:
+                near = _close(str(key), OBJECTIVE_FIELDS)
+                hint = f"; did you mean '{near}'?" if near else ""
+                problem(f"unknown field '{key}' in an objective{hint}", where)
+        ident, text, templates = entry.get("id"), entry.get("text"), entry.get("templates")
+        if not isinstance(ident, str) or not OBJECTIVE_ID.fullmatch(ident):
+            problem("an objective's id is required: lowercase letters, digits, hyphens", where)
+            continue
+        if not isinstance(text, str) or not text.strip():
+            problem(f"objective '{ident}' needs a text (the sentence students read)", where)
+        if not isinstance(templates, list) or not all(isinstance(t, str) for t in templates):
+            problem(f"objective '{ident}': templates must be a list of template slugs", where)
+            continue
+        if len(set(templates)) < 2:
+            problem(
+                f"objective '{ident}' names {len(set(templates))} template(s); name at least two "
+                "that test it in different ways",
+                where,
+            )
+        if len(set(templates)) != len(templates):
+            problem(f"objective '{ident}' names a template twice", where)
+        if ident in {o.id for o in objectives}:
+            problem(f"objective '{ident}' is defined twice", where)
+        objectives.append(Objective(ident, str(text or "").strip(), tuple(templates)))
+    return objectives
 
 
 def _key_nodes(node) -> dict:

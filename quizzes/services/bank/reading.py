@@ -154,4 +154,12 @@ def cross_check(bank: Bank, known_slugs: set[str] | None = None) -> list[str]:
                     f"{q.path}: items: unknown template '{item.template}'"
                     + (f"; did you mean '{near}'?" if near else "")
                 )
+        for objective in q.objectives:
+            for slug in objective.templates:
+                if slug not in slugs:
+                    near = _close(slug, slugs)
+                    problems.append(
+                        f"{q.path}: objective '{objective.id}': unknown template '{slug}'"
+                        + (f"; did you mean '{near}'?" if near else "")
+                    )
     return problems
