@@ -174,6 +174,13 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 # Serve straight from the app and project folders, so no collectstatic step is needed to run.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
+# Fingerprinted names (so whitenoise caches them for ten years) and gzip variants, written by
+# `collectstatic` (make run and the deployment run it). With DEBUG on, `{% static %}` gives plain
+# names; the tests use plain storage (tests/conftest.py), as Django advises for this storage.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
 
 # The course this site serves; the data model allows several.
 COURSE_SLUG = os.environ.get("COURSE_SLUG", "hardware-reality")

@@ -48,6 +48,16 @@ def pytest_runtest_makereport(item, call):
         report.longrepr = f"skipped in CI, where it must run: {reason}"
 
 
+@pytest.fixture(autouse=True)
+def _plain_static_storage(settings):
+    # The site's manifest storage needs `collectstatic`, which tests do not run; Django's docs
+    # advise plain storage in tests. tests/test_static_files.py covers the manifest storage.
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+
+
 @pytest.fixture
 def course(db):
     from tests.factories import CourseFactory
