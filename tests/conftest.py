@@ -74,3 +74,13 @@ def author(course):
     from tests.factories import EnrollmentFactory
 
     return EnrollmentFactory(course=course, role="author").user
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts with an empty cache: the per-student grading limits live there, and
+    user ids come back between tests, so counts must not carry over."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
