@@ -31,10 +31,13 @@ def _arguments(argv):
         help="class sizes for the page measurements (default 100,1000,10000)",
     )
     parser.add_argument(
-        "--students", type=int, default=300, help="simulated students in the load test"
+        "--students",
+        type=int,
+        default=300,
+        help="simulated students per load run (default 300; 20 with --quick)",
     )
     parser.add_argument(
-        "--workers", default="1,2,4", help="gunicorn worker counts for the load test"
+        "--workers", default="2", help="gunicorn worker counts per server for the load test"
     )
     parser.add_argument(
         "--report-only", action="store_true", help="rebuild docs/BENCHMARKS.md from results"
@@ -81,7 +84,22 @@ def main(argv=None) -> int:
         database_suites.run(wanted, args, save=save)
     report.write()
     print(f"bench: done in {time.perf_counter() - started:.0f} s")
-    return 0
+    return 0 if load_ok(suites) else 1
+
+
+def load_ok(suites) -> bool:
+    """False, loudly, if a load run of this invocation skipped a step or failed its check."""
+    if "load" not in suites:
+        return True
+    result = json.loads((RESULTS / "load.json").read_text())
+    failed = [r for r in result["data"]["runs"] if not r["ok"]]
+    for run in failed:
+        problems = run["exercised"]["problems"] + run["verify"]["problems"][:5]
+        print(
+            f"bench: LOAD RUN FAILED ({run['scenario']}, {run['database']}, "
+            f"{run['servers']} server(s)): " + "; ".join(problems)
+        )
+    return not failed
 
 
 if __name__ == "__main__":

@@ -91,7 +91,7 @@ def pages_on(database_url: str, label: str, sizes: list[int], repeat: int) -> di
 class Site:
     """gunicorn with `workers` workers on a free loopback port, production settings."""
 
-    def __init__(self, database_url: str, workers: int):
+    def __init__(self, database_url: str, workers: int, env=None):
         self.port = pg.free_port()
         self.workers = workers
         env = {
@@ -100,6 +100,7 @@ class Site:
             "DJANGO_DEBUG": "0",
             "DJANGO_INSECURE_HTTP": "1",
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+            **(env or {}),
         }
         self.log = tempfile.NamedTemporaryFile("w+", suffix=".log", delete=False)
         self.process = subprocess.Popen(
@@ -163,42 +164,6 @@ def _drive(database_url, site: Site, slug: str, students: int, prefix: str, env=
         prefix,
         env=env,
     )
-
-
-def load(database_url: str, args) -> dict:
-    students = 60 if args.quick else args.students
-    window = "15" if args.quick else "60"
-    accounts = django("accounts", database_url, "--students", str(students), "--prefix", "load-")
-    runs = []
-    for workers in [int(w) for w in args.workers.split(",")]:
-        slug = f"bench-exam-w{workers}"
-        django("exam", database_url, "--slug", slug)
-        site = Site(database_url, workers)
-        print(f"bench: load, {students} students, {workers} gunicorn worker(s)")
-        try:
-            result = _drive(
-                database_url,
-                site,
-                slug,
-                students,
-                "load-",
-                env={"BENCH_WINDOW": window, "BENCH_DEADLINE": "300"},
-            )
-        finally:
-            site.stop()
-        result["workers"] = workers
-        result["server_log_errors"] = site.server_errors()
-        runs.append(result)
-        print(
-            f"bench: {workers} worker(s): {result['throughput_per_s']:.1f} req/s, "
-            f"{result['errors']} errors, verify ok={result['verify']['ok']}"
-        )
-    return {
-        "students": students,
-        "window_s": float(window),
-        "accounts": len(accounts["usernames"]),
-        "runs": runs,
-    }
 
 
 def faults(database_url: str, cluster: pg.Cluster, args) -> dict:
@@ -273,7 +238,9 @@ def run(wanted: list[str], args, *, save) -> None:
             url = cluster.create_database("bench_site")
             django("prepare", url)
             if "load" in served:
-                save("load", load(url, args), quick=args.quick, machine=facts)
+                from bench import loadsuite
+
+                save("load", loadsuite.load(url, args), quick=args.quick, machine=facts)
             if "faults" in served:
                 save("faults", faults(url, cluster, args), quick=args.quick, machine=facts)
             if "hostile" in served:

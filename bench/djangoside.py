@@ -4,8 +4,10 @@ Run as `python -m bench.djangoside COMMAND --out FILE [options]` with DATABASE_U
 database (SQLite, PostgreSQL) gets its own settings.  Commands: `prepare` (migrate, demo
 accounts, the book and the bank, the bench's own quizzes), `seed` (grow the demo class),
 `pages` (in-process page measurements), `accounts` (load-test students with a known password),
-`exam` (a fresh exam quiz for one load run), `answers` (the correct answers of attempts, for the
-simulated students), `verify` (the integrity checks after a load or fault run).
+`exam` (a fresh exam quiz for one load run), `quiz` (a fresh quiz of `--mode` for one run),
+`classload` (one run of a class scenario, `bench.classload`), `answers` (the correct answers
+of attempts, for the simulated students), `verify` (the integrity checks after a load or fault
+run).
 """
 
 from __future__ import annotations
@@ -80,6 +82,8 @@ def prepare(args) -> dict:
     from courseware.models import Course
 
     call_command("migrate", verbosity=0, interactive=False)
+    # The served site (DEBUG off) names static files from the manifest collectstatic writes.
+    call_command("collectstatic", interactive=False, verbosity=0)
     call_command("setup_demo", stdout=open(os.devnull, "w"))
     for command in ("sync_content", "sync_questions"):
         try:
@@ -112,6 +116,10 @@ def main(argv=None) -> int:
     parser.add_argument("--prefix", default="")
     parser.add_argument("--run", default="")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--ports", default="")
+    parser.add_argument("--scenario", default="")
+    parser.add_argument("--mode", default="exam")
+    parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     setup()
     import importlib
@@ -122,6 +130,8 @@ def main(argv=None) -> int:
         "pages": "bench.pagetimes:run",
         "accounts": "bench.loadprep:accounts",
         "exam": "bench.loadprep:exam",
+        "quiz": "bench.loadprep:quiz",
+        "classload": "bench.classload:command",
         "answers": "bench.loadprep:answers",
         "verify": "bench.loadprep:verify",
         "drive": "bench.drive:command",

@@ -22,6 +22,7 @@ from django.db import close_old_connections
 
 from bench.browser import Browser, forms, half_body_drop
 from bench.loadprep import part_answers
+from bench.scenarios import Progress
 from bench.stats import summarize
 
 ATTEMPT = re.compile(r"/attempts/(\d+)/")
@@ -47,13 +48,13 @@ class Log:
         self.students_done = 0
         self.first = self.last = None
 
-    def record(self, endpoint: str, reply, error: str | None = None) -> None:
+    def record(self, endpoint: str, reply, error: str | None = None, timeout=False) -> None:
         now = time.perf_counter()
         with self.lock:
             self.first = self.first or now
             self.last = now
             if reply is None:
-                self.statuses[endpoint]["error"] += 1
+                self.statuses[endpoint]["timeout" if timeout else "error"] += 1
                 self.errors.append(f"{endpoint}: {error}")
                 return
             self.timings[endpoint].append(reply.seconds)
@@ -90,9 +91,10 @@ class Log:
 
 
 class Student:
-    def __init__(self, port: int, username: str, password: str, log: Log, rng: random.Random):
-        self.browser = Browser(port)
+    def __init__(self, port, username: str, password: str, log: Log, rng: random.Random):
+        self.browser = Browser(port) if isinstance(port, int) else port
         self.username, self.password, self.log, self.rng = username, password, log, rng
+        self.progress = Progress()  # what the site acknowledged, for the scenario check
 
     def call(self, endpoint: str, method: str, path: str, fields=None, htmx=False):
         headers = {"HX-Request": "true"} if htmx else None
@@ -101,6 +103,10 @@ class Student:
                 reply = self.browser.get(path, headers=headers)
             else:
                 reply = self.browser.post(path, fields, headers=headers)
+        except TimeoutError as error:  # the client gave up waiting: counted apart from errors
+            self.browser.close()
+            self.log.record(endpoint, None, f"timeout: {error}", timeout=True)
+            return None
         except OSError as error:  # includes http.client errors on a dropped connection
             self.browser.close()
             self.log.record(endpoint, None, f"{type(error).__name__}: {error}")
@@ -120,7 +126,8 @@ class Student:
         fields = {"username": self.username, "password": self.password}
         fields["csrfmiddlewaretoken"] = token.group(1) if token else ""
         reply = self.call("log in", "POST", "/accounts/login/", fields)
-        return reply is not None and reply.status == 302
+        self.progress.logged_in = reply is not None and reply.status == 302
+        return self.progress.logged_in
 
     def start(self, slug: str) -> tuple[int | None, str]:
         page = self.call("quiz page", "GET", f"/quizzes/{slug}/")
@@ -153,10 +160,13 @@ class Student:
         value = value if right else value * self.rng.choice([0.5, 2, 8, 1000])
         return f"{value:.6g}" + (f" {unit}" if unit else "")
 
-    def exam(self, slug: str) -> None:
+    def exam(self, slug: str, *, typing: bool = False, submit_at: float | None = None) -> None:
+        """Start, autosave every part, submit; `typing` saves a text part's prefix first,
+        `submit_at` (a `time.perf_counter()` value) waits for the common deadline."""
         attempt_id, page = self.start(slug)
         if attempt_id is None or not page:
             return
+        self.progress.exam_started = True
         with self.log.lock:
             self.log.exam_attempts.add(attempt_id)
         answers = part_answers(attempt_id)
@@ -165,18 +175,33 @@ class Student:
             found = PART.search(form.action)
             if not found or not form.action.endswith("/autosave/"):
                 continue
+            self.progress.exam_parts += 1
             key = (int(found.group(2)), found.group(3))
             raw = self.answer_for(key, answers)
-            reply = self.call("autosave", "POST", form.action, {**form.fields, "answer": raw}, True)
-            acked = reply is not None and reply.status == 200 and "save-status saved" in reply.body
-            stored = (raw if isinstance(raw, str) else raw[0]) if acked else None
-            with self.log.lock:
-                self.log.exam_saves[attempt_id][f"{key[0]}:{key[1]}"] = stored
+            drafts = [raw]
+            if typing and isinstance(raw, str):
+                drafts.insert(0, raw[: max(1, len(raw) // 2)])
+            for draft in drafts:
+                fields = {**form.fields, "answer": draft}
+                reply = self.call("autosave", "POST", form.action, fields, True)
+                acked = (
+                    reply is not None and reply.status == 200 and "save-status saved" in reply.body
+                )
+                stored = (draft if isinstance(draft, str) else draft[0]) if acked else None
+                with self.log.lock:
+                    self.log.exam_saves[attempt_id][f"{key[0]}:{key[1]}"] = stored
+            self.progress.autosaves_acked += acked  # the final save of the part
+            kind = answers.get(key, ("numeric",))[0]
+            acked_kinds = self.progress.autosaves_by_kind
+            acked_kinds[kind] = acked_kinds.get(kind, 0) + acked
         submit = next((f for f in forms(page) if f.action.endswith("/submit/")), None)
         if submit is None:
             return
+        if submit_at is not None:
+            time.sleep(max(0.0, submit_at - time.perf_counter()))
         reply = self.call("submit exam", "POST", submit.action, submit.fields)
         if reply is not None and reply.status == 302 and "/results/" in reply.location:
+            self.progress.exam_submitted = True
             with self.log.lock:
                 self.log.exam_submitted.add(attempt_id)
 
@@ -184,15 +209,19 @@ class Student:
         attempt_id, page = self.start(slug)
         if attempt_id is None or not page:
             return
+        self.progress.homework_opened = True
         with self.log.lock:
             self.log.homework_attempts.add(attempt_id)
         answers = part_answers(attempt_id)
         close_old_connections()
+        counted = self.progress
         for form in forms(page):
             found = PART.search(form.action)
             if not found or "idempotency_key" not in form.fields:
                 continue
             key = (int(found.group(2)), found.group(3))
+            kind = answers.get(key, ("numeric",))[0]
+            counted.homework_parts[kind] = counted.homework_parts.get(kind, 0) + 1
             raw = self.answer_for(key, answers)
             fields = {**form.fields, "answer": raw}
             idem = form.fields["idempotency_key"]
@@ -204,6 +233,8 @@ class Student:
                 if reply is not None and reply.status == 200 and 'class="feedback ' in reply.body:
                     with self.log.lock:
                         self.log.homework_acked[idem] = raw if isinstance(raw, str) else raw[0]
+            if idem in self.log.homework_acked:
+                counted.homework_acked[kind] = counted.homework_acked.get(kind, 0) + 1
 
     def run(self, exam_slug: str, homework_slug: str | None) -> None:
         try:

@@ -44,6 +44,14 @@ def exam(args) -> dict:
     return {"slug": quiz.slug, "items": quiz.items.count()}
 
 
+def quiz(args) -> dict:
+    """A fresh quiz of `args.mode` (exam or homework) for one load run."""
+    from courseware.models import Course
+
+    made = make_quiz(Course.objects.current(), args.slug, mode=args.mode, tries=50)
+    return {"slug": made.slug, "mode": made.mode, "items": made.items.count()}
+
+
 def part_answers(attempt_id: int) -> dict:
     """{(variant id, part id): (kind, correct answer, unit, option ids)} of one attempt."""
     from quizzes.models import Variant

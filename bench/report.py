@@ -384,7 +384,8 @@ LOAD_HEADER = [
 ]
 
 
-def load_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
+def old_load_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
+    """The figures of the harness before the class scenarios (kept, marked, not trusted)."""
     data = result["data"]
     runs = data["runs"]
     summary_rows = []
@@ -424,9 +425,17 @@ def load_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
             detail += (
                 "\nServer log: " + "; ".join(f"`{e}`" for e in run["server_log_errors"][:5]) + "\n"
             )
-    text = f"""## Load: {data["students"]} students, one exam, gunicorn and PostgreSQL
+    text = f"""## Load, old harness (superseded; figures await a rerun)
 
 {_machine(result)}
+
+**These figures are from the harness before issue 20's fix and are not to be relied on.** They
+did not reproduce on a rerun (4.9-38.8 requests/s with up to 392 client time-outs against the
+51-97 below), and the check could pass while checking nothing: the 1-, 2- and 4-worker runs
+reused the same accounts, so a student whose homework attempt was already open got no Start
+form and later runs skipped the homework (the 2- and 4-worker rows store 0 homework answers).
+The raw results stay in `bench/results/load-old-harness.json`; the section above replaces this
+one once the fixed harness has been run on a quiet machine.
 
 The site served the production way: `gunicorn config.wsgi -w N` on loopback, PostgreSQL,
 `DJANGO_DEBUG=0`, `DJANGO_INSECURE_HTTP=1`. {data["students"]} accounts with a known password;
@@ -447,8 +456,9 @@ The client runs on the same 2 cores as the server, so it takes a share of the CP
     if runs:
         targets.append(
             (
-                "load: acknowledged submissions stored exactly once (every worker count)",
-                verdict(all(r["verify"]["ok"] for r in runs)),
+                "old harness (superseded): acknowledged submissions stored exactly once",
+                verdict(all(r["verify"]["ok"] for r in runs))
+                + " (the check did not assert that homework was exercised; see that section)",
             )
         )
     return text, targets
@@ -536,11 +546,18 @@ Problems: {"; ".join(sorted(set(data["problems"]))) or "none"}.
     return text, targets
 
 
+def load_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
+    from bench.loadreport import load_section as class_load
+
+    return class_load(result)
+
+
 SECTIONS = [
     ("grading", grading_section),
     ("variants", variants_section),
     ("pages", pages_section),
     ("load", load_section),
+    ("load-old-harness", old_load_section),
     ("faults", faults_section),
     ("hostile", hostile_section),
 ]
@@ -550,6 +567,19 @@ def build() -> str:
     parts, targets = [], []
     for suite, render in SECTIONS:
         result = _load(suite)
+        if result is None and suite == "load":
+            from bench.loadreport import method
+            from bench.scenarios import scenarios
+
+            parts.append(
+                "## Load: a class at once (exam minute, homework evening)\n\n**Not run yet "
+                "with the fixed harness** (issue 20): `python -m bench --only load` on a quiet "
+                "machine (300 students a run; `--students`, `--workers`) writes this section; "
+                "until then there are no trustworthy load figures "
+                "(the old harness's are further down, marked).\n\n"
+                + method([s.__dict__ for s in scenarios(quick=False)])
+            )
+            continue
         if result is None:
             parts.append(
                 f"## {suite.title()}\n\n_Not run yet: `python -m bench --only {suite}`._\n"
@@ -583,6 +613,10 @@ def throughput_table() -> str | None:
     result = _load("load")
     if result is None or not result["data"]["runs"]:
         return None
+    if result["data"].get("harness") == 2:
+        from bench.loadreport import deploy_table
+
+        return deploy_table(result)
     runs = result["data"]["runs"]
     base = runs[0]["throughput_per_s"]
     rows = [

@@ -1,0 +1,199 @@
+"""The load section of docs/BENCHMARKS.md, from bench/results/load.json (the class harness)."""
+
+from __future__ import annotations
+
+from bench.report import _machine, ms, num, rate, table, verdict
+from bench.scenarios import KINDS
+
+SUMMARY_HEADER = [
+    "scenario",
+    "database",
+    "servers × workers",
+    "students",
+    "load average at start",
+    "requests",
+    "req/s",
+    "vs 1 server",
+    "errors",
+    "timeouts",
+    "scenario check",
+    "database check",
+]
+KIND_HEADER = ["request kind", "n", "p50 ms", "p95 ms", "p99 ms", "errors", "timeouts"]
+
+
+def _single(runs: list[dict], run: dict) -> dict | None:
+    """The one-server run of the same scenario, database and worker count."""
+    return next(
+        (
+            r
+            for r in runs
+            if r["servers"] == 1
+            and (r["scenario"], r["database"], r["workers"])
+            == (run["scenario"], run["database"], run["workers"])
+        ),
+        None,
+    )
+
+
+def _scenario_cell(check: dict) -> str:
+    if check["ok"]:
+        saved = ", ".join(f"{k} {n}" for k, n in sorted(check.get("autosaves_by_kind", {}).items()))
+        answered = ", ".join(f"{k} {n}" for k, n in sorted(check["homework_acked"].items()))
+        done = f"{check['students']} students did every step"
+        return (
+            f"**ok**: {done}"
+            + (f"; saved {saved}" if saved else "")
+            + (f"; answered {answered}" if answered else "")
+        )
+    return "**FAILED**: " + "; ".join(check["problems"][:3])
+
+
+def _database_cell(v: dict) -> str:
+    counted = (
+        f"{v['exam_submitted']} exams, {v['exam_rows']} exam answers, "
+        f"{v['homework_acked']} homework answers"
+    )
+    if v["ok"]:
+        return f"{counted}: **each stored exactly once, nothing else stored**"
+    return f"{counted}: **{v['problem_count']} problems**"
+
+
+def summary_row(runs: list[dict], run: dict) -> list[str]:
+    single = _single(runs, run)
+    scaling = "–"
+    if run["servers"] > 1 and single and single["throughput_per_s"]:
+        scaling = f"{run['throughput_per_s'] / single['throughput_per_s']:.2f}×"
+    load = run["load_average_start"]
+    return [
+        run["scenario"],
+        run["database"],
+        f"{run['servers']} × {run['workers']}",
+        str(run["students"]),
+        " / ".join(f"{x:.2f}" for x in load),
+        num(run["requests"]),
+        rate(run["throughput_per_s"]),
+        scaling,
+        str(run["errors"]),
+        str(run["timeouts"]),
+        _scenario_cell(run["exercised"]),
+        _database_cell(run["verify"]),
+    ]
+
+
+def kind_rows(run: dict) -> list[list[str]]:
+    rows = []
+    for kind in KINDS:
+        k = run["kinds"][kind]
+        rows.append(
+            [
+                kind,
+                str(k["n"]),
+                ms(k["p50_ms"]),
+                ms(k["p95_ms"]),
+                ms(k["p99_ms"]),
+                str(k["errors"]),
+                str(k["timeouts"]),
+            ]
+        )
+    return rows
+
+
+def method(scenarios: list[dict]) -> str:
+    """What the harness does and checks (also shown before its first run)."""
+    listed = "\n".join(f"- **{s['name']}**: {s['description']}." for s in scenarios)
+    return f"""The site is served the production way (`gunicorn config.wsgi`,
+`DJANGO_DEBUG=0`, loopback only) on SQLite and on PostgreSQL; on PostgreSQL once more with two
+gunicorn instances on different ports sharing the database and one Redis cache (`REDIS_URL`),
+each student's requests alternating between the two servers. Every run has its own fresh
+accounts (a new prefix; the run refuses accounts that already have an attempt) and its own
+quiz. Each student is a thread with its own connection, cookies and CSRF token; runs are
+bounded and stop by themselves.
+
+{listed}
+
+A run passes only if **every student did every step** (counted from the site's
+acknowledgements: logged in, started, each part saved or answered, submitted; at least one
+numeric and one formula answer) **and** the database check holds: every acknowledged answer
+is stored exactly once with the text sent, nothing else is stored, every submitted attempt's
+score equals the one recomputed from its rows. A run that exercised nothing fails.
+Latencies are per request kind; "timeouts" are requests the client gave up on (30 s).
+"""
+
+
+def load_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
+    data = result["data"]
+    runs = data["runs"]
+    detail = ""
+    for run in runs:
+        detail += (
+            f"\n**{run['scenario']}, {run['database']}, {run['servers']} server(s) × "
+            f"{run['workers']} workers**, {run['students']} students:\n\n"
+            + table(KIND_HEADER, kind_rows(run))
+            + "\n"
+        )
+        if run["error_samples"]:
+            detail += "\nErrors: " + "; ".join(f"`{e}`" for e in run["error_samples"][:5]) + "\n"
+        if run.get("server_log_errors"):
+            detail += "\nServer log: " + "; ".join(f"`{e}`" for e in run["server_log_errors"][:5])
+            detail += "\n"
+    skipped = "".join(f"\n- {s}" for s in data.get("skipped", []))
+    text = f"""## Load: a class at once (exam minute, homework evening)
+
+{_machine(result)}
+
+{method(data["scenarios"])}
+{table(SUMMARY_HEADER, [summary_row(runs, r) for r in runs])}
+{skipped}
+{detail}"""
+    targets = [
+        (
+            "load: every run did what its scenario says and stored every acknowledged answer once",
+            verdict(all(r["ok"] for r in runs), f"{sum(not r['ok'] for r in runs)} runs failed"),
+        )
+    ]
+    exam = next(
+        (
+            r
+            for r in runs
+            if r["scenario"] == "exam minute"
+            and r["database"] == "PostgreSQL"
+            and r["servers"] == 1
+            and r["workers"] == 2
+        ),
+        None,
+    )
+    if exam:
+        worst = max(exam["kinds"][k]["p95_ms"] or 0 for k in ("answer post", "autosave"))
+        met = worst < 500 and exam["errors"] == 0 and exam["timeouts"] == 0
+        targets.append(
+            (
+                "exam minute, PostgreSQL, 2 workers: p95 under 500 ms for answer posts and "
+                "autosaves, 0 errors, 0 timeouts",
+                verdict(met) + f" (p95 {ms(worst)} ms, {exam['errors']} errors, "
+                f"{exam['timeouts']} timeouts, {exam['students']} students)",
+            )
+        )
+    return text, targets
+
+
+def deploy_table(result: dict) -> str:
+    """The throughput block of docs/deploy.md: one row per run of the class harness."""
+    runs = result["data"]["runs"]
+    header = ["scenario", "database", "servers × workers", "requests/s", "vs 1 server"]
+    header += ["autosave p95 ms", "answer p95 ms", "errors", "timeouts", "checks"]
+    rows = []
+    for run in runs:
+        row = summary_row(runs, run)
+        rows.append(
+            row[:3]
+            + row[6:8]
+            + [ms(run["kinds"]["autosave"]["p95_ms"]), ms(run["kinds"]["answer post"]["p95_ms"])]
+            + row[8:10]
+            + ["passed" if run["ok"] else "**FAILED**"]
+        )
+    m = result["machine"]
+    return (
+        f"{table(header, rows)}\n\n_{result['data']['students']} students per run, measured "
+        f"{m['date']}, {m['nproc']} cores, load average {m['load_average'][0]} at the start._\n"
+    )

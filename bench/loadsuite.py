@@ -1,0 +1,159 @@
+"""The load suite: the exam minute and the homework evening, SQLite and PostgreSQL, 1 and 2 servers.
+
+Every run gets its own accounts (a prefix no earlier run used) and its own quiz, so nothing a
+previous run did can make a step silently disappear; `bench.classload` refuses accounts that
+already have attempts and checks afterwards that every student did every step.  The two-server
+runs start two gunicorn instances on different ports against one PostgreSQL database with one
+Redis cache (`REDIS_URL`), started here on a free loopback port and stopped afterwards; if
+`redis-server` or the Python client is missing they are skipped with a message saying so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import shutil
+import subprocess
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from bench import pg
+from bench.database_suites import Site, django
+from bench.scenarios import scenarios
+
+
+def redis_missing() -> str | None:
+    """Why a shared Redis cannot be started here, or None if it can."""
+    if shutil.which("redis-server") is None:
+        return "redis-server is not installed (Debian: apt-get install redis-server)"
+    if importlib.util.find_spec("redis") is None:
+        return "the Python redis client is not installed (requirements.txt)"
+    return None
+
+
+@contextlib.contextmanager
+def redis_server():
+    """A throwaway Redis on a free loopback port, nothing written to disk; yields its URL."""
+    port = pg.free_port()
+    folder = tempfile.mkdtemp(prefix="bench-redis.")
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", folder]
+        + ["--appendonly", "no", "--protected-mode", "yes"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        import redis
+
+        client = redis.Redis(host="127.0.0.1", port=port)
+        for _ in range(100):
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.1)
+        else:
+            raise RuntimeError("redis-server did not start")
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_names(scenario) -> tuple[str, str]:
+    """A new account prefix and quiz slug: no run ever meets another run's accounts or quiz."""
+    run_id = uuid.uuid4().hex[:8]
+    kind = ("exam", "exam") if scenario.exam else ("hw", "homework")
+    return f"{kind[0]}-{run_id}-", f"bench-{kind[1]}-{run_id}"
+
+
+def one_run(
+    url: str,
+    label: str,
+    scenario,
+    *,
+    students: int,
+    servers: int,
+    workers: int,
+    quick: bool,
+    env=None,
+) -> dict:
+    """Fresh accounts and a fresh quiz, `servers` gunicorns, the scenario, both checks."""
+    prefix, slug = run_names(scenario)
+    django("accounts", url, "--students", str(students), "--prefix", prefix)
+    django("quiz", url, "--slug", slug, "--mode", "exam" if scenario.exam else "homework")
+    sites = []
+    print(f"bench: load, {scenario.name}, {label}, {students} students, {servers}×{workers}")
+    try:
+        for _ in range(servers):
+            sites.append(Site(url, workers, env=env))
+        options = ["--ports", ",".join(str(s.port) for s in sites), "--slug", slug]
+        options += ["--students", str(students), "--prefix", prefix, "--scenario", scenario.name]
+        result = django("classload", url, *options, *(["--quick"] if quick else []))
+    finally:
+        for site in sites:
+            site.stop()
+    result.update(database=label, workers=workers, prefix=prefix, quiz=slug)
+    result["server_log_errors"] = sorted({e for site in sites for e in site.server_errors()})
+    print(
+        f"bench: {result['throughput_per_s']:.1f} req/s, {result['errors']} errors, "
+        f"{result['timeouts']} timeouts, scenario ok={result['exercised']['ok']}, "
+        f"database ok={result['verify']['ok']}"
+    )
+    for problem in result["exercised"]["problems"] + result["verify"]["problems"][:5]:
+        print(f"bench:   FAILED: {problem}")
+    return result
+
+
+def load(pg_url: str, args) -> dict:
+    students = 20 if args.quick and args.students == 300 else args.students
+    workers = [int(w) for w in args.workers.split(",")]
+    sqlite = f"sqlite:///{Path(tempfile.mkdtemp(prefix='bench-sqlite.')) / 'load.sqlite3'}"
+    print("bench: load: preparing SQLite")
+    django("prepare", sqlite)
+    runs, skipped = [], []
+    missing = redis_missing()
+    for label, url in (("SQLite", sqlite), ("PostgreSQL", pg_url)):
+        for scenario in scenarios(quick=args.quick):
+            for w in workers:
+                runs.append(
+                    one_run(
+                        url,
+                        label,
+                        scenario,
+                        students=students,
+                        servers=1,
+                        workers=w,
+                        quick=args.quick,
+                    )
+                )
+            if label != "PostgreSQL":
+                continue  # two servers share one PostgreSQL, as the deployment guide has it
+            if missing:
+                skipped.append(f"two servers, {scenario.name}: skipped, {missing}")
+                print(f"bench: {skipped[-1]}")
+                continue
+            with redis_server() as redis_url:
+                runs.append(
+                    one_run(
+                        url,
+                        label,
+                        scenario,
+                        students=students,
+                        servers=2,
+                        workers=workers[-1],
+                        quick=args.quick,
+                        env={"REDIS_URL": redis_url},
+                    )
+                )
+    return {
+        "harness": 2,
+        "students": students,
+        "scenarios": [s.__dict__ for s in scenarios(quick=args.quick)],
+        "runs": runs,
+        "skipped": skipped,
+        "ok": all(r["ok"] for r in runs),
+    }

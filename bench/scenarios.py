@@ -1,0 +1,168 @@
+"""The two shapes of a class's day the load harness drives, and the check that each was done.
+
+A load figure is only worth what the run exercised, so after every run `exercised` compares
+what each simulated student actually did (counted from acknowledged replies, not from what was
+sent) with what the scenario says it does; a run where any student skipped a step fails, and a
+run where nothing of a kind was exercised says so in its first problem.  Pure code: no Django.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bench.stats import summarize
+
+# Request kinds of the report, each from the endpoints the simulated student calls.
+KINDS = {
+    "login": ("login page", "log in"),
+    "page": ("quiz page", "question page"),
+    "start": ("start attempt",),
+    "answer post": ("submit part",),
+    "autosave": ("autosave",),
+    "submit": ("submit exam",),
+}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    exam: bool  # log in, start the timed exam, autosave while typing, submit at the deadline
+    homework: bool  # log in, open the homework, post a graded answer to every part
+    window_s: float  # arrivals spread uniformly over this many seconds
+    submit_at_s: float | None  # exam: everyone submits together this long after the start
+    deadline_s: float  # the run stops by itself after this long, finished or not
+    description: str = ""
+
+
+EXAM_MINUTE = "exam minute"
+HOMEWORK_EVENING = "homework evening"
+
+
+def scenarios(*, quick: bool) -> list[Scenario]:
+    """The exam minute and the homework evening, shortened for `--quick`."""
+    window, evening = (15.0, 30.0) if quick else (60.0, 600.0)
+    submit_at = window + (15.0 if quick else 60.0)
+    return [
+        Scenario(
+            EXAM_MINUTE,
+            exam=True,
+            homework=False,
+            window_s=window,
+            submit_at_s=submit_at,
+            deadline_s=submit_at + 120.0,
+            description=(
+                f"every student logs in and starts the timed exam within {window:.0f} s, "
+                "autosaves each text part twice as they type (a partial answer, then the "
+                f"final one) and each choice once, and all submit together at {submit_at:.0f} s"
+            ),
+        ),
+        Scenario(
+            HOMEWORK_EVENING,
+            exam=False,
+            homework=True,
+            window_s=evening,
+            submit_at_s=None,
+            deadline_s=evening + 180.0,
+            description=(
+                f"students arrive over {evening:.0f} s, open the homework and post a graded "
+                "answer to every part (numbers, formulas and choices; one post in ten twice, "
+                "as a double click)"
+            ),
+        ),
+    ]
+
+
+@dataclass
+class Progress:
+    """What one student got acknowledged by the site."""
+
+    logged_in: bool = False
+    exam_started: bool = False
+    exam_parts: int = 0
+    autosaves_acked: int = 0
+    autosaves_by_kind: dict[str, int] = field(default_factory=dict)  # acknowledged, by kind
+    exam_submitted: bool = False
+    homework_opened: bool = False
+    homework_parts: dict[str, int] = field(default_factory=dict)  # by part kind
+    homework_acked: dict[str, int] = field(default_factory=dict)  # by part kind
+
+
+def exercised(scenario: Scenario, progress: dict[str, Progress], students: int) -> dict:
+    """Every student did every step of `scenario`; totals per step; problems if not."""
+    problems: list[str] = []
+    rows = [progress.get(name, Progress()) for name in sorted(progress)]
+    rows += [Progress()] * max(0, students - len(rows))  # students that never even started
+    totals = {
+        "students": students,
+        "logged_in": sum(p.logged_in for p in rows),
+        "exam_started": sum(p.exam_started for p in rows),
+        "autosaves_acked": sum(p.autosaves_acked for p in rows),
+        "exam_submitted": sum(p.exam_submitted for p in rows),
+        "homework_opened": sum(p.homework_opened for p in rows),
+        "homework_acked": {},
+        "autosaves_by_kind": {},
+    }
+    for p in rows:
+        for kind, n in p.autosaves_by_kind.items():
+            totals["autosaves_by_kind"][kind] = totals["autosaves_by_kind"].get(kind, 0) + n
+        for kind, n in p.homework_acked.items():
+            totals["homework_acked"][kind] = totals["homework_acked"].get(kind, 0) + n
+
+    def short(step: str, done: int) -> None:
+        if done < students:
+            problems.append(f"{students - done} of {students} students did not {step}")
+
+    if students == 0:
+        problems.append("the run had no students")
+    short("log in", totals["logged_in"])
+    if scenario.exam:
+        if totals["exam_started"] == 0:
+            problems.insert(0, "no student started the exam: the run exercised nothing")
+        short("start the exam", totals["exam_started"])
+        unsaved = sum(1 for p in rows if p.exam_started and p.autosaves_acked < p.exam_parts)
+        if unsaved or (totals["exam_started"] and totals["autosaves_acked"] == 0):
+            problems.append(f"{unsaved} students had an autosave not acknowledged")
+        short("submit the exam", totals["exam_submitted"])
+        for kind in ("numeric", "formula"):
+            if not totals["autosaves_by_kind"].get(kind):
+                problems.append(f"no {kind} exam answer was saved")
+    if scenario.homework:
+        if totals["homework_opened"] == 0 or not any(totals["homework_acked"].values()):
+            problems.insert(0, "no homework answer was acknowledged: the run exercised nothing")
+        short("open the homework", totals["homework_opened"])
+        missing = sum(
+            1
+            for p in rows
+            if p.homework_opened
+            and any(p.homework_acked.get(k, 0) < n for k, n in p.homework_parts.items())
+        )
+        if missing:
+            problems.append(f"{missing} students had a part without an acknowledged answer")
+        for kind in ("numeric", "formula"):
+            if not totals["homework_acked"].get(kind):
+                problems.append(f"no {kind} homework answer was acknowledged")
+    return {"ok": not problems, "problems": problems, **totals}
+
+
+def by_kind(timings: dict[str, list[float]], statuses: dict[str, dict[str, int]]) -> dict:
+    """{kind: {n, p50/p95/p99 ms, errors, timeouts}} over the endpoints of each kind."""
+    found = {}
+    for kind, endpoints in KINDS.items():
+        times = [t for e in endpoints for t in timings.get(e, [])]
+        counts: dict[str, int] = {}
+        for e in endpoints:
+            for status, n in statuses.get(e, {}).items():
+                counts[status] = counts.get(status, 0) + n
+        entry = {
+            "n": len(times),
+            "errors": counts.get("error", 0) + sum(n for s, n in counts.items() if s[:1] == "5"),
+            "timeouts": counts.get("timeout", 0),
+            "p50_ms": None,
+            "p95_ms": None,
+            "p99_ms": None,
+        }
+        if times:
+            s = summarize(times)
+            entry.update(p50_ms=s["median_ms"], p95_ms=s["p95_ms"], p99_ms=s["p99_ms"])
+        found[kind] = entry
+    return found
