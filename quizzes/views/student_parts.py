@@ -84,7 +84,7 @@ class StudentPart(PartBlock):
     def _view(self, response) -> ResultView | None:
         if response is None:
             return None
-        reveal = counterexample_visible(self.state)
+        reveal = counterexample_visible(self.state, answer_released=self.answer_released)
         return ResultView(response, self.view.kind, tuple(self.view.variables), reveal)
 
     @property

@@ -80,3 +80,21 @@ def test_the_studio_preview_result_carries_it():
     source = authoring.starter_source("formula")
     preview = authoring.build_preview(source, 3, {"flops": "m n"})
     assert "your formula gives" in preview.parts[0].tried.counterexample
+
+
+@pytest.mark.parametrize("policy", ["never", "after_due"])
+def test_a_policy_that_withholds_answers_withholds_the_counterexample(
+    client, course, student, policy
+):
+    quiz = make_quiz(course, examples=["kv-cache-bytes-formula"], tries_per_variant=1)
+    quiz.show_answers = policy
+    quiz.save(update_fields=["show_answers"])
+    attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
+    variant = attempt.variants.get()
+    client.force_login(student)
+
+    wrong = _answer(variant, "2 n b", student)  # the only try: the part is final
+    assert "your formula gives" in wrong.counterexample
+    page = client.get(attempt.get_absolute_url()).content.decode()
+    assert "Not quite" in page
+    assert MARK not in page and "your formula gives" not in page
