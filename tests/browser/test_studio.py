@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from quizzes.models import QuestionTemplate, Quiz, Variant
 from quizzes.services import authoring
@@ -93,7 +94,11 @@ def test_author_writes_validates_publishes_and_a_student_gets_it(page, people):
     first_prompt = page.locator("#preview .question-text").first.inner_text()
     page.get_by_label("Seed").fill(str(other))
     page.get_by_role("button", name="Show seed").click()
-    _wait_for_preview(page)
+    # The preview is swapped in by htmx: wait (up to 10 s, on a busy machine) for the new
+    # seed's numbers rather than for a fixed pause; the same prompt still fails here.
+    expect(page.locator("#preview .question-text").first).not_to_have_text(
+        first_prompt, timeout=10_000
+    )
     second_prompt = page.locator("#preview .question-text").first.inner_text()
     assert first_prompt != second_prompt
     answer = page.locator(".answer-line .mono").first.inner_text().split(" (")[0]
