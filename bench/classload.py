@@ -32,13 +32,18 @@ class NotFresh(RuntimeError):
 class Spread:
     """A browser whose requests alternate between servers, with one set of cookies."""
 
-    def __init__(self, ports: list[int]):
+    def __init__(self, ports: list[int], tally: dict[int, int] | None = None, lock=None):
         self.cookies: dict[str, str] = {}
         self.browsers = [Browser(port, cookies=self.cookies) for port in ports]
         self.turn = count()
+        self.tally, self.lock = tally, lock or threading.Lock()
 
     def _next(self) -> Browser:
-        return self.browsers[next(self.turn) % len(self.browsers)]
+        browser = self.browsers[next(self.turn) % len(self.browsers)]
+        if self.tally is not None:  # requests per server, to show the load was spread
+            with self.lock:
+                self.tally[browser.port] = self.tally.get(browser.port, 0) + 1
+        return browser
 
     def get(self, path, headers=None):
         return self._next().get(path, headers=headers)
@@ -75,10 +80,10 @@ def simulate(*, ports, usernames, password, scenario, slug, seed="bench") -> tup
     started = time.perf_counter()
     submit_at = started + scenario.submit_at_s if scenario.submit_at_s is not None else None
     students, threads = {}, []
+    log.per_server = {port: 0 for port in ports}
     for i, username in enumerate(usernames):
-        student = Student(
-            Spread(ports), username, password, log, random.Random(f"{seed}-{slug}-{i}")
-        )
+        browser = Spread(ports, log.per_server, log.lock)
+        student = Student(browser, username, password, log, random.Random(f"{seed}-{slug}-{i}"))
         students[username] = student
         delay = rng.uniform(0, scenario.window_s)
 
@@ -139,6 +144,7 @@ def command(args) -> dict:
         "timeouts": timeouts,
         "error_samples": summary["error_samples"],
         "timed_out_students": log.timed_out,
+        "requests_per_server": list(log.per_server.values()),
         "kinds": by_kind(log.timings, log.statuses),
         "endpoints": summary["endpoints"],
         "exercised": exercised(scenario, progress, len(usernames)),

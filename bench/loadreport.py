@@ -68,7 +68,12 @@ def summary_row(runs: list[dict], run: dict) -> list[str]:
     return [
         run["scenario"],
         run["database"],
-        f"{run['servers']} × {run['workers']}",
+        f"{run['servers']} × {run['workers']}"
+        + (
+            f" (requests {' / '.join(map(str, run['requests_per_server']))})"
+            if run["servers"] > 1 and run.get("requests_per_server")
+            else ""
+        ),
         str(run["students"]),
         " / ".join(f"{x:.2f}" for x in load),
         num(run["requests"]),

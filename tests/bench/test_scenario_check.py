@@ -6,6 +6,7 @@ import copy
 
 import pytest
 
+from bench.classload import Spread
 from bench.loadreport import KIND_HEADER, SUMMARY_HEADER, deploy_table, load_section
 from bench.scenarios import (
     EXAM_MINUTE,
@@ -165,7 +166,7 @@ def fake_result(runs) -> dict:
 
 
 def test_the_load_report_has_every_column_and_every_request_kind():
-    two = fake_run(servers=2, throughput_per_s=51.75)
+    two = fake_run(servers=2, throughput_per_s=51.75, requests_per_server=[170, 175])
     text, targets = load_section(fake_result([fake_run(), two]))
     for column in SUMMARY_HEADER + KIND_HEADER:
         assert f" {column} |" in text, column
@@ -179,7 +180,8 @@ def test_the_load_report_has_every_column_and_every_request_kind():
         "exam minute, PostgreSQL, 2 workers: p95 under 500 ms for answer "
         "posts and autosaves, 0 errors, 0 timeouts"
     ].startswith("**not met**")
-    assert "| 2 × 2 |" in deploy_table(fake_result([fake_run(), two]))
+    assert "| 2 × 2 (requests 170 / 175) |" in text
+    assert "| 2 × 2 (requests 170 / 175) |" in deploy_table(fake_result([fake_run(), two]))
 
 
 def test_the_report_shows_a_failed_scenario_check_as_failed():
@@ -191,3 +193,13 @@ def test_the_report_shows_a_failed_scenario_check_as_failed():
     broken = copy.deepcopy(fake_run())
     broken["verify"].update(ok=False, problem_count=2)
     assert "**2 problems**" in load_section(fake_result([broken]))[0]
+
+
+def test_a_spread_browser_alternates_servers_with_one_set_of_cookies():
+    tally: dict[int, int] = {}
+    spread = Spread([8001, 8002], tally)
+    ports = [spread._next().port for _ in range(5)]
+    assert ports == [8001, 8002, 8001, 8002, 8001]
+    assert tally == {8001: 3, 8002: 2}
+    spread.browsers[0].cookies["sessionid"] = "made-on-the-first"
+    assert spread.browsers[1].cookies["sessionid"] == "made-on-the-first"
