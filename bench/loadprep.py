@@ -139,10 +139,11 @@ def verify(args) -> dict:
         problems.append(f"{len(strangers)} homework rows with keys no client sent")
     # Exam: the last acknowledged save of each part, graded once at an acknowledged submit.
     exam_rows = {}
-    for key, raw, attempt_id in Response.objects.filter(
+    # Exam grades carry no key (their own namespace); label them by variant and part.
+    for variant_id, part_id, raw, attempt_id in Response.objects.filter(
         variant__attempt_id__in=log["exam_attempts"]
-    ).values_list("idempotency_key", "raw", "variant__attempt_id"):
-        exam_rows.setdefault(key, []).append((raw, attempt_id))
+    ).values_list("variant_id", "part_id", "raw", "variant__attempt_id"):
+        exam_rows.setdefault(f"exam-{variant_id}-{part_id}", []).append((raw, attempt_id))
     submitted = set(log["exam_submitted"])
     checked_parts = 0
     for attempt_id, saves in log["exam_saves"].items():

@@ -177,6 +177,10 @@ WHITENOISE_AUTOREFRESH = DEBUG
 
 # The course this site serves; the data model allows several.
 COURSE_SLUG = os.environ.get("COURSE_SLUG", "hardware-reality")
+# Wall-clock budgets (seconds) of the studio work that runs inside a web request: a draft's
+# preview, and its validation over many seeds (or an upload's, shared by its files).
+QUIZ_PREVIEW_BUDGET_SECONDS = float(os.environ.get("QUIZ_PREVIEW_BUDGET_SECONDS", "3"))
+QUIZ_VALIDATION_BUDGET_SECONDS = float(os.environ.get("QUIZ_VALIDATION_BUDGET_SECONDS", "20"))
 
 # Uploads are small text files (question templates); refuse anything large early.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024

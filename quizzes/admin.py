@@ -21,7 +21,8 @@ class QuizItemInline(admin.TabularInline):
 
 @admin.register(Quiz)
 class QuizAdmin(admin.ModelAdmin):
-    list_display = ["title", "slug", "mode", "due_at", "is_published"]
+    list_display = ["title", "slug", "mode", "due_at", "show_answers", "is_published"]
+    list_filter = ["mode", "show_answers"]
     inlines = [QuizItemInline]
 
 

@@ -21,6 +21,11 @@ urlpatterns = [
     path(_t + "diff/", studio_versions.template_diff, name="template_diff"),
     path("quizzes/", studio_quizzes.quiz_index, name="quiz_index"),
     path("quizzes/<slug:slug>/", studio_quizzes.quiz_items, name="quiz_items"),
+    path(
+        "quizzes/<slug:slug>/show-answers/",
+        studio_quizzes.quiz_show_answers,
+        name="quiz_show_answers",
+    ),
     path("quizzes/<slug:slug>/add/", studio_quizzes.quiz_add_item, name="quiz_add_item"),
     path(
         "quizzes/<slug:slug>/items/<int:item_id>/remove/",

@@ -39,3 +39,7 @@ class GenerationError(Exception):
         self.line = line
         where = source if line is None else f"{source}, line {line}"
         super().__init__(f"{where}: {message}")
+
+
+class OverBudget(GenerationError):
+    """A preview or a validation ran out of its wall-clock budget; says how far it got."""

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import math
 import statistics
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from content.expressions import ExpressionError
-from quizzes.engine.errors import GenerationError
+from quizzes.engine.errors import GenerationError, OverBudget
 from quizzes.engine.model import Part, Template
 from quizzes.engine.namespace import names_for
 from quizzes.engine.render import (
@@ -71,6 +72,8 @@ class ValidationReport:
     failures: list[ValidationFailure] = field(default_factory=list)
     parts: dict[str, PartStats] = field(default_factory=dict)
     outcomes: dict[str, float] = field(default_factory=dict)
+    # Set when the wall-clock budget ran out: how many seeds were checked.
+    stopped_after: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -136,9 +139,18 @@ class _Collector:
 
 
 def validate_template(
-    template: Template, seeds: int = 200, *, grade_fn: Callable[..., Any] | None = None
+    template: Template,
+    seeds: int = 200,
+    *,
+    grade_fn: Callable[..., Any] | None = None,
+    budget_s: float | None = None,
 ) -> ValidationReport:
-    """Generate variants for seeds ``0 .. seeds-1`` and apply every check of the format doc."""
+    """Generate variants for seeds ``0 .. seeds-1`` and apply every check of the format doc.
+
+    With ``budget_s``, the run stops once that many seconds have passed: the report says how
+    many seeds were checked (``stopped_after``) and carries a "budget" failure, so a run that
+    was cut short is never mistaken for a clean one.
+    """
     from quizzes.engine.grade import bounded_grade
 
     grade_fn = grade_fn or bounded_grade
@@ -150,8 +162,16 @@ def validate_template(
     outcomes: Counter[str] = Counter()
     formulas = _FormulaChecks(grade_fn, failures)
     checked: dict[str, list[tuple]] = {}
+    deadline = None if budget_s is None else time.monotonic() + budget_s
     for seed in range(seeds):
-        variant = _generate(template, seed, failures)
+        try:
+            if deadline is not None and time.monotonic() > deadline:
+                raise OverBudget("")
+            variant = _generate(template, seed, failures, deadline)
+        except OverBudget:
+            report.stopped_after = seed
+            failures.add("budget", _stopped(seed, seeds, budget_s), None)
+            break
         if variant is None:
             continue
         report.variants += 1
@@ -177,6 +197,10 @@ def validate_template(
         if variant.outcome is not None:
             outcomes[variant.outcome] += 1
     report.distinct_variants = len(keys)
+    if report.stopped_after is not None:
+        # Counts over part of the seeds would be misleading: report only what was checked.
+        report.failures = failures.failures()
+        return report
     if report.variants and report.distinct_variants < template.min_variants:
         failures.add(
             "variants",
@@ -211,9 +235,19 @@ def _collect_answers(template: Template, variant: Variant, answers, ratios) -> N
                 ratios[part.id].setdefault(code, []).append(value / answer)
 
 
-def _generate(template: Template, seed: int, failures: _Collector) -> Variant | None:
+def _stopped(seed: int, seeds: int, budget_s: float | None) -> str:
+    return (
+        f"stopped after {seed:,} of {seeds:,} seeds: the time budget of {budget_s:g} s ran out; "
+        "validate fewer seeds, or make the template cheaper to draw (fewer constraint rejections)"
+    )
+
+
+def _generate(template: Template, seed: int, failures: _Collector, deadline=None):
+    """The variant of ``seed``, or None with its failure recorded; ``OverBudget`` passes up."""
     try:
-        return generate_variant(template, seed)
+        return generate_variant(template, seed, deadline=deadline)
+    except OverBudget:
+        raise
     except ExpressionError as exc:
         failures.add("expression", str(exc), seed)
     except GenerationError as exc:

@@ -13,6 +13,7 @@ import hmac
 import json
 import math
 import random
+import time
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from typing import Any
 
 from content.expressions import ExpressionError, evaluate, is_catalog_object, scan_live
 from content.expressions.formatting import format_value, parse_options
-from quizzes.engine.errors import GenerationError
+from quizzes.engine.errors import GenerationError, OverBudget
 from quizzes.engine.model import CATALOGS, Expr, Parameter, Part, Template, Text
 from quizzes.engine.namespace import base_names, names_for
 
@@ -133,14 +134,17 @@ def _rng(seed: bytes | int) -> random.Random:
     return random.Random(seed)
 
 
-def generate_variant(template: Template, seed: bytes | int) -> Variant:
+def generate_variant(
+    template: Template, seed: bytes | int, *, deadline: float | None = None
+) -> Variant:
     """Generate the variant of ``template`` for ``seed`` (same seed, same variant).
 
     Raises ``ExpressionError`` (naming the file and line) when an expression fails, and
     ``GenerationError`` when the constraints are not met within ``template.max_tries`` draws.
+    With ``deadline`` (a ``time.monotonic()`` value), ``OverBudget`` once it passes mid-draw.
     """
     rng = _rng(seed)
-    params, keys = _draw_parameters(template, rng)
+    params, keys = _draw_parameters(template, rng, deadline)
     answers, common = compute_answers(template, params)
     order: dict[str, tuple[str, ...]] = {}
     for part in template.parts:
@@ -250,9 +254,15 @@ def exact_formula(template: Template, text: Text, names: Mapping[str, object]) -
     return "".join(pieces).strip()
 
 
-def _draw_parameters(template: Template, rng: random.Random):
+def _draw_parameters(template: Template, rng: random.Random, deadline: float | None = None):
     failures: Counter[int] = Counter()
-    for _ in range(template.max_tries):
+    for draw in range(template.max_tries):
+        if deadline is not None and draw % 32 == 0 and time.monotonic() > deadline:
+            raise OverBudget(
+                f"gave up after {draw:,} draws: the time budget ran out before the constraints "
+                "were met; widen the parameter ranges or relax the constraints",
+                source=template.source,
+            )
         params: dict[str, Any] = {}
         keys: dict[str, tuple[str, str]] = {}
         for parameter in template.parameters:

@@ -5,12 +5,21 @@ Dependencies point down: attempts refer to quizzes, quizzes to templates; nothin
 the views. Writes that touch several rows live in `quizzes.services`.
 """
 
-from .attempts import Attempt, AttemptStatus, Response, ResponseStatus, SavedAnswer, Variant
-from .quizzes import LatePolicy, Quiz, QuizItem, QuizMode, ReleasePolicy
+from .attempts import (
+    Attempt,
+    AttemptStatus,
+    Response,
+    ResponseSource,
+    ResponseStatus,
+    SavedAnswer,
+    Variant,
+)
+from .quizzes import AnswerRelease, LatePolicy, Quiz, QuizItem, QuizMode, ReleasePolicy
 from .records import Extension, RegradeRun, RegradeStatus, ScoreOverride
 from .templates import QuestionTemplate, TemplateStatus, TemplateVersion
 
 __all__ = [
+    "AnswerRelease",
     "Attempt",
     "AttemptStatus",
     "Extension",
@@ -23,6 +32,7 @@ __all__ = [
     "RegradeStatus",
     "ReleasePolicy",
     "Response",
+    "ResponseSource",
     "ResponseStatus",
     "SavedAnswer",
     "ScoreOverride",

@@ -107,8 +107,21 @@ class ResponseStatus(models.TextChoices):
     INVALID = "invalid", "Invalid"
 
 
+class ResponseSource(models.TextChoices):
+    """Who made a response: the student's own Check (keyed by the form) or the server."""
+
+    CHECK = "check", "Checked by the student"
+    EXAM = "exam", "Graded when the exam was submitted"
+
+
 class Response(models.Model):
-    """One submitted answer to one part of a variant, with its grade."""
+    """One submitted answer to one part of a variant, with its grade.
+
+    A Check carries the idempotency key of the form it came from; that key only ever
+    deduplicates the same variant's same part (so one student's key can never name, or claim,
+    another student's answer). Server-made responses (an exam graded at submission) carry no
+    key at all: they live in their own namespace, one per part, and no client string reaches it.
+    """
 
     variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="responses")
     part_id = models.CharField(max_length=50)
@@ -121,7 +134,10 @@ class Response(models.Model):
     value = models.FloatField(null=True, blank=True)
     # Invalid responses cost no try: they carry no try number.
     try_number = models.PositiveSmallIntegerField(null=True, blank=True)
-    idempotency_key = models.CharField(max_length=64, unique=True)
+    source = models.CharField(
+        max_length=10, choices=ResponseSource.choices, default=ResponseSource.CHECK
+    )
+    idempotency_key = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     regraded_at = models.DateTimeField(null=True, blank=True)
 
@@ -133,6 +149,22 @@ class Response(models.Model):
                 fields=["variant", "part_id", "try_number"],
                 condition=Q(try_number__isnull=False),
                 name="one_response_per_try",
+            ),
+            models.UniqueConstraint(
+                fields=["variant", "part_id", "idempotency_key"],
+                condition=Q(source="check"),
+                name="one_response_per_key",
+            ),
+            models.UniqueConstraint(
+                fields=["variant", "part_id"],
+                condition=Q(source="exam"),
+                name="one_exam_grade_per_part",
+            ),
+            # A Check always has its form's key; a server-made response never has one.
+            models.CheckConstraint(
+                condition=(Q(source="check") & ~Q(idempotency_key=""))
+                | (Q(source="exam") & Q(idempotency_key="")),
+                name="key_only_on_checks",
             ),
             models.CheckConstraint(
                 condition=Q(score__gte=0) & Q(score__lte=1), name="response_score_is_a_fraction"

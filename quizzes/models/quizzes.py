@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import Q, TextChoices
 from django.urls import reverse
 
 
@@ -20,6 +20,19 @@ class LatePolicy(models.TextChoices):
 class ReleasePolicy(models.TextChoices):
     IMMEDIATE = "immediate", "Immediately after submission"
     AFTER_DUE = "after_due", "After the due date"
+
+
+class AnswerRelease(TextChoices):
+    """When a student sees a part's correct answer and the question's worked solution.
+
+    Whatever the choice, an answer is never shown while the student can still answer that part,
+    and a part the student never tried is not shown while they could start another attempt.
+    """
+
+    AFTER_FINAL = "after_final", "After the part is final"
+    AFTER_SUBMISSION = "after_submission", "After the attempt is submitted"
+    AFTER_DUE = "after_due", "After the due date"
+    NEVER = "never", "Never"
 
 
 class QuizQuerySet(models.QuerySet):
@@ -66,6 +79,13 @@ class Quiz(models.Model):
     time_limit_minutes = models.PositiveIntegerField(null=True, blank=True)
     release = models.CharField(
         max_length=20, choices=ReleasePolicy.choices, default=ReleasePolicy.IMMEDIATE
+    )
+    show_answers = models.CharField(
+        max_length=20,
+        choices=AnswerRelease.choices,
+        default=AnswerRelease.AFTER_FINAL,
+        help_text="When students see correct answers and worked solutions (an exam's parts are "
+        "final when it is submitted).",
     )
     # Pools: {"pool name": how many of its items each attempt draws}.
     pools = models.JSONField(default=dict, blank=True)

@@ -12,6 +12,7 @@ module re-exports their public names.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from datetime import datetime
@@ -27,6 +28,7 @@ from quizzes.models import (
     QuizItem,
     QuizMode,
     Response,
+    ResponseSource,
     SavedAnswer,
     Variant,
 )
@@ -96,17 +98,47 @@ def _version_for(item: QuizItem):
     return version
 
 
-def _make_variant(*, attempt: Attempt, item: QuizItem, index: int, practice: bool) -> Variant:
+# Draws (each a fresh seed) spent looking for numbers the student has not had for this item.
+FRESH_DRAWS = 6
+
+
+def _numbers_key(parameters) -> str:
+    return json.dumps(parameters, sort_keys=True)
+
+
+def _numbers_seen(student_id: int, item_ids) -> dict[int, set[str]]:
+    """The parameter sets each item already gave this student, in any attempt: 1 query."""
+    seen: dict[int, set[str]] = {}
+    rows = Variant.objects.filter(attempt__student_id=student_id, item_id__in=list(item_ids))
+    for item_id, parameters in rows.values_list("item_id", "parameters"):
+        seen.setdefault(item_id, set()).add(_numbers_key(parameters))
+    return seen
+
+
+def _make_variant(
+    *, attempt: Attempt, item: QuizItem, index: int, practice: bool, seen=frozenset()
+) -> Variant:
+    """A new variant; when its numbers repeat a set in `seen` (whose answer the student may
+    have been shown) a few other seeds are tried, and a new set of numbers for the same item
+    (index > 0) that still repeats becomes practice: it can never earn points."""
     version = _version_for(item)
-    seed = engine.variant_seed(_secret(), attempt.student_id, item.pk, attempt.number, index)
     try:
-        fields = questions.new_variant_fields(version, seed)
+        for salt in range(FRESH_DRAWS):
+            extra = (salt,) if salt else ()
+            seed = engine.variant_seed(
+                _secret(), attempt.student_id, item.pk, attempt.number, index, *extra
+            )
+            fields = questions.new_variant_fields(version, seed)
+            repeated = _numbers_key(fields["parameters"]) in seen
+            if not repeated:
+                break
     except questions.QuestionUnavailable:
         raise
     except Exception as error:  # noqa: BLE001 - a template bug must not surface as a 500
         raise QuizRuleError(
             f"Question {item.position} could not be generated; your instructor has been told."
         ) from error
+    practice = practice or (repeated and index > 0)
     return Variant.objects.create(
         attempt=attempt, item=item, version=version, index=index, is_practice=practice, **fields
     )
@@ -156,8 +188,15 @@ def start_attempt(*, quiz, student, now: datetime) -> Attempt:
                 item_ids=[item.pk for item in chosen],
                 max_score=sum((item.points for item in chosen), start=0),
             )
+            seen = _numbers_seen(student.pk, (item.pk for item in chosen))
             for item in chosen:
-                _make_variant(attempt=attempt, item=item, index=0, practice=False)
+                _make_variant(
+                    attempt=attempt,
+                    item=item,
+                    index=0,
+                    practice=False,
+                    seen=seen.get(item.pk, set()),
+                )
     except IntegrityError:
         # A concurrent start (double click) won the race: continue the attempt it opened.
         attempt = Attempt.objects.filter(
@@ -220,18 +259,14 @@ def _submit(variant, part_id, raw, student, idempotency_key, now) -> Response:
 
 
 def _existing(key: str, variant_id: int, part_id: str, student) -> Response | None:
-    existing = (
-        Response.objects.filter(idempotency_key=key).select_related("variant__attempt").first()
+    """The Check this form already made: the same key on the same student's same part only."""
+    return _keyed(key, variant_id, part_id).filter(variant__attempt__student=student).first()
+
+
+def _keyed(key: str, variant_id: int, part_id: str):
+    return Response.objects.filter(
+        source=ResponseSource.CHECK, variant_id=variant_id, part_id=part_id, idempotency_key=key
     )
-    if existing is None:
-        return None
-    if (
-        existing.variant_id != variant_id
-        or existing.part_id != part_id
-        or existing.variant.attempt.student_id != student.pk
-    ):
-        raise QuizRuleError("This form was already used for another answer; reload the page.")
-    return existing
 
 
 def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> Response:
@@ -240,7 +275,7 @@ def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> 
         with transaction.atomic():
             # Serialise answers to one variant (PostgreSQL row lock; SQLite locks on write).
             locked = Variant.objects.select_for_update().get(pk=variant.pk)
-            again = Response.objects.filter(idempotency_key=key).first()
+            again = _keyed(key, variant.pk, part_id).first()
             if again is not None:
                 return again
             states, points = states_of(variant)
@@ -269,7 +304,7 @@ def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> 
                 Attempt.objects.filter(pk=variant.attempt_id).update(is_late=True)
             return response
     except IntegrityError:
-        again = Response.objects.filter(idempotency_key=key).first()
+        again = _keyed(key, variant.pk, part_id).first()
         if again is not None:
             return again
         raise QuizRuleError(
@@ -282,6 +317,9 @@ def autosave(*, variant: Variant, part_id: str, raw, student, now: datetime) -> 
     variant = _load_variant(variant.pk, student)
     attempt = variant.attempt
     check_open(attempt, student_window(attempt.quiz, student), now)
+    if attempt.quiz.mode != QuizMode.EXAM:
+        # Homework answers are checked one by one; a saved draft there would be stored for nothing.
+        raise QuizRuleError("In homework each answer is checked when you press Check.")
     kind = questions.part_kind(variant, part_id)
     if kind is None:
         raise QuizRuleError("That part is not in this question.")
@@ -319,10 +357,15 @@ def new_variant(*, variant: Variant, student, now: datetime) -> Variant:
     if not all(state.is_final for state in states.values()):
         raise QuizRuleError("Finish every part of these numbers before asking for new ones.")
     practice = scoring.item_score(siblings) >= 1.0
+    seen = _numbers_seen(student.pk, [variant.item_id]).get(variant.item_id, set())
     try:
         with transaction.atomic():
             return _make_variant(
-                attempt=attempt, item=variant.item, index=latest.index + 1, practice=practice
+                attempt=attempt,
+                item=variant.item,
+                index=latest.index + 1,
+                practice=practice,
+                seen=seen,
             )
     except IntegrityError:
         return Variant.objects.filter(attempt=attempt, item=variant.item_id).order_by("-index")[0]

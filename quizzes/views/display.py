@@ -21,10 +21,18 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.core.cache import cache
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from content.physics import format_quantity
 from quizzes import engine
-from quizzes.services.questions import QuestionUnavailable, engine_variant, template_for
+from quizzes.services.questions import (
+    QuestionUnavailable,
+    correct_answers,
+    engine_variant,
+    formula_latex,
+    template_for,
+)
 from quizzes.views.markup import render_inline, render_markdown_math
 
 # Bump when what is rendered changes shape (markup, dataclasses) so old entries are not read.
@@ -181,3 +189,25 @@ def _solution_html(row) -> SafeString:
         return render_markdown_math(engine.render_solution(template, engine_variant(row)))
     except Exception:  # noqa: BLE001
         return render_markdown_math("_The worked solution could not be rendered._")
+
+
+def correct_answer_html(row, part: PartView) -> SafeString | str:
+    """ "1.23 ms", the right options, or the formula as math: call only once the quiz's release
+    policy shows this part's answer (`quizzes.services.release`)."""
+    answer = correct_answers(row).get(part.id)
+    if answer is None:
+        return ""
+    if part.kind == "choice":
+        right = set(answer) if isinstance(answer, (list, tuple)) else {str(answer)}
+        picked = ((option.html,) for option in part.options if option.id in right)
+        return format_html_join("; ", "<strong>{}</strong>", picked)
+    if part.kind == "formula":
+        latex = formula_latex(str(answer), part.variables)
+        return render_inline(f"${latex}$") if latex else format_html("<code>{}</code>", answer)
+    try:
+        unit = template_for(row.version).part(part.id).unit
+        value = float(answer)
+        text = format_quantity(value, unit, sig=4) if unit else f"{value:.4g}"
+    except (KeyError, TypeError, ValueError):
+        text = str(answer)
+    return format_html("<strong>{}</strong>", text)

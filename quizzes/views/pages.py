@@ -14,7 +14,15 @@ from django.utils.safestring import SafeString
 from quizzes.models import QuizMode, Response, SavedAnswer, Variant
 from quizzes.services import questions, scoring
 from quizzes.services.attempts import stored_choice
-from quizzes.views.display import PartView, QuestionView, hints_html, question_view, solution_html
+from quizzes.services.release import AnswerGate, answer_gate
+from quizzes.views.display import (
+    PartView,
+    QuestionView,
+    correct_answer_html,
+    hints_html,
+    question_view,
+    solution_html,
+)
 
 
 @dataclass
@@ -23,6 +31,8 @@ class PartBlock:
     state: scoring.PartState
     saved: str = ""
     show_result: bool = True
+    # The correct answer, only when the quiz's release policy shows it (else empty).
+    answer_html: SafeString | str = ""
     # "<variant pk>-<part id>": the suffix of the part's element ids, built once here because the
     # page repeats it a dozen times per part.
     dom: str = ""
@@ -104,9 +114,12 @@ def load_attempt_rows(attempt):
     return variants, responses, saved
 
 
-def attempt_blocks(attempt, *, released: bool, render_solutions: bool = True) -> list[ItemBlock]:
+def attempt_blocks(
+    attempt, *, released: bool, render_solutions: bool = True, gate: AnswerGate | None = None
+) -> list[ItemBlock]:
     """One block per item of the attempt (its latest variant), in the attempt's order."""
     quiz = attempt.quiz
+    gate = gate or answer_gate(attempt)
     variants, responses, saved = load_attempt_rows(attempt)
     by_item: dict[int, list[Variant]] = {}
     for variant in variants:
@@ -131,18 +144,20 @@ def attempt_blocks(attempt, *, released: bool, render_solutions: bool = True) ->
                 submitted=submitted,
                 show=homework or (submitted and released),
                 render_solutions=render_solutions,
+                gate=gate,
             )
         )
     return blocks
 
 
 def item_block(
-    number, variant, siblings, responses, saved, *, tries, submitted, show, render_solutions
+    number, variant, siblings, responses, saved, *, tries, submitted, show, render_solutions, gate
 ) -> ItemBlock:
     """The block of one variant (number `number` on the page) from its already loaded rows.
 
     `siblings` are every variant of the item (for the best score), `responses` this variant's in
-    order; `show` decides whether results, hints and (when final) the solution are shown.
+    order; `show` decides whether results and hints are shown, and `gate` (the quiz's release
+    policy) which parts' correct answers and whether the worked solution.
     """
     block = ItemBlock(
         number=number,
@@ -159,12 +174,16 @@ def item_block(
         return block
     states = scoring.part_states(points, responses, tries_allowed=tries, submitted=submitted)
     for view in block.question.parts:
+        state = states[view.id]
         block.parts.append(
             PartBlock(
                 view=view,
-                state=states[view.id],
+                state=state,
                 saved=saved.get((variant.pk, view.id), ""),
                 show_result=show,
+                answer_html=correct_answer_html(variant, view)
+                if show and gate.shows(state)
+                else "",
                 dom=f"{variant.pk}-{view.id}",
             )
         )
@@ -172,7 +191,8 @@ def item_block(
         wrong_tries = sum(1 for s in states.values() for r in s.graded if r.status != "correct")
         if not submitted:
             block.hints = hints_html(variant, wrong_tries)
-        if render_solutions and block.is_final:
+        # The solution holds every part's answer: only when each of them may be shown.
+        if render_solutions and block.is_final and gate.shows_all(states.values()):
             block.solution = solution_html(variant)
     return block
 
@@ -202,6 +222,7 @@ def part_block(variant, part_id: str, *, submitted: bool = False) -> tuple[ItemB
         submitted=submitted,
         show=homework,
         render_solutions=True,
+        gate=answer_gate(attempt),
     )
     part = next((p for p in block.parts if p.view.id == part_id), None)
     return block, part

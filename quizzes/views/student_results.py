@@ -13,6 +13,7 @@ from decimal import Decimal
 
 from quizzes.models import QuizMode, ScoreOverride
 from quizzes.services import scoring
+from quizzes.services.release import answer_gate
 from quizzes.views import pages
 from quizzes.views.student_parts import present
 
@@ -97,6 +98,7 @@ def result_items(attempt, notes: OverrideNotes | None = None) -> list[ResultItem
         variant.attempt = attempt
         by_item.setdefault(variant.item_id, []).append(variant)
     tries = quiz.tries_per_variant if quiz.mode == QuizMode.HOMEWORK else 1
+    gate = answer_gate(attempt)
     items = []
     for number, item_id in enumerate(attempt.item_ids, start=1):
         siblings = by_item.get(item_id, [])
@@ -115,6 +117,7 @@ def result_items(attempt, notes: OverrideNotes | None = None) -> list[ResultItem
                 submitted=True,
                 show=True,
                 render_solutions=variant is main,
+                gate=gate,
             )
             for variant in ordered
         ]

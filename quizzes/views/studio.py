@@ -215,6 +215,14 @@ def _save(request: HttpRequest, template: QuestionTemplate) -> HttpResponse:
             "rows": diff_rows(conflict.theirs, text),
         }
         return render(request, "studio/draft_conflict.html", context, status=409)
+    except authoring.AuthoringError as refusal:
+        # Nothing was stored: the editor shows the posted text again, with the reason.
+        messages.error(request, str(refusal))
+        seed = authoring.parse_seed(request.POST.get("seed"))
+        bench = _workbench(text, seed, {}, template.slug)
+        context = _editor_context(template, text, revision, bench)
+        context["unsaved"] = True
+        return render(request, "studio/template_edit.html", context, status=400)
     if issues:
         messages.warning(
             request,

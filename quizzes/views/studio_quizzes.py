@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from courseware.roles import staff_required
-from quizzes.models import QuestionTemplate, Quiz, QuizItem
+from quizzes.models import AnswerRelease, QuestionTemplate, Quiz, QuizItem
 from quizzes.services import authoring
 
 
@@ -50,8 +50,30 @@ def quiz_items(request: HttpRequest, slug: str) -> HttpResponse:
         .order_by("chapter_slug", "slug")
         if t.pk not in used
     ]
-    context = {"quiz": quiz, "items": items, "offered": offered, "form": request.GET}
+    context = {
+        "quiz": quiz,
+        "items": items,
+        "offered": offered,
+        "form": request.GET,
+        "answer_choices": AnswerRelease.choices,
+    }
     return render(request, "studio/quiz_items.html", context)
+
+
+@require_POST
+@staff_required
+def quiz_show_answers(request: HttpRequest, slug: str) -> HttpResponse:
+    """When this quiz's students see correct answers and worked solutions (enforced on the
+    server by `quizzes.services.release`)."""
+    quiz = _quiz(request, slug)
+    choice = request.POST.get("show_answers", "")
+    if choice not in AnswerRelease.values:
+        messages.error(request, "Choose one of the listed moments for showing answers.")
+    else:
+        Quiz.objects.filter(pk=quiz.pk).update(show_answers=choice)
+        label = AnswerRelease(choice).label
+        messages.success(request, f"Correct answers and worked solutions: {label.lower()}.")
+    return redirect("studio:quiz_items", slug=quiz.slug)
 
 
 @require_POST

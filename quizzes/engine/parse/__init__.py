@@ -14,10 +14,20 @@ import yaml
 from content.expressions import did_you_mean
 from quizzes.engine.errors import TemplateError
 from quizzes.engine.model import CHAPTERS, Hint, Outcomes, Template
-from quizzes.engine.parse.base import SLUG, TOP_FIELDS
+from quizzes.engine.parse.base import (
+    COUNT_LIMITS,
+    MAX_CHOICE_VALUES,
+    MAX_MIN_VARIANTS,
+    MAX_SLUG,
+    MAX_TITLE,
+    MAX_TRIES,
+    PART_COUNT_LIMITS,
+    SLUG,
+    TOP_FIELDS,
+)
 from quizzes.engine.parse.parameters import ParameterRules
 from quizzes.engine.parse.parts import PartRules
-from quizzes.engine.yamlnodes import Loc, compose
+from quizzes.engine.yamlnodes import Loc, PlainYAMLError, compose
 
 
 def parse_template(text: str, *, source: str) -> Template:
@@ -35,6 +45,10 @@ class _Parser(ParameterRules, PartRules):
     def parse(self, text: str) -> Template | None:
         try:
             root = compose(text)
+        except PlainYAMLError as exc:
+            mark = exc.problem_mark
+            self.issue(mark.line + 1 if mark is not None else None, "yaml", exc.problem)
+            return None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = mark.line + 1 if mark is not None else None
@@ -45,6 +59,8 @@ class _Parser(ParameterRules, PartRules):
             self.issue(1, "template", "must be a YAML mapping of fields (slug: ..., title: ...)")
             return None
         self.unknown_keys(root, TOP_FIELDS, "the template")
+        if not self.within_counts(root):
+            return None
         head = self.parse_head(root)
         parameters, names = self.parse_parameters(root.get("parameters"))
         constraints = self.parse_constraints(root.get("constraints"), names)
@@ -73,7 +89,11 @@ class _Parser(ParameterRules, PartRules):
         slug = self.text_field(root, "slug")
         if slug is not None and not SLUG.fullmatch(slug.value):
             self.issue(slug, "slug", "use lowercase letters, digits and single hyphens only")
+        elif slug is not None and len(slug.value) > MAX_SLUG:
+            self.issue(slug, "slug", f"at most {MAX_SLUG} characters")
         title = self.text_field(root, "title")
+        if title is not None and len(title.value.strip()) > MAX_TITLE:
+            self.issue(title, "title", f"at most {MAX_TITLE} characters")
         chapter = self.text_field(root, "chapter")
         if chapter is not None and chapter.value not in CHAPTERS:
             hint = did_you_mean(chapter.value, CHAPTERS)
@@ -88,9 +108,14 @@ class _Parser(ParameterRules, PartRules):
             self.issue(root.get("difficulty"), "difficulty", "must be from 1 to 5")
         min_variants = self.number(root.get("min_variants"), "min_variants", integer=True)
         max_tries = self.number(root.get("max_tries"), "max_tries", integer=True)
-        for key, value in (("min_variants", min_variants), ("max_tries", max_tries)):
+        for key, value, most in (
+            ("min_variants", min_variants, MAX_MIN_VARIANTS),
+            ("max_tries", max_tries, MAX_TRIES),
+        ):
             if value is not None and value < 1:
                 self.issue(root.get(key), key, "must be at least 1")
+            elif value is not None and value > most:
+                self.issue(root.get(key), key, f"must be at most {most:,}")
         if None in (slug, title, chapter, difficulty):
             return None
         return {
@@ -103,6 +128,27 @@ class _Parser(ParameterRules, PartRules):
             "min_variants": min_variants or 1,
             "max_tries": max_tries or 1000,
         }
+
+    def within_counts(self, root: Loc) -> bool:
+        """Report every list longer than its bound; False when there is one (nothing is built)."""
+        before = len(self.issues)
+
+        def bound(loc: Loc | None, name: str, most: int) -> None:
+            if loc is not None and isinstance(loc.children, (list, dict)):
+                if len(loc.children) > most:
+                    self.issue(loc, name, f"has {len(loc.children)} entries; at most {most}")
+
+        for name, most in COUNT_LIMITS.items():
+            bound(root.get(name), name, most)
+        parts = root.get("parts")
+        for part in parts.items() if parts is not None else ():
+            for name, most in PART_COUNT_LIMITS.items():
+                bound(part.get(name), name, most)
+        parameters = root.get("parameters")
+        if parameters is not None and isinstance(parameters.children, dict):
+            for name, spec in parameters.children.items():
+                bound(spec.get("choice"), name, MAX_CHOICE_VALUES)
+        return len(self.issues) == before
 
     # -- hints and outcomes --------------------------------------------------------------------
 

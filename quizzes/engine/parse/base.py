@@ -16,8 +16,11 @@ from quizzes.engine.namespace import base_names
 from quizzes.engine.yamlnodes import Loc
 
 SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
-PART_ID = re.compile(r"[a-z][a-z0-9_]*")
-OPTION_ID = re.compile(r"[a-z0-9_-]+")
+# Bounded by the columns that store them (a response's part id, a chosen option, a slug).
+PART_ID = re.compile(r"[a-z][a-z0-9_]{0,49}")
+OPTION_ID = re.compile(r"[a-z0-9_-]{1,50}")
+MAX_SLUG = 100
+MAX_TITLE = 200
 IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 TOP_FIELDS = (
@@ -31,6 +34,21 @@ PART_FIELDS = {
 }
 COMMON_PART_FIELDS = "id kind prompt points uses common_errors".split()
 PARAMETER_KINDS = ("choice", "range", "loguniform", "value")
+
+# Every count an author controls is bounded, far above what a real question needs, so no
+# template can make a preview, a student's start or a validation run without limit.
+MAX_TRIES = 2_000  # constraint draws per variant; the default is 1,000
+MAX_MIN_VARIANTS = 5_000  # no more than the most seeds one validation checks
+COUNT_LIMITS = {
+    "parameters": 50,
+    "constraints": 50,
+    "parts": 26,
+    "hints": 20,
+    "objectives": 20,
+    "tags": 20,
+}
+PART_COUNT_LIMITS = {"options": 26, "common_errors": 20}
+MAX_CHOICE_VALUES = 500
 
 
 class ParserBase:

@@ -48,7 +48,11 @@ class PartRules(ParserBase):
         if part_id is None or kind is None:
             return None
         if not PART_ID.fullmatch(part_id.value):
-            self.issue(part_id, "id", "use a lowercase identifier: a letter, then [a-z0-9_]")
+            self.issue(
+                part_id,
+                "id",
+                "use a lowercase identifier: a letter, then [a-z0-9_], at most 50 in all",
+            )
             return None
         if part_id.value in seen:
             self.issue(part_id, "id", f"part '{part_id.value}' is defined twice")
@@ -182,7 +186,7 @@ class PartRules(ParserBase):
         if isinstance(option_id and option_id.value, bool):
             self.issue(option_id, "id", "YAML reads yes/no/on/off as true/false: quote the id")
         elif not OPTION_ID.fullmatch(ident):
-            self.issue(option_id, "id", "option ids use [a-z0-9_-]")
+            self.issue(option_id, "id", "option ids use [a-z0-9_-], at most 50 characters")
         text = self.live(self.text_field(loc, "text"), "text", names)
         correct_loc = loc.get("correct")
         correct: bool | Expr | None

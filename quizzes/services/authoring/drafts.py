@@ -12,10 +12,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
 from django.db import transaction
 
 from quizzes.engine import CHAPTERS, TemplateError, TemplateIssue
+from quizzes.engine.yamlnodes import PlainYAMLError, check_plain
 from quizzes.models import QuestionTemplate, TemplateStatus
+from quizzes.services.authoring.budgets import deadline_after, preview_budget
 from quizzes.services.bank import TemplateFile, read_template_text
 
 STARTERS_DIR = Path(__file__).resolve().parents[2] / "starters"
@@ -91,6 +94,21 @@ def _line_of(pattern: re.Pattern, text: str) -> int | None:
     return text.count("\n", 0, match.start()) + 1 if match else None
 
 
+def refuse_unsafe_text(text: str) -> None:
+    """AuthoringError for a text that must never be stored: an alias bomb, or too large."""
+    if len(text) > MAX_SOURCE_CHARS:
+        raise AuthoringError(
+            f"Not saved: the text is longer than {MAX_SOURCE_CHARS:,} characters. "
+            "The stored draft is unchanged."
+        )
+    try:
+        check_plain(text)
+    except PlainYAMLError as exc:
+        raise AuthoringError(f"Not saved: {exc}. The stored draft is unchanged.") from None
+    except yaml.YAMLError:
+        pass  # ordinary bad YAML is the author's work in progress: stored, with its errors
+
+
 def read_draft(text: str, *, slug: str | None = None) -> tuple[TemplateFile | None, list]:
     """Parse ``text`` (and draw a few variants): (the parsed file or None, its issues).
 
@@ -104,7 +122,8 @@ def read_draft(text: str, *, slug: str | None = None) -> tuple[TemplateFile | No
     if "\x00" in text:
         return None, [TemplateIssue(None, "template", "contains a NUL character (binary data?)")]
     try:
-        parsed = read_template_text(text, source="draft")
+        deadline = deadline_after(preview_budget())
+        parsed = read_template_text(text, source="draft", deadline=deadline)
     except TemplateError as exc:
         return None, list(exc.errors)
     except Exception as exc:  # noqa: BLE001 - an engine bug must still reach the author as text
@@ -154,8 +173,11 @@ def save_draft(*, template: QuestionTemplate, text: str, revision: int, user) ->
 
     Raises DraftConflict when the draft's revision is no longer ``revision``. The text is stored
     even when it has errors; the title, chapter and kind follow the text only when it parses.
+    A text no reader may ever open (YAML aliases, beyond the size bounds) is not stored at all:
+    AuthoringError, the draft unchanged.
     """
     text = text.replace("\r\n", "\n")
+    refuse_unsafe_text(text)
     parsed, issues = read_draft(text, slug=template.slug)
     with transaction.atomic():
         # No join here: PostgreSQL refuses FOR UPDATE on the nullable side of an outer join.

@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import re
 import tempfile
+import time
 import zipfile
 from dataclasses import dataclass, field
 from datetime import UTC
@@ -23,7 +24,9 @@ import yaml
 from django.db import transaction
 
 from quizzes import engine
+from quizzes.engine.yamlnodes import safe_load as safe_yaml_load
 from quizzes.models import QuestionTemplate, Quiz, QuizItem
+from quizzes.services.authoring.budgets import deadline_after, validation_budget
 from quizzes.services.authoring.drafts import AuthoringError
 from quizzes.services.bank import (
     Bank,
@@ -116,6 +119,7 @@ def quiz_text(quiz: Quiz, items: list[QuizItem]) -> str:
         tries_per_variant=quiz.tries_per_variant,
         time_limit_minutes=quiz.time_limit_minutes,
         release=str(quiz.release),
+        show_answers=str(quiz.show_answers),
         late_policy=str(quiz.late_policy),
         late_penalty=_number(quiz.late_penalty),
         opens=_moment(quiz.opens_at),
@@ -185,8 +189,15 @@ def export_zip(*, course, drafts: bool = False) -> bytes:
 # -- import ----------------------------------------------------------------------------------
 
 
-def read_import(root: Path, *, course, seeds: int = IMPORT_SEEDS) -> Bank:
-    """Read and check every file under ``root``; raise BankError naming each bad file."""
+def read_import(
+    root: Path, *, course, seeds: int = IMPORT_SEEDS, budget_s: float | None = None
+) -> Bank:
+    """Read and check every file under ``root``; raise BankError naming each bad file.
+
+    With ``budget_s`` (an upload in a web request) the validations share that many seconds;
+    a file left unvalidated when it runs out is a problem, so nothing is imported unchecked.
+    """
+    deadline = None if budget_s is None else deadline_after(budget_s)
     problems: list[str] = []
     bank = Bank()
     paths = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in YAML_SUFFIXES)
@@ -206,7 +217,7 @@ def read_import(root: Path, *, course, seeds: int = IMPORT_SEEDS) -> Bank:
         file_problems = add_bank_file(bank, text, source=rel, is_quiz=is_quiz)
         problems.extend(file_problems)
         if not is_quiz and not file_problems:
-            problems.extend(_validation_problems(rel, text, seeds))
+            problems.extend(_validation_problems(rel, text, seeds, deadline, budget_s))
     known = set(QuestionTemplate.objects.for_course(course).values_list("slug", flat=True))
     problems.extend(cross_check(bank, known))
     if problems:
@@ -214,9 +225,16 @@ def read_import(root: Path, *, course, seeds: int = IMPORT_SEEDS) -> Bank:
     return bank
 
 
-def _validation_problems(rel: str, text: str, seeds: int) -> list[str]:
+def _validation_problems(rel: str, text: str, seeds: int, deadline, budget_s) -> list[str]:
+    left = None if deadline is None else deadline - time.monotonic()
+    if left is not None and left <= 0:
+        return [
+            f"{rel}: not validated: the upload's time budget of {budget_s:g} s ran out; "
+            "upload fewer files at once, or import them with the import_questions command"
+        ]
     try:
-        report = engine.validate_template(engine.parse_template(text, source=rel), seeds)
+        template = engine.parse_template(text, source=rel)
+        report = engine.validate_template(template, seeds, budget_s=left)
     except Exception as exc:  # noqa: BLE001 - a crash is one more problem of this file
         return [f"{rel}: validation could not run: {exc}"]
     return [
@@ -226,9 +244,11 @@ def _validation_problems(rel: str, text: str, seeds: int) -> list[str]:
     ]
 
 
-def import_dir(root: Path, *, course, user=None, seeds: int = IMPORT_SEEDS) -> ImportReport:
+def import_dir(
+    root: Path, *, course, user=None, seeds: int = IMPORT_SEEDS, budget_s: float | None = None
+) -> ImportReport:
     """Check everything under ``root``, then write all of it in one transaction, or nothing."""
-    bank = read_import(root, course=course, seeds=seeds)
+    bank = read_import(root, course=course, seeds=seeds, budget_s=budget_s)
     with transaction.atomic():
         existing = {q.slug: q for q in Quiz.objects.for_course(course).select_related("chapter")}
         items = _items_by_quiz(list(existing.values()))
@@ -264,7 +284,7 @@ def import_upload(upload, *, course, user=None) -> ImportReport:
             _place_single(name, data, root)
         else:
             raise AuthoringError("Upload a .zip made by the export, or a single .yaml file.")
-        return import_dir(root, course=course, user=user)
+        return import_dir(root, course=course, user=user, budget_s=validation_budget())
 
 
 def _unpack_zip(data: bytes, root: Path) -> None:
@@ -324,7 +344,8 @@ def _place_single(name: str, content: bytes, root: Path) -> None:
     if not _SAFE_NAME.match(name):
         name = "upload.yaml"
     try:
-        data = yaml.safe_load(content.decode("utf-8"))
+        # Checked first: the bank's readers report what the check refuses, with its line.
+        data = safe_yaml_load(content.decode("utf-8"))
     except yaml.YAMLError:
         data = None
     # A quiz definition lists items; anything else is read (and reported on) as a template.

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quizzes import engine
+from quizzes.engine.errors import OverBudget
+from quizzes.services.authoring.budgets import deadline_after, preview_budget
 
 MAX_SEED = 2**31 - 1
 
@@ -71,7 +73,7 @@ def build_preview(text: str, seed: int, responses: dict[str, Any] | None = None)
     preview = Preview(seed=seed)
     try:
         template = engine.parse_template(text, source="draft")
-        variant = engine.generate_variant(template, seed)
+        variant = engine.generate_variant(template, seed, deadline=deadline_after(preview_budget()))
         preview.prompt = engine.render_prompt(template, variant)
         rendered = engine.render_parts(template, variant)
         preview.hints = engine.render_hints(
@@ -80,6 +82,12 @@ def build_preview(text: str, seed: int, responses: dict[str, Any] | None = None)
         preview.solution = engine.render_solution(template, variant)
     except engine.TemplateError as exc:
         preview.error = "The draft has errors: " + "; ".join(str(i) for i in exc.errors)
+        return preview
+    except OverBudget as exc:
+        preview.error = (
+            f"This seed could not be shown within the preview's budget of {preview_budget():g} s: "
+            f"{exc.message}"
+        )
         return preview
     except Exception as exc:  # noqa: BLE001 - a broken draft must show a message, not a 500
         preview.error = f"This seed cannot be shown: {getattr(exc, 'message', None) or exc}"

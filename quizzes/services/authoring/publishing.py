@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from quizzes import engine
 from quizzes.models import QuestionTemplate, QuizItem, TemplateStatus, TemplateVersion, Variant
+from quizzes.services.authoring.budgets import validation_budget
 from quizzes.services.authoring.drafts import AuthoringError, read_draft
 from quizzes.services.bank import content_hash, publish_version
 
@@ -62,7 +63,7 @@ def validation_summary(text: str, seeds: int) -> dict:
         return summary
     try:
         template = engine.parse_template(text, source=parsed.slug)
-        report = engine.validate_template(template, seeds)
+        report = engine.validate_template(template, seeds, budget_s=validation_budget())
     except Exception as exc:  # noqa: BLE001 - a validator crash is a failure, not a 500
         summary["failures"] = [
             {"check": "crash", "message": str(exc), "seed": None, "part": None, "count": 1}

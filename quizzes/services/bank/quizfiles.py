@@ -10,7 +10,8 @@ from typing import Any
 import yaml
 from django.utils.dateparse import parse_datetime
 
-from quizzes.models import LatePolicy, QuizMode, ReleasePolicy
+from quizzes.engine.yamlnodes import PlainYAMLError, check_plain
+from quizzes.models import AnswerRelease, LatePolicy, QuizMode, ReleasePolicy
 
 from .common import BankError, _close, content_hash
 
@@ -30,10 +31,20 @@ QUIZ_FIELDS = {
     "late_penalty",
     "time_limit_minutes",
     "release",
+    "show_answers",
     "items",
     "published",
 }
 ITEM_FIELDS = {"template", "points", "pool", "draw", "templates"}
+# The counts a quiz file sets, each bounded (the columns hold at most 32,767; a week of exam).
+COUNT_BOUNDS = {
+    "max_attempts": 1_000,
+    "time_limit_minutes": 7 * 24 * 60,
+    "tries_per_variant": 100,
+    "position": 32_767,
+}
+MAX_ITEMS = 200
+MAX_POINTS = 1000
 
 
 @dataclass(frozen=True)
@@ -68,8 +79,11 @@ def read_quiz_text(text: str, *, source: str) -> QuizFile:
         problems.append(f"{source}{line}: {message}")
 
     try:
+        check_plain(text)
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
+    except PlainYAMLError as exc:
+        raise BankError([f"{source}, {exc}"]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f", line {mark.line + 1}" if mark else ""
@@ -89,6 +103,9 @@ def read_quiz_text(text: str, *, source: str) -> QuizFile:
     for required in ("slug", "title", "items"):
         if not data.get(required):
             problem(f"'{required}' is required")
+    for name, most in (("slug", 100), ("title", 200)):
+        if len(str(data.get(name) or "")) > most:
+            problem(f"{name} is at most {most} characters", lines.get(name))
     fields: dict[str, Any] = {}
     mode = data.get("mode", QuizMode.HOMEWORK)
     if mode not in QuizMode.values:
@@ -104,10 +121,19 @@ def read_quiz_text(text: str, *, source: str) -> QuizFile:
     if release not in ReleasePolicy.values:
         problem(f"release must be one of {', '.join(ReleasePolicy.values)}", lines.get("release"))
     fields["release"] = release
-    for name in ("max_attempts", "time_limit_minutes", "tries_per_variant", "position"):
+    shown = data.get("show_answers", AnswerRelease.AFTER_FINAL)
+    if shown not in AnswerRelease.values:
+        choices = ", ".join(AnswerRelease.values)
+        problem(f"show_answers must be one of {choices}", lines.get("show_answers"))
+    fields["show_answers"] = shown
+    for name, most in COUNT_BOUNDS.items():
         value = data.get(name)
-        if value is not None and (not isinstance(value, int) or value < 0):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
             problem(f"{name} must be a whole number", lines.get(name))
+            value = None
+        elif value is not None and not 0 <= value <= most:
+            problem(f"{name} must be a whole number from 0 to {most:,}", lines.get(name))
+            value = None
         fields[name] = value
     if fields["tries_per_variant"] is None:
         fields["tries_per_variant"] = 3
@@ -143,6 +169,9 @@ def read_quiz_text(text: str, *, source: str) -> QuizFile:
     if not isinstance(raw_items, list):
         problem("items must be a list", lines.get("items"))
         raw_items = []
+    elif len(raw_items) > MAX_ITEMS:
+        problem(f"items has {len(raw_items)} entries; at most {MAX_ITEMS}", lines.get("items"))
+        raw_items = []
     for index, raw in enumerate(raw_items):
         item_node = item_nodes[index] if index < len(item_nodes) else lines.get("items")
         if not isinstance(raw, dict) or not (set(raw) <= ITEM_FIELDS):
@@ -150,14 +179,17 @@ def read_quiz_text(text: str, *, source: str) -> QuizFile:
             continue
         try:
             points = Decimal(str(raw.get("points", 1)))
-            if points <= 0:
+            if not points.is_finite() or not 0 < points <= MAX_POINTS:
                 raise InvalidOperation
         except (InvalidOperation, ValueError):
-            problem("points must be a positive number", item_node)
+            problem(f"points must be a positive number, at most {MAX_POINTS}", item_node)
             points = Decimal(1)
         if "pool" in raw:
             name = str(raw["pool"])
             members = raw.get("templates") or []
+            if len(name) > 50:
+                problem("a pool name is at most 50 characters", item_node)
+                continue
             draw = raw.get("draw")
             if not isinstance(members, list) or len(members) < 2:
                 problem(f"pool '{name}' needs a list of at least two templates", item_node)

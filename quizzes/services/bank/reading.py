@@ -54,16 +54,17 @@ def template_kind(template) -> str:
 SMOKE_SEEDS = 3
 
 
-def read_template_text(text: str, *, source: str) -> TemplateFile:
+def read_template_text(text: str, *, source: str, deadline: float | None = None) -> TemplateFile:
     """Parse one template's text and draw a few variants from it.
 
     Raises TemplateError with every problem and its line. The draws catch what only shows when
     an expression runs (a misspelt catalog field); `validate_questions` checks hundreds of seeds.
+    With `deadline` (a `time.monotonic()` value) the draws stop, as an error, once it passes.
     """
     template = parse_template(text, source=source)
     for seed in range(SMOKE_SEEDS):
         try:
-            variant = generate_variant(template, seed)
+            variant = generate_variant(template, seed, deadline=deadline)
             render_prompt(template, variant)
             render_solution(template, variant)
         except (GenerationError, ExpressionError) as exc:
