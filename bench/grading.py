@@ -230,4 +230,7 @@ def run(*, quick: bool = False) -> dict:
     hostile_numbers = [(text, 3.0, None) for text in _hostile() if not text.isdigit()]
     group("numeric, hostile corpus", hostile_numbers, _numeric, _numeric_pool, 8, detail=True)
     shutdown_pool()
+    from bench import coldstart
+
+    results["first_grade"] = coldstart.run(quick=quick)
     return results

@@ -223,6 +223,14 @@ if os.environ.get("REDIS_URL"):
     # Several app servers share sessions through the cache, written through to the database.
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
+# Grading limits per student (quizzes.services.grading_budget; docs/deploy.md): answers that
+# cost no try (unreadable, refused, wrong dimension) are limited to GRADING_FREE_BUDGET per
+# GRADING_FREE_WINDOW seconds, and one formula per student is graded at a time.
+GRADING_FREE_BUDGET = int(os.environ.get("GRADING_FREE_BUDGET", "30"))
+GRADING_FREE_WINDOW = int(os.environ.get("GRADING_FREE_WINDOW", "300"))
+# Start the formula-grading pool when `runserver` starts serving (gunicorn: config/gunicorn.py).
+GRADING_WARM_ON_START = env_flag("GRADING_WARM_ON_START", True)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

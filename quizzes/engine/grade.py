@@ -3,7 +3,8 @@
 Numeric parts go through the grader in this process and formula parts through its worker pool
 (hard time and memory limits), unless the caller passes its own ``grade_fn``; choice parts are
 graded here.  A part that ``uses`` an earlier one is graded again against the student's own
-earlier value when it misses the correct answer (error carried forward).
+earlier value when it misses the correct answer (error carried forward).  A readable answer of
+the wrong dimension is a format problem and costs no try (`free_of_charge`).
 """
 
 from __future__ import annotations
@@ -78,7 +79,21 @@ def grade_part(
     )
     if grade.status != "incorrect":
         return grade
+    if grade.diagnosis == WRONG_DIMENSION:
+        return free_of_charge(grade)
     return _carried_forward(template, variant, part, text, earlier or {}, grade_fn) or grade
+
+
+WRONG_DIMENSION = "wrong-dimension"
+
+
+def free_of_charge(grade):
+    """A wrong dimension (``12 GB`` where FLOP/B is asked) as a format problem: the grader's
+    "incorrect" (Contract 2) becomes "invalid" here, which costs the student no try, keeping
+    its message (it names the expected dimension) and its diagnosis (so the per-student budget
+    of free answers counts it, and the misconception statistics, which read only incorrect
+    answers, do not)."""
+    return dataclasses.replace(grade, status="invalid", score=0.0)
 
 
 def numeric_kwargs(

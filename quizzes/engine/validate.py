@@ -312,9 +312,14 @@ class _FormulaChecks:
         if grade is None or grade.status == "invalid":
             self.unchecked.add(part.id)
         if grade is not None and grade.status != "correct":
+            from quizzes.grading.formula.grade import check_expected
+
+            # the grader tells a student only that the question is at fault; the author
+            # gets the reason
+            detail = check_expected(answer, dict(part.variables)) or grade.feedback
             self.failures.add(
                 "grading",
-                f"the answer {answer!r} does not grade as correct: {grade.feedback}",
+                f"the answer {answer!r} does not grade as correct: {detail}",
                 seed,
                 part.id,
             )

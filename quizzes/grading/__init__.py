@@ -10,7 +10,7 @@ limits), `timebox` (soft limits inside a worker).
 from .formula import FormulaPreview, grade_symbolic, parse_formula, preview_formula
 from .numbers import parse_number
 from .numeric import grade_numeric
-from .pool import grade_in_pool, shutdown_pool
+from .pool import grade_in_pool, shutdown_pool, start_pool
 from .quantities import ParsedQuantity, ParsedUnit, parse_quantity, parse_unit
 from .results import CommonError, Grade, ResponseError
 
@@ -30,4 +30,5 @@ __all__ = [
     "parse_unit",
     "preview_formula",
     "shutdown_pool",
+    "start_pool",
 ]

@@ -14,6 +14,8 @@ Policies:
   has the answer's sign and lies between expected/factor and expected·factor.
 - After the answer come the template's `common_errors` (each within its own rtol, default the
   part's), then the generic slips of `diagnosis`.
+- On a plain number (a count), the field's shorthand ``7B``, ``1.5T``, ``70 K`` reads as
+  7×10⁹, 1.5×10¹², 7×10⁴ (`shorthand`); a trailing ``m`` is refused as ambiguous.
 - A missing unit is "invalid" (no attempt lost); a readable answer of the wrong dimension is
   "incorrect" with diagnosis ``wrong-dimension`` and says which dimension was expected.
 - A fault of the question itself (a `unit` the grader cannot read, an `expected` that is not a
@@ -26,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from .diagnosis import diagnose_ratio
+from .diagnosis import data_prefix_power, diagnose_ratio, slip_tolerance
 from .numbers import exact, format_number, round_decimals, round_sigfigs
 from .quantities import (
     ParsedQuantity,
@@ -37,6 +39,7 @@ from .quantities import (
     parse_unit,
 )
 from .results import CommonError, Grade, ResponseError, correct, incorrect, invalid
+from .shorthand import read_count
 
 
 def _question_fault(what: str) -> str:
@@ -50,7 +53,7 @@ def _within(value: Fraction, want: Fraction, rtol: Fraction, atol: Fraction) -> 
     return abs(value - want) <= rtol * abs(want) + atol
 
 
-def _wrong_dimension(quantity: ParsedQuantity, target: ParsedUnit | None, want: Fraction):
+def _wrong_dimension(quantity: ParsedQuantity, target: ParsedUnit | None):
     got, _ = describe_dimensions(quantity.dimensions)
     read = f"{format_number(quantity.number.value)} {quantity.unit.text}"
     if target is None:
@@ -60,12 +63,29 @@ def _wrong_dimension(quantity: ParsedQuantity, target: ParsedUnit | None, want: 
             interpreted=read,
         )
     wanted, _ = describe_dimensions(target.dimensions)
-    example = example_unit(target, want)
+    example = example_unit(target)
     return incorrect(
         f"The question asks for {wanted} (for example in {example}), but {read} is {got}.",
         "wrong-dimension",
         interpreted=read,
     )
+
+
+def _binary_power(quantity: ParsedQuantity, target: ParsedUnit | None, want: Fraction):
+    """The data prefix level for the binary-versus-decimal slip, or None when not data."""
+    if target is None or not any(dim == "[information]" for dim, _ in target.dimensions):
+        return None
+    typed = [
+        atom.prefix_symbol
+        for atom in (quantity.unit.atoms if quantity.unit else ())
+        if atom.name in ("byte", "bit")
+    ]
+    if not typed and target.dimensions not in (
+        (("[information]", 1),),
+        (("[information]", 1), ("[time]", -1)),
+    ):
+        return None
+    return data_prefix_power(typed, want)
 
 
 def _precision_hint(quantity: ParsedQuantity, sigfigs: int | None) -> str:
@@ -87,7 +107,16 @@ def grade_numeric(
     factor: float | None = None,
     common_errors: Sequence[CommonError] = (),
 ) -> Grade:
-    """Grade a numeric response against `expected` (SI base units of `unit`)."""
+    """Grade a numeric response against `expected` (SI base units of `unit`); never raises."""
+    try:
+        return _grade_numeric(
+            response, expected, unit, rtol, atol, sigfigs, decimals, factor, common_errors
+        )
+    except Exception:  # noqa: BLE001 - a student must get a grade, never a stack trace
+        return invalid("This answer could not be read; write it as a number and a unit.")
+
+
+def _grade_numeric(response, expected, unit, rtol, atol, sigfigs, decimals, factor, common_errors):
     try:
         target = parse_unit(unit) if unit else None
     except (ValueError, TypeError) as error:
@@ -97,15 +126,16 @@ def grade_numeric(
     except (ValueError, TypeError):
         return invalid(_question_fault(f"its answer {expected!r} is not a finite number"))
     tolerance, absolute = exact(rtol), exact(atol)
+    target_dims = target.dimensions if target else ()
     try:
-        quantity = parse_quantity(response)
+        count = read_count(response) if not target_dims else None
+        quantity = count or parse_quantity(response)
     except ResponseError as error:
         return invalid(error.message)
-    target_dims = target.dimensions if target else ()
     if quantity.dimensions != target_dims:
         if quantity.unit is None:
-            return invalid(f"Add a unit, for example {example_unit(target, want)}.")
-        return _wrong_dimension(quantity, target, want)
+            return invalid(f"Add a unit, for example {example_unit(target)}.")
+        return _wrong_dimension(quantity, target)
     value = quantity.in_base_of(target)
     shown = f"{format_number(value)} {target.base_text if target else ''}".strip()
     extra = {"interpreted": shown, "value": float(value)}
@@ -130,11 +160,15 @@ def grade_numeric(
     for error in common_errors:
         if isinstance(error.value, str):
             continue
+        named = exact(error.value)
         error_rtol = exact(error.rtol if error.rtol is not None else rtol)
-        if _within(value, exact(error.value), error_rtol, absolute):
+        if named and want and named / want > 0:
+            # like the generic slips: never more than a quarter of the way back to the answer
+            error_rtol = min(error_rtol, slip_tolerance(named / want, 1))
+        if _within(value, named, error_rtol, absolute):
             return incorrect(error.feedback, error.code, **extra)
 
-    slip = diagnose_ratio(value, want, rtol)
+    slip = diagnose_ratio(value, want, rtol, binary_power=_binary_power(quantity, target, want))
     if slip:
         return incorrect(slip[1], slip[0], **extra)
     hint = _precision_hint(quantity, sigfigs)

@@ -3,18 +3,25 @@
 Each worker is a separate process under ``resource.setrlimit(RLIMIT_AS)``; a call that runs
 past its wall-clock timeout (default 2 s) has its worker killed and replaced, and the caller
 gets an "invalid" Grade asking for a simpler answer, so a hostile formula costs at most one
-timeout and never the web process.  Workers come from a 'forkserver' context (preloaded with
-sympy), never a plain fork of a possibly threaded server process.  Each new worker grades a few
-representative answers (`WARM_UP`) before it reports ready, so the lazy imports and caches that
-sympy fills on first use cost the worker's start, not a student's first answer; that start is
-waited for separately and never counts against a call's timeout.
+timeout and never the web process.  Workers come from a 'forkserver' context, never a plain
+fork of a possibly threaded server process.  The fork server preloads the grader and warms
+sympy once (`quizzes.grading.forkserver_warm`), so every worker forked from it starts with
+sympy's imports and caches filled; each worker then grades a few representative answers
+(`WARM_UP`) before it reports ready, and that start never counts against a call's timeout.
 
-The pool is per process: it starts lazily on the first call, is thread-safe (an idle worker is
-taken from a queue, so concurrent calls use different workers), and a process forked after
-the pool started (a gunicorn worker) builds its own.  Environment: ``GRADING_POOL_SIZE``
-(default 2), ``GRADING_TIMEOUT`` (seconds, default 2), ``GRADING_WORKER_MEMORY_MB`` (default
-1024, raised if the worker's baseline already needs more), ``GRADING_INLINE=1`` to grade
-formulas in the calling process instead (tests).
+Starting.  `start_pool()` starts the pool in the background and returns at once; the web
+process calls it when a worker starts serving (the app's ready hook and the gunicorn config),
+so no student answer pays for the start.  Until the first worker is ready, a grading call is
+graded in the calling process instead of waiting (`grade_in_pool` only, never arbitrary
+functions): the grader is bounded by itself (size checks, a time box on every step), so this
+costs the hard memory limit for the first seconds after a start, and never a student's wait.
+
+The pool is per process and thread-safe (an idle worker is taken from a queue, so concurrent
+calls use different workers); a process forked after the pool started (a gunicorn worker)
+builds its own.  Environment: ``GRADING_POOL_SIZE`` (default 2), ``GRADING_TIMEOUT``
+(seconds, default 2), ``GRADING_WORKER_MEMORY_MB`` (default 1024, raised if the worker's
+baseline already needs more), ``GRADING_INLINE=1`` to grade formulas in the calling process
+instead (tests).
 """
 
 from __future__ import annotations
@@ -52,6 +59,10 @@ WARM_UP = (
     ("2^n", "n^2", ["n"]),
     ("1/2n", "n/2", ["n"]),
 )
+
+# What the fork server imports before it forks any worker: the graders, and a module whose
+# import warms sympy once, so that every worker starts from warm caches.
+PRELOAD = ["quizzes.grading.formula", "quizzes.grading.pool", "quizzes.grading.forkserver_warm"]
 
 _in_worker = False
 _lock = threading.Lock()
@@ -155,14 +166,27 @@ class _Worker:
 class _Pool:
     def __init__(self, size: int, memory_mb: int):
         self.context = multiprocessing.get_context("forkserver")
-        self.context.set_forkserver_preload(["quizzes.grading.formula", "quizzes.grading.pool"])
+        self.context.set_forkserver_preload(PRELOAD)
         self.memory_mb = memory_mb
         self.pid = os.getpid()
         self.idle: queue.Queue[_Worker] = queue.Queue()
         self.workers: set[_Worker] = set()
         self.workers_lock = threading.Lock()
-        for _ in range(size):
-            self.idle.put(self._spawn())
+        self.warm = threading.Event()
+        self.starter = threading.Thread(
+            target=self._start, args=(size,), daemon=True, name="grading-pool-start"
+        )
+        self.starter.start()
+
+    def _start(self, size: int) -> None:
+        """Spawn the workers and, meanwhile, warm this process for calls made before a worker
+        is ready (spawning mostly waits on the fork server, so the two overlap)."""
+        threading.Thread(target=warm_up, daemon=True, name="grading-warm-up").start()
+        workers = [self._spawn() for _ in range(size)]
+        for worker in workers:
+            worker.wait_ready()
+            self.idle.put(worker)
+            self.warm.set()
 
     def _spawn(self) -> _Worker:
         worker = _Worker(self.context, self.memory_mb)
@@ -176,9 +200,11 @@ class _Pool:
         worker.stop(kill=True)
         return self._spawn()
 
-    def run(self, function: Callable, kwargs: dict, timeout: float) -> Grade:
+    def run(self, function: Callable, kwargs: dict, timeout: float, inline_first=False) -> Grade:
+        if inline_first and not self.warm.is_set():
+            return function(**kwargs)
         try:
-            worker = self.idle.get(timeout=max(10.0, 4 * timeout))
+            worker = self.idle.get(timeout=READY_TIMEOUT + max(10.0, 4 * timeout))
         except queue.Empty:
             return invalid(BUSY)
         try:
@@ -203,6 +229,7 @@ class _Pool:
         return payload
 
     def shutdown(self) -> None:
+        self.starter.join(timeout=READY_TIMEOUT)
         with self.workers_lock:
             workers, self.workers = list(self.workers), set()
         for worker in workers:
@@ -219,14 +246,23 @@ def _get_pool() -> _Pool:
         return _pool
 
 
-def run_in_pool(function: Callable, timeout: float | None = None, **kwargs) -> Grade:
+def start_pool(*, wait: bool = False) -> None:
+    """Start this process's pool in the background (idempotent); `wait` blocks until warm."""
+    pool = _get_pool()
+    if wait:
+        pool.warm.wait(READY_TIMEOUT)
+
+
+def run_in_pool(
+    function: Callable, timeout: float | None = None, *, inline_first: bool = False, **kwargs
+) -> Grade:
     """Run a module-level `function(**kwargs)` returning a Grade in a worker, under the limits.
 
     Internal: `grade_in_pool` is the public entry; tests pass their own slow or greedy hooks.
     """
     if timeout is None:
         timeout = float(os.environ.get("GRADING_TIMEOUT", DEFAULT_TIMEOUT))
-    return _get_pool().run(function, kwargs, timeout)
+    return _get_pool().run(function, kwargs, timeout, inline_first=inline_first)
 
 
 def grade_in_pool(kind: str, /, *, timeout: float | None = None, **kwargs) -> Grade:
@@ -237,7 +273,7 @@ def grade_in_pool(kind: str, /, *, timeout: float | None = None, **kwargs) -> Gr
     graders = {"numeric": grade_numeric, "symbolic": grade_symbolic_inline}
     if kind not in graders:
         raise ValueError(f"kind must be 'numeric' or 'symbolic', not {kind!r}")
-    return run_in_pool(graders[kind], timeout, **kwargs)
+    return run_in_pool(graders[kind], timeout, inline_first=True, **kwargs)
 
 
 def shutdown_pool() -> None:

@@ -321,25 +321,14 @@ def parse_unit(text: str) -> ParsedUnit:
     return ParsedUnit(atoms, factor, base, dims)
 
 
-def example_unit(unit: ParsedUnit, value: Fraction | None = None) -> str:
-    """A unit to suggest to the student: the template's own if prefixed, else a fitting prefix."""
-    if unit.has_prefix or not unit.atoms:
-        return unit.text
-    first = unit.atoms[0]
-    dims = dict(_dimensions_of(first.name))
-    if value is None or value == 0 or first.power != 1 or not set(dims) <= _PREFIXABLE:
-        return unit.text
-    magnitude = abs(value)
-    choices = ["", "k", "M", "G", "T", "P", "E"]
-    if dims == {"[time]": 1}:
-        choices = ["n", "µ", "m", ""]
-    chosen = choices[0]
-    for symbol in choices:
-        scale = _prefix_scale(ureg.parse_unit_name(symbol + "s")[0][0]) if symbol else 1
-        if magnitude >= scale:
-            chosen = symbol
-    atoms = (UnitAtom("x" if chosen else "", chosen, first.name, first.symbol, 1), *unit.atoms[1:])
-    return _render(atoms, with_prefix=True)
+def example_unit(unit: ParsedUnit) -> str:
+    """A unit to suggest to the student: one fixed example per dimension ("TB/s" for any data
+    rate), else the unit without its prefixes.
+
+    Never derived from a value: this goes into feedback that costs no try, and a prefix taken
+    from the correct answer ("for example GFLOP") would tell its magnitude for free.
+    """
+    return _DIMENSION_NAMES.get(unit.dimensions, (None, None))[1] or unit.base_text or unit.text
 
 
 @dataclass(frozen=True)
@@ -380,6 +369,6 @@ def parse_quantity(text: object, unit: str | None = None) -> ParsedQuantity:
     if unit is not None and parsed_unit is None:
         target = parse_unit(unit)
         if target.dimensions:
-            example = example_unit(target, number.value)
+            example = example_unit(target)
             raise ResponseError(f"Add a unit, for example {example}.")
     return ParsedQuantity(number, parsed_unit)

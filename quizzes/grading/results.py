@@ -19,7 +19,8 @@ INVALID = "invalid"
 class Grade:
     """The verdict on one response.
 
-    `interpreted` says how the response was read ("3.35×10¹² B/s", "2*n^3/(3*n^2)").  `value`
+    `interpreted` says how the response was read ("3.35×10¹² B/s", "2*n^3/(3*n^2)"), and
+    `counterexample` where a formula differs from the expected one.  `value`
     is a numeric response converted to the SI base of the expected unit, so that a later part
     can be graded against it (error carried forward); it is None when there is no such number.
     """
@@ -30,6 +31,10 @@ class Grade:
     diagnosis: str | None = None
     interpreted: str | None = None
     value: float | None = None
+    # A formula that is not equivalent: where it differs from the expected one, with both
+    # values at one point.  It tells the expected formula's value there, so pages show it only
+    # once the part is final (quizzes.services.feedback_release); None for everything else.
+    counterexample: str | None = None
 
     @property
     def is_correct(self) -> bool:

@@ -1,19 +1,28 @@
-"""Soft time boxes for the steps of grading that may run long (sympy's simplify and equals).
+"""Time boxes for the steps of grading that may run long (simplify, sampling, sympy's equals).
 
-On the main thread of a process (a pool worker, a test run) a box is enforced with a real-time
-interval timer that raises `TimeBoxExpired` inside the running computation.  Elsewhere (grading
-inline in a web server thread) signals are unavailable and the box does nothing: the hard
-limit of that path is the worker pool's kill, not this.
+Every step of the formula checker has its own box, so that grading in the calling process
+(``GRADING_INLINE=1``, a small deployment, a test) is bounded by itself and the worker pool's
+kill is a second line of defence.  On the main thread a box is a real-time interval timer
+(SIGALRM); on any other thread (a threaded web server) it is a trace function that checks the
+clock on every Python function call.  Either raises `TimeBoxExpired` inside the running
+computation.  Neither can interrupt a single long C-level operation (one huge big-integer
+power): that is what the size checks before any computation are for (`formula.growth`,
+the parser's constant limits).
+
+`TimeBoxExpired` derives from BaseException so that library code catching ``Exception`` (sympy
+does, in places) cannot swallow it and run on.
 """
 
 from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import threading
+import time
 
 
-class TimeBoxExpired(Exception):
+class TimeBoxExpired(BaseException):
     """A time-boxed step ran out of time; the caller treats its result as undecided."""
 
 
@@ -23,14 +32,35 @@ def _expire(signum, frame):
 
 @contextlib.contextmanager
 def time_box(seconds: float):
-    usable = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
-    if not usable or signal.getitimer(signal.ITIMER_REAL)[0] > 0:
-        yield
+    on_main = threading.current_thread() is threading.main_thread()
+    if on_main and hasattr(signal, "setitimer"):
+        if signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+            yield  # an enclosing box is running; it bounds this one too
+            return
+        previous = signal.signal(signal.SIGALRM, _expire)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
         return
-    previous = signal.signal(signal.SIGALRM, _expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    with _traced_box(seconds):
+        yield
+
+
+@contextlib.contextmanager
+def _traced_box(seconds: float):
+    previous = sys.gettrace()
+    deadline = time.monotonic() + seconds
+
+    def tracer(frame, event, arg):
+        if time.monotonic() > deadline:
+            raise TimeBoxExpired
+        return previous(frame, event, arg) if previous is not None else None
+
+    sys.settrace(tracer)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        sys.settrace(previous)

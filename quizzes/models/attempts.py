@@ -131,6 +131,9 @@ class Response(models.Model):
     feedback = models.TextField(blank=True)
     diagnosis = models.CharField(max_length=50, blank=True)
     interpreted = models.TextField(blank=True)
+    # Where a formula differs from the expected one (a point and both values); shown to the
+    # student only once the part is final (quizzes.services.feedback_release).
+    counterexample = models.TextField(blank=True, default="")
     value = models.FloatField(null=True, blank=True)
     # Invalid responses cost no try: they carry no try number.
     try_number = models.PositiveSmallIntegerField(null=True, blank=True)

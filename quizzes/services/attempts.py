@@ -32,7 +32,7 @@ from quizzes.models import (
     SavedAnswer,
     Variant,
 )
-from quizzes.services import questions, scoring
+from quizzes.services import grading_budget, questions, scoring
 from quizzes.services.availability import QuizRuleError, student_window
 from quizzes.services.parts import (
     clean_raw,
@@ -254,7 +254,14 @@ def _submit(variant, part_id, raw, student, idempotency_key, now) -> Response:
     states, _ = states_of(variant)
     if states[part_id].is_final:
         raise QuizRuleError("This part is finished; its answer can no longer change.")
-    grade = grade_answer(variant, part_id, clean, states)
+    grading_budget.check_budget(student.pk)
+    if kind == "formula":
+        with grading_budget.one_formula_at_a_time(student.pk):
+            grade = grade_answer(variant, part_id, clean, states)
+    else:
+        grade = grade_answer(variant, part_id, clean, states)
+    if grade.status == "invalid":
+        grading_budget.count_free(student.pk)
     return _record(variant, part_id, clean, kind, grade, student, idempotency_key, window, now)
 
 
@@ -291,6 +298,7 @@ def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> 
                 feedback=grade.feedback or "",
                 diagnosis=grade.diagnosis or "",
                 interpreted=getattr(grade, "interpreted", None) or "",
+                counterexample=getattr(grade, "counterexample", None) or "",
                 value=getattr(grade, "value", None),
                 try_number=None if invalid else state.tries_used + 1,
                 idempotency_key=key,

@@ -236,11 +236,21 @@ def _apply(row: Variant, result: VariantRegrade, run: RegradeRun, now) -> None:
         response.feedback = grade.feedback or ""
         response.diagnosis = grade.diagnosis or ""
         response.interpreted = grade.interpreted or ""
+        response.counterexample = getattr(grade, "counterexample", None) or ""
         response.value = grade.value
         response.regraded_at = now
     Response.objects.bulk_update(
         [r for r, _ in result.updates],
-        ["status", "score", "feedback", "diagnosis", "interpreted", "value", "regraded_at"],
+        [
+            "status",
+            "score",
+            "feedback",
+            "diagnosis",
+            "interpreted",
+            "counterexample",
+            "value",
+            "regraded_at",
+        ],
     )
     row.score = result.score
     fields = ["score"]

@@ -113,6 +113,7 @@ def submit_attempt(*, attempt: Attempt, student, now: datetime, auto: bool = Fal
                     "feedback": grade.feedback or "",
                     "diagnosis": grade.diagnosis or "",
                     "interpreted": getattr(grade, "interpreted", None) or "",
+                    "counterexample": getattr(grade, "counterexample", None) or "",
                     "value": getattr(grade, "value", None),
                     "try_number": None if invalid else 1,
                 },

@@ -14,6 +14,7 @@ from django.utils.safestring import SafeString
 
 from quizzes.services import questions
 from quizzes.services.attempts import stored_choice
+from quizzes.services.feedback_release import counterexample_visible
 from quizzes.views.markup import render_feedback, render_inline
 from quizzes.views.pages import PartBlock
 
@@ -25,6 +26,8 @@ class ResultView:
     response: object
     kind: str
     variables: tuple[str, ...] = ()
+    # whether this part's counterexample may be shown (feedback_release: the part is final)
+    reveal: bool = False
 
     @property
     def status(self) -> str:
@@ -44,6 +47,14 @@ class ResultView:
         if not feedback or feedback == "Correct.":
             return ""
         return render_feedback(feedback)
+
+    @property
+    def counterexample_html(self) -> SafeString | str:
+        """Where a formula differs from the expected one; only once the part is final."""
+        text = getattr(self.response, "counterexample", "") or ""
+        if not text or not self.reveal:
+            return ""
+        return render_feedback(text)
 
     @property
     def read_as_html(self) -> SafeString | str:
@@ -73,7 +84,8 @@ class StudentPart(PartBlock):
     def _view(self, response) -> ResultView | None:
         if response is None:
             return None
-        return ResultView(response, self.view.kind, tuple(self.view.variables))
+        reveal = counterexample_visible(self.state)
+        return ResultView(response, self.view.kind, tuple(self.view.variables), reveal)
 
     @property
     def result(self) -> ResultView | None:

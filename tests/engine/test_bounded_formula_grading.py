@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 
 import quizzes.grading
-from quizzes.engine import generate_variant, grade_part, parse_template, validate_template
+from quizzes.engine import (
+    TemplateError,
+    generate_variant,
+    grade_part,
+    parse_template,
+    validate_template,
+)
 from quizzes.grading import Grade
 
 FORMULA = """\
@@ -46,9 +52,13 @@ def pool_calls(monkeypatch):
     return calls
 
 
-@pytest.mark.parametrize(
-    "answer", ["n^(10^6)", "(10^5)! * n", "n^{{ 10**6 }}", "n^(10^10^10) + {{ k }} n"]
-)
+@pytest.mark.parametrize("answer", ["n^(10^6)", "(10^5)! * n", "n^(10^10^10) + {{ k }} n"])
+def test_literal_hostile_formula_answer_is_refused_when_the_template_is_parsed(answer):
+    with pytest.raises(TemplateError, match="part 'f'.*too large"):
+        formula_template(answer)
+
+
+@pytest.mark.parametrize("answer", ["n^{{ 10**6 }}", "n^{{ 10**6 }} + {{ k }} n"])
 def test_hostile_formula_answer_is_a_validation_failure_graded_once(answer, pool_calls):
     report = validate_template(formula_template(answer), seeds=200)
     failure = next(f for f in report.failures if f.check == "grading")

@@ -164,6 +164,7 @@ def test_preview_reports_the_error_for_an_unreadable_formula():
     assert "parentheses" in preview.error
 
 
-def test_unknown_domain_is_a_template_error():
-    with pytest.raises(ValueError):
-        grade_symbolic("n", "n", variables={"n": "complex"})
+def test_unknown_domain_is_a_fault_of_the_question_not_an_exception():
+    grade = grade_symbolic("n", "n", variables={"n": "complex"})
+    assert grade.status == "invalid"
+    assert "fault is in the question" in grade.feedback

@@ -145,7 +145,7 @@ def test_ambiguous_kilobyte_is_invalid():
         ("3.35 GB/s", "prefix-slip"),
         ("3.35e21 B/s", "prefix-slip"),
         ("3.35 TiB/s", "binary-vs-decimal"),
-        ("3.2715 TB/s", "binary-vs-decimal"),
+        ("3.0468 TB/s", "binary-vs-decimal"),
     ],
 )
 def test_generic_slip_is_diagnosed_from_the_ratio(response, code):

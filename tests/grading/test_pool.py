@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from quizzes.grading import grade_in_pool, grade_symbolic, shutdown_pool
+from quizzes.grading import grade_in_pool, grade_symbolic, shutdown_pool, start_pool
 from quizzes.grading.pool import run_in_pool
 
 from . import pool_hooks
@@ -15,6 +15,7 @@ def uses_pool(monkeypatch):
     monkeypatch.delenv("GRADING_INLINE", raising=False)
     monkeypatch.setenv("GRADING_POOL_SIZE", "1")
     shutdown_pool()
+    start_pool(wait=True)
     yield
     shutdown_pool()
 
@@ -71,6 +72,7 @@ def test_unknown_kind_is_refused(uses_pool):
 def test_concurrent_calls_from_threads_all_get_answers(uses_pool, monkeypatch):
     monkeypatch.setenv("GRADING_POOL_SIZE", "2")
     shutdown_pool()
+    start_pool(wait=True)
     results = []
 
     def grade(index):

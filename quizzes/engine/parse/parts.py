@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from content.expressions import did_you_mean
+from content.expressions import ExpressionError, did_you_mean, scan_live
 from quizzes.engine.codes import DIAGNOSIS_CODES
 from quizzes.engine.errors import TemplateIssue
 from quizzes.engine.model import DOMAINS, PART_KINDS, CommonErrorSpec, Expr, Option, Part
@@ -20,6 +21,42 @@ from quizzes.engine.parse.base import (
 )
 from quizzes.engine.units import unit_problem
 from quizzes.engine.yamlnodes import Loc
+
+# A live value stands in as this variable while the answer's grammar is checked.
+_LIVE_PLACEHOLDER = "livevalue{}"
+
+
+def formula_problem(text: str, variables: dict[str, str]) -> str | None:
+    """Why the formula answer `text` cannot be graded against, or None.
+
+    Each live value ``{{ ... }}`` stands in as a fresh real variable, so what is checked is the
+    formula's grammar (names, functions, brackets, sizes of literal numbers), whatever numbers a
+    variant will put there; without this the grader would only find an unknown function when
+    a student answers.
+    """
+    from quizzes.grading import ResponseError
+    from quizzes.grading.formula.grade import parse_formula
+
+    try:
+        spans = list(scan_live(text))
+    except ExpressionError:
+        return None  # reported by the live-text check already
+    pieces, position, names = [], 0, dict(variables)
+    for index, span in enumerate(spans):
+        name = _LIVE_PLACEHOLDER.format(index)
+        names[name] = "real"
+        pieces += [text[position : span.start], f"({name})"]
+        position = span.end
+    pieces.append(text[position:])
+    try:
+        parse_formula("".join(pieces), names)
+    except ResponseError as error:
+        message = re.sub(r"livevalue\d+, |, livevalue\d+|livevalue\d+", "", error.message)
+        message = message.replace("()", "(none)")
+        return f"the answer formula {text.strip()!r} cannot be graded: {message}"
+    except (ValueError, TypeError) as error:
+        return f"the answer formula cannot be graded: {error}"
+    return None
 
 
 class PartRules(ParserBase):
@@ -153,6 +190,11 @@ class PartRules(ParserBase):
                 )
         answer = self.text_field(loc, "answer")
         formula = self.live(answer, "answer", names) if answer is not None else None
+        if formula is not None and not [i for i in self.issues if i.field == "variables"]:
+            problem = formula_problem(formula.text, dict(variables))
+            if problem:
+                part_id = loc.get("id").value
+                self.issue(answer, "answer", f"part '{part_id}': {problem}")
         return {"variables": tuple(variables), "formula": formula}
 
     def parse_choice_part(self, loc: Loc, names: frozenset[str]) -> dict[str, Any]:

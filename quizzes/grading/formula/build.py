@@ -36,6 +36,9 @@ _FUNCTIONS = {
     "sin": sympy.sin,
     "cos": sympy.cos,
     "tan": sympy.tan,
+    "asin": sympy.asin,
+    "acos": sympy.acos,
+    "atan": sympy.atan,
     "min": sympy.Min,
     "max": sympy.Max,
 }
@@ -153,6 +156,9 @@ _LATEX_FUNCTIONS = {
     "sin": r"\sin",
     "cos": r"\cos",
     "tan": r"\tan",
+    "asin": r"\arcsin",
+    "acos": r"\arccos",
+    "atan": r"\arctan",
     "min": r"\min",
     "max": r"\max",
 }

@@ -23,7 +23,9 @@ import sympy
 from ..results import CommonError, Grade, ResponseError, correct, incorrect, invalid
 from ..text import normalise
 from .build import domains_of, make_symbols, render_latex, render_plain, to_sympy
+from .counterexample import counterexample
 from .equivalence import constant_ratio, equivalent
+from .growth import check_growth
 from .lexer import tokenize
 from .parser import Node, Parser
 
@@ -53,6 +55,7 @@ def parse_formula(text: object, variables: Sequence[str] | Mapping[str, str]) ->
     domains = domains_of(variables)
     cleaned = normalise(text, limit=MAX_FORMULA_LENGTH, what="formula")
     node = Parser(tokenize(cleaned, frozenset(domains))).parse()
+    check_growth(node, domains)
     expr = to_sympy(node, make_symbols(domains))
     if expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
         raise ResponseError("This formula divides by zero somewhere; check the denominators.")
@@ -80,6 +83,29 @@ def _factor_feedback(ratio) -> str:
     return f"Your formula is {ratio} times the expected one: check the constant factors."
 
 
+def question_fault(what: str) -> str:
+    """Feedback for a fault of the question (its expected formula or variables), not the answer."""
+    return (
+        f"This part cannot be graded: {what}. The fault is in the question, not in your answer; "
+        "please report it."
+    )
+
+
+def check_expected(expected: object, variables: Sequence[str] | Mapping[str, str]) -> str | None:
+    """Why an author's expected formula cannot be graded against, or None when it can.
+
+    The message is for the author (the template's validation shows it); students only ever see
+    it wrapped in `question_fault`.
+    """
+    try:
+        parse_formula(expected, variables)
+    except ResponseError as error:
+        return f"the expected formula {str(expected)[:80]!r} cannot be read ({error.message})"
+    except (ValueError, TypeError) as error:
+        return f"its variables cannot be used ({error})"
+    return None
+
+
 def grade_symbolic_inline(
     response: str,
     expected: str,
@@ -87,7 +113,25 @@ def grade_symbolic_inline(
     variables: Sequence[str] | Mapping[str, str],
     common_errors: Sequence[CommonError] = (),
 ) -> Grade:
-    """Grade in this process (soft time boxes only); see the module docstring for the order."""
+    """Grade in this process; never raises (see the module docstring for the order of checks).
+
+    A fault of the question (an expected formula the grammar cannot read, bad variables) is an
+    "invalid" grade whose feedback names the fault; anything else that escapes a layer (a sympy
+    internal error on a strange input) is "invalid" asking for a simpler form, never a crash.
+    """
+    try:
+        return _grade(response, expected, variables, common_errors)
+    except Exception:  # noqa: BLE001 - a student must get a grade, never a stack trace
+        return invalid(UNCHECKABLE)
+
+
+UNCHECKABLE = "This formula could not be checked; write it in a simpler form."
+
+
+def _grade(response, expected, variables, common_errors) -> Grade:
+    if check_expected(expected, variables) is not None:
+        # The author's detail (check_expected) names the expected formula: never shown here.
+        return invalid(question_fault("its expected formula or its variables cannot be read"))
     answer = parse_formula(expected, variables)
     try:
         parsed = parse_formula(response, variables)
@@ -101,7 +145,10 @@ def grade_symbolic_inline(
     for error in common_errors:
         if not isinstance(error.value, str):
             continue
-        model = parse_formula(error.value, variables)
+        try:
+            model = parse_formula(error.value, variables)
+        except ResponseError:
+            continue  # a common error the grammar cannot read is reported by validation
         if equivalent(parsed.expr, model.expr, seed):
             return incorrect(error.feedback, error.code, **shown)
     if verdict is None:
@@ -110,6 +157,8 @@ def grade_symbolic_inline(
             **shown,
         )
     ratio = constant_ratio(parsed.expr, answer.expr, seed)
+    domains = domains_of(variables)
+    shown["counterexample"] = counterexample(parsed.expr, answer.expr, domains, ratio)
     if ratio is not None and ratio != 1:
         return incorrect(_factor_feedback(ratio), "constant-factor", **shown)
     return incorrect("This formula is not equivalent to the expected one.", **shown)

@@ -37,6 +37,14 @@ FUNCTIONS = {
     "sin": ((1,), "sin"),
     "cos": ((1,), "cos"),
     "tan": ((1,), "tan"),
+    # Inverse trigonometry: authors write angles such as pi/2 - atan(n); the functions are
+    # bounded (never a size risk) and both sympy and mpmath know them.
+    "asin": ((1,), "asin"),
+    "acos": ((1,), "acos"),
+    "atan": ((1,), "atan"),
+    "arcsin": ((1,), "asin"),
+    "arccos": ((1,), "acos"),
+    "arctan": ((1,), "atan"),
     "min": ((2, 3, 4), "min"),
     "max": ((2, 3, 4), "max"),
     "factorial": ((1,), "factorial"),

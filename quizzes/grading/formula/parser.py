@@ -68,10 +68,20 @@ def _const(kind, args, value=None, implicit=False) -> Node:
     return Node(kind, args, value, implicit, size, approx)
 
 
+def _exponent_bound(node: Node) -> float:
+    """The largest magnitude a constant exponent can have: its value, else its size estimate.
+
+    A constant without a float value (``log(3)/log(2)`` before this was computed, ``sin(1)``)
+    is bounded by its size, so a symbolic exponent is never mistaken for a large number.
+    """
+    if node.approx is not None:
+        return abs(node.approx)
+    return math.inf if node.size > 300 else 10.0**node.size
+
+
 def _check_exponent(kind: str, args: tuple) -> None:
     if kind == "pow" and args[1].size is not None:
-        exponent = args[1].approx
-        if exponent is None or abs(exponent) > MAX_EXPONENT:
+        if _exponent_bound(args[1]) > MAX_EXPONENT:
             raise ResponseError(_TOO_LARGE.format("an exponent beyond ±1000"))
     if kind == "fact" and args[0].size is not None:
         _factorial_argument(args[0])
@@ -111,11 +121,14 @@ def _estimate(kind: str, args: tuple, value: object) -> tuple[float, float | Non
     if kind == "pow":
         _check_exponent(kind, args)
         exponent = b.approx
-        if a.approx == 0 and exponent <= 0:
+        if a.approx == 0 and exponent is not None and exponent <= 0:
             raise ResponseError("This formula divides by zero (0 to a power of 0 or less).")
-        size = exponent * a.size if a.size != -math.inf else -math.inf
+        largest = exponent if exponent is not None else _exponent_bound(b)
+        size = largest * a.size if a.size != -math.inf else -math.inf
         if abs(size) > MAX_DIGITS:
             raise ResponseError(_TOO_LARGE.format("a power with over 400 digits"))
+        if exponent is None:
+            return abs(size), None
         return size, _safe(lambda x, y: float(x) ** y, a.approx, exponent)
     if kind == "fact":
         n = _factorial_argument(a)
@@ -123,12 +136,43 @@ def _estimate(kind: str, args: tuple, value: object) -> tuple[float, float | Non
     if kind == "abs":
         return a.size, _safe(abs, a.approx)
     if kind == "call" and value == "exp":
-        if a.approx is None or a.approx > 900:
+        bound = a.approx if a.approx is not None else _exponent_bound(a)
+        if bound > 900:
             raise ResponseError(_TOO_LARGE.format("the exponential of a large number"))
-        return a.approx / math.log(10), _safe(math.exp, a.approx)
+        return bound / math.log(10), _safe(math.exp, a.approx)
     # log, sqrt, floor, ceil, sin, ... never grow beyond their argument
     size = max(arg.size for arg in args)
-    return size, None
+    function = _APPROX.get(value)
+    approx = None
+    if function is not None and all(arg.approx is not None for arg in args):
+        approx = _safe(function, *(arg.approx for arg in args))
+    if approx is not None:
+        size = math.log10(abs(approx)) if approx else -math.inf
+    return size, approx
+
+
+def _log(x: float, base: float | None = None) -> float:
+    return math.log(x) if base is None else math.log(x) / math.log(base)
+
+
+# Float values of constant calls, so that a constant exponent such as log(3)/log(2) is known
+# to be about 1.58 rather than refused as unknown (math raises ValueError outside a domain).
+_APPROX = {
+    "log": _log,
+    "log2": math.log2,
+    "log10": math.log10,
+    "sqrt": math.sqrt,
+    "sin": math.sin,
+    "cos": math.cos,
+    "tan": math.tan,
+    "asin": math.asin,
+    "acos": math.acos,
+    "atan": math.atan,
+    "floor": math.floor,
+    "ceil": math.ceil,
+    "min": min,
+    "max": max,
+}
 
 
 class Parser:

@@ -25,6 +25,8 @@ class TryResult:
     diagnosis: str | None = None
     interpreted: str | None = None
     picked: tuple[str, ...] = ()
+    # where a formula differs from the answer: always shown to the author trying the draft
+    counterexample: str | None = None
 
 
 @dataclass
@@ -129,6 +131,7 @@ def try_part(template, variant, part_id: str, response) -> TryResult:
         grade.diagnosis,
         getattr(grade, "interpreted", None),
         picked,
+        getattr(grade, "counterexample", None),
     )
 
 

@@ -1,0 +1,101 @@
+"""Inline grading (no pool) is bounded by itself: a size check refuses towers at once, and
+every step has its own time box, also on a thread where signals cannot be used.
+
+Each call runs in a daemon thread with a generous external timeout: the test asserts the
+outcome, and fails (instead of hanging the suite) when a call never returns.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from quizzes.grading import grade_symbolic
+
+GENEROUS = 30.0
+
+
+def grade_in_thread(response, expected, variables=("n",)):
+    box = {}
+
+    def run():
+        box["grade"] = grade_symbolic(response, expected, variables=list(variables))
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(GENEROUS)
+    assert not worker.is_alive(), f"grading {response!r} did not return"
+    return box["grade"]
+
+
+HOSTILE = [
+    "exp(exp(exp(exp(n))))",
+    "exp(exp(exp(n)))",
+    "n^(n^(n^n))",
+    "n^n^n",
+    "2^2^2^2^n",
+    "(n!)!",
+    "exp(n!)^n!",
+    "10^(10^n)",
+    "exp(exp(exp(n/2)))",
+]
+
+
+@pytest.mark.parametrize("response", HOSTILE)
+def test_towers_with_variables_are_refused_by_a_size_check(response):
+    grade = grade_in_thread(response, "2*n + 1")
+    assert grade.status == "invalid"
+    assert "too large" in grade.feedback
+
+
+@pytest.mark.parametrize("expected", HOSTILE[:3])
+def test_a_tower_on_the_expected_side_is_a_fault_of_the_question(expected):
+    grade = grade_in_thread("n", expected)
+    assert grade.status == "invalid" and "question" in grade.feedback
+
+
+@pytest.mark.parametrize(
+    ("response", "status"),
+    [
+        ("exp(exp(n))", "incorrect"),  # huge but evaluable: not refused
+        ("exp(n^3)", "incorrect"),
+        ("2^n", "incorrect"),
+        ("n^(1/(n+1))", "incorrect"),
+        ("n! / (n-1)!", "incorrect"),
+    ],
+)
+def test_large_but_evaluable_formulas_are_still_graded(response, status):
+    assert grade_in_thread(response, "2*n + 1").status == status
+
+
+def test_the_time_box_works_on_a_thread_without_signals():
+    import time
+
+    from quizzes.grading.timebox import TimeBoxExpired, time_box
+
+    outcome = {}
+
+    def spin():
+        def busy(depth):
+            return depth if depth == 0 else busy(depth - 1)
+
+        started = time.monotonic()
+        try:
+            with time_box(0.2):
+                while True:
+                    busy(5)
+        except TimeBoxExpired:
+            outcome["elapsed"] = time.monotonic() - started
+
+    worker = threading.Thread(target=spin, daemon=True)
+    worker.start()
+    worker.join(GENEROUS)
+    assert not worker.is_alive()
+    assert "elapsed" in outcome
+
+
+def test_a_swallowing_except_exception_cannot_hide_an_expired_box():
+    from quizzes.grading.timebox import TimeBoxExpired
+
+    assert not issubclass(TimeBoxExpired, Exception)
