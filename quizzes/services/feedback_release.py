@@ -5,14 +5,15 @@ expected formula's value at one point.  Before the part is final that would let 
 probe the answer with free information, so it is shown once the part is final: correct, its
 tries spent, or its attempt submitted.
 
-This is the one hook for a per-quiz release policy: a policy that withholds results (after the
-due date, never) decides here too, by extending `counterexample_visible` with the quiz; the
-pages ask only this function.
+It is also the expected formula's value, so the quiz's release policy (after the part is final,
+after submission, after the due date, never) must release the part's answer too: `released`
+is `AnswerGate.shows` for that part, which the pages compute once per part.
 """
 
 from __future__ import annotations
 
 
-def counterexample_visible(state) -> bool:
-    """True when the counterexample of a part in `state` (a scoring.PartState) may be shown."""
-    return bool(state is not None and state.is_final)
+def counterexample_visible(state, *, released: bool) -> bool:
+    """True when the counterexample of a part in `state` (a scoring.PartState) may be shown:
+    the part is final and the quiz's policy releases its answer (`released`)."""
+    return bool(state is not None and state.is_final and released)

@@ -33,6 +33,9 @@ class PartBlock:
     show_result: bool = True
     # The correct answer, only when the quiz's release policy shows it (else empty).
     answer_html: SafeString | str = ""
+    # Whether that policy releases this part's answer now; what else tells of the answer (a
+    # formula's counterexample) follows it too.
+    answer_released: bool = False
     # "<variant pk>-<part id>": the suffix of the part's element ids, built once here because the
     # page repeats it a dozen times per part.
     dom: str = ""
@@ -175,15 +178,15 @@ def item_block(
     states = scoring.part_states(points, responses, tries_allowed=tries, submitted=submitted)
     for view in block.question.parts:
         state = states[view.id]
+        released = show and gate.shows(state)
         block.parts.append(
             PartBlock(
                 view=view,
                 state=state,
                 saved=saved.get((variant.pk, view.id), ""),
                 show_result=show,
-                answer_html=correct_answer_html(variant, view)
-                if show and gate.shows(state)
-                else "",
+                answer_html=correct_answer_html(variant, view) if released else "",
+                answer_released=released,
                 dom=f"{variant.pk}-{view.id}",
             )
         )
