@@ -81,3 +81,13 @@ def _login_throttling_off(settings):
     # django-axes needs the request that Django's test client `login()` does not pass; the
     # throttling itself is tested with real login requests in tests/security/.
     settings.AXES_ENABLED = False
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts with an empty cache: the per-student grading limits live there, and
+    user ids come back between tests, so counts must not carry over."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield

@@ -117,6 +117,10 @@ def regrade_variant(row: Variant, template: engine.Template, *, recompute: bool)
             earlier=earlier,
             grade_fn=questions._grade_fn,
         )
+        if grade.status == "invalid":
+            # A counted try stays a counted try (a wrong dimension, graded "incorrect" when it
+            # was sent, now costs no try): regrading never rewrites the try history.
+            grade = dataclasses.replace(grade, status="incorrect", score=0.0)
         if grade.value is not None:
             earlier[part.id] = grade.value
         best[part.id] = max(best[part.id], grade.score)

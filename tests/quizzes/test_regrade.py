@@ -207,3 +207,20 @@ def test_recomputing_skips_a_common_error_that_is_none_in_a_variant(graded, inst
     _run_to_the_end(run)
     for variant in Variant.objects.filter(item=item):
         assert set(variant.answers["common_errors"]["t"]) == {"bits-for-bytes", "reciprocal"}
+
+
+def test_a_counted_try_that_now_grades_as_free_stays_a_counted_incorrect_try(course, instructor):
+    # "12 GB" for a time was a counted incorrect try; it now costs no try when sent, but a
+    # regrade must not turn a counted try into an uncounted one
+    quiz, (item,) = make_quiz(course, examples=(SLUG,), slug="dims")
+    student = make_student(course, "dims")
+    attempt = submitted_attempt(quiz, student, {item: 0.0})
+    variant = attempt.variant_for[item.pk]
+    response = respond(variant, "t", "12 GB", "incorrect")
+    same = _version(item.template, example_source(SLUG))
+    run = regrade.preview_regrade(
+        template=item.template, target_version=same, recompute_answers=False, by=instructor
+    )
+    _run_to_the_end(run)
+    response.refresh_from_db()
+    assert response.status == "incorrect" and response.try_number is not None
