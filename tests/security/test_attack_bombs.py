@@ -108,3 +108,32 @@ def test_the_diff_page_of_a_hostile_draft_answers_quickly(client, course, author
     assert time.perf_counter() - started < 5  # it was minutes before the bound
     assert response.status_code == 200
     assert "too many lines" in response.content.decode()
+
+
+# -- expressions an author writes into a parameter: each refused quickly with its reason --------
+
+PARAMETER_BOMBS = {
+    "power tower": ('"10 ** 10 ** 10"', "too large"),
+    "nested powers": ('"2 ** 2 ** 2 ** 2 ** 2 ** 2"', "too large"),
+    "unknown function": ('"factorial(100000)"', "unknown function"),
+    "long literal": ('"' + "9" * 4000 + '"', "longer than"),
+    "long product": ('"' + "*".join(["(1+1)"] * 3000) + '"', "longer than"),
+    "deep nesting": ('"' + "(" * 3000 + "1" + ")" * 3000 + '"', "longer than"),
+    "string repeat": ("\"'a' * 10 ** 9\"", "not combined"),
+    "list repeat": ('"[1] * 10 ** 9"', "not lists"),
+}
+
+
+@pytest.mark.parametrize("name", list(PARAMETER_BOMBS))
+def test_parameter_expressions_that_would_blow_up_are_refused(name):
+    from quizzes.services import authoring
+
+    expression, reason = PARAMETER_BOMBS[name]
+    base = authoring.starter_source("choice")
+    original = 'ridge: {value: "ridge_point(acc, dt)"}'
+    assert original in base
+    source = base.replace(original, "ridge: {value: " + expression + "}")
+    started = time.perf_counter()
+    preview = authoring.build_preview(source, 1)
+    assert time.perf_counter() - started < 2
+    assert reason in preview.error
