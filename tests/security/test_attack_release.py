@@ -84,3 +84,21 @@ def test_never_keeps_the_counterexample_off_the_results_page(client, course, stu
     assert "2 n b" in body  # the student's own answer is there
     assert MARK not in body
     assert response.counterexample.split(" your formula")[0] not in body
+
+
+# -- feedback that costs no try says nothing about the answer ------------------------------------
+
+MAGNITUDES = [1e-9, 1e-3, 1.0, 1e3, 1e6, 1e9, 1.4e14, 3e18]
+FREE_INPUTS = ["1", "2", "", "x", "1e400", "1 KB", "1,5", "1 parsecs", "1 /s", "1 TB/"]
+
+
+@pytest.mark.parametrize("unit", ["B/s", "s", "FLOP", "B", "FLOP/s", "tokens/s", "FLOP/B"])
+def test_free_numeric_feedback_is_the_same_whatever_the_answer(unit):
+    from quizzes.grading import grade_numeric
+
+    for raw in FREE_INPUTS:
+        outcomes = {grade_numeric(raw, value, unit=unit) for value in MAGNITUDES}
+        statuses = {grade.status for grade in outcomes}
+        if statuses != {"invalid"}:
+            continue  # a readable answer of the right kind costs a try
+        assert len({grade.feedback for grade in outcomes}) == 1, (unit, raw)
