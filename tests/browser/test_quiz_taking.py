@@ -180,7 +180,7 @@ def test_typing_during_a_check_is_not_undone_by_its_answer(page, weights_quiz):
     held = []
     page.route("**/parts/w/", lambda route: held.append(route))
     answer = part.get_by_label("Your answer")
-    answer.fill("1 s")
+    answer.fill("1 B")  # readable and wrong: a counted try (a wrong dimension would be free)
     part.get_by_role("button", name="Check").click()
     for _ in range(100):
         if held:
@@ -190,7 +190,7 @@ def test_typing_during_a_check_is_not_undone_by_its_answer(page, weights_quiz):
     held[0].continue_()
     part.locator(".feedback.incorrect .verdict", has_text="try 1").wait_for()
     page.unroute("**/parts/w/")
-    assert answer.input_value() == "7 GB"  # the slower answer did not put "1 s" back
+    assert answer.input_value() == "7 GB"  # the slower answer did not put "1 B" back
     assert "2 tries left" in part.inner_text()
     part.get_by_role("button", name="Check").click()  # the fresh form key records a new try
     part.locator(".feedback .verdict", has_text="try 2").wait_for()
