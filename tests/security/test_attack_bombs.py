@@ -137,3 +137,30 @@ def test_parameter_expressions_that_would_blow_up_are_refused(name):
     preview = authoring.build_preview(source, 1)
     assert time.perf_counter() - started < 2
     assert reason in preview.error
+
+
+# -- the chapter files' front matter is YAML too --------------------------------------------------
+
+LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{n}: &{n} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+    for p, n in zip("abcdefgh", "bcdefghi", strict=True)
+)
+
+
+def test_chapter_front_matter_refuses_anchors_with_the_line():
+    from courseware.rendering import ContentError, split_front_matter
+
+    text = "---\nslug: c\ntitle: C\n" + LAUGHS + "---\n# Body\n"
+    started = time.perf_counter()
+    with pytest.raises(ContentError) as refused:
+        split_front_matter(text, source="book/c.md")
+    assert time.perf_counter() - started < 1
+    assert "anchor" in refused.value.message or "alias" in refused.value.message
+    assert refused.value.line == 4  # the first anchor, counted in the file's own lines
+
+
+def test_chapter_front_matter_without_anchors_still_loads():
+    from courseware.rendering import split_front_matter
+
+    parsed = split_front_matter("---\nslug: c\ntitle: 'A & B'\ntags: [x]\n---\nBody\n")
+    assert parsed.meta == {"slug": "c", "title": "A & B", "tags": ["x"]}
