@@ -6,21 +6,38 @@ how to tune it and how to unlock an account.
 
 from __future__ import annotations
 
+import ipaddress
+
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.shortcuts import render
 
+# The address counted when none is known: behind a proxy on a Unix socket REMOTE_ADDR is empty,
+# and axes applies no lock at all to an empty address. Such clients share this one address, so
+# the lock on an account (from that address) still holds.
+UNKNOWN_ADDRESS = "0.0.0.0"
 
-def client_ip(request) -> str | None:
+
+def _address(value: str | None) -> str | None:
+    try:
+        return str(ipaddress.ip_address((value or "").strip()))
+    except ValueError:
+        return None
+
+
+def client_ip(request) -> str:
     """The client's address: REMOTE_ADDR, or behind DJANGO_PROXY_COUNT trusted proxies the
-    address that the nearest of them saw (taken from the right of X-Forwarded-For)."""
+    address that the nearest of them saw (taken from the right of X-Forwarded-For); always a
+    valid address (`UNKNOWN_ADDRESS` when there is none), as axes' address column needs."""
     hops = settings.PROXY_COUNT
     if hops:
         forwarded = [a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
         forwarded = [a for a in forwarded if a]
         if len(forwarded) >= hops:
-            return forwarded[-hops]
-    return request.META.get("REMOTE_ADDR")
+            found = _address(forwarded[-hops])
+            if found:
+                return found
+    return _address(request.META.get("REMOTE_ADDR")) or UNKNOWN_ADDRESS
 
 
 def locked_out(request, response=None, credentials=None):

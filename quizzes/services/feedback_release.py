@@ -2,16 +2,18 @@
 
 A formula's counterexample ("at n = 4 your formula gives 96, the expected one 72") gives the
 expected formula's value at one point.  Before the part is final that would let a student
-probe the answer with free information, and under a quiz whose release policy withholds correct
-answers (after submission, after the due date, never) it would hand out the values the policy
-keeps back.  So it is shown exactly when the part is final and the quiz's answer gate
-(`quizzes.services.release`) shows this part's correct answer; the pages ask only this function.
+probe the answer with free information, so it is shown once the part is final: correct, its
+tries spent, or its attempt submitted.
+
+It is also the expected formula's value, so the quiz's release policy (after the part is final,
+after submission, after the due date, never) must release the part's answer too: `released`
+is `AnswerGate.shows` for that part, which the pages compute once per part.
 """
 
 from __future__ import annotations
 
 
-def counterexample_visible(state, *, answer_released: bool) -> bool:
+def counterexample_visible(state, *, released: bool) -> bool:
     """True when the counterexample of a part in `state` (a scoring.PartState) may be shown:
-    the part is final and the release policy shows its correct answer (`answer_released`)."""
-    return bool(state is not None and state.is_final and answer_released)
+    the part is final and the quiz's policy releases its answer (`released`)."""
+    return bool(state is not None and state.is_final and released)

@@ -22,9 +22,8 @@ from quizzes.services.instructor import students_of
 
 CHUNK = 2000
 STUDENT_CHUNK = 500
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-# Spreadsheets skip leading whitespace before deciding that a cell is a formula.
-LEADING_BLANKS = " \t\r\n"
+# The full-width forms too: some spreadsheets (East Asian locales) read them as the ASCII signs.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 SUBMITTED = Q(status=AttemptStatus.SUBMITTED)
 
 RESPONSE_FIELDS = (
@@ -49,7 +48,9 @@ RESPONSE_FIELDS = (
 def safe_cell(value):
     """A CSV cell that no spreadsheet will evaluate: text starting like a formula gets a quote."""
     if isinstance(value, str) and (
-        value.startswith(FORMULA_STARTS) or value.lstrip(LEADING_BLANKS).startswith(FORMULA_STARTS)
+        # Spreadsheets skip leading blanks before deciding that a cell is a formula; `lstrip()`
+        # knows every Unicode blank (no-break, ideographic, vertical tab, form feed), not a list.
+        value.startswith(FORMULA_STARTS) or value.lstrip().startswith(FORMULA_STARTS)
     ):
         return "'" + value
     return value
@@ -62,7 +63,7 @@ class _Echo:
 
 def _csv_stream(header: Iterable[str], rows: Iterable[Iterable]) -> Iterator[str]:
     writer = csv.writer(_Echo())
-    yield writer.writerow(list(header))
+    yield writer.writerow([safe_cell(cell) for cell in header])  # quiz slugs are authors' text
     for row in rows:
         yield writer.writerow([safe_cell(cell) for cell in row])
 

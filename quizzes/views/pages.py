@@ -33,8 +33,8 @@ class PartBlock:
     show_result: bool = True
     # The correct answer, only when the quiz's release policy shows it (else empty).
     answer_html: SafeString | str = ""
-    # Whether the release policy shows this part's correct answer (and so values derived from
-    # it, such as a formula's counterexample).
+    # Whether that policy releases this part's answer now; what else tells of the answer (a
+    # formula's counterexample) follows it too.
     answer_released: bool = False
     # "<variant pk>-<part id>": the suffix of the part's element ids, built once here because the
     # page repeats it a dozen times per part.

@@ -26,7 +26,7 @@ class ResultView:
     response: object
     kind: str
     variables: tuple[str, ...] = ()
-    # whether this part's counterexample may be shown (feedback_release: the part is final)
+    # whether this part's counterexample may be shown (feedback_release: final and released)
     reveal: bool = False
 
     @property
@@ -84,7 +84,7 @@ class StudentPart(PartBlock):
     def _view(self, response) -> ResultView | None:
         if response is None:
             return None
-        reveal = counterexample_visible(self.state, answer_released=self.answer_released)
+        reveal = counterexample_visible(self.state, released=self.answer_released)
         return ResultView(response, self.view.kind, tuple(self.view.variables), reveal)
 
     @property

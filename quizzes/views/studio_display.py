@@ -103,18 +103,58 @@ class DiffRow:
     text: str
 
 
+# difflib's matcher (autojunk off, so that a template's blank and comment lines are matched as
+# lines) costs up to the cube of the number of repeated lines: 1,000 alternating comment lines,
+# 2 kB of draft, held a worker for 50 s. The lines both texts share at the start and the end are
+# matched cheaply; the rest is matched line by line only while it is small, else it is shown as
+# one rewrite (still a correct diff, only not the shortest one).
+MAX_MATCHED_LINES = 20_000  # lines of the old middle times lines of the new (about 140 × 140)
+TOO_MANY = "these versions differ in too many lines to match them up one by one; all are shown"
+
+
+class _Opcodes(difflib.SequenceMatcher):
+    """difflib's grouping over opcodes computed here."""
+
+    def __init__(self, opcodes: list[tuple[str, int, int, int, int]]) -> None:
+        super().__init__(a=[], b=[], autojunk=False)
+        self._given = opcodes
+
+    def get_opcodes(self):
+        return list(self._given)
+
+
+def _opcodes(a: list[str], b: list[str]) -> tuple[list[tuple[str, int, int, int, int]], bool]:
+    """The opcodes from `a` to `b`, and whether the middle was too large to match."""
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    a_end, b_end = len(a) - tail, len(b) - tail
+    codes = [("equal", 0, head, 0, head)] if head else []
+    whole = False
+    if (a_end - head) * (b_end - head) <= MAX_MATCHED_LINES:
+        middle = difflib.SequenceMatcher(a=a[head:a_end], b=b[head:b_end], autojunk=False)
+        for tag, i1, i2, j1, j2 in middle.get_opcodes():
+            codes.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    else:
+        whole = True
+        codes.append(("replace", head, a_end, head, b_end))
+    if tail:
+        codes.append(("equal", a_end, len(a), b_end, len(b)))
+    return codes, whole
+
+
 def diff_rows(old: str, new: str, *, context: int = 3) -> list[DiffRow]:
     """A unified diff of two texts as rows with line numbers, for a readable HTML table."""
     rows: list[DiffRow] = []
-    matcher = difflib.SequenceMatcher(a=old.splitlines(), b=new.splitlines(), autojunk=False)
-    a, b = matcher.a, matcher.b
-    for group in matcher.get_grouped_opcodes(context):
+    a, b = old.splitlines(), new.splitlines()
+    codes, whole = _opcodes(a, b)
+    for group in _Opcodes(codes).get_grouped_opcodes(context):
         first, last = group[0], group[-1]
-        rows.append(
-            DiffRow(
-                "hunk", None, None, f"lines {first[1] + 1}–{last[2]} → {first[3] + 1}–{last[4]}"
-            )
-        )
+        label = f"lines {first[1] + 1}–{last[2]} → {first[3] + 1}–{last[4]}"
+        rows.append(DiffRow("hunk", None, None, f"{label}: {TOO_MANY}" if whole else label))
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
                 rows.extend(DiffRow("same", i + 1, j1 + i - i1 + 1, a[i]) for i in range(i1, i2))
