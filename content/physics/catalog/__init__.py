@@ -3,7 +3,7 @@ hierarchy and prices.  Each entry cites its sources; look-ups fold case and name
 
 from content.physics.catalog.accelerators import Accelerator, accelerator, accelerators
 from content.physics.catalog.dtypes import DType, dtype, dtypes
-from content.physics.catalog.hierarchy import MemoryLevel, memory_hierarchy
+from content.physics.catalog.hierarchy import MeasuredLevel, MemoryLevel, memory_hierarchy
 from content.physics.catalog.links import Link, link, links
 from content.physics.catalog.models import Model, model, models
 from content.physics.catalog.prices import PriceSnapshot, price, prices
@@ -13,6 +13,7 @@ __all__ = [
     "Accelerator",
     "DType",
     "Link",
+    "MeasuredLevel",
     "MemoryLevel",
     "Model",
     "PriceSnapshot",

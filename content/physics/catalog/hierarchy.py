@@ -1,7 +1,13 @@
 """The memory hierarchy of one accelerator: registers, shared memory/L1, L2, main memory, host.
 
-H100 SXM has measured latencies and bandwidths for every level; other parts reuse what their
-catalog entry publishes (sizes, main-memory and host-link bandwidth) and leave the rest None.
+Each level's figures have one home.  Sizes and bandwidths a datasheet publishes (shared memory
+per SM, L2, main memory, the host link) come from the accelerator's and the link's catalog
+entries; what only a measurement gives (on-chip bandwidths, load latencies, the register file,
+an example server's host memory) is a ``MeasuredLevel`` in its own catalog (a ``Registry`` of
+kind "memory-level", keyed "<part>/<level>").  Both are catalog look-ups, so a question variant
+that reads the hierarchy records every figure in its snapshot and keeps it when one is corrected.
+
+H100 SXM has measurements for every level; other parts leave the unpublished figures None.
 ``size_bytes`` is per ``scope`` and exact (on-chip sizes are binary: 256 KiB, 50 MiB);
 ``bandwidth`` is the aggregate of the whole GPU (bytes/s).
 """
@@ -11,11 +17,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from content.physics._lookup import FrozenMap, freeze
+from content.physics._lookup import FrozenMap, Registry, freeze
 from content.physics.catalog.accelerators import Accelerator, accelerator
-from content.physics.catalog.accelerators._entry import KiB, MiB
 from content.physics.catalog.links import link
 from content.physics.catalog.sources import Source, cite
+
+# The levels, fastest first, by the id a MeasuredLevel's key uses.
+LEVELS = ("registers", "l1", "l2", "main", "host")
 
 
 @dataclass(frozen=True)
@@ -36,6 +44,65 @@ class MemoryLevel:
         return cite(self)
 
 
+@dataclass(frozen=True)
+class MeasuredLevel:
+    """Figures of one level of one part that no datasheet gives, each with its source; None
+    where the level's figure comes from the accelerator's own entry (or is unknown)."""
+
+    part: str
+    level: str
+    size_bytes: float | None = None
+    bandwidth: float | None = None
+    latency: float | None = None
+    sources: Mapping[str, str] = field(default_factory=FrozenMap)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sources", freeze(self.sources))
+        if self.level not in LEVELS:
+            raise ValueError(f"unknown memory level {self.level!r}; use one of {LEVELS}")
+        for name in ("size_bytes", "bandwidth", "latency"):
+            if getattr(self, name) is not None and name not in self.sources:
+                raise ValueError(f"{self.key}: {name} has no source")
+
+    @property
+    def key(self) -> str:
+        return f"{self.part}/{self.level}"
+
+    def citations(self) -> tuple[Source, ...]:
+        return cite(self)
+
+
+# Latencies are pointer-chase measurements: ~32 cycles (L1), ~280 (L2), ~690 (HBM) at 1.98 GHz.
+# L1 bandwidth is derived: 132 SMs x 128 B/clock x 1.98 GHz.
+_MEASURED = (
+    MeasuredLevel("h100-sxm", "registers", size_bytes=65536 * 4, sources={"size_bytes": "sb-gpus"}),
+    MeasuredLevel(
+        "h100-sxm",
+        "l1",
+        bandwidth=132 * 128 * 1.98e9,
+        latency=16e-9,
+        sources={"bandwidth": "rrze-gpu-benches", "latency": "rrze-gpu-benches"},
+    ),
+    # L2 bandwidth: ~10 TB/s is RRZE's measurement on the H200, the same GH100 die with the
+    # H100 SXM's 132 SMs and clocks (9.7-10.5 TB/s); the often-quoted 5.5 TB/s was measured on
+    # the H100 PCIe (114 SMs), whose own HBM is 2.0 TB/s, so it must not be divided by 3.35.
+    MeasuredLevel(
+        "h100-sxm",
+        "l2",
+        bandwidth=10e12,
+        latency=142e-9,
+        sources={"bandwidth": "rrze-gpu-benches", "latency": "rrze-gpu-benches"},
+    ),
+    MeasuredLevel("h100-sxm", "main", latency=350e-9, sources={"latency": "rrze-gpu-benches"}),
+    # An example server's host memory (2 TB in an 8-GPU H200 server), shared by all its GPUs.
+    MeasuredLevel(
+        "h100-sxm", "host", size_bytes=2e12, sources={"size_bytes": "mlperf-h200-system"}
+    ),
+)
+MEASURED = Registry("memory-level", _MEASURED)
+_MEASURED_PARTS = frozenset(m.part for m in _MEASURED)
+
+
 def _level(name, size, bandwidth, latency, scope, size_src=None, bw_src=None, lat_src=None):
     sources = {}
     for field_name, value, src in (
@@ -48,67 +115,10 @@ def _level(name, size, bandwidth, latency, scope, size_src=None, bw_src=None, la
     return MemoryLevel(name, size, bandwidth, latency, scope, sources)
 
 
-# Latencies are pointer-chase measurements: ~32 cycles (L1), ~280 (L2), ~690 (HBM) at 1.98 GHz.
-# L1 bandwidth is derived: 132 SMs x 128 B/clock x 1.98 GHz.
-_H100 = (
-    _level("registers", 65536 * 4, None, None, "per SM", size_src="sb-gpus"),
-    _level(
-        "shared memory / L1",
-        256 * KiB,
-        132 * 128 * 1.98e9,
-        16e-9,
-        "per SM",
-        size_src="mle-accel",
-        bw_src="rrze-gpu-benches",
-        lat_src="rrze-gpu-benches",
-    ),
-    # L2 bandwidth: ~10 TB/s is RRZE's measurement on the H200, the same GH100 die with the
-    # H100 SXM's 132 SMs and clocks (9.7-10.5 TB/s); the often-quoted 5.5 TB/s was measured on
-    # the H100 PCIe (114 SMs), whose own HBM is 2.0 TB/s, so it must not be divided by 3.35.
-    _level(
-        "L2",
-        50 * MiB,
-        10e12,
-        142e-9,
-        "per GPU",
-        size_src="sb-gpus",
-        bw_src="rrze-gpu-benches",
-        lat_src="rrze-gpu-benches",
-    ),
-    _level(
-        "HBM3",
-        81559 * MiB,  # as nvidia-smi reports it (the datasheet's label is "80 GB")
-        3.35e12,
-        350e-9,
-        "per GPU",
-        size_src="modal-pr-2797",
-        bw_src="nv-h100",
-        lat_src="rrze-gpu-benches",
-    ),
-    _level(
-        "host memory (PCIe Gen5 x16)",
-        2e12,
-        63e9,
-        None,
-        "host",
-        size_src="mlperf-h200-system",
-        bw_src="mle-net",
-    ),
-)
-
-
-def memory_hierarchy(acc: str | Accelerator = "H100") -> tuple[MemoryLevel, ...]:
-    """Levels from fastest to largest: registers, shared memory/L1, L2, main memory, host.
-
-    H100 SXM levels carry measured latencies; for other parts the sizes and bandwidths come from
-    the accelerator's own catalog entry and unpublished figures are None.  Host memory size is an
-    example server's (2 TB in an 8-GPU H200 server), shared by all its GPUs.
-    """
-    part = accelerator(acc)
-    if part.key == "h100-sxm":
-        return _H100
+def _published(part: Accelerator) -> tuple[MemoryLevel, ...]:
+    """The levels as the accelerator's and its host link's catalog entries give them."""
     src = part.source_key
-    host_bw = link(part.host_link).bandwidth if part.host_link else None
+    host = link(part.host_link) if part.host_link else None
     return (
         _level("registers", None, None, None, "per SM"),
         _level(
@@ -130,11 +140,43 @@ def memory_hierarchy(acc: str | Accelerator = "H100") -> tuple[MemoryLevel, ...]
             bw_src=src("memory_bandwidth"),
         ),
         _level(
-            f"host memory ({link(part.host_link).name})" if part.host_link else "host memory",
+            f"host memory ({host.name})" if host else "host memory",
             None,
-            host_bw,
+            host.bandwidth if host else None,
             None,
             "host",
-            bw_src=link(part.host_link).sources["bandwidth"] if part.host_link else None,
+            bw_src=host.sources["bandwidth"] if host else None,
         ),
     )
+
+
+def _with_measured(level: MemoryLevel, measured: MeasuredLevel) -> MemoryLevel:
+    """``level`` with every figure ``measured`` holds (and its source) in place of the
+    published one."""
+    figures, sources = {}, dict(level.sources)
+    for name in ("size_bytes", "bandwidth", "latency"):
+        value = getattr(measured, name)
+        figures[name] = getattr(level, name) if value is None else value
+        if value is not None:
+            sources[name] = measured.sources[name]
+    return MemoryLevel(level.name, scope=level.scope, sources=sources, **figures)
+
+
+def memory_hierarchy(acc: str | Accelerator = "H100") -> tuple[MemoryLevel, ...]:
+    """Levels from fastest to largest: registers, shared memory/L1, L2, main memory, host.
+
+    Published sizes and bandwidths come from the accelerator's entry; parts with measurements
+    (the H100 SXM) add on-chip bandwidths, latencies and the register file.  Unpublished
+    figures are None.  Host memory size is an example server's, shared by all its GPUs.
+    """
+    part = accelerator(acc)
+    levels = _published(part)
+    if part.key not in _MEASURED_PARTS:
+        return levels
+    return tuple(
+        _with_measured(level, MEASURED.get(f"{part.key}/{level_id}", MeasuredLevel))
+        for level_id, level in zip(LEVELS, levels, strict=True)
+    )
+
+
+__all__ = ["LEVELS", "MEASURED", "MeasuredLevel", "MemoryLevel", "memory_hierarchy"]

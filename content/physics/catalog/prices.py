@@ -4,13 +4,19 @@ Prices move monthly and differ several-fold between providers for the same silic
 only ever inputs to the cost functions (never constants in a formula) and each names its date and
 source.  ``market`` is "specialist" (GPU clouds such as Lambda, RunPod, Hyperstack) or
 "hyperscaler" (AWS, Google Cloud, Azure on-demand list prices).
+
+Prices are a catalog like the others (a ``Registry`` of kind "price", keyed "<part>/<market>"),
+so a question variant that reads one records it in its snapshot and keeps that price when the
+catalog is corrected (``catalog/snapshot.py``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from content.physics._lookup import Registry
 from content.physics.catalog.accelerators import Accelerator, accelerator
+from content.physics.catalog.sources import Source, source
 
 MARKETS = ("specialist", "hyperscaler")
 
@@ -26,6 +32,14 @@ class PriceSnapshot:
     date: str
     source: str
     notes: str = ""
+
+    @property
+    def key(self) -> str:
+        """The catalog key: one price per part and market ("h100-sxm/specialist")."""
+        return f"{self.accelerator}/{self.market}"
+
+    def citations(self) -> tuple[Source, ...]:
+        return (source(self.source),)
 
 
 _PRICES = (
@@ -79,9 +93,12 @@ _PRICES = (
 )
 
 
+PRICES = Registry("price", _PRICES)
+
+
 def prices() -> tuple[PriceSnapshot, ...]:
-    """Every snapshot in the catalog."""
-    return _PRICES
+    """Every snapshot in the live catalog (a listing: not recorded in a variant's snapshot)."""
+    return PRICES.all()
 
 
 def price(acc: str | Accelerator, market: str = "specialist") -> PriceSnapshot:
@@ -89,9 +106,11 @@ def price(acc: str | Accelerator, market: str = "specialist") -> PriceSnapshot:
     part = accelerator(acc)
     if market not in MARKETS:
         raise KeyError(f"unknown market {market!r}; use one of {', '.join(MARKETS)}")
-    for snapshot in _PRICES:
-        if snapshot.accelerator == part.key and snapshot.market == market:
-            return snapshot
+    try:
+        # Through the registry, so a recording variant keeps the price and a replay reads it.
+        return PRICES.get(f"{part.key}/{market}", PriceSnapshot)
+    except KeyError:
+        pass
     priced = sorted({s.accelerator for s in _PRICES if s.market == market})
     others = [s.market for s in _PRICES if s.accelerator == part.key]
     hint = f" ({part.name} has a {others[0]} price)" if others else ""
