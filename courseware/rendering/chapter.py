@@ -1,8 +1,9 @@
 """A chapter from source to page: live figures, Markdown and math, sources list, roofline chart.
 
 Rendering evaluates every live expression, so a page view reads the result from Django's cache.
-The key is the chapter's content hash plus a fingerprint of the physics catalog, the expression
-language and this renderer: a change to any of them gives new keys, never stale figures.
+The key is the chapter's content hash, the catalog's fingerprint (the hash of its figures, the
+same one a question variant's snapshot is stamped with) and a hash of the code that turns
+figures into a page: a change to any of them gives new keys, never stale figures.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from content.expressions import ExpressionError, render_live
+from content.physics.catalog import snapshot as catalog_snapshot
 
 from .frontmatter import ContentError, split_front_matter
 from .markdown import TocEntry, render_book_markdown
@@ -29,8 +31,10 @@ DIRECTIVES = ("sources", "roofline_chart")
 CACHE_SECONDS = 60 * 60 * 24
 
 _ROOT = Path(__file__).resolve().parents[2]
-# Code whose change alters what a rendered chapter shows.
-_FINGERPRINTED = (
+# Code whose change alters what a rendered chapter shows.  The catalog's figures are not in
+# this list: they enter the key as ``catalog_version()``, the hash of the data itself.
+_CATALOG_DATA = "content/physics/catalog"
+_CODE = (
     "content/physics",
     "content/expressions",
     "courseware/rendering",
@@ -59,18 +63,31 @@ class RenderedChapter:
     title: str | None = None
 
 
-@lru_cache(maxsize=1)
 def catalog_version() -> str:
-    """A fingerprint of the physics catalogs, the expression language and the renderer.
+    """The catalog's fingerprint: a hash of every figure of every catalog entry.
+
+    The very value a variant snapshot records (``catalog.snapshot.fingerprint``), so a chapter
+    and a question name one catalog state the same way; a corrected figure changes it at once,
+    an edited comment does not."""
+    return catalog_snapshot.fingerprint()
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """A hash of the physics formulas, the expression language and the renderer (not the
+    catalog's data files, whose figures ``catalog_version`` covers).
 
     Read once per process, from the files the process imported at start-up; a new deployment
     (or any edit followed by a restart) changes it.
     """
     digest = hashlib.sha256()
-    for relative in _FINGERPRINTED:
+    data = _ROOT / _CATALOG_DATA
+    for relative in _CODE:
         path = _ROOT / relative
         files = sorted(path.rglob("*")) if path.is_dir() else [path]
         for file in files:
+            if file.is_relative_to(data):
+                continue
             if file.is_file() and file.suffix in (".py", ".yaml", ".yml", ".json", ".html"):
                 digest.update(str(file.relative_to(_ROOT)).encode())
                 digest.update(file.read_bytes())
@@ -165,7 +182,7 @@ def render_chapter_text(text: str, *, source: str = "<chapter>") -> RenderedChap
 def rendered_chapter(chapter) -> RenderedChapter:
     """The rendered page of a Chapter row, from the cache when the same text was rendered."""
     digest = chapter.content_hash or content_hash(chapter.source)
-    key = f"chapter-html:{digest}:{catalog_version()}"
+    key = f"chapter-html:{digest}:{catalog_version()}:{code_version()}"
     cached = cache.get(key)
     if cached is not None:
         return cached
@@ -184,6 +201,7 @@ __all__ = [
     "ExpressionError",
     "RenderedChapter",
     "catalog_version",
+    "code_version",
     "content_hash",
     "render_body",
     "render_chapter_text",

@@ -171,6 +171,19 @@ def test_rendered_chapter_is_cached_by_content_hash(client, book, monkeypatch):
     assert calls == []
 
 
+def test_a_corrected_figure_reaches_a_cached_chapter_at_once(client, book, monkeypatch):
+    from content.physics import accelerator, format_quantity, ridge_point
+    from tests.catalog_patching import patch_entry
+
+    before = format_quantity(ridge_point("H100", "bf16"), "FLOP/B")
+    assert before in client.get(_url("one")).content.decode()
+    h100 = accelerator("H100")
+    patch_entry(monkeypatch, "accelerator", h100.key, memory_bandwidth=h100.memory_bandwidth * 2)
+    after = format_quantity(ridge_point("H100", "bf16"), "FLOP/B")
+    html = client.get(_url("one")).content.decode()
+    assert after in html and before not in html
+
+
 def test_a_new_catalog_version_renders_afresh(client, book, monkeypatch):
     import courseware.rendering.chapter as chapter_module
 

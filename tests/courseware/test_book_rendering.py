@@ -158,6 +158,27 @@ def test_catalog_version_is_a_stable_fingerprint():
     assert re.fullmatch(r"[0-9a-f]{16}", catalog_version())
 
 
+def test_chapters_and_variants_name_the_catalog_by_one_fingerprint_of_its_figures(monkeypatch):
+    from content.physics.catalog import snapshot as catalog_snapshot
+    from quizzes.engine import generate_variant, load_template_file
+    from tests.catalog_patching import patch_entry
+
+    questions = BOOK.parent / "questions"
+    template = load_template_file(
+        questions / "examples" / "decode-step-memory-floor.yaml", root=questions.parent
+    )
+    before = catalog_version()
+    assert before == catalog_snapshot.fingerprint()
+    assert generate_variant(template, 1).catalog["fingerprint"] == before
+
+    h100 = accelerator("H100")
+    patch_entry(monkeypatch, "accelerator", h100.key, memory_bandwidth=h100.memory_bandwidth * 2)
+    after = catalog_version()
+    assert after != before  # a corrected figure is a new catalog state, with no restart
+    assert after == catalog_snapshot.fingerprint()
+    assert generate_variant(template, 1).catalog["fingerprint"] == after
+
+
 def _table_after(html: str, anchor: str) -> str:
     start = html.index(f'id="{anchor}"')
     return html[html.index("<table>", start) : html.index("</table>", start)]
