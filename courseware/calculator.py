@@ -180,6 +180,7 @@ def memory_note(part: Accelerator) -> str:
 
 def _tex_quantity(value: float, unit: str) -> str:
     number, _, label = format_quantity(value, unit, sig=4).partition(" ")
+    number = number.replace(",", "{,}")  # a thousands comma that TeX does not space
     return f"{number}\\ \\text{{{label}}}" if label else number
 
 

@@ -2,7 +2,8 @@
 
 Numbers and quantities are formatted by ``content.physics`` (``format_number`` and
 ``format_quantity``), so a chapter and a question print a figure the same way.  This module only
-reads the options, picks the formatter and adapts the result to math (``\\text{}`` units).
+reads the options, picks the formatter and adapts the result to math (``\\text{}`` units, and
+``{,}`` for a thousands separator, which TeX would otherwise space as punctuation).
 """
 
 from __future__ import annotations
@@ -95,9 +96,17 @@ def _formatters(names: Mapping[str, object] | None) -> tuple[Any, Any]:
 
 
 def format_value(
-    value: Any, fmt: LiveFormat, *, in_math: bool = False, names: Mapping | None = None
+    value: Any,
+    fmt: LiveFormat,
+    *,
+    in_math: bool = False,
+    names: Mapping | None = None,
+    group: bool = True,
 ) -> str:
-    """Write ``value`` as ``fmt`` asks; raise ValueError or TypeError when it cannot."""
+    """Write ``value`` as ``fmt`` asks; raise ValueError or TypeError when it cannot.
+
+    Numbers of five or more whole digits are grouped in threes ("81,559"); ``group=False``
+    leaves the bare digits (for text a parser reads back, such as a formula answer)."""
     if fmt.mode in ("table", "aligned") or _is_explanation(value):
         if in_math:
             raise ValueError("a worked explanation is a block: put it on its own line, not in math")
@@ -113,6 +122,7 @@ def format_value(
     sig = fmt.sig or 3
     if fmt.mode == "quantity":
         text = format_quantity(value, fmt.unit, sig=sig, approx=fmt.approx, fixed=fmt.fixed)
+        text = text if group else _ungrouped(text)
         return _math_quantity(text) if in_math else text
     if fmt.mode == "int":
         text = str(round(value))
@@ -124,9 +134,28 @@ def format_value(
         text = format_number(value, digits) + ("\\times" if in_math else "×")
     else:
         text = format_number(value, sig)
+    text = _grouped(text) if group else _ungrouped(text)
+    if in_math:
+        text = math_separators(text)
     if fmt.approx:
         text = ("\\sim " if in_math else "~") + text
     return text
+
+
+def _grouped(text: str) -> str:
+    from content.physics.formatting import group_digits
+
+    return group_digits(text)
+
+
+def _ungrouped(text: str) -> str:
+    number, space, rest = text.partition(" ")
+    return number.replace(",", "") + space + rest
+
+
+def math_separators(text: str) -> str:
+    """A thousands comma as TeX writes it inside a number: "81,559" -> "81{,}559"."""
+    return re.sub(r"(?<=\d),(?=\d{3})", "{,}", text)
 
 
 def _has_name(value: Any) -> bool:
@@ -155,7 +184,7 @@ def _math_quantity(text: str) -> str:
     approx = text.startswith("~")
     body = text[1:] if approx else text
     number, _, unit = body.strip().partition(" ")
-    number = number.replace("×", "\\times ").replace("−", "-")
+    number = math_separators(number.replace("×", "\\times ").replace("−", "-"))
     out = number + ("\\,\\text{" + unit.strip() + "}" if unit.strip() else "")
     return ("\\sim " if approx else "") + out
 

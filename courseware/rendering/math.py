@@ -19,10 +19,18 @@ from django.utils.html import escape
 # latex2mathml passes an unknown command through as an identifier; treat that as a failure.
 _UNKNOWN_COMMAND = re.compile(r"<mi>\\[A-Za-z]+</mi>")
 _ESCAPED_CHAR_REF = re.compile(r"&amp;(#(?:x[0-9A-Fa-f]{1,6}|[0-9]{1,7});)")
+# "81{,}559" (a thousands separator in TeX) comes out as three tokens, number, comma, number;
+# one <mn> reads as one number, to the eye and to a screen reader.
+_GROUPED_NUMBER = re.compile(
+    r"<mn>(\d[\d,]*)</mn><mrow><mo>&#x0002C;</mo></mrow><mn>(\d{3}[\d,.]*)</mn>"
+)
 
 
 def _serialize(element) -> str:
-    return _ESCAPED_CHAR_REF.sub(r"&\1", tostring(element, encoding="unicode"))
+    text = _ESCAPED_CHAR_REF.sub(r"&\1", tostring(element, encoding="unicode"))
+    while _GROUPED_NUMBER.search(text):
+        text = _GROUPED_NUMBER.sub(r"<mn>\1,\2</mn>", text)
+    return text
 
 
 def math_to_mathml(latex: str, *, display: bool) -> str:

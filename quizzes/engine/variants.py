@@ -324,7 +324,10 @@ def exact_formula(template: Template, text: Text, names: Mapping[str, object]) -
         pieces.append(text.text[position : span.start])
         value = evaluate(span.expr, names, source=template.source, line=span.line)
         if span.options:
-            pieces.append(format_value(value, parse_options(span.options), names=names))
+            # No thousands separators: the answer is read back by the formula parser.
+            pieces.append(
+                format_value(value, parse_options(span.options), names=names, group=False)
+            )
         elif isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
             pieces.append(str(int(value)))
         elif isinstance(value, (int, float)) and not isinstance(value, bool):

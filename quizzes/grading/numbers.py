@@ -2,9 +2,10 @@
 
 Accepted: ``3.35e12``, ``3.35E+12``, ``3.35×10^12``, ``3.35x10^12``, ``3.35*10**12``,
 ``3.35·10¹²``, ``2^10``, ``1/3``, ``5%``, a leading ``+``, a Unicode minus, full-width digits,
-digit groups of three separated by (thin) spaces (``3 350 000``, ``3.141 592``) and a
-trailing point (``3.``).  Refused, each with a message that says what to type instead:
-commas (a thousands separator and a decimal comma cannot be told apart), underscores,
+digit groups of three separated by (thin) spaces (``3 350 000``, ``3.141 592``) or by commas
+in the whole part (``81,559``, ``3,350,000.5``: the book prints its figures that way, so students
+copy them) and a trailing point (``3.``).  Refused, each with a message that says what to type
+instead: any other comma (``3,35`` is a decimal comma; ``1,0000`` no grouping), underscores,
 hexadecimal, doubled signs, ``inf``/``nan``, non-integer exponents, and magnitudes outside
 1e-300..1e300 (the grader hands numbers on as floats, so nothing beyond that range is useful).
 
@@ -29,11 +30,14 @@ MAX_LOG10 = 300
 TIMES = "×xX*·⋅∙"
 _TOO_LARGE = "This number is too large to be an answer; check the exponent."
 _TOO_SMALL = "This number is too small to be an answer; check the sign of the exponent."
+# A whole part grouped in threes by commas: 81,559 or 3,350,000 (then perhaps .5), standing alone;
+# "0,004" is a decimal comma, never a group.
+_COMMA_GROUPED = re.compile(r"(?<![\d.,])([1-9]\d{0,2}(?:,\d{3})+)(?![\d,])(?!\.\d*,)")
 _PRECHECKS = [
     (
         re.compile(r","),
-        "Remove the comma: it could be a thousands separator or a decimal comma. "
-        "Write 3350000 or 3.35e6, with a point for decimals.",
+        "Remove the comma: it could be a decimal comma. Commas may only separate groups of "
+        "three digits (3,350,000); write decimals with a point (3.35).",
     ),
     (re.compile(r"_"), "Remove the underscores: write the digits together, such as 1000000."),
     (
@@ -224,8 +228,14 @@ class _Scanner:
         return False
 
 
+def _without_group_commas(text: str) -> str:
+    """``text`` with the commas of thousands groups removed: "81,559 MiB" -> "81559 MiB"."""
+    return _COMMA_GROUPED.sub(lambda m: m.group(1).replace(",", ""), text)
+
+
 def scan_number(text: str) -> tuple[ParsedNumber, str]:
     """Read the longest number at the start of normalised `text`; return it and the rest."""
+    text = _without_group_commas(text)
     for pattern, message in _PRECHECKS:
         if pattern.search(text):
             raise ResponseError(message)

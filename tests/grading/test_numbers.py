@@ -34,6 +34,12 @@ ACCEPTED = [
     ("  42  ", Decimal(42)),
     ("1e-300", Decimal("1e-300")),
     ("0", Decimal(0)),
+    # Thousands commas, as the book prints figures of five or more digits.
+    ("81,559", Decimal(81559)),
+    ("1,000", Decimal(1000)),
+    ("3,350,000.5", Decimal("3350000.5")),
+    ("-12,345", Decimal(-12345)),
+    ("1,234.5e3", Decimal(1234500)),
 ]
 
 
@@ -53,8 +59,12 @@ def test_decimal_is_exact_not_binary():
 REFUSED = [
     ("", "Enter"),
     ("   ", "Enter"),
-    ("1,000", "comma"),
     ("3,35", "comma"),
+    ("0,004", "comma"),
+    ("1,0000", "comma"),
+    ("1,00,000", "comma"),
+    ("3.141,592", "comma"),
+    ("12,345,67", "comma"),
     ("1_000", "underscore"),
     ("0x1F", "decimal"),
     ("--3", "single sign"),
@@ -86,3 +96,13 @@ def test_refused_form_gets_a_message_that_points_at_the_problem(text, fragment):
     with pytest.raises(ResponseError) as caught:
         parse_number(text)
     assert fragment.lower() in caught.value.message.lower()
+
+
+def test_a_figure_copied_from_the_book_reads_with_its_unit():
+    from quizzes.grading.numbers import read_number
+    from quizzes.grading.quantities import parse_quantity
+
+    with_commas, without = parse_quantity("81,559 MiB"), parse_quantity("81559 MiB")
+    assert with_commas.magnitude == without.magnitude == 81559
+    assert with_commas.unit == without.unit
+    assert read_number("15,900").sigfigs == read_number("15900").sigfigs == 3

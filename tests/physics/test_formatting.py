@@ -50,8 +50,11 @@ def test_prefixed_unit_without_fixed_still_auto_picks():
 @pytest.mark.parametrize(
     ("x", "expected"),
     [
-        (819200, "819200"),
-        (68976648192, "68976648192"),
+        (819200, "819,200"),
+        (68976648192, "68,976,648,192"),
+        (4096, "4096"),
+        (65504, "65,504"),
+        (15923.4, "15,900"),
         (295.343, "295"),
         (4.0229, "4.02"),
         (0.5, "0.5"),
@@ -83,3 +86,45 @@ def test_non_finite_values_are_refused():
         format_quantity(float("nan"), "B")
     with pytest.raises(ValueError):
         format_number(float("inf"))
+
+
+def test_five_digit_figures_are_grouped_in_threes_and_four_digit_ones_are_not():
+    mib = 2**20
+    assert format_quantity(81559 * mib, "MiB", fixed=True, sig=5) == "81,559 MiB"
+    assert format_quantity(15700, "FLOP/B") == "15,700 FLOP/byte"
+    assert format_quantity(5460, "FLOP/B") == "5460 FLOP/byte"
+    assert format_quantity(15900, "tokens/s", approx=True) == "~16,000 tokens/s"
+    assert format_quantity(12345.6, "$") == "$12,300"
+    assert format_quantity(3.35e12, "GB/s", fixed=True) == "3350 GB/s"
+
+
+def test_group_false_prints_the_bare_digits_for_machine_readers():
+    assert format_number(819200, group=False) == "819200"
+    assert format_quantity(81559 * 2**20, "MiB", fixed=True, sig=5, group=False) == "81559 MiB"
+
+
+def test_live_figures_group_in_text_and_in_math_but_not_in_formula_answers():
+    from types import SimpleNamespace
+
+    from content.expressions import format_value, parse_options
+    from quizzes.engine.model import Text
+    from quizzes.engine.variants import exact_formula
+
+    assert format_value(131072, parse_options("int")) == "131,072"
+    assert format_value(131072, parse_options("int"), in_math=True) == "131{,}072"
+    assert format_value(81559 * 2**20, parse_options("in MiB | sig=5"), in_math=True) == (
+        "81{,}559\\,\\text{MiB}"
+    )
+    assert format_value(131072, parse_options("int"), group=False) == "131072"
+    template = SimpleNamespace(source="t.yaml")
+    answer = exact_formula(template, Text("{{ d | int }} * b", 1), {"d": 16384.0})
+    assert answer == "16384 * b"  # the formula parser reads it back: no commas
+
+
+def test_a_grouped_number_in_math_is_one_mathml_number():
+    from courseware.rendering import math_to_mathml
+
+    mathml = math_to_mathml("6{,}738{,}415{,}616 = 81{,}559", display=False)
+    assert "<mn>6,738,415,616</mn>" in mathml and "<mn>81,559</mn>" in mathml
+    # A comma an author writes between arguments stays an operator.
+    assert "<mn>1</mn><mo>&#x0002C;</mo><mn>234</mn>" in math_to_mathml("f(1,234)", display=False)

@@ -14,10 +14,11 @@ _FROM_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-
 
 
 def tex_number_text(text: str) -> str:
-    """'3.35×10¹²' -> '3.35 \\times 10^{12}'; plain digits pass through."""
+    """'3.35×10¹²' -> '3.35 \\times 10^{12}'; '81,559' -> '81{,}559' (a thousands comma that TeX
+    does not space as punctuation); plain digits pass through."""
     match = _SCIENTIFIC.match(text)
     if not match:
-        return text
+        return re.sub(r"(?<=\d),(?=\d{3})", "{,}", text)
     exponent = match.group(2).translate(_FROM_SUPERSCRIPT)
     return f"{match.group(1)} \\times 10^{{{exponent}}}"
 
@@ -25,7 +26,7 @@ def tex_number_text(text: str) -> str:
 def tex_text(formatted: str) -> str:
     """LaTeX for a string made by ``format_quantity``: '3.35 TB/s' -> '3.35\\ \\text{TB/s}'."""
     if formatted.startswith("$"):
-        return "\\" + formatted
+        return "\\" + tex_number_text(formatted)
     number, _, unit = formatted.partition(" ")
     number = tex_number_text(number)
     return f"{number}\\ \\text{{{unit}}}" if unit else number
