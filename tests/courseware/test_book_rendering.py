@@ -195,3 +195,14 @@ def test_chapter_one_gives_on_chip_sizes_in_binary_units(rendered_book):
     assert re.search(r"SRAM of about 256 KiB on the H100", html)
     parts = re.findall(r"<td>(\d+ KiB)</td>\s*<td>(\d+ MiB)</td>", html)
     assert ("256 KiB", "50 MiB") in parts and ("192 KiB", "40 MiB") in parts
+
+
+def test_live_figures_of_five_or_more_digits_print_with_thousands_separators(rendered_book):
+    # Review R00-S2 and R03-S1: "81559 MiB" and "131072 tokens" read as typos in a book.
+    intro, inference = rendered_book["00-intro.md"].html, rendered_book["03-inference.md"].html
+    assert "81,559 MiB" in intro and "143,771 MiB" in intro
+    assert "131,072 tokens" in inference and "15,900 tokens/s" in inference
+    assert "<mn>524,288</mn>" in inference  # in a formula: one MathML number
+    # (The sources list quotes its titles verbatim, nvidia-smi's "81559 MiB" included.)
+    body = intro.split('class="catalog-sources"')[0] + inference.split('class="catalog-sources"')[0]
+    assert not re.search(r"(?<![\d,.#=-])\d{5,} (MiB|tokens)", body)
