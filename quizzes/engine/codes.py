@@ -43,4 +43,13 @@ DIAGNOSIS_CODES: dict[str, str] = {
     "aggregate-for-point-to-point": "used a GPU's total link bandwidth for a copy to one peer",
     "scales-forgotten": "left out the bits of the quantization scales",
     "wrong-format-range": "used the largest value (or range) of another number format",
+    "linear-expectation": "used a linear sum where a chance of a run of successes was needed (speculative acceptance)",
+    "all-accepted": "assumed every speculative draft token is accepted",
+    "idle-over-useful": "gave idle time over useful time where the idle share of the whole was asked",
+    "pass-forgotten": "left out one of a step's communication passes",
+    "rounded-twice": "rounded an intermediate count, then scaled it, instead of rounding once at the end",
+    "threads-per-warp": "mixed warps and threads (a warp is 32 threads)",
+    "experts-per-token": "counted one expert per token where each token goes to several",
+    "outlier-ignored": "set a scale from the typical values, not from the largest magnitude",
+    "paths-overlapped": "took the longer of two paths that run one after the other as if they overlapped",
 }
