@@ -108,7 +108,7 @@ def test_live_figures_group_in_text_and_in_math_but_not_in_formula_answers():
 
     from content.expressions import format_value, parse_options
     from quizzes.engine.model import Text
-    from quizzes.engine.variants import exact_formula
+    from quizzes.engine.kinds.formula import exact_formula
 
     assert format_value(131072, parse_options("int")) == "131,072"
     assert format_value(131072, parse_options("int"), in_math=True) == "131{,}072"
