@@ -193,6 +193,9 @@ COURSE_SLUG = os.environ.get("COURSE_SLUG", "hardware-reality")
 # preview, and its validation over many seeds (or an upload's, shared by its files).
 QUIZ_PREVIEW_BUDGET_SECONDS = float(os.environ.get("QUIZ_PREVIEW_BUDGET_SECONDS", "3"))
 QUIZ_VALIDATION_BUDGET_SECONDS = float(os.environ.get("QUIZ_VALIDATION_BUDGET_SECONDS", "20"))
+# The one publication gate: the seeds a template is validated over before the studio's Publish,
+# the studio's upload or `import_questions` makes it a version (and `validate_questions`'s default).
+QUIZ_PUBLICATION_SEEDS = int(os.environ.get("QUIZ_PUBLICATION_SEEDS", "200"))
 
 # Background work (regrades, long validations, closing expired attempts, LMS grade passback)
 # runs in a task worker (`manage.py worker`, started by `make run`). The database backend keeps

@@ -19,7 +19,6 @@ from quizzes.services.authoring.drafts import (
     with_fields,
 )
 from quizzes.services.authoring.files import (
-    IMPORT_SEEDS,
     MAX_UPLOAD_BYTES,
     ImportReport,
     export_files,
@@ -55,7 +54,6 @@ from quizzes.services.authoring.publishing import (
 
 __all__ = [
     "DEFAULT_SEEDS",
-    "IMPORT_SEEDS",
     "MAX_SEEDS",
     "MAX_SOURCE_CHARS",
     "MAX_UPLOAD_BYTES",

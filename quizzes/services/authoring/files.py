@@ -4,7 +4,7 @@ Export writes each template's latest published version (``--drafts``: the curren
 never-published templates are included) as ``<chapter>/<slug>.yaml``, byte for byte the text
 that was published, and each quiz as ``quizzes/<slug>.yaml`` in the format of
 ``docs/quiz-format.md``. Import checks every file first (parse, cross-check against the bank,
-``validate_template`` over a modest number of seeds) and writes all or nothing; files that match
+the publication gate, ``bank.check_for_publication``) and writes all or nothing; files that match
 what is stored change nothing.
 """
 
@@ -33,17 +33,14 @@ from quizzes.services.bank import (
     BankError,
     SyncReport,
     add_bank_file,
+    check_for_publication,
     content_hash,
     cross_check,
     is_quiz_file,
+    publication_seeds,
     sync_bank,
 )
 
-IMPORT_SEEDS = 50
-# These checks judge the spread of many variants (min_variants, outcome shares); over the few
-# seeds of an import they would fail sound templates, so they count only from 200 seeds on.
-SPREAD_CHECKS = {"variants", "outcomes"}
-SPREAD_MIN_SEEDS = 200
 MAX_UPLOAD_BYTES = 2 * 2**20
 MAX_UNPACKED_BYTES = 20 * 2**20
 MAX_FILES = 1000
@@ -190,7 +187,7 @@ def export_zip(*, course, drafts: bool = False) -> bytes:
 
 
 def read_import(
-    root: Path, *, course, seeds: int = IMPORT_SEEDS, budget_s: float | None = None
+    root: Path, *, course, seeds: int | None = None, budget_s: float | None = None
 ) -> Bank:
     """Read and check every file under ``root``; raise BankError naming each bad file.
 
@@ -198,6 +195,7 @@ def read_import(
     a file left unvalidated when it runs out is a problem, so nothing is imported unchecked.
     """
     deadline = None if budget_s is None else deadline_after(budget_s)
+    seeds = publication_seeds() if seeds is None else seeds
     problems: list[str] = []
     bank = Bank()
     paths = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in YAML_SUFFIXES)
@@ -234,18 +232,14 @@ def _validation_problems(rel: str, text: str, seeds: int, deadline, budget_s) ->
         ]
     try:
         template = engine.parse_template(text, source=rel)
-        report = engine.validate_template(template, seeds, budget_s=left)
+        _, refusing = check_for_publication(template, seeds=seeds, budget_s=left)
     except Exception as exc:  # noqa: BLE001 - a crash is one more problem of this file
         return [f"{rel}: validation could not run: {exc}"]
-    return [
-        f"{rel}: validation: {failure}"
-        for failure in report.failures
-        if seeds >= SPREAD_MIN_SEEDS or failure.check not in SPREAD_CHECKS
-    ]
+    return [f"{rel}: validation: {failure}" for failure in refusing]
 
 
 def import_dir(
-    root: Path, *, course, user=None, seeds: int = IMPORT_SEEDS, budget_s: float | None = None
+    root: Path, *, course, user=None, seeds: int | None = None, budget_s: float | None = None
 ) -> ImportReport:
     """Check everything under ``root``, then write all of it in one transaction, or nothing."""
     bank = read_import(root, course=course, seeds=seeds, budget_s=budget_s)

@@ -17,9 +17,16 @@ from quizzes import engine
 from quizzes.models import QuestionTemplate, QuizItem, TemplateStatus, TemplateVersion, Variant
 from quizzes.services.authoring.budgets import validation_budget
 from quizzes.services.authoring.drafts import AuthoringError, read_draft
-from quizzes.services.bank import content_hash, publish_version
+from quizzes.services.bank import (
+    check_for_publication,
+    content_hash,
+    publication_seeds,
+    publish_version,
+)
+from quizzes.services.bank.gate import PUBLICATION_SEEDS
 
-DEFAULT_SEEDS = 200
+# The validate form's default: the publication gate's count (QUIZ_PUBLICATION_SEEDS).
+DEFAULT_SEEDS = PUBLICATION_SEEDS
 MAX_SEEDS = 5_000
 
 
@@ -63,7 +70,9 @@ def validation_summary(text: str, seeds: int) -> dict:
         return summary
     try:
         template = engine.parse_template(text, source=parsed.slug)
-        report = engine.validate_template(template, seeds, budget_s=validation_budget())
+        report, refusing = check_for_publication(
+            template, seeds=seeds, budget_s=validation_budget()
+        )
     except Exception as exc:  # noqa: BLE001 - a validator crash is a failure, not a 500
         summary["failures"] = [
             {"check": "crash", "message": str(exc), "seed": None, "part": None, "count": 1}
@@ -72,6 +81,7 @@ def validation_summary(text: str, seeds: int) -> dict:
         return summary
     summary.update(
         ok=report.ok,
+        publishable=not refusing,
         variants=report.variants,
         distinct_variants=report.distinct_variants,
         summary=report.summary(),
@@ -132,7 +142,7 @@ def mark_validation_pending(*, template: QuestionTemplate, seeds: int) -> None:
 def publish_draft(
     *, template: QuestionTemplate, revision: int, user, note: str = ""
 ) -> TemplateVersion:
-    """Publish the draft as the next version, if it parses and validates at the default count.
+    """Publish the draft as the next version, if it passes the publication gate.
 
     ``revision`` is the draft the author saw: a draft saved since is not published unseen.
     """
@@ -147,10 +157,11 @@ def publish_draft(
         raise AuthoringError(
             "The draft has errors; fix them first: " + "; ".join(str(i) for i in issues)
         )
-    summary = validate_draft(template=template, seeds=DEFAULT_SEEDS)
-    if not summary["ok"]:
+    seeds = publication_seeds()
+    summary = validate_draft(template=template, seeds=seeds)
+    if not summary["publishable"]:
         raise AuthoringError(
-            f"The draft fails validation over {DEFAULT_SEEDS} seeds "
+            f"The draft fails validation over {seeds} seeds "
             f"({len(summary['failures'])} problem(s)); see the validation report."
         )
     with transaction.atomic():

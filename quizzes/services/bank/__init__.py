@@ -8,6 +8,7 @@ keeps the hash of the text it came from).
 """
 
 from .common import BankError, content_hash
+from .gate import check_for_publication, publication_seeds
 from .quizfiles import ITEM_FIELDS, QUIZ_FIELDS, ItemSpec, Objective, QuizFile, read_quiz_text
 from .reading import (
     QUESTIONS_DIR,
@@ -36,9 +37,11 @@ __all__ = [
     "SyncReport",
     "TemplateFile",
     "add_bank_file",
+    "check_for_publication",
     "content_hash",
     "is_quiz_file",
     "cross_check",
+    "publication_seeds",
     "publish_version",
     "read_bank",
     "read_quiz_text",
