@@ -29,7 +29,6 @@ from django.utils import timezone
 
 from content.physics import format_quantity
 from courseware.models import Chapter, Enrollment, ReadingProgress, Role
-from quizzes import engine
 from quizzes.models import (
     Attempt,
     AttemptStatus,
@@ -41,6 +40,7 @@ from quizzes.models import (
 )
 from quizzes.services import questions
 from quizzes.services.attempts import draw_items
+from quizzes.services.variant_seeds import variant_seed_for
 
 PREFIX = "demo-student-"
 BATCH = 1000
@@ -268,7 +268,7 @@ def _simulate_attempt(user, quiz, quiz_items, number, ability, rng, now, last_se
         version = item.pinned_version or item.template.current_version
         if version is None:
             continue
-        seed = engine.variant_seed(_secret(), user.pk, item.pk, number, 0)
+        seed = variant_seed_for(student_id=user.pk, item_id=item.pk, attempt_number=number, index=0)
         fields = questions.new_variant_fields(version, seed)
         template = questions.template_for(version)
         variant = Variant(item=item, version=version, index=0, created_at=started, **fields)
@@ -281,12 +281,6 @@ def _simulate_attempt(user, quiz, quiz_items, number, ability, rng, now, last_se
         score *= 1 - quiz.late_penalty
     attempt.score = score.quantize(Decimal("0.001"), ROUND_HALF_UP)
     attempt.max_score = max_score
-
-
-def _secret() -> bytes:
-    from django.conf import settings
-
-    return settings.SECRET_KEY.encode()
 
 
 def _simulate_parts(template, fields, quiz, ability, rng, started):
