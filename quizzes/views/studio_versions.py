@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from courseware.roles import author_required
 from quizzes import tasks as jobs
+from quizzes.forms import ValidateForm
 from quizzes.services import authoring
 from quizzes.views.studio import page, template_or_404
 from quizzes.views.studio_display import diff_rows, report_view
@@ -41,12 +42,11 @@ def template_validate(request: HttpRequest, slug: str) -> HttpResponse:
     error = ""
     seeds_raw = request.POST.get("seeds", "") if request.method == "POST" else ""
     if request.method == "POST":
-        try:
-            seeds = authoring.parse_seed_count(seeds_raw)
-        except authoring.AuthoringError as exc:
-            error = str(exc)
+        form = ValidateForm(request.POST)
+        if form.is_valid():
+            jobs.request_validation(template=template, seeds=form.cleaned_data["seeds"])
         else:
-            jobs.request_validation(template=template, seeds=seeds)
+            error = form.error_text()
     context = {
         "template": template,
         "validation": report_view(template.last_validation),

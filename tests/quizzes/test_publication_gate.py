@@ -61,3 +61,28 @@ def test_spread_checks_count_only_over_many_seeds():
         check = "outcomes"
 
     assert not gate.counts_at(Failure(), 50) and gate.counts_at(Failure(), 200)
+
+
+def test_a_publish_parses_the_draft_once(course, author, monkeypatch):
+    from quizzes.services.bank import reading
+
+    template = make_template(course)
+    calls = []
+    real = reading.parse_template
+    monkeypatch.setattr(
+        reading, "parse_template", lambda *a, **kw: calls.append(1) or real(*a, **kw)
+    )
+    authoring.publish_draft(template=template, revision=1, user=author)
+    assert len(calls) == 1  # it was three: the check, the summary's check, the validation
+
+
+def test_one_reader_serves_any_pairs_and_keeps_the_parsed_template():
+    from quizzes.services.bank import read_files
+
+    text = authoring.with_fields(authoring.starter_source("numeric"), slug="paired-q")
+    bank, problems = read_files(
+        [("t/paired-q.yaml", text), ("t/bad.yaml", None)], is_quiz=lambda path: False
+    )
+    assert problems == ["t/bad.yaml: cannot be read as UTF-8 text"]
+    (only,) = bank.templates
+    assert only.slug == "paired-q" and only.template.slug == "paired-q"

@@ -13,7 +13,6 @@ from django.db import transaction
 from django.db.models import Count, F, Max
 from django.utils import timezone
 
-from quizzes import engine
 from quizzes.models import QuestionTemplate, QuizItem, TemplateStatus, TemplateVersion, Variant
 from quizzes.services.authoring.budgets import validation_budget
 from quizzes.services.authoring.drafts import AuthoringError, read_draft
@@ -30,25 +29,11 @@ DEFAULT_SEEDS = PUBLICATION_SEEDS
 MAX_SEEDS = 5_000
 
 
-def parse_seed_count(raw) -> int:
-    """The number of validation seeds from a form; raises AuthoringError with the limits."""
-    if raw in (None, ""):
-        return DEFAULT_SEEDS
-    try:
-        seeds = int(str(raw).strip())
-    except ValueError:
-        raise AuthoringError("The number of seeds must be a whole number.") from None
-    if seeds < 1:
-        raise AuthoringError("Validate over at least 1 seed.")
-    if seeds > MAX_SEEDS:
-        raise AuthoringError(
-            f"{seeds:,} seeds is too many: at most {MAX_SEEDS:,} per run keeps the page responsive."
-        )
-    return seeds
+def validation_summary(text: str, seeds: int, *, parsed=None) -> dict:
+    """Validate ``text`` over ``seeds`` seeds; a JSON-ready summary (never raises).
 
-
-def validation_summary(text: str, seeds: int) -> dict:
-    """Validate ``text`` over ``seeds`` seeds; a JSON-ready summary (never raises)."""
+    ``parsed`` is the text's TemplateFile when the caller has read it already.
+    """
     summary = {
         "ok": False,
         "seeds": seeds,
@@ -60,7 +45,9 @@ def validation_summary(text: str, seeds: int) -> dict:
         "outcomes": {},
         "summary": "",
     }
-    parsed, issues = read_draft(text)
+    issues = []
+    if parsed is None:
+        parsed, issues = read_draft(text)
     if parsed is None:
         summary["failures"] = [
             {"check": "parse", "message": str(i), "seed": None, "part": None, "count": 1}
@@ -69,9 +56,9 @@ def validation_summary(text: str, seeds: int) -> dict:
         summary["summary"] = f"{len(issues)} parse error(s)"
         return summary
     try:
-        template = engine.parse_template(text, source=parsed.slug)
+        # The editor's text was parsed once by the bank's reader; its template travels here.
         report, refusing = check_for_publication(
-            template, seeds=seeds, budget_s=validation_budget()
+            parsed.template, seeds=seeds, budget_s=validation_budget()
         )
     except Exception as exc:  # noqa: BLE001 - a validator crash is a failure, not a 500
         summary["failures"] = [
@@ -120,9 +107,9 @@ def _finite(value) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def validate_draft(*, template: QuestionTemplate, seeds: int = DEFAULT_SEEDS) -> dict:
+def validate_draft(*, template: QuestionTemplate, seeds: int = DEFAULT_SEEDS, parsed=None) -> dict:
     """Validate the draft and store the summary as the template's last validation."""
-    summary = validation_summary(template.draft_source, seeds)
+    summary = validation_summary(template.draft_source, seeds, parsed=parsed)
     summary["revision"] = template.draft_revision
     QuestionTemplate.objects.filter(pk=template.pk).update(
         last_validation=summary, last_validated_at=timezone.now()
@@ -158,7 +145,7 @@ def publish_draft(
             "The draft has errors; fix them first: " + "; ".join(str(i) for i in issues)
         )
     seeds = publication_seeds()
-    summary = validate_draft(template=template, seeds=seeds)
+    summary = validate_draft(template=template, seeds=seeds, parsed=parsed)
     if not summary["publishable"]:
         raise AuthoringError(
             f"The draft fails validation over {seeds} seeds "
