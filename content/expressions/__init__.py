@@ -1,7 +1,8 @@
 """The safe expression language shared by chapters and question templates.
 
-Dependencies point one way: this package reads ``content.physics`` (its public names become the
-callable names of expressions) and nothing from Django or the apps.
+Dependencies point one way: this package imports nothing of the subject it computes (no
+``content.physics``), nothing from Django or the apps. The subject is handed to it through
+``configure_subject`` (``content/__init__.py`` does it for this book).
 """
 
 from content.expressions.errors import ExpressionError, did_you_mean
@@ -15,7 +16,7 @@ from content.expressions.live import (
     render_live,
     scan_live,
 )
-from content.expressions.namespace import MATH_HELPERS, default_namespace
+from content.expressions.namespace import MATH_HELPERS, configure_subject, default_namespace
 from content.expressions.policy import check_expression, free_names, is_catalog_object
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "check_expression",
     "check_live",
     "collect_citations",
+    "configure_subject",
     "default_namespace",
     "did_you_mean",
     "evaluate",

@@ -65,15 +65,25 @@ def _set_mode(current: str, new: str, raw: str) -> str:
     return new
 
 
+# Set by the subject (``namespace.configure_subject``): the language formats no unit itself.
+_SUBJECT: dict[str, Any] = {"format_number": None, "format_quantity": None, "check_unit": None}
+
+
+def configure(*, format_number, format_quantity, check_unit=None) -> None:
+    """The subject's formatters and unit check (see ``namespace.configure_subject``)."""
+    _SUBJECT.update(
+        format_number=format_number, format_quantity=format_quantity, check_unit=check_unit
+    )
+
+
 def _checked_unit(unit: str, raw: str) -> str:
     if not unit:
         raise ValueError(f"option '{raw}' needs a unit, e.g. 'in GB/s'")
-    try:
-        from content.physics.units import ureg
-    except ImportError:  # pragma: no cover - the registry ships with the project
+    check = _SUBJECT["check_unit"]
+    if check is None:
         return unit
     try:
-        ureg.parse_units(unit)
+        check(unit)
     except Exception:  # noqa: BLE001 - pint raises several unrelated types for bad units
         raise ValueError(
             f"unknown option or unit '{raw}' (options: sig=N, approx, in UNIT, %, x, int, text)"
@@ -85,13 +95,9 @@ def _formatters(names: Mapping[str, object] | None) -> tuple[Any, Any]:
     number = names.get("format_number") if names else None
     quantity = names.get("format_quantity") if names else None
     if not (callable(number) and callable(quantity)):
-        import content.physics as physics
-
-        number = getattr(physics, "format_number", None)
-        quantity = getattr(physics, "format_quantity", None)
+        number, quantity = _SUBJECT["format_number"], _SUBJECT["format_quantity"]
         if number is None or quantity is None:
-            from content.physics.formatting import format_number as number
-            from content.physics.formatting import format_quantity as quantity
+            raise ValueError("no number formatter: the subject has not been configured")
     return number, quantity
 
 

@@ -1,8 +1,16 @@
-"""The names an expression may use: the public names of ``content.physics`` and maths helpers."""
+"""The names an expression may use: the subject's names, as its caller hands them over, and
+maths helpers.
+
+The language knows no subject. Whoever uses it for a book calls ``configure_subject`` once with
+the book's names (callable functions and catalog look-ups), the modules whose frozen dataclasses
+expressions may read, the number and quantity formatters and the unit check of ``in UNIT``
+options; ``content/__init__.py`` does so for this book's physics.
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from content.expressions.policy import MAX_SEQUENCE
@@ -38,17 +46,30 @@ MATH_HELPERS: dict[str, object] = {
 }
 
 
-def physics_names() -> dict[str, object]:
-    """Every name in ``content.physics.__all__`` (empty while the module is not installed)."""
-    try:
-        import content.physics as physics
-    except ImportError:
-        return {}
-    return {name: getattr(physics, name) for name in getattr(physics, "__all__", ())}
+_SUBJECT_NAMES: dict[str, object] = {}
+
+
+def configure_subject(
+    *,
+    names: Mapping[str, object],
+    trusted_modules: tuple[str, ...],
+    format_number: Callable[..., str],
+    format_quantity: Callable[..., str],
+    check_unit: Callable[[str], object] | None = None,
+) -> None:
+    """Hand the language a subject: its names, trusted modules, formatters and unit check."""
+    from content.expressions import formatting, policy
+
+    _SUBJECT_NAMES.clear()
+    _SUBJECT_NAMES.update(names)
+    policy.TRUSTED_MODULE_PREFIXES = tuple(trusted_modules)
+    formatting.configure(
+        format_number=format_number, format_quantity=format_quantity, check_unit=check_unit
+    )
 
 
 def default_namespace() -> dict[str, object]:
-    """A fresh dict of every name templates and chapters may use (physics first, then maths)."""
-    names = physics_names()
+    """A fresh dict of every name templates and chapters may use (the subject's, then maths)."""
+    names = dict(_SUBJECT_NAMES)
     names.update(MATH_HELPERS)
     return names

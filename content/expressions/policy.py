@@ -26,8 +26,9 @@ MAX_EXPONENT = 128
 MAX_INT_BITS = 256
 MAX_SEQUENCE = 1000
 
-# Modules whose frozen dataclasses expose their public fields and methods to expressions.
-TRUSTED_MODULE_PREFIXES: tuple[str, ...] = ("content.physics",)
+# Modules whose frozen dataclasses expose their public fields and methods to expressions; the
+# subject sets them (``namespace.configure_subject``).
+TRUSTED_MODULE_PREFIXES: tuple[str, ...] = ()
 
 # Methods of plain containers that read and never mutate.
 ALLOWED_METHODS: dict[type, frozenset[str]] = {

@@ -17,11 +17,9 @@ import random
 import re
 from datetime import datetime
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 
-from quizzes import engine
 from quizzes.models import (
     Attempt,
     AttemptStatus,
@@ -48,6 +46,7 @@ from quizzes.services.submission import (
     expire_if_due,
     submit_attempt,
 )
+from quizzes.services.variant_seeds import pool_seed_for, variant_seed_for
 
 __all__ = [
     "QuizRuleError",
@@ -66,10 +65,6 @@ __all__ = [
 _KEY = re.compile(r"^[A-Za-z0-9-]{8,64}$")
 
 
-def _secret() -> bytes:
-    return settings.SECRET_KEY.encode()
-
-
 # -- starting --------------------------------------------------------------------------------
 
 
@@ -82,7 +77,9 @@ def draw_items(quiz, items: list[QuizItem], *, student, number: int) -> list[Qui
     chosen = [item for item in items if not item.pool]
     for pool, count in sorted((quiz.pools or {}).items()):
         members = [item for item in items if item.pool == pool]
-        seed = engine.variant_seed(_secret(), "pool", student.pk, quiz.pk, number, pool)
+        seed = pool_seed_for(
+            student_id=student.pk, quiz_id=quiz.pk, attempt_number=number, pool=pool
+        )
         rng = random.Random(seed)
         chosen += rng.sample(members, min(int(count), len(members)))
     # Items of a pool not named in quiz.pools are all asked, rather than silently dropped.
@@ -124,9 +121,12 @@ def _make_variant(
     version = _version_for(item)
     try:
         for salt in range(FRESH_DRAWS):
-            extra = (salt,) if salt else ()
-            seed = engine.variant_seed(
-                _secret(), attempt.student_id, item.pk, attempt.number, index, *extra
+            seed = variant_seed_for(
+                student_id=attempt.student_id,
+                item_id=item.pk,
+                attempt_number=attempt.number,
+                index=index,
+                salt=salt,
             )
             fields = questions.new_variant_fields(version, seed)
             repeated = _numbers_key(fields["parameters"]) in seen

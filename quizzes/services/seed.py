@@ -25,7 +25,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from courseware.models import Chapter, Enrollment, ReadingProgress, Role
-from quizzes import engine
 from quizzes.engine import kinds
 from quizzes.grading import Grade
 from quizzes.models import (
@@ -41,6 +40,7 @@ from quizzes.services import questions, scoring
 from quizzes.services.attempts import draw_items
 from quizzes.services.grades import graded_response
 from quizzes.services.submission import score_attempt
+from quizzes.services.variant_seeds import variant_seed_for
 
 PREFIX = "demo-student-"
 BATCH = 1000
@@ -268,7 +268,7 @@ def _simulate_attempt(user, quiz, quiz_items, number, ability, rng, now, last_se
         version = item.pinned_version or item.template.current_version
         if version is None:
             continue
-        seed = engine.variant_seed(_secret(), user.pk, item.pk, number, 0)
+        seed = variant_seed_for(student_id=user.pk, item_id=item.pk, attempt_number=number, index=0)
         fields = questions.new_variant_fields(version, seed)
         template = questions.template_for(version)
         variant = Variant(item=item, version=version, index=0, created_at=started, **fields)
@@ -281,12 +281,6 @@ def _simulate_attempt(user, quiz, quiz_items, number, ability, rng, now, last_se
     score_attempt(
         attempt, items=scored_items, variants=attempt_variants, late_penalty=quiz.late_penalty
     )
-
-
-def _secret() -> bytes:
-    from django.conf import settings
-
-    return settings.SECRET_KEY.encode()
 
 
 def _simulate_parts(template, fields, quiz, ability, rng, started):

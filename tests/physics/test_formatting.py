@@ -107,8 +107,8 @@ def test_live_figures_group_in_text_and_in_math_but_not_in_formula_answers():
     from types import SimpleNamespace
 
     from content.expressions import format_value, parse_options
-    from quizzes.engine.model import Text
     from quizzes.engine.kinds.formula import exact_formula
+    from quizzes.engine.model import Text
 
     assert format_value(131072, parse_options("int")) == "131,072"
     assert format_value(131072, parse_options("int"), in_math=True) == "131{,}072"

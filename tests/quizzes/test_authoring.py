@@ -61,11 +61,17 @@ def test_summary_of_a_broken_text_lists_parse_failures():
 
 
 def test_seed_counts_have_limits():
-    assert authoring.parse_seed_count("") == authoring.DEFAULT_SEEDS
-    assert authoring.parse_seed_count(" 5000 ") == 5000
-    for bad in ("5001", "0", "1e3", "x"):
-        with pytest.raises(authoring.AuthoringError):
-            authoring.parse_seed_count(bad)
+    from quizzes.forms import ValidateForm
+
+    def seeds(raw):
+        form = ValidateForm({"seeds": raw})
+        return form.cleaned_data["seeds"] if form.is_valid() else form.error_text()
+
+    assert seeds("") == authoring.DEFAULT_SEEDS
+    assert seeds(" 5000 ") == 5000
+    assert "at most 5,000" in seeds("5001") and "at least 1" in seeds("0")
+    for bad in ("1e3", "x"):
+        assert "whole number" in seeds(bad)
 
 
 def test_preview_seed_parsing_falls_back_on_nonsense():

@@ -7,8 +7,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from courseware.models import Course
-from quizzes.services.authoring import IMPORT_SEEDS, MAX_SEEDS, import_dir
-from quizzes.services.bank import BankError
+from quizzes.services.authoring import MAX_SEEDS, import_dir
+from quizzes.services.bank import BankError, publication_seeds
 
 
 class Command(BaseCommand):
@@ -25,14 +25,16 @@ class Command(BaseCommand):
         parser.add_argument(
             "--seeds",
             type=int,
-            default=IMPORT_SEEDS,
+            default=None,
             help=(
-                f"Validation seeds per template (default {IMPORT_SEEDS}, at most {MAX_SEEDS}); "
-                "min_variants and outcome balance are judged only from 200 seeds on."
+                "Validation seeds per template (default: QUIZ_PUBLICATION_SEEDS, the one "
+                f"publication gate's count; at most {MAX_SEEDS}); min_variants and outcome "
+                "balance are judged only from 200 seeds on."
             ),
         )
 
-    def handle(self, *args, dir: str, seeds: int, **options):
+    def handle(self, *args, dir: str, seeds: int | None, **options):
+        seeds = publication_seeds() if seeds is None else seeds
         if not 1 <= seeds <= MAX_SEEDS:
             raise CommandError(f"--seeds must be between 1 and {MAX_SEEDS}.")
         root = Path(dir)

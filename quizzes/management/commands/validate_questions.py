@@ -14,6 +14,7 @@ from quizzes.engine import (
     load_templates_collecting,
     validate_template,
 )
+from quizzes.services.bank.gate import publication_seeds
 
 QUESTIONS_DIR = Path(content.__file__).resolve().parent / "questions"
 
@@ -46,11 +47,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--seeds",
             type=int,
-            default=200,
-            help="number of seeds (variants) to generate per template (default: 200)",
+            default=None,
+            help="number of seeds (variants) to generate per template (default: "
+            "QUIZ_PUBLICATION_SEEDS, the publication gate's count, 200 unless set)",
         )
 
     def handle(self, *args, slugs, seeds, **options):
+        if seeds is None:
+            seeds = publication_seeds()
         if seeds < 1:
             raise CommandError("--seeds must be at least 1")
         templates, errors = templates_to_validate()

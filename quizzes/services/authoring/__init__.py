@@ -19,7 +19,6 @@ from quizzes.services.authoring.drafts import (
     with_fields,
 )
 from quizzes.services.authoring.files import (
-    IMPORT_SEEDS,
     MAX_UPLOAD_BYTES,
     ImportReport,
     export_files,
@@ -42,8 +41,8 @@ from quizzes.services.authoring.publishing import (
     DEFAULT_SEEDS,
     MAX_SEEDS,
     add_quiz_item,
+    mark_validation_pending,
     parse_points,
-    parse_seed_count,
     publish_draft,
     remove_quiz_item,
     retire_template,
@@ -54,7 +53,6 @@ from quizzes.services.authoring.publishing import (
 
 __all__ = [
     "DEFAULT_SEEDS",
-    "IMPORT_SEEDS",
     "MAX_SEEDS",
     "MAX_SOURCE_CHARS",
     "MAX_UPLOAD_BYTES",
@@ -77,7 +75,6 @@ __all__ = [
     "import_upload",
     "parse_points",
     "parse_seed",
-    "parse_seed_count",
     "publish_draft",
     "quiz_text",
     "random_seed",
@@ -87,6 +84,7 @@ __all__ = [
     "retire_template",
     "save_draft",
     "starter_source",
+    "mark_validation_pending",
     "validate_draft",
     "validation_summary",
     "version_usage",

@@ -4,7 +4,7 @@ Export writes each template's latest published version (``--drafts``: the curren
 never-published templates are included) as ``<chapter>/<slug>.yaml``, byte for byte the text
 that was published, and each quiz as ``quizzes/<slug>.yaml`` in the format of
 ``docs/quiz-format.md``. Import checks every file first (parse, cross-check against the bank,
-``validate_template`` over a modest number of seeds) and writes all or nothing; files that match
+the publication gate, ``bank.check_for_publication``) and writes all or nothing; files that match
 what is stored change nothing.
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import re
-import tempfile
 import time
 import zipfile
 from dataclasses import dataclass, field
@@ -23,7 +22,6 @@ from pathlib import Path, PurePosixPath
 import yaml
 from django.db import transaction
 
-from quizzes import engine
 from quizzes.engine.yamlnodes import safe_load as safe_yaml_load
 from quizzes.models import QuestionTemplate, Quiz, QuizItem
 from quizzes.services.authoring.budgets import deadline_after, validation_budget
@@ -32,18 +30,17 @@ from quizzes.services.bank import (
     Bank,
     BankError,
     SyncReport,
-    add_bank_file,
+    TemplateFile,
+    check_for_publication,
     content_hash,
     cross_check,
-    is_quiz_file,
+    folder_files,
+    is_quiz_path,
+    publication_seeds,
+    read_files,
     sync_bank,
 )
 
-IMPORT_SEEDS = 50
-# These checks judge the spread of many variants (min_variants, outcome shares); over the few
-# seeds of an import they would fail sound templates, so they count only from 200 seeds on.
-SPREAD_CHECKS = {"variants", "outcomes"}
-SPREAD_MIN_SEEDS = 200
 MAX_UPLOAD_BYTES = 2 * 2**20
 MAX_UNPACKED_BYTES = 20 * 2**20
 MAX_FILES = 1000
@@ -190,34 +187,37 @@ def export_zip(*, course, drafts: bool = False) -> bytes:
 
 
 def read_import(
-    root: Path, *, course, seeds: int = IMPORT_SEEDS, budget_s: float | None = None
+    root: Path, *, course, seeds: int | None = None, budget_s: float | None = None
 ) -> Bank:
-    """Read and check every file under ``root``; raise BankError naming each bad file.
+    """Read and check every file under ``root`` (see ``read_import_files``)."""
+    files = folder_files(root)
+    if not files:
+        raise BankError([f"{root.name or root}: no .yaml files to import"])
+    return read_import_files(files, course=course, seeds=seeds, budget_s=budget_s)
+
+
+def read_import_files(
+    files: list[tuple[str, str | None]],
+    *,
+    course,
+    seeds: int | None = None,
+    budget_s: float | None = None,
+) -> Bank:
+    """Check (path, text) pairs through the bank's one reader and the publication gate; raise
+    BankError naming each bad file.
 
     With ``budget_s`` (an upload in a web request) the validations share that many seconds;
     a file left unvalidated when it runs out is a problem, so nothing is imported unchecked.
     """
+    if not files:
+        raise BankError(["the upload: no .yaml files to import"])
     deadline = None if budget_s is None else deadline_after(budget_s)
-    problems: list[str] = []
-    bank = Bank()
-    paths = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in YAML_SUFFIXES)
-    if not paths:
-        raise BankError([f"{root.name or root}: no .yaml files to import"])
-    for path in paths:
-        rel = str(path.relative_to(root))
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            problems.append(f"{rel}: is not UTF-8 text")
-            continue
-        if "\x00" in text:
-            problems.append(f"{rel}: contains binary data")
-            continue
-        is_quiz = is_quiz_file(path, root)
-        file_problems = add_bank_file(bank, text, source=rel, is_quiz=is_quiz)
-        problems.extend(file_problems)
-        if not is_quiz and not file_problems:
-            problems.extend(_validation_problems(rel, text, seeds, deadline, budget_s))
+    seeds = publication_seeds() if seeds is None else seeds
+    bank, problems = read_files(
+        files,
+        is_quiz=is_quiz_path,
+        on_template=lambda tf: _validation_problems(tf, seeds, deadline, budget_s),
+    )
     known = set(QuestionTemplate.objects.for_course(course).values_list("slug", flat=True))
     problems.extend(cross_check(bank, known))
     if problems:
@@ -225,7 +225,8 @@ def read_import(
     return bank
 
 
-def _validation_problems(rel: str, text: str, seeds: int, deadline, budget_s) -> list[str]:
+def _validation_problems(tf: TemplateFile, seeds: int, deadline, budget_s) -> list[str]:
+    rel = tf.path
     left = None if deadline is None else deadline - time.monotonic()
     if left is not None and left <= 0:
         return [
@@ -233,22 +234,29 @@ def _validation_problems(rel: str, text: str, seeds: int, deadline, budget_s) ->
             "upload fewer files at once, or import them with the import_questions command"
         ]
     try:
-        template = engine.parse_template(text, source=rel)
-        report = engine.validate_template(template, seeds, budget_s=left)
+        _, refusing = check_for_publication(tf.template, seeds=seeds, budget_s=left)
     except Exception as exc:  # noqa: BLE001 - a crash is one more problem of this file
         return [f"{rel}: validation could not run: {exc}"]
-    return [
-        f"{rel}: validation: {failure}"
-        for failure in report.failures
-        if seeds >= SPREAD_MIN_SEEDS or failure.check not in SPREAD_CHECKS
-    ]
+    return [f"{rel}: validation: {failure}" for failure in refusing]
 
 
 def import_dir(
-    root: Path, *, course, user=None, seeds: int = IMPORT_SEEDS, budget_s: float | None = None
+    root: Path, *, course, user=None, seeds: int | None = None, budget_s: float | None = None
 ) -> ImportReport:
     """Check everything under ``root``, then write all of it in one transaction, or nothing."""
     bank = read_import(root, course=course, seeds=seeds, budget_s=budget_s)
+    return _write_import(bank, course=course, user=user)
+
+
+def import_files(
+    files: list[tuple[str, str | None]], *, course, user=None, budget_s: float | None = None
+) -> ImportReport:
+    """Check (path, text) pairs, then write all of them in one transaction, or nothing."""
+    bank = read_import_files(files, course=course, budget_s=budget_s)
+    return _write_import(bank, course=course, user=user)
+
+
+def _write_import(bank: Bank, *, course, user) -> ImportReport:
     with transaction.atomic():
         existing = {q.slug: q for q in Quiz.objects.for_course(course).select_related("chapter")}
         items = _items_by_quiz(list(existing.values()))
@@ -275,19 +283,18 @@ def import_upload(upload, *, course, user=None) -> ImportReport:
             f"{MAX_UPLOAD_BYTES // 2**20} MB."
         )
     data = upload.read(MAX_UPLOAD_BYTES + 1)
-    with tempfile.TemporaryDirectory(prefix="studio-import-") as tmp:
-        root = Path(tmp)
-        lower = name.lower()
-        if lower.endswith(".zip"):
-            _unpack_zip(data, root)
-        elif lower.endswith(YAML_SUFFIXES):
-            _place_single(name, data, root)
-        else:
-            raise AuthoringError("Upload a .zip made by the export, or a single .yaml file.")
-        return import_dir(root, course=course, user=user, budget_s=validation_budget())
+    lower = name.lower()
+    if lower.endswith(".zip"):
+        files = _zip_files(data)
+    elif lower.endswith(YAML_SUFFIXES):
+        files = [_single_file(name, data)]
+    else:
+        raise AuthoringError("Upload a .zip made by the export, or a single .yaml file.")
+    return import_files(files, course=course, user=user, budget_s=validation_budget())
 
 
-def _unpack_zip(data: bytes, root: Path) -> None:
+def _zip_files(data: bytes) -> list[tuple[str, str]]:
+    """The (path, text) of every member of an uploaded zip, read in memory, never unpacked."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile:
@@ -298,6 +305,7 @@ def _unpack_zip(data: bytes, root: Path) -> None:
             raise AuthoringError(f"The zip holds {len(members)} files; at most {MAX_FILES}.")
         if sum(info.file_size for info in members) > MAX_UNPACKED_BYTES:
             raise AuthoringError("The zip unpacks to too much data; is it really an export?")
+        files = []
         for info in members:
             rel = _safe_member(info)
             if not rel.name.lower().endswith(YAML_SUFFIXES):
@@ -307,9 +315,8 @@ def _unpack_zip(data: bytes, root: Path) -> None:
             except (zipfile.BadZipFile, RuntimeError, NotImplementedError, ValueError) as exc:
                 raise AuthoringError(f"'{info.filename}' cannot be unpacked ({exc}).") from None
             _check_text(info.filename, content)
-            target = root.joinpath(*rel.parts)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(content)
+            files.append((str(rel), content.decode("utf-8")))
+    return sorted(files)
 
 
 def _safe_member(info: zipfile.ZipInfo) -> PurePosixPath:
@@ -339,7 +346,7 @@ def _check_text(name: str, content: bytes) -> None:
         raise AuthoringError(f"'{name}' is not UTF-8 text.") from None
 
 
-def _place_single(name: str, content: bytes, root: Path) -> None:
+def _single_file(name: str, content: bytes) -> tuple[str, str]:
     _check_text(name, content)
     if not _SAFE_NAME.match(name):
         name = "upload.yaml"
@@ -349,6 +356,5 @@ def _place_single(name: str, content: bytes, root: Path) -> None:
     except yaml.YAMLError:
         data = None
     # A quiz definition lists items; anything else is read (and reported on) as a template.
-    folder = root / ("quizzes" if isinstance(data, dict) and "items" in data else "templates")
-    folder.mkdir(parents=True)
-    (folder / name).write_bytes(content)
+    folder = "quizzes" if isinstance(data, dict) and "items" in data else "templates"
+    return f"{folder}/{name}", content.decode("utf-8")

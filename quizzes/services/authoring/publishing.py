@@ -13,35 +13,27 @@ from django.db import transaction
 from django.db.models import Count, F, Max
 from django.utils import timezone
 
-from quizzes import engine
 from quizzes.models import QuestionTemplate, QuizItem, TemplateStatus, TemplateVersion, Variant
 from quizzes.services.authoring.budgets import validation_budget
 from quizzes.services.authoring.drafts import AuthoringError, read_draft
-from quizzes.services.bank import content_hash, publish_version
+from quizzes.services.bank import (
+    check_for_publication,
+    content_hash,
+    publication_seeds,
+    publish_version,
+)
+from quizzes.services.bank.gate import PUBLICATION_SEEDS
 
-DEFAULT_SEEDS = 200
+# The validate form's default: the publication gate's count (QUIZ_PUBLICATION_SEEDS).
+DEFAULT_SEEDS = PUBLICATION_SEEDS
 MAX_SEEDS = 5_000
 
 
-def parse_seed_count(raw) -> int:
-    """The number of validation seeds from a form; raises AuthoringError with the limits."""
-    if raw in (None, ""):
-        return DEFAULT_SEEDS
-    try:
-        seeds = int(str(raw).strip())
-    except ValueError:
-        raise AuthoringError("The number of seeds must be a whole number.") from None
-    if seeds < 1:
-        raise AuthoringError("Validate over at least 1 seed.")
-    if seeds > MAX_SEEDS:
-        raise AuthoringError(
-            f"{seeds:,} seeds is too many: at most {MAX_SEEDS:,} per run keeps the page responsive."
-        )
-    return seeds
+def validation_summary(text: str, seeds: int, *, parsed=None) -> dict:
+    """Validate ``text`` over ``seeds`` seeds; a JSON-ready summary (never raises).
 
-
-def validation_summary(text: str, seeds: int) -> dict:
-    """Validate ``text`` over ``seeds`` seeds; a JSON-ready summary (never raises)."""
+    ``parsed`` is the text's TemplateFile when the caller has read it already.
+    """
     summary = {
         "ok": False,
         "seeds": seeds,
@@ -53,7 +45,9 @@ def validation_summary(text: str, seeds: int) -> dict:
         "outcomes": {},
         "summary": "",
     }
-    parsed, issues = read_draft(text)
+    issues = []
+    if parsed is None:
+        parsed, issues = read_draft(text)
     if parsed is None:
         summary["failures"] = [
             {"check": "parse", "message": str(i), "seed": None, "part": None, "count": 1}
@@ -62,8 +56,10 @@ def validation_summary(text: str, seeds: int) -> dict:
         summary["summary"] = f"{len(issues)} parse error(s)"
         return summary
     try:
-        template = engine.parse_template(text, source=parsed.slug)
-        report = engine.validate_template(template, seeds, budget_s=validation_budget())
+        # The editor's text was parsed once by the bank's reader; its template travels here.
+        report, refusing = check_for_publication(
+            parsed.template, seeds=seeds, budget_s=validation_budget()
+        )
     except Exception as exc:  # noqa: BLE001 - a validator crash is a failure, not a 500
         summary["failures"] = [
             {"check": "crash", "message": str(exc), "seed": None, "part": None, "count": 1}
@@ -72,6 +68,7 @@ def validation_summary(text: str, seeds: int) -> dict:
         return summary
     summary.update(
         ok=report.ok,
+        publishable=not refusing,
         variants=report.variants,
         distinct_variants=report.distinct_variants,
         summary=report.summary(),
@@ -110,9 +107,9 @@ def _finite(value) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def validate_draft(*, template: QuestionTemplate, seeds: int = DEFAULT_SEEDS) -> dict:
+def validate_draft(*, template: QuestionTemplate, seeds: int = DEFAULT_SEEDS, parsed=None) -> dict:
     """Validate the draft and store the summary as the template's last validation."""
-    summary = validation_summary(template.draft_source, seeds)
+    summary = validation_summary(template.draft_source, seeds, parsed=parsed)
     summary["revision"] = template.draft_revision
     QuestionTemplate.objects.filter(pk=template.pk).update(
         last_validation=summary, last_validated_at=timezone.now()
@@ -121,10 +118,18 @@ def validate_draft(*, template: QuestionTemplate, seeds: int = DEFAULT_SEEDS) ->
     return summary
 
 
+def mark_validation_pending(*, template: QuestionTemplate, seeds: int) -> None:
+    """Note that a validation over `seeds` seeds is queued; the last report stays shown."""
+    pending = {"seeds": seeds, "revision": template.draft_revision}
+    summary = {**(template.last_validation or {}), "pending": pending}
+    QuestionTemplate.objects.filter(pk=template.pk).update(last_validation=summary)
+    template.last_validation = summary
+
+
 def publish_draft(
     *, template: QuestionTemplate, revision: int, user, note: str = ""
 ) -> TemplateVersion:
-    """Publish the draft as the next version, if it parses and validates at the default count.
+    """Publish the draft as the next version, if it passes the publication gate.
 
     ``revision`` is the draft the author saw: a draft saved since is not published unseen.
     """
@@ -139,10 +144,11 @@ def publish_draft(
         raise AuthoringError(
             "The draft has errors; fix them first: " + "; ".join(str(i) for i in issues)
         )
-    summary = validate_draft(template=template, seeds=DEFAULT_SEEDS)
-    if not summary["ok"]:
+    seeds = publication_seeds()
+    summary = validate_draft(template=template, seeds=seeds, parsed=parsed)
+    if not summary["publishable"]:
         raise AuthoringError(
-            f"The draft fails validation over {DEFAULT_SEEDS} seeds "
+            f"The draft fails validation over {seeds} seeds "
             f"({len(summary['failures'])} problem(s)); see the validation report."
         )
     with transaction.atomic():

@@ -8,6 +8,7 @@ keeps the hash of the text it came from).
 """
 
 from .common import BankError, content_hash
+from .gate import check_for_publication, publication_seeds
 from .quizfiles import ITEM_FIELDS, QUIZ_FIELDS, ItemSpec, Objective, QuizFile, read_quiz_text
 from .reading import (
     QUESTIONS_DIR,
@@ -16,8 +17,11 @@ from .reading import (
     TemplateFile,
     add_bank_file,
     cross_check,
+    folder_files,
     is_quiz_file,
+    is_quiz_path,
     read_bank,
+    read_files,
     read_template_text,
     template_kind,
 )
@@ -36,9 +40,14 @@ __all__ = [
     "SyncReport",
     "TemplateFile",
     "add_bank_file",
+    "check_for_publication",
     "content_hash",
+    "folder_files",
     "is_quiz_file",
+    "is_quiz_path",
+    "read_files",
     "cross_check",
+    "publication_seeds",
     "publish_version",
     "read_bank",
     "read_quiz_text",

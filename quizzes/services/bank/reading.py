@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from django.conf import settings
 
 from content.expressions import ExpressionError
 from quizzes.engine import (
     GenerationError,
+    Template,
     TemplateError,
     TemplateIssue,
     generate_variant,
@@ -32,6 +34,8 @@ class TemplateFile:
     title: str
     chapter: str
     kind: str
+    # The parsed template travels with the file, so no later step parses the text again.
+    template: Template | None = field(default=None, compare=False, repr=False)
 
     @property
     def content_hash(self) -> str:
@@ -79,6 +83,7 @@ def read_template_text(text: str, *, source: str, deadline: float | None = None)
         title=template.title,
         chapter=template.chapter,
         kind=template_kind(template),
+        template=template,
     )
 
 
@@ -91,6 +96,11 @@ def _message(exc: Exception) -> str:
 def is_quiz_file(path: Path, root: Path) -> bool:
     """Quiz definitions live in any folder named ``quizzes`` below the bank's root."""
     return "quizzes" in path.relative_to(root).parts[:-1]
+
+
+def is_quiz_path(rel: str) -> bool:
+    """``is_quiz_file`` for a path already relative to the bank's root."""
+    return "quizzes" in PurePosixPath(rel).parts[:-1]
 
 
 def add_bank_file(bank: Bank, text: str, *, source: str, is_quiz: bool) -> list[str]:
@@ -107,18 +117,56 @@ def add_bank_file(bank: Bank, text: str, *, source: str, is_quiz: bool) -> list[
     return []
 
 
-def read_bank(root: Path = QUESTIONS_DIR) -> Bank:
-    """Read and check every file under ``root``; raise BankError listing every problem."""
-    problems: list[str] = []
-    bank = Bank()
-    for path in sorted(root.rglob("*.yaml")) + sorted(root.rglob("*.yml")):
-        rel = _display_path(path, root)
+def read_files(
+    files: Iterable[tuple[str, str | None]],
+    *,
+    is_quiz: Callable[[str], bool],
+    on_template: Callable[[TemplateFile], list[str]] | None = None,
+) -> tuple[Bank, list[str]]:
+    """The one reader of bank files, wherever they come from (a folder, a zip, the editor).
+
+    ``files`` are (path, text) pairs; a text of None is a file that could not be read as UTF-8.
+    Each template is parsed once (its TemplateFile carries the parsed template) and handed to
+    ``on_template`` for further checks (an import's publication gate). Returns the bank and every
+    problem, cross-file ones excluded (``cross_check``).
+    """
+    bank, problems = Bank(), []
+    for path, text in files:
+        if text is None:
+            problems.append(f"{path}: cannot be read as UTF-8 text")
+            continue
+        if "\x00" in text:
+            problems.append(f"{path}: contains binary data")
+            continue
+        quiz = is_quiz(path)
+        found = add_bank_file(bank, text, source=path, is_quiz=quiz)
+        problems.extend(found)
+        if not quiz and not found and on_template is not None:
+            problems.extend(on_template(bank.templates[-1]))
+    return bank, problems
+
+
+def folder_files(root: Path, *, display=None) -> list[tuple[str, str | None]]:
+    """(path, text) of every YAML file under ``root``, in path order (None: unreadable)."""
+    pairs = []
+    for path in sorted([*root.rglob("*.yaml"), *root.rglob("*.yml")]):
         try:
             text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.append(f"{rel}: cannot be read as UTF-8 text ({exc})")
-            continue
-        problems.extend(add_bank_file(bank, text, source=rel, is_quiz=is_quiz_file(path, root)))
+        except (OSError, UnicodeDecodeError):
+            text = None
+        pairs.append((display(path) if display else str(path.relative_to(root)), text))
+    return pairs
+
+
+def read_bank(root: Path = QUESTIONS_DIR) -> Bank:
+    """Read and check every file under ``root``; raise BankError listing every problem."""
+    quizzes = {
+        _display_path(path, root) for path in root.rglob("*.y*ml") if is_quiz_file(path, root)
+    }
+    bank, problems = read_files(
+        folder_files(root, display=lambda path: _display_path(path, root)),
+        is_quiz=quizzes.__contains__,
+    )
     problems.extend(cross_check(bank))
     if problems:
         raise BankError(problems)
