@@ -56,7 +56,7 @@ def resources_for(request, picks: list[str], course) -> list[DeepLinkResource]:
                 .set_label(quiz.title)
                 .set_score_maximum(float(quiz_max_points(quiz)))
                 .set_resource_id(f"quiz:{quiz.slug}")
-                .set_tag("hardware-reality")
+                .set_tag(f"quiz:{quiz.slug}")
             )
             resource = (
                 DeepLinkResource()
