@@ -17,6 +17,9 @@ Environment:
                            (the account from anywhere, and the address for any account).
     DJANGO_PROXY_COUNT     trusted reverse proxies in front of the site (default 0), so that
                            the client's address is read from X-Forwarded-For.
+    DJANGO_TASKS_BACKEND   the background-task backend class (default: the database backend,
+                           which needs no other service; docs/deploy.md for a Redis one).
+    QUIZ_EXPIRY_SWEEP_SECONDS  how often the task worker closes expired attempts (default 60).
 """
 
 from __future__ import annotations
@@ -75,6 +78,8 @@ INSTALLED_APPS = [
     "template_partials",
     "csp",
     "axes",
+    "django_tasks",
+    "django_tasks_db",
     "courseware",
     "quizzes",
     # LTI 1.3 (issue 18): django-lti's registrations, keys and launch records, and our app.
@@ -194,6 +199,16 @@ COURSE_SLUG = os.environ.get("COURSE_SLUG", "hardware-reality")
 # preview, and its validation over many seeds (or an upload's, shared by its files).
 QUIZ_PREVIEW_BUDGET_SECONDS = float(os.environ.get("QUIZ_PREVIEW_BUDGET_SECONDS", "3"))
 QUIZ_VALIDATION_BUDGET_SECONDS = float(os.environ.get("QUIZ_VALIDATION_BUDGET_SECONDS", "20"))
+
+# Background work (regrades, long validations, closing expired attempts, LMS grade passback)
+# runs in a task worker (`manage.py worker`, started by `make run`). The database backend keeps
+# the queue in the site's own database, SQLite or PostgreSQL, so no other service is needed.
+TASKS = {
+    "default": {
+        "BACKEND": os.environ.get("DJANGO_TASKS_BACKEND", "django_tasks_db.DatabaseBackend"),
+    }
+}
+QUIZ_EXPIRY_SWEEP_SECONDS = int(os.environ.get("QUIZ_EXPIRY_SWEEP_SECONDS", "60"))
 
 # Uploads are small text files (question templates); refuse anything large early.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024

@@ -58,6 +58,38 @@ def _plain_static_storage(settings):
     }
 
 
+IMMEDIATE_TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+
+
+@pytest.fixture(autouse=True)
+def _tasks_run_immediately(settings):
+    # A test sees a background task's effect at once; tests/quizzes/test_tasks.py runs the same
+    # tasks through the database backend and a worker, as production does.
+    settings.TASKS = IMMEDIATE_TASKS
+
+
+@pytest.fixture
+def database_tasks(settings):
+    """The production task backend: enqueued tasks wait in the database for a worker."""
+    settings.TASKS = DATABASE_TASKS
+
+
+@pytest.fixture
+def task_worker(database_tasks, monkeypatch):
+    """Run `manage.py worker --batch`: every task that is due, then return.
+
+    Inside a test's transaction the worker must neither close the connection (it does between
+    tasks, as a long-running process should) nor take over the process's signal handlers.
+    """
+    from django.core.management import call_command
+    from django_tasks_db.management.commands import db_worker
+
+    monkeypatch.setattr(db_worker, "close_old_connections", lambda: None)
+    monkeypatch.setattr(db_worker.Worker, "configure_signals", lambda self: None)
+    return lambda: call_command("worker", batch=True, verbosity=0)
+
+
 @pytest.fixture
 def course(db):
     from tests.factories import CourseFactory

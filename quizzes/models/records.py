@@ -56,6 +56,7 @@ class Extension(models.Model):
 
 
 class RegradeStatus(models.TextChoices):
+    PREVIEWING = "previewing", "Previewing"
     PREVIEWED = "previewed", "Previewed"
     RUNNING = "running", "Running"
     APPLIED = "applied", "Applied"
@@ -90,6 +91,9 @@ class RegradeRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     applied_at = models.DateTimeField(null=True, blank=True)
     note = models.TextField(blank=True)
+    # The background task that previews or applies the run, and why it stopped, if it did.
+    task_id = models.CharField(max_length=64, blank=True)
+    error = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-created_at"]

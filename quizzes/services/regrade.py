@@ -1,9 +1,11 @@
 """Regrading a template's responses after its answer or tolerance was corrected.
 
-A regrade is previewed first (every score change, nothing written), recorded as a RegradeRun,
-then applied in batches of variants, each batch in its own transaction, so it survives a page
-reload and applying a batch twice changes nothing more. Only counted tries are regraded: an
-invalid response cost no try, and turning it into a graded one would rewrite the try history.
+A regrade is recorded as a RegradeRun, previewed first (every score change, nothing written),
+then applied in batches of variants, each batch in its own transaction, so it survives a worker
+restart and applying a batch twice changes nothing more. The preview and the apply run as
+background tasks (`quizzes/tasks.py`); the pages only read the run's row. Only counted tries
+are regraded: an invalid response cost no try, and turning it into a graded one would rewrite
+the try history.
 
 A variant keeps the catalog figures it was made with (its snapshot). A regrade that recomputes
 answers is the one way to move it to today's catalog: the same seed and drawn choices, catalog
@@ -198,33 +200,61 @@ def _with_responses(variants) -> list[Variant]:
 # ---------------------------------------------------------------- the run
 
 
-def preview_regrade(
+def queue_preview(
     *, template: QuestionTemplate, target_version: TemplateVersion, recompute_answers: bool, by
 ) -> RegradeRun:
-    """Compute every score change the regrade would make and record it as a previewed run."""
+    """Record a regrade whose preview is still to be computed (`compute_preview`, in a task)."""
     if target_version.template_id != template.pk:
         raise ValidationError("That version belongs to another template.")
-    parsed = engine_template(target_version)
-    changes, moved, checked = [], [], 0
-    rows = _variants(template.pk)
-    total = rows.count()
-    for start in range(0, total, 500):
-        for row in _with_responses(rows[start : start + 500]):
-            result = regrade_variant(row, parsed, recompute=recompute_answers)
-            checked += len(result.updates)
-            changes.extend(result.changes)
-            moved.extend(result.answer_changes)
     return RegradeRun.objects.create(
         template=template,
         target_version=target_version,
         recompute_answers=recompute_answers,
-        total=total,
-        changed=len(changes),
-        preview=changes[:PREVIEW_LIMIT],
-        answer_changes=moved[:PREVIEW_LIMIT],
-        note=preview_note(checked=checked, variants=total),
+        status=RegradeStatus.PREVIEWING,
         created_by=by,
     )
+
+
+def compute_preview(*, run_id: int) -> RegradeRun:
+    """Compute every score change a previewing run would make; store them, write nothing else."""
+    run = RegradeRun.objects.select_related("target_version").get(pk=run_id)
+    if run.status != RegradeStatus.PREVIEWING:
+        return run
+    parsed = engine_template(run.target_version)
+    changes, moved, checked = [], [], 0
+    rows = _variants(run.template_id)
+    total = rows.count()
+    for start in range(0, total, 500):
+        for row in _with_responses(rows[start : start + 500]):
+            result = regrade_variant(row, parsed, recompute=run.recompute_answers)
+            checked += len(result.updates)
+            changes.extend(result.changes)
+            moved.extend(result.answer_changes)
+    run.status = RegradeStatus.PREVIEWED
+    run.total, run.changed = total, len(changes)
+    run.preview, run.answer_changes = changes[:PREVIEW_LIMIT], moved[:PREVIEW_LIMIT]
+    run.note = preview_note(checked=checked, variants=total)
+    run.save(update_fields=["status", "total", "changed", "preview", "answer_changes", "note"])
+    return run
+
+
+def preview_regrade(
+    *, template: QuestionTemplate, target_version: TemplateVersion, recompute_answers: bool, by
+) -> RegradeRun:
+    """Queue and compute a preview in this process (the pages run it as a task)."""
+    run = queue_preview(
+        template=template, target_version=target_version, recompute_answers=recompute_answers, by=by
+    )
+    return compute_preview(run_id=run.pk)
+
+
+def fail_run(*, run_id: int, error: str) -> None:
+    """Keep why a run's task stopped; a failed preview can never be applied."""
+    run = RegradeRun.objects.get(pk=run_id)
+    fields = {"error": error[:2000]}
+    if run.status == RegradeStatus.PREVIEWING:
+        fields["status"] = RegradeStatus.FAILED
+    RegradeRun.objects.filter(pk=run_id).update(**fields)
 
 
 def preview_note(*, checked: int, variants: int) -> str:
@@ -234,14 +264,24 @@ def preview_note(*, checked: int, variants: int) -> str:
 
 
 def start_regrade(*, run: RegradeRun) -> RegradeRun:
-    """Mark a previewed run as running; the batches are applied by `advance_regrade`."""
+    """Mark a previewed run as running (a stopped one as resumed); `advance_regrade` applies the
+    batches."""
     updated = RegradeRun.objects.filter(pk=run.pk, status=RegradeStatus.PREVIEWED).update(
         status=RegradeStatus.RUNNING
     )
     if not updated and run.status not in (RegradeStatus.RUNNING, RegradeStatus.APPLIED):
         raise ValidationError("This regrade can no longer be applied.")
+    RegradeRun.objects.filter(pk=run.pk).update(error="")
     run.refresh_from_db()
     return run
+
+
+def apply_regrade(*, run_id: int, batch: int = BATCH) -> RegradeRun:
+    """Apply every remaining batch of a running regrade, each in its own transaction."""
+    while True:
+        run = advance_regrade(run_id=run_id, batch=batch)
+        if run.status != RegradeStatus.RUNNING:
+            return run
 
 
 def advance_regrade(*, run_id: int, batch: int = BATCH) -> RegradeRun:

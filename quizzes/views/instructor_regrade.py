@@ -1,10 +1,10 @@
 """Regrade pages: choose a template, then one of its versions; preview every score change;
 apply in batches.
 
-Applying is driven by the progress endpoint: each POST applies one batch and returns the
-progress, and htmx polls it every second while the run is running. Without JavaScript the same
-endpoint is a button ("Apply the next batch"). The run's counters live in the database, so the
-page survives a reload and a second tab only waits for the row lock.
+The preview and the apply run as background tasks (`quizzes/tasks.py`), so a regrade completes
+with no browser open. The progress endpoint only reads the run's row, which the task keeps up to
+date; htmx polls it every second while the task works, and without JavaScript a link reloads
+the page.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from django.utils.formats import date_format
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courseware.roles import instructor_required
+from quizzes import tasks as jobs
 from quizzes.models import QuestionTemplate, RegradeRun, RegradeStatus, TemplateVersion
-from quizzes.services import regrade as service
 
 
 class RegradeForm(forms.Form):
@@ -93,17 +93,13 @@ def regrade(request: HttpRequest) -> HttpResponse:
         messages.error(request, "Choose a template first.")
         return redirect("instructor:regrade")
     if request.method == "POST" and form.is_valid():
-        try:
-            run = service.preview_regrade(
-                template=form.cleaned_data["template"],
-                target_version=form.cleaned_data["target_version"],
-                recompute_answers=form.cleaned_data["recompute_answers"],
-                by=request.user,
-            )
-        except Exception as exc:  # noqa: BLE001 - a broken version must read as a message
-            form.add_error(None, f"The preview failed: {exc}")
-        else:
-            return redirect("instructor:regrade_detail", run_id=run.pk)
+        run = jobs.request_preview(
+            template=form.cleaned_data["template"],
+            target_version=form.cleaned_data["target_version"],
+            recompute_answers=form.cleaned_data["recompute_answers"],
+            by=request.user,
+        )
+        return redirect("instructor:regrade_detail", run_id=run.pk)
     context = {"form": form, "chosen": template}
     if request.htmx and request.method == "GET":
         return render(request, "instructor/regrade.html#versions", context)
@@ -131,7 +127,13 @@ def _run(request: HttpRequest, run_id: int) -> RegradeRun:
 @instructor_required
 def regrade_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     run = _run(request, run_id)
-    return render(request, "instructor/regrade_detail.html", {"run": run})
+    return render(request, "instructor/regrade_detail.html", _progress(run))
+
+
+def _progress(run: RegradeRun) -> dict:
+    working = run.status in (RegradeStatus.PREVIEWING, RegradeStatus.RUNNING) and not run.error
+    failure = jobs.task_failure(run.task_id) if working else ""
+    return {"run": run, "working": working and not failure, "task_failure": failure}
 
 
 @require_POST
@@ -139,18 +141,22 @@ def regrade_detail(request: HttpRequest, run_id: int) -> HttpResponse:
 def regrade_apply(request: HttpRequest, run_id: int) -> HttpResponse:
     run = _run(request, run_id)
     try:
-        service.start_regrade(run=run)
+        jobs.request_apply(run=run)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     return redirect("instructor:regrade_detail", run_id=run.pk)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @instructor_required
 def regrade_progress(request: HttpRequest, run_id: int) -> HttpResponse:
+    """The run's progress as the task left it; reading it does no work."""
     run = _run(request, run_id)
-    if run.status == RegradeStatus.RUNNING:
-        run = service.advance_regrade(run_id=run.pk)
-    if request.htmx:
-        return render(request, "instructor/regrade_detail.html#progress", {"run": run})
-    return redirect("instructor:regrade_detail", run_id=run.pk)
+    if not request.htmx:
+        return redirect("instructor:regrade_detail", run_id=run.pk)
+    response = render(request, "instructor/regrade_detail.html#progress", _progress(run))
+    was_previewing = request.GET.get("was") == RegradeStatus.PREVIEWING
+    if was_previewing and run.status != RegradeStatus.PREVIEWING:
+        # The preview's tables are outside the fragment: show them by loading the whole page.
+        response["HX-Refresh"] = "true"
+    return response

@@ -1,7 +1,8 @@
 """The studio's template page: versions and their use, diffs, validation, publish and retire.
 
-Authors only (``author_required``). Validation runs in the author's own request (up to 5,000
-seeds), through htmx with a loading indicator when JavaScript is on.
+Authors only (``author_required``). Validation up to the publication gate's seed count runs in
+the author's request; more seeds (up to 5,000) run as a background task, and the page polls the
+stored report.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courseware.roles import author_required
+from quizzes import tasks as jobs
 from quizzes.services import authoring
 from quizzes.views.studio import page, template_or_404
 from quizzes.views.studio_display import diff_rows, report_view
@@ -44,7 +46,7 @@ def template_validate(request: HttpRequest, slug: str) -> HttpResponse:
         except authoring.AuthoringError as exc:
             error = str(exc)
         else:
-            authoring.validate_draft(template=template, seeds=seeds)
+            jobs.request_validation(template=template, seeds=seeds)
     context = {
         "template": template,
         "validation": report_view(template.last_validation),

@@ -121,6 +121,14 @@ def validate_draft(*, template: QuestionTemplate, seeds: int = DEFAULT_SEEDS) ->
     return summary
 
 
+def mark_validation_pending(*, template: QuestionTemplate, seeds: int) -> None:
+    """Note that a validation over `seeds` seeds is queued; the last report stays shown."""
+    pending = {"seeds": seeds, "revision": template.draft_revision}
+    summary = {**(template.last_validation or {}), "pending": pending}
+    QuestionTemplate.objects.filter(pk=template.pk).update(last_validation=summary)
+    template.last_validation = summary
+
+
 def publish_draft(
     *, template: QuestionTemplate, revision: int, user, note: str = ""
 ) -> TemplateVersion:

@@ -1,0 +1,152 @@
+"""The quizzes app's background tasks, and the functions views call to start them.
+
+A task takes ids, never rows (its arguments are stored as JSON), and reads its rows afresh.
+Each one keeps its progress in the site's own rows (a RegradeRun, a template's last
+validation), so a page shows progress by reading those rows, whichever backend runs the task,
+and a task run twice changes nothing more.
+
+- `regrade_preview` / `regrade_apply`: a regrade completes with no browser open;
+- `validate_draft_seeds`: a studio validation over more seeds than the publication gate uses;
+- `close_expired_exams`: every open attempt past its deadline is submitted. It enqueues its
+  own next run (`schedule_expiry_sweep`), and `manage.py worker` starts the chain.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+from django_tasks import task
+
+from quizzes.models import QuestionTemplate, RegradeRun, RegradeStatus
+from quizzes.services import authoring, regrade
+from quizzes.services.submission import close_expired_attempts
+
+logger = logging.getLogger(__name__)
+
+
+# ---------------------------------------------------------------- regrades
+
+
+@task()
+def regrade_preview(run_id: int) -> int:
+    """Compute a queued run's preview; the number of score changes."""
+    try:
+        run = regrade.compute_preview(run_id=run_id)
+    except Exception as exc:
+        regrade.fail_run(run_id=run_id, error=f"The preview failed: {exc}")
+        raise
+    return run.changed
+
+
+@task()
+def regrade_apply(run_id: int) -> str:
+    """Apply a running regrade to the end; its final status."""
+    try:
+        run = regrade.apply_regrade(run_id=run_id)
+    except Exception as exc:
+        regrade.fail_run(run_id=run_id, error=f"Applying stopped: {exc}")
+        raise
+    return run.status
+
+
+def request_preview(*, template, target_version, recompute_answers: bool, by) -> RegradeRun:
+    """Record a regrade and enqueue its preview."""
+    run = regrade.queue_preview(
+        template=template, target_version=target_version, recompute_answers=recompute_answers, by=by
+    )
+    _remember(run, regrade_preview.enqueue(run.pk))
+    return run
+
+
+def request_apply(*, run: RegradeRun) -> RegradeRun:
+    """Mark a previewed (or stopped) run as running and enqueue the task that applies it."""
+    run = regrade.start_regrade(run=run)
+    if run.status == RegradeStatus.RUNNING:
+        _remember(run, regrade_apply.enqueue(run.pk))
+        run.refresh_from_db()
+    return run
+
+
+def _remember(run: RegradeRun, result) -> None:
+    # update(), not save(): the immediate backend has already run the task and written the row.
+    RegradeRun.objects.filter(pk=run.pk).update(task_id=str(result.id)[:64])
+
+
+def task_failure(task_id: str) -> str:
+    """Why the task `task_id` failed, when the backend can say (else "")."""
+    backend = regrade_apply.get_backend()
+    if not task_id or not backend.supports_get_result:
+        return ""
+    try:
+        result = backend.get_result(task_id)
+    except Exception:  # noqa: BLE001 - a pruned or foreign result says nothing
+        return ""
+    if result.status != "FAILED" or not result.errors:
+        return ""
+    return result.errors[0].exception_class_path.rsplit(".", 1)[-1]
+
+
+# ---------------------------------------------------------------- studio validation
+
+
+@task()
+def validate_draft_seeds(template_id: int, seeds: int) -> bool:
+    """Validate a template's draft over `seeds` seeds and store the report; whether it passed."""
+    template = QuestionTemplate.objects.get(pk=template_id)
+    return authoring.validate_draft(template=template, seeds=seeds)["ok"]
+
+
+def request_validation(*, template: QuestionTemplate, seeds: int) -> None:
+    """Validate now up to the publication gate's seed count; more seeds run as a task."""
+    if seeds <= authoring.DEFAULT_SEEDS:
+        authoring.validate_draft(template=template, seeds=seeds)
+        return
+    authoring.mark_validation_pending(template=template, seeds=seeds)
+    validate_draft_seeds.enqueue(template.pk, seeds)
+    template.refresh_from_db()
+
+
+# ---------------------------------------------------------------- expired attempts
+
+
+@task()
+def close_expired_exams() -> int:
+    """Submit every open attempt past its deadline, then schedule the next sweep."""
+    closed = close_expired_attempts(now=timezone.now())
+    schedule_expiry_sweep()
+    return closed
+
+
+def schedule_expiry_sweep(*, delay: float | None = None) -> bool:
+    """Enqueue the next `close_expired_exams` unless one already waits; whether it enqueued.
+
+    Only a backend that can defer and can be asked what waits (the database backend) keeps the
+    chain; elsewhere run `manage.py close_expired_attempts` from the platform's scheduler.
+    Two chains started at once merge: a sweep that finds another one waiting schedules none.
+    """
+    backend = close_expired_exams.get_backend()
+    if not _keeps_chain(backend) or _sweep_waiting(backend):
+        return False
+    if delay is None:
+        delay = settings.QUIZ_EXPIRY_SWEEP_SECONDS
+    close_expired_exams.using(run_after=timezone.now() + timedelta(seconds=delay)).enqueue()
+    return True
+
+
+def _keeps_chain(backend) -> bool:
+    from django_tasks_db import DatabaseBackend
+
+    return isinstance(backend, DatabaseBackend)
+
+
+def _sweep_waiting(backend) -> bool:
+    from django_tasks_db.models import DBTaskResult
+
+    return DBTaskResult.objects.filter(
+        backend_name=backend.alias,
+        task_path=close_expired_exams.module_path,
+        status="READY",
+    ).exists()
