@@ -20,6 +20,7 @@ from pylti1p3.exception import LtiException
 from pylti1p3.grade import Grade
 from pylti1p3.lineitem import LineItem
 
+from courseware.tasks import backoff_seconds
 from lti.deep_linking import quiz_max_points
 from lti.models import GradeSync, SyncStatus
 from lti.tool import connector
@@ -27,8 +28,11 @@ from quizzes.models import Attempt, AttemptStatus
 
 log = logging.getLogger(__name__)
 
-# Seconds to wait before each retry; after the last, the row is FAILED until someone resends.
-BACKOFF = (30, 120, 600, 1800, 3600)
+# The first retry waits BACKOFF seconds, each next one twice as long up to MAX_BACKOFF; after
+# RETRIES retries the row is FAILED until the instructor resends (or `lti_retry_passback`).
+BACKOFF = 30
+MAX_BACKOFF = 3600
+RETRIES = 6
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 
 
@@ -68,19 +72,12 @@ def scores_changed(user_id: int, quiz_id: int) -> None:
         schedule(pk)
 
 
-def schedule(sync_id: int, *, at=None) -> None:
-    """Enqueue the send once the current transaction commits (the score must be stored)."""
+def schedule(sync_id: int) -> None:
+    """Enqueue the send once the current transaction commits (the score must be stored first).
+    Retries are the task's own (courseware.tasks.retrying_task)."""
     from lti.tasks import push_score
 
-    def enqueue():
-        task = push_score
-        if at is not None:
-            if not task.get_backend().supports_defer:
-                return  # picked up by `lti_retry_passback` (or the worker's next run)
-            task = task.using(run_after=at)
-        task.enqueue(sync_id)
-
-    transaction.on_commit(enqueue)
+    transaction.on_commit(lambda: push_score.enqueue(sync_id))
 
 
 def _line_item(sync: GradeSync, ags: AssignmentsGradesService) -> LineItem:
@@ -158,15 +155,14 @@ def _failed(sync: GradeSync, error: Exception, now) -> bool:
     tries = sync.tries + 1
     message = str(error)[:500]
     log.warning("LTI passback to %s failed (try %d): %s", sync.line_item.url, tries, message)
-    if tries > len(BACKOFF):
+    if tries > RETRIES:
         status, at = SyncStatus.FAILED, None
     else:
-        status, at = SyncStatus.RETRYING, now + timedelta(seconds=BACKOFF[tries - 1])
+        wait = backoff_seconds(tries, backoff=BACKOFF, max_backoff=MAX_BACKOFF)
+        status, at = SyncStatus.RETRYING, now + timedelta(seconds=wait)
     GradeSync.objects.filter(pk=sync.pk).update(
         status=status, tries=tries, next_try_at=at, last_error=message
     )
-    if at is not None:
-        schedule(sync.pk, at=at)
     return False
 
 

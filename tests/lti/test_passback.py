@@ -72,41 +72,52 @@ def test_automatic_exam_submission_is_sent(platform, course, linked):
     assert len(platform.scores) == 1 and platform.scores[0]["scoreMaximum"] == 1.0
 
 
-def test_platform_down_keeps_the_local_score_retries_and_delivers_once(platform, linked):
+def test_platform_down_keeps_the_local_score_retries_and_delivers_once(
+    platform, linked, task_worker
+):
+    from django_tasks_db.models import DBTaskResult
+
     quiz, student, _ = linked
     platform.down = True
     attempt = start_attempt(quiz=quiz, student=student, now=timezone.now())
     submit_attempt(attempt=attempt, student=student, now=timezone.now())
     attempt.refresh_from_db()
     assert attempt.status == "submitted" and attempt.score == Decimal("0.000")
+    task_worker()  # the first try, in the background worker
     sync = GradeSync.objects.get()
     assert sync.status == SyncStatus.RETRYING and sync.tries == 1 and "503" in sync.last_error
     assert not passback.is_current(sync) and platform.scores == []
-    assert passback.retry_due() == 0, "retried before its backoff"
-    later = timezone.now() + timedelta(seconds=passback.BACKOFF[0] + 1)
-    assert passback.retry_due(now=later) == 0  # still down: the second try fails too
-    assert GradeSync.objects.get().tries == 2
+    waiting = DBTaskResult.objects.get(status="READY")
+    assert waiting.run_after > timezone.now() + timedelta(seconds=passback.BACKOFF - 5)
     platform.down = False
-    much_later = later + timedelta(seconds=passback.BACKOFF[1] + 1)
-    assert passback.retry_due(now=much_later) == 1
-    assert passback.retry_due(now=much_later + timedelta(hours=1)) == 0
+    task_worker()  # the retry waits for its backoff
+    assert platform.scores == []
+    DBTaskResult.objects.filter(pk=waiting.pk).update(run_after=timezone.now())
+    task_worker()
+    assert len(platform.scores) == 1 and GradeSync.objects.get().status == SyncStatus.SENT
+    passback.retry_due()  # a sweep afterwards sends nothing more
+    task_worker()
     assert len(platform.scores) == 1
-    assert GradeSync.objects.get().status == SyncStatus.SENT
 
 
-def test_gives_up_after_the_last_backoff_until_resent(platform, linked):
+def test_gives_up_after_its_retries_until_resent(platform, linked):
     quiz, student, _ = linked
     platform.down = True
     attempt = start_attempt(quiz=quiz, student=student, now=timezone.now())
-    submit_attempt(attempt=attempt, student=student, now=timezone.now())
-    now = timezone.now()
-    for _ in passback.BACKOFF:
-        now += timedelta(hours=2)
-        passback.retry_due(now=now)
-    assert GradeSync.objects.get().status == SyncStatus.FAILED
+    submit_attempt(attempt=attempt, student=student, now=timezone.now())  # tries run at once here
+    sync = GradeSync.objects.get()
+    assert sync.status == SyncStatus.FAILED and sync.tries == passback.RETRIES + 1
     platform.down = False
-    passback.resend(GradeSync.objects.get())
+    passback.resend(sync)
     assert len(platform.scores) == 1 and GradeSync.objects.get().status == SyncStatus.SENT
+
+
+def test_sweep_sends_rows_left_waiting(platform, linked):
+    quiz, student, _ = linked
+    attempt = start_attempt(quiz=quiz, student=student, now=timezone.now())
+    submit_attempt(attempt=attempt, student=student, now=timezone.now())
+    GradeSync.objects.update(status=SyncStatus.PENDING, sent_at=None)  # as if the queue was lost
+    assert passback.retry_due() == 1 and len(platform.scores) == 2
 
 
 def test_instructor_page_shows_status_and_resends(platform, linked, client, instructor):
