@@ -328,7 +328,10 @@ def _handler(platform: DemoPlatform):
             if path == "/deep_link_return":
                 items = platform.deep_link_return(req["form_data"])
                 titles = "".join(f"<li>{html.escape(i.get('title', ''))}</li>" for i in items)
-                return self._send(200, _page(f"<h1>Placed in the course</h1><ul>{titles}</ul>"))
+                back = '<p><a href="/" target="_top">Back to the course page</a></p>'
+                return self._send(
+                    200, _page(f"<h1>Placed in the course</h1><ul>{titles}</ul>{back}")
+                )
             if path == f"/nrps/{CONTEXT_ID}/memberships":
                 return self._service(
                     _Nrps(_Request(req), platform.conf(), platform).handle_get_members()
@@ -359,9 +362,8 @@ def _handler(platform: DemoPlatform):
 
 def _home(platform: DemoPlatform) -> bytes:
     def link(text, **spec):
-        return (
-            f'<li><a href="{html.escape(platform.start_url(**spec))}">{html.escape(text)}</a></li>'
-        )
+        url = html.escape(platform.start_url(**spec))
+        return f'<li><a href="{url}" target="tool">{html.escape(text)}</a></li>'
 
     placed = "".join(
         link(
@@ -407,6 +409,8 @@ def _home(platform: DemoPlatform) -> bytes:
         "<table id='scores'><tr><th>User</th><th>Score</th><th>Activity</th><th>Grading</th></tr>"
         + scores
         + "</table>"
+        "<h2>The tool, framed as an LMS shows it</h2>"
+        '<iframe name="tool" title="The Hardware Reality" width="1100" height="800"></iframe>'
     )
 
 
