@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.urls import reverse
+from django.utils import timezone
 from lti_tool.lti_core.utils import normalize_role
 from lti_tool.models import LtiContext, LtiLaunch, LtiUser
 from lti_tool.utils import sync_data_from_launch
@@ -24,6 +26,8 @@ from quizzes.models import Quiz
 
 MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+# Longer than PyLTI1p3 keeps a login's nonce in the cache (86400 s), past which it refuses it.
+NONCE_KEPT = timedelta(days=2)
 
 
 class LaunchRefused(Exception):
@@ -96,8 +100,9 @@ def _user_for(lti_launch: LtiLaunch):
         lti_user.auth_user = user
         lti_user.save(update_fields=["auth_user", "datetime_modified"])
     user = lti_user.auth_user
+    given = lti_launch.get_claim("given_name") or lti_launch.get_claim("name") or ""
     names = {
-        "first_name": (lti_launch.get_claim("given_name") or "")[:150],
+        "first_name": given[:150],
         "last_name": (lti_launch.get_claim("family_name") or "")[:150],
         "email": lti_launch.get_claim("email") or "",
     }
@@ -154,6 +159,9 @@ def accept(lti_launch: LtiLaunch) -> Accepted:
         )
     if deep_link and role == Role.STUDENT:
         raise LaunchRefused("Only the course's instructors can choose what to link here.")
+    # A nonce is only accepted while PyLTI1p3 still holds it from the login step (a day at
+    # most), so older used ones can go: the table stays small.
+    UsedNonce.objects.filter(used_at__lt=timezone.now() - NONCE_KEPT).delete()
     with transaction.atomic():
         try:
             with transaction.atomic():

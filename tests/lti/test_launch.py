@@ -166,3 +166,42 @@ def test_link_to_a_missing_quiz_is_refused_and_creates_nothing(platform, course)
     before = counts()
     refused(launch(platform, custom={"quiz": "no-such-quiz"}), 403, "not (or no longer) here")
     assert counts() == before
+
+
+def test_login_redirects_to_our_launch_url_whatever_target_it_is_sent(platform, course):
+    response = requests.get(
+        platform.tool_url + "/lti/login/",
+        params={
+            "iss": platform.issuer,
+            "client_id": platform.client_id,
+            "login_hint": "student-ada",
+            "target_link_uri": "https://evil.example/steal",
+        },
+        allow_redirects=False,
+    )
+    assert response.status_code == 302
+    location = response.headers["Location"]
+    assert location.startswith(f"{platform.url}/auth?")
+    assert "evil.example" not in location
+    assert requests.utils.quote(platform.tool_url + "/lti/launch/", safe="") in location
+
+
+def test_garbage_and_missing_tokens_get_the_refusal_page(platform, course):
+    for data in ({"id_token": "not.a.jwt", "state": "x"}, {"state": "x"}, {}):
+        response = requests.post(platform.tool_url + "/lti/launch/", data=data)
+        assert response.status_code == 400 and "could not be verified" in response.text
+    assert requests.get(platform.tool_url + "/lti/launch/").status_code == 405
+
+
+def test_old_used_nonces_are_pruned_and_a_recent_one_kept(platform, course):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    old = UsedNonce.objects.create(issuer=platform.issuer, nonce="old")
+    UsedNonce.objects.filter(pk=old.pk).update(used_at=timezone.now() - timedelta(days=3))
+    UsedNonce.objects.create(issuer=platform.issuer, nonce="recent")
+    assert launch(platform).response.status_code == 302
+    assert sorted(n for n in UsedNonce.objects.values_list("nonce", flat=True) if len(n) < 10) == [
+        "recent"
+    ]
