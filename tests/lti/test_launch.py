@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from lti_tool.models import LtiContext, LtiDeployment, LtiUser
 
 from courseware.models import Enrollment
-from lti.launch import course_role, username_for
+from lti.launch import username_for
 from lti.models import UsedNonce
 from tests.factories import ChapterFactory, UserFactory, make_quiz
 from tests.lti.conftest import launch
@@ -47,30 +47,6 @@ def test_learner_launch_signs_in_by_issuer_and_sub_and_lands_on_the_quiz(platfor
     again = launch(platform, session=requests.Session(), user="student-ada")
     assert again.response.status_code == 302
     assert LtiUser.objects.get(sub="student-ada").auth_user == user
-
-
-@pytest.mark.parametrize(
-    ("roles", "ours"),
-    [
-        (("Learner",), "student"),
-        (("Instructor",), "instructor"),
-        (("TeachingAssistant",), "instructor"),
-        (("ContentDeveloper",), "author"),
-        (("Learner", "Instructor"), "instructor"),
-    ],
-)
-def test_lti_roles_map_to_course_roles(roles, ours):
-    from lti.demo_platform import ROLES
-
-    assert course_role([ROLES[r] for r in roles]) == ours
-    assert course_role(list(roles)) == ours  # the short form some platforms send
-
-
-def test_institution_role_alone_gives_no_course_role():
-    assert (
-        course_role(["http://purl.imsglobal.org/vocab/lis/v2/institution/person#Instructor"])
-        is None
-    )
 
 
 def test_instructor_launch_on_a_chapter_link(platform, course):
