@@ -127,6 +127,7 @@ def test_instructor_page_shows_status_and_resends(platform, linked, client, inst
     client.force_login(instructor)
     page = client.get("/lti/grades/")
     assert page.status_code == 200 and "LMS has the current score" in page.content.decode()
+    assert 'href="/lti/grades/" aria-current="page">LMS grades' in page.content.decode()
     sync = GradeSync.objects.get()
     response = client.post(f"/lti/grades/{sync.pk}/resend/")
     assert response.status_code == 302 and len(platform.scores) == 2
