@@ -9,6 +9,7 @@ transaction, so a refused launch leaves nothing behind.
 from __future__ import annotations
 
 import hashlib
+import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -76,6 +77,23 @@ def username_for(issuer: str, sub: str) -> str:
     return f"lti-{digest}"
 
 
+def new_account(issuer: str, sub: str):
+    """A fresh account for an LMS identity, with no password (it signs in through the LMS).
+
+    The username is derived from (issuer, sub); if a local account already holds that name it
+    is never taken over: the new account gets a suffix instead.
+    """
+    User = get_user_model()
+    base = username_for(issuer, sub)
+    username = base
+    while User.objects.filter(username=username).exists():
+        username = f"{base}-{secrets.token_hex(3)}"
+    user = User(username=username)
+    user.set_unusable_password()
+    user.save()
+    return user
+
+
 def _user_for(lti_launch: LtiLaunch):
     """The account for (issuer, sub): the one linked before (from any registration of that
     issuer), else a new one. An e-mail address in the launch is stored, never matched on."""
@@ -92,11 +110,7 @@ def _user_for(lti_launch: LtiLaunch):
         if linked is not None:
             user = User.objects.get(pk=linked)
         else:
-            user, created = User.objects.get_or_create(username=username_for(issuer, sub))
-            if created:
-                # Signs in through the LMS only: no password exists to guess or reset.
-                user.set_unusable_password()
-                user.save(update_fields=["password"])
+            user = new_account(issuer, sub)
         lti_user.auth_user = user
         lti_user.save(update_fields=["auth_user", "datetime_modified"])
     user = lti_user.auth_user

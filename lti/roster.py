@@ -6,14 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import requests
-from django.contrib.auth import get_user_model
 from django.db import transaction
 from lti_tool.models import LtiContext, LtiUser
 from pylti1p3.exception import LtiException
 from pylti1p3.names_roles import NamesRolesProvisioningService
 
 from courseware.models import Enrollment, Role
-from lti.launch import course_role, username_for
+from lti.launch import course_role, new_account
 from lti.models import GradeSync, QuizLineItem
 from lti.tool import connector
 
@@ -47,7 +46,6 @@ def sync_context(context: LtiContext, course) -> RosterResult:
     except (LtiException, requests.RequestException, ValueError) as error:
         raise RosterError(f"The LMS did not send its roster ({error}).") from error
     result = RosterResult()
-    User = get_user_model()
     line_items = list(QuizLineItem.objects.filter(context=context))
     with transaction.atomic():
         for member in members:
@@ -67,19 +65,11 @@ def sync_context(context: LtiContext, course) -> RosterResult:
                     .first()
                 )
                 if linked is None:
-                    user, created = User.objects.get_or_create(
-                        username=username_for(registration.issuer, sub),
-                        defaults={
-                            "first_name": (member.get("given_name") or member.get("name") or "")[
-                                :150
-                            ],
-                            "last_name": (member.get("family_name") or "")[:150],
-                            "email": member.get("email") or "",
-                        },
-                    )
-                    if created:
-                        user.set_unusable_password()
-                        user.save(update_fields=["password"])
+                    user = new_account(registration.issuer, sub)
+                    user.first_name = (member.get("given_name") or member.get("name") or "")[:150]
+                    user.last_name = (member.get("family_name") or "")[:150]
+                    user.email = member.get("email") or ""
+                    user.save(update_fields=["first_name", "last_name", "email"])
                     linked = user.pk
                 lti_user.auth_user_id = linked
                 lti_user.save(update_fields=["auth_user"])

@@ -181,3 +181,27 @@ def test_old_used_nonces_are_pruned_and_a_recent_one_kept(platform, course):
     assert sorted(n for n in UsedNonce.objects.values_list("nonce", flat=True) if len(n) < 10) == [
         "recent"
     ]
+
+
+def test_a_local_account_holding_the_derived_name_is_never_taken_over(platform, course):
+    name = username_for(platform.issuer, "student-ada")
+    local = UserFactory(username=name)
+    assert local.has_usable_password()
+    done = launch(platform, user="student-ada")
+    assert done.response.status_code == 302
+    linked = LtiUser.objects.get(sub="student-ada").auth_user
+    assert linked != local and linked.username.startswith(name + "-")
+    assert not Enrollment.objects.filter(user=local).exists()
+
+
+def test_inactive_registration_or_deployment_is_refused(platform, course):
+    from lti_tool.models import LtiRegistration
+
+    LtiDeployment.objects.update(is_active=False)
+    before = counts()
+    refused(launch(platform), 400, "could not be verified")
+    LtiDeployment.objects.update(is_active=True)
+    LtiRegistration.objects.update(is_active=False)
+    response = requests.get(platform.start_url(), allow_redirects=True)
+    assert response.status_code == 400 and "cannot match" in response.text
+    assert counts() == before
