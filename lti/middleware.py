@@ -28,7 +28,9 @@ class LtiFrameMiddleware:
         origins = frame_origins(launched.get("registration"))
         if not origins:
             return response
-        response._csp_replace = {"frame-ancestors": origins}
+        # Origins the operator lets frame every page (DJANGO_FRAME_ANCESTORS) stay allowed.
+        extra = [o for o in getattr(settings, "FRAME_ANCESTORS", []) if o not in origins]
+        response._csp_replace = {"frame-ancestors": origins + extra}
         response.xframe_options_exempt = True
         if request.is_secure():
             for name in (settings.SESSION_COOKIE_NAME, settings.CSRF_COOKIE_NAME):

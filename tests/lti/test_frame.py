@@ -76,3 +76,14 @@ def test_a_deactivated_platform_no_longer_frames():
     response = _through_middleware({"lti": {"registration": registration.pk}}, secure=True)
     assert not hasattr(response, "_csp_replace")
     assert response.cookies["sessionid"]["samesite"] == "Lax"
+
+
+@pytest.mark.django_db
+def test_origins_the_operator_allows_everywhere_stay_allowed(settings):
+    settings.FRAME_ANCESTORS = ["https://portal.example.edu"]
+    registration, _ = register_platform(**REGISTRATION)
+    response = _through_middleware({"lti": {"registration": registration.pk}}, secure=False)
+    assert response._csp_replace == {
+        "frame-ancestors": ["https://school.instructure.com", "https://portal.example.edu"]
+    }
+    assert response.cookies["sessionid"]["samesite"] == "Lax"  # plain HTTP: no SameSite=None
