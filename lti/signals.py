@@ -1,12 +1,14 @@
 """Grade passback hook: every write of an attempt's score queues a send to the LMS.
 
-Scores are written in one of a few places (submission, automatic exam submission, an
-override's recompute, a regrade's recompute); each saves the Attempt with its score, so one
-post_save receiver covers them all without touching the quiz services.
+An attempt's score is computed in one place (`submission.score_attempt`, pure) and stored by
+saving the Attempt: at submission (manual or automatic) and in `recompute_attempt_score`
+(override, regrade). One post_save receiver therefore covers every write without the quiz
+services importing this app (they must not: the layer contract in pyproject.toml).
 """
 
 from __future__ import annotations
 
+from django.db import transaction
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
@@ -21,4 +23,7 @@ def attempt_saved(sender, instance: Attempt, update_fields=None, **kwargs):
         return
     from lti.passback import scores_changed
 
-    scores_changed(instance.student_id, instance.quiz_id)
+    # After the commit: the score is stored for good, and the lookup (one query) stays out of
+    # the scoring transaction and its row lock.
+    student_id, quiz_id = instance.student_id, instance.quiz_id
+    transaction.on_commit(lambda: scores_changed(student_id, quiz_id))

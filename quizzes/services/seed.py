@@ -12,24 +12,22 @@ written with `bulk_create` in batches; nothing here grades a response.
 
 from __future__ import annotations
 
-import json
-import math
 import random
 import uuid
 from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from decimal import ROUND_HALF_UP, Decimal
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.db import transaction
 from django.utils import timezone
 
-from content.physics import format_quantity
 from courseware.models import Chapter, Enrollment, ReadingProgress, Role
 from quizzes import engine
+from quizzes.engine import kinds
+from quizzes.grading import Grade
 from quizzes.models import (
     Attempt,
     AttemptStatus,
@@ -39,8 +37,10 @@ from quizzes.models import (
     ResponseStatus,
     Variant,
 )
-from quizzes.services import questions
+from quizzes.services import questions, scoring
 from quizzes.services.attempts import draw_items
+from quizzes.services.grades import graded_response
+from quizzes.services.submission import score_attempt
 
 PREFIX = "demo-student-"
 BATCH = 1000
@@ -263,7 +263,7 @@ def _simulate_attempt(user, quiz, quiz_items, number, ability, rng, now, last_se
     )
     index = len(pending.attempts)
     pending.attempts.append(attempt)
-    score = max_score = Decimal(0)
+    scored_items, attempt_variants = [], []
     for item in drawn:
         version = item.pinned_version or item.template.current_version
         if version is None:
@@ -275,12 +275,12 @@ def _simulate_attempt(user, quiz, quiz_items, number, ability, rng, now, last_se
         simulated, fraction = _simulate_parts(template, fields, quiz, ability, rng, started)
         variant.score = fraction
         pending.variants.append((index, variant, simulated))
-        score += item.points * Decimal(str(fraction))
-        max_score += item.points
-    if late and quiz.late_penalty:
-        score *= 1 - quiz.late_penalty
-    attempt.score = score.quantize(Decimal("0.001"), ROUND_HALF_UP)
-    attempt.max_score = max_score
+        scored_items.append(item)
+        attempt_variants.append(variant)
+    # Scored as a real submission is (the items asked, with a variant, and the late penalty).
+    score_attempt(
+        attempt, items=scored_items, variants=attempt_variants, late_penalty=quiz.late_penalty
+    )
 
 
 def _secret() -> bytes:
@@ -293,11 +293,10 @@ def _simulate_parts(template, fields, quiz, ability, rng, started):
     """Responses for every part of a variant, and the variant's score (a fraction)."""
     answers = fields["answers"].get("answers", {})
     common = fields["answers"].get("common_errors", {})
-    responses, earned, total = [], 0.0, 0.0
+    responses, best_of = [], {}
     difficulty = getattr(template, "difficulty", 3) or 3
     when = started
     for part in template.parts:
-        total += part.points
         p_right = min(0.97, max(0.03, ability**1.5 - 0.08 * (difficulty - 3)))
         best = 0.0
         for try_number in range(1, (quiz.tries_per_variant or 1) + 1):
@@ -321,8 +320,9 @@ def _simulate_parts(template, fields, quiz, ability, rng, started):
             if rng.random() < 0.45 * (1 - ability):
                 break
             p_right = min(0.97, p_right + 0.08)
-        earned += part.points * best
-    return responses, (earned / total if total else 0.0)
+        best_of[part.id] = best
+    points = {part.id: part.points for part in template.parts}
+    return responses, scoring.weighted_score(points, best_of)
 
 
 def _response(part_id, raw, status, try_number, when, value=None, diagnosis=""):
@@ -330,15 +330,13 @@ def _response(part_id, raw, status, try_number, when, value=None, diagnosis=""):
         ResponseStatus.CORRECT: "Correct.",
         ResponseStatus.INVALID: "This answer could not be read; write a number with its unit.",
     }.get(status, "Not quite." if not diagnosis else f"This looks like a known slip ({diagnosis}).")
-    return Response(
+    score = 1.0 if status == ResponseStatus.CORRECT else 0.0
+    interpreted = None if status == ResponseStatus.INVALID else raw
+    grade = Grade(status, score, feedback, diagnosis or None, interpreted, value)
+    return graded_response(
         part_id=part_id,
         raw=raw,
-        status=status,
-        score=1.0 if status == "correct" else 0.0,
-        feedback=feedback,
-        diagnosis=diagnosis,
-        interpreted="" if status == "invalid" else raw,
-        value=value,
+        grade=grade,
         try_number=try_number,
         idempotency_key=uuid.uuid4().hex,
         created_at=when,
@@ -347,39 +345,4 @@ def _response(part_id, raw, status, try_number, when, value=None, diagnosis=""):
 
 def _answer(part, answer, common: dict, right: bool, rng):
     """(raw text, value, diagnosis) of a right or typically wrong answer to one part."""
-    if part.kind == "numeric" and isinstance(answer, (int, float)):
-        diagnosis = ""
-        value = float(answer)
-        if not right:
-            if common and rng.random() < 0.7:
-                diagnosis = rng.choice(sorted(common))
-                value = float(common[diagnosis])
-            else:
-                value = value * rng.choice([0.5, 0.7, 1.4, 2.0, 3.0])
-        return _quantity(value, part.unit), value, diagnosis
-    if part.kind == "choice":
-        options = [o.id for o in part.options]
-        correct = list(answer or [])
-        if right:
-            picked = correct
-            diagnosis = ""
-        else:
-            wrong = [o for o in part.options if o.id not in correct] or part.options
-            option = rng.choice(wrong)
-            picked, diagnosis = [option.id], option.diagnosis or ""
-        picked = picked or options[:1]
-        raw = picked[0] if len(picked) == 1 else json.dumps(picked)
-        return raw, None, diagnosis
-    text = str(answer or "")
-    return (text if right else f"({text})*2" if text else "n"), None, ""
-
-
-def _quantity(value: float, unit: str | None) -> str:
-    if not math.isfinite(value):
-        return "0"
-    if unit:
-        try:
-            return format_quantity(value, unit)
-        except (ValueError, KeyError):
-            pass
-    return f"{value:.4g}" + (f" {unit}" if unit else "")
+    return kinds.kind_for(part).demo_answer(part, answer, common, right, rng)

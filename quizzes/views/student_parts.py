@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from quizzes.engine import kinds
 from quizzes.services import questions
 from quizzes.services.attempts import stored_choice
 from quizzes.services.feedback_release import counterexample_visible
@@ -60,9 +61,10 @@ class ResultView:
     def read_as_html(self) -> SafeString | str:
         """The grader's reading of the answer: a formula as math, a quantity as text."""
         interpreted = self.response.interpreted
-        if not interpreted or self.kind == "choice":
+        kind = kinds.kind_named(self.kind)
+        if not interpreted or kind.has_options:
             return ""
-        if self.kind == "formula":
+        if kind.math_answers:
             latex = questions.formula_latex(self.response.raw, self.variables)
             if latex:
                 return render_inline(f"${latex}$")
