@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8000
+LTI_PORT ?= 8001
 STUDENTS ?= 30
 MANAGE := $(BIN)/python manage.py
 
@@ -10,11 +11,12 @@ MANAGE := $(BIN)/python manage.py
 export DJANGO_SECRET_KEY ?= $(shell cat .secret-key 2>/dev/null)
 export DJANGO_INSECURE_HTTP ?= 1
 
-.PHONY: run setup test check bench venv clean-db help
+.PHONY: run setup test check bench venv clean-db help lti-demo
 
 help:
 	@echo "make run    set up everything and serve http://127.0.0.1:$(PORT) (PORT=8123 for another port)"
 	@echo "make test   set up and run the whole test suite"
+	@echo "make lti-demo  a small demo LMS on http://127.0.0.1:$(LTI_PORT) beside make run (README)"
 	@echo "make check  lint, format check, migrations check, layer check"
 	@echo "make bench  benchmarks, load and fault runs (writes docs/BENCHMARKS.md)"
 
@@ -42,6 +44,18 @@ run: setup
 	$(MANAGE) worker --verbosity 0 & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	$(MANAGE) runserver 127.0.0.1:$(PORT) --noreload
+
+# A small LTI 1.3 platform (lti/demo_platform.py, on lti1p3platform) beside `make run`: it is
+# registered with the tool, then serves its course page until Ctrl-C (README "Try the LMS").
+lti-demo: venv .secret-key
+	export DJANGO_SECRET_KEY=$$(cat .secret-key); \
+	lms=http://127.0.0.1:$(LTI_PORT); \
+	$(MANAGE) migrate --noinput --verbosity 0 && \
+	$(MANAGE) lti_add_platform --name "Demo LMS" --issuer $$lms --client-id hardware-reality \
+	  --deployment-id deployment-1 --auth-login-url $$lms/auth --token-url $$lms/token \
+	  --jwks-url $$lms/jwks && \
+	echo "Demo LMS on $$lms/ (the tool: make run on http://127.0.0.1:$(PORT)/; Ctrl-C stops)" && \
+	$(BIN)/python -m lti.demo_platform --tool http://127.0.0.1:$(PORT) --port $(LTI_PORT)
 
 test: venv .secret-key
 	DJANGO_SECRET_KEY=$$(cat .secret-key) $(BIN)/pytest -n 2 -q $(PYTEST_ARGS)

@@ -82,6 +82,9 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "courseware",
     "quizzes",
+    # LTI 1.3 (issue 18): django-lti's registrations, keys and launch records, and our app.
+    "lti_tool",
+    "lti",
 ]
 
 FRAME_ANCESTORS = origins(os.environ.get("DJANGO_FRAME_ANCESTORS", ""))
@@ -93,6 +96,9 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     *([] if FRAME_ANCESTORS else ["django.middleware.clickjacking.XFrameOptionsMiddleware"]),
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Outside the session middleware, so that it sees the cookies that middleware sets: a
+    # session opened by an LTI launch may be framed by its platform (lti/middleware.py).
+    "lti.middleware.LtiFrameMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

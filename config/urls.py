@@ -9,6 +9,7 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("instructor/", include("quizzes.instructor_urls")),
     path("studio/", include("quizzes.studio_urls")),
+    path("lti/", include("lti.urls")),
     path("", include("quizzes.urls")),
     path("", include("courseware.urls")),
 ]

@@ -1,0 +1,69 @@
+"""Register an LMS (LTI 1.3 platform) with the values it shows for our tool."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+from django.core.validators import URLValidator
+
+from lti.tool import register_platform
+
+
+class Command(BaseCommand):
+    help = "Register (or update) an LTI 1.3 platform and its deployment ids."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--issuer", required=True, help="The platform's issuer (iss).")
+        parser.add_argument("--client-id", required=True, help="Our client id on the platform.")
+        parser.add_argument(
+            "--deployment-id",
+            action="append",
+            required=True,
+            dest="deployment_ids",
+            help="A deployment id (repeat for several).",
+        )
+        parser.add_argument("--auth-login-url", required=True, help="OIDC authorization URL.")
+        parser.add_argument("--token-url", required=True, help="OAuth2 access token URL.")
+        parser.add_argument("--jwks-url", required=True, help="The platform's public keyset URL.")
+        parser.add_argument("--name", default="", help="A display name (default: the issuer).")
+        parser.add_argument(
+            "--frame-origin",
+            action="append",
+            default=[],
+            dest="frame_origins",
+            help="An origin whose pages frame ours (repeat; default: issuer and login URL).",
+        )
+
+    def handle(self, *args, **options):
+        check = URLValidator(schemes=["http", "https"])
+        named = {
+            "--auth-login-url": options["auth_login_url"],
+            "--token-url": options["token_url"],
+            "--jwks-url": options["jwks_url"],
+            **{f"--frame-origin {o}": o for o in options["frame_origins"]},
+        }
+        for flag, url in named.items():
+            try:
+                check(url)
+            except ValidationError:
+                raise CommandError(f"{flag} must be an http(s) URL, not {url!r}.") from None
+        deployment_ids = [d.strip() for d in options["deployment_ids"] if d.strip()]
+        if not deployment_ids:
+            raise CommandError("Give at least one non-empty --deployment-id.")
+        registration, created = register_platform(
+            name=options["name"],
+            issuer=options["issuer"].strip(),
+            client_id=options["client_id"].strip(),
+            deployment_ids=deployment_ids,
+            auth_login_url=options["auth_login_url"],
+            token_url=options["token_url"],
+            jwks_url=options["jwks_url"],
+            frame_origins=options["frame_origins"],
+        )
+        verb = "Registered" if created else "Updated"
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"{verb} {registration.issuer} (client {registration.client_id}) with "
+                f"deployment(s) {', '.join(deployment_ids)}."
+            )
+        )

@@ -1,0 +1,119 @@
+"""What the LTI app adds to django-lti's records (registrations, deployments, users, contexts).
+
+django-lti (`lti_tool`) keeps the platform registrations, the tool's key pairs, and the users,
+contexts and resource links that launches describe. This app adds what our site needs beside
+them: which origins may frame the site for a platform, the nonces already used (replay), which
+course a context maps to, each quiz's line item in a context, and each student's grade sync.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class PlatformFraming(models.Model):
+    """The origins whose pages may frame our site after a launch from this platform.
+
+    The issuer is not always the page's origin (Canvas: issuer canvas.instructure.com, pages on
+    the school's own domain), so the administrator lists them; registration fills in the
+    issuer's and the login URL's origins.
+    """
+
+    registration = models.OneToOneField(
+        "lti_tool.LtiRegistration", on_delete=models.CASCADE, related_name="framing"
+    )
+    frame_origins = models.TextField(
+        blank=True, help_text="One origin per line, e.g. https://school.instructure.com"
+    )
+
+    def __str__(self) -> str:
+        return f"framing for {self.registration}"
+
+    @property
+    def origins(self) -> list[str]:
+        return [
+            line.strip().rstrip("/") for line in self.frame_origins.splitlines() if line.strip()
+        ]
+
+
+class UsedNonce(models.Model):
+    """A launch's nonce, kept so the same id_token is refused a second time (replay)."""
+
+    issuer = models.CharField(max_length=255)
+    nonce = models.CharField(max_length=255)
+    used_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["issuer", "nonce"], name="lti_nonce_used_once"),
+        ]
+
+    def __str__(self) -> str:
+        return self.nonce
+
+
+class ContextCourse(models.Model):
+    """The course of ours an LMS context (a course there) maps to."""
+
+    context = models.OneToOneField(
+        "lti_tool.LtiContext", on_delete=models.CASCADE, related_name="course_link"
+    )
+    course = models.ForeignKey(
+        "courseware.Course", on_delete=models.CASCADE, related_name="lti_contexts"
+    )
+
+    def __str__(self) -> str:
+        return f"{self.context} -> {self.course}"
+
+
+class QuizLineItem(models.Model):
+    """The platform's gradebook column for one quiz in one context."""
+
+    context = models.ForeignKey(
+        "lti_tool.LtiContext", on_delete=models.CASCADE, related_name="quiz_line_items"
+    )
+    quiz = models.ForeignKey("quizzes.Quiz", on_delete=models.CASCADE, related_name="+")
+    # Empty until known: the launch's own line item, or one found or created by tag.
+    url = models.URLField(max_length=500, blank=True)
+    lineitems_url = models.URLField(max_length=500, blank=True)
+    scopes = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["context", "quiz"], name="one_line_item_per_quiz"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.quiz} in {self.context}"
+
+
+class SyncStatus(models.TextChoices):
+    PENDING = "pending", "Waiting to be sent"
+    SENT = "sent", "Sent"
+    RETRYING = "retrying", "Failed; will retry"
+    FAILED = "failed", "Failed; gave up (resend)"
+
+
+class GradeSync(models.Model):
+    """One student's score for one line item: what was last sent, and the state of sending."""
+
+    line_item = models.ForeignKey(QuizLineItem, on_delete=models.CASCADE, related_name="syncs")
+    lti_user = models.ForeignKey("lti_tool.LtiUser", on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=20, choices=SyncStatus.choices, default=SyncStatus.PENDING)
+    sent_score = models.DecimalField(max_digits=8, decimal_places=3, null=True, blank=True)
+    sent_max = models.DecimalField(max_digits=8, decimal_places=3, null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    tries = models.PositiveSmallIntegerField(default=0)
+    next_try_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=500, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["line_item", "lti_user"], name="one_sync_per_student"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.line_item}: {self.status}"

@@ -1,0 +1,50 @@
+"""From the LMS's page in Chromium, through a quiz in its iframe, to the score in its gradebook."""
+
+from __future__ import annotations
+
+import pytest
+
+from lti.demo_platform import DemoPlatform
+from lti.tool import register_platform
+from quizzes.models import Variant
+from quizzes.services.questions import correct_answers
+from tests.factories import CourseFactory, make_quiz
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_learner_launches_from_the_platform_takes_the_quiz_and_the_score_arrives(page, live_server):
+    course = CourseFactory()
+    quiz = make_quiz(course, examples=["bound-by-what"], slug="bound", title="Bound by what")
+    lms = DemoPlatform(live_server.url).start()
+    try:
+        register_platform(**lms.registration_args())
+        lineitem = lms.add_lineitem({"label": quiz.title, "scoreMaximum": 1})["id"]
+        lms.links.append(
+            {
+                "link": "link-1",
+                "title": quiz.title,
+                "custom": {"quiz": quiz.slug},
+                "lineitem": lineitem,
+            }
+        )
+        page.goto(lms.url + "/")
+        page.get_by_role("link", name="Open “Bound by what” as Ada (student)").click()
+        tool = page.frame_locator("iframe[name=tool]")
+        tool.get_by_role("button", name="Start attempt").click()
+        tool.locator(".question").first.wait_for()
+        variant = Variant.objects.get(attempt__quiz=quiz)
+        part = tool.locator(f"#part-{variant.pk}-bound")
+        part.locator(f"input[value='{correct_answers(variant)['bound'][0]}']").check()
+        part.get_by_role("button", name="Check").click()
+        part.locator(".feedback.correct").wait_for()
+        tool.get_by_role("button", name="Submit attempt").click()
+        tool.locator(".score-card").wait_for()
+        assert "1 / 1 points" in tool.locator(".score-card").inner_text()
+        assert [(s["userId"], s["scoreGiven"], s["scoreMaximum"]) for s in lms.scores] == [
+            ("student-ada", 1.0, 1.0)
+        ]
+        page.goto(lms.url + "/")
+        assert "1.0 / 1.0" in page.locator("#scores").inner_text()
+    finally:
+        lms.stop()

@@ -1,0 +1,49 @@
+"""The independent platform (lti1p3platform, via lti.demo_platform) on a free localhost port,
+registered with the tool served by the live test server; and a helper that launches over HTTP."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+import requests
+
+from lti.demo_platform import DemoPlatform
+
+
+@pytest.fixture
+def platform(live_server, course):
+    from lti.tool import register_platform
+
+    lms = DemoPlatform(live_server.url).start()
+    register_platform(**lms.registration_args())
+    yield lms
+    lms.stop()
+
+
+@dataclass
+class Launched:
+    session: requests.Session
+    form: dict
+    response: requests.Response
+
+    def again(self, **fields):
+        """Post the same launch form (or an altered one) a second time."""
+        data = {"id_token": self.form["id_token"], "state": self.form["state"], **fields}
+        return self.session.post(self.form["launch_url"], data=data, allow_redirects=False)
+
+
+def launch(lms: DemoPlatform, session: requests.Session | None = None, **spec) -> Launched:
+    """Start a launch at the platform, follow it through our login endpoint and the platform's
+    authorization step, and post the signed launch to our launch URL (as a browser would)."""
+    session = session or requests.Session()
+    page = session.get(lms.start_url(**spec), timeout=20)
+    assert page.status_code == 200, page.text[:500]
+    form = dict(lms.last_launch)
+    response = session.post(
+        form["launch_url"],
+        data={"id_token": form["id_token"], "state": form["state"]},
+        allow_redirects=False,
+        timeout=20,
+    )
+    return Launched(session, form, response)
