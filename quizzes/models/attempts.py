@@ -65,6 +65,14 @@ class Attempt(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("quizzes:attempt_detail", args=[self.pk])
 
+    @property
+    def is_open(self) -> bool:
+        return self.status == AttemptStatus.IN_PROGRESS
+
+    @property
+    def is_submitted(self) -> bool:
+        return self.status == AttemptStatus.SUBMITTED
+
 
 class Variant(models.Model):
     """The numbers one student got for one quiz item: stored whole, so grading never drifts.

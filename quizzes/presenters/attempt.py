@@ -1,21 +1,21 @@
-"""The data behind the student's quiz pages, loaded in a fixed number of queries.
+"""The student's attempt page and its htmx fragments: one view-model per item and per part.
 
-`attempt_blocks` turns one attempt into what its page shows: per item the latest variant, its
-rendered question, each part's state, last response, saved answer, hints and (when final) the
-solution. The views only pick which of these to render.
+`attempt_blocks` turns one attempt's rows (`services.attempt_rows`) into what its page shows:
+per item the latest variant, its rendered question, and per part one `StudentPart` (state, last
+response, saved answer, label, the correct answer when the release policy shows it). The
+results page (`presenters.results`) builds the same blocks. Nothing here runs a query of its
+own beyond what the caller passes in, except the render cache in `presenters.display`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from quizzes.models import QuizMode, Response, SavedAnswer, Variant
-from quizzes.services import questions, scoring
-from quizzes.services.attempts import stored_choice
-from quizzes.services.release import AnswerGate, answer_gate
-from quizzes.views.display import (
+from quizzes.models import Response, Variant
+from quizzes.presenters.display import (
     PartView,
     QuestionView,
     correct_answer_html,
@@ -23,12 +23,71 @@ from quizzes.views.display import (
     question_view,
     solution_html,
 )
+from quizzes.presenters.markup import render_feedback, render_inline
+from quizzes.services import questions, scoring
+from quizzes.services.attempt_rows import AttemptRows, attempt_rows, item_siblings, variant_rows
+from quizzes.services.feedback_release import counterexample_visible
+from quizzes.services.parts import stored_choice
+from quizzes.services.release import AnswerGate, answer_gate
 
 
 @dataclass
-class PartBlock:
+class ResultView:
+    """One stored response as the student sees it: verdict, how it was read, feedback."""
+
+    response: object
+    kind: str
+    variables: tuple[str, ...] = ()
+    # whether this part's counterexample may be shown (feedback_release: final and released)
+    reveal: bool = False
+
+    @property
+    def status(self) -> str:
+        return self.response.status
+
+    @property
+    def try_number(self) -> int | None:
+        return self.response.try_number
+
+    @property
+    def raw(self) -> str:
+        return self.response.raw
+
+    @property
+    def feedback_html(self) -> SafeString | str:
+        feedback = self.response.feedback or ""
+        if not feedback or feedback == "Correct.":
+            return ""
+        return render_feedback(feedback)
+
+    @property
+    def counterexample_html(self) -> SafeString | str:
+        """Where a formula differs from the expected one; only once the part is final."""
+        text = getattr(self.response, "counterexample", "") or ""
+        if not text or not self.reveal:
+            return ""
+        return render_feedback(text)
+
+    @property
+    def read_as_html(self) -> SafeString | str:
+        """The grader's reading of the answer: a formula as math, a quantity as text."""
+        interpreted = self.response.interpreted
+        if not interpreted or self.kind == "choice":
+            return ""
+        if self.kind == "formula":
+            latex = questions.formula_latex(self.response.raw, self.variables)
+            if latex:
+                return render_inline(f"${latex}$")
+        return format_html("<code>{}</code>", interpreted)
+
+
+@dataclass
+class StudentPart:
+    """One part of one variant as the student's pages show it (built once per request)."""
+
     view: PartView
     state: scoring.PartState
+    number: int = 1
     saved: str = ""
     show_result: bool = True
     # The correct answer, only when the quiz's release policy shows it (else empty).
@@ -39,6 +98,14 @@ class PartBlock:
     # "<variant pk>-<part id>": the suffix of the part's element ids, built once here because the
     # page repeats it a dozen times per part.
     dom: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"Part {self.number}"
+
+    @property
+    def max_length(self) -> int:
+        return questions.max_answer_length(self.view.kind)
 
     @property
     def last(self) -> Response | None:
@@ -62,13 +129,47 @@ class PartBlock:
             return self.saved
         return self.last.raw if self.last is not None else ""
 
+    def _view(self, response) -> ResultView | None:
+        if response is None:
+            return None
+        reveal = counterexample_visible(self.state, released=self.answer_released)
+        return ResultView(response, self.view.kind, tuple(self.view.variables), reveal)
+
+    @property
+    def result(self) -> ResultView | None:
+        """The latest graded try (else the latest unreadable answer)."""
+        return self._view(self.state.shown)
+
+    @property
+    def newer_invalid(self) -> ResultView | None:
+        """An unreadable answer sent after that graded try, mentioned beside it."""
+        return self._view(self.state.newer_invalid)
+
+    @property
+    def final_result(self) -> ResultView | None:
+        """On the results page: the try that earned the part's score."""
+        return self._view(self.state.best_graded or self.state.last)
+
+    @property
+    def final_raw(self) -> str:
+        response = self.state.best_graded or self.state.last
+        return response.raw if response is not None else ""
+
+    @property
+    def final_options(self) -> list:
+        response = self.state.best_graded or self.state.last
+        if response is None:
+            return []
+        picked = set(stored_choice(response.raw))
+        return [option for option in self.view.options if option.id in picked]
+
 
 @dataclass
 class ItemBlock:
     number: int
     variant: Variant
     question: QuestionView | None
-    parts: list[PartBlock] = field(default_factory=list)
+    parts: list[StudentPart] = field(default_factory=list)
     hints: list[SafeString] = field(default_factory=list)
     solution: SafeString | str = ""
     best_score: float = 0.0
@@ -81,7 +182,7 @@ class ItemBlock:
 
     @property
     def can_ask_new_numbers(self) -> bool:
-        return self.variant.attempt.quiz.mode == QuizMode.HOMEWORK and self.is_final
+        return self.variant.attempt.quiz.is_homework and self.is_final
 
     @property
     def new_numbers_counts(self) -> bool:
@@ -97,39 +198,24 @@ class ItemBlock:
     def anchor(self) -> str:
         return f"q{self.number}"
 
-
-def load_attempt_rows(attempt):
-    """(variants, responses by variant id, saved answers by (variant, part)): 3 queries."""
-    variants = list(
-        Variant.objects.filter(attempt=attempt)
-        .select_related("item", "version")
-        .order_by("item__position", "index")
-    )
-    responses: dict[int, list[Response]] = {}
-    for response in Response.objects.filter(variant__attempt=attempt).order_by("created_at", "pk"):
-        responses.setdefault(response.variant_id, []).append(response)
-    saved = {}
-    if attempt.quiz.mode == QuizMode.EXAM:
-        saved = {
-            (s.variant_id, s.part_id): s.raw
-            for s in SavedAnswer.objects.filter(variant__attempt=attempt)
-        }
-    return variants, responses, saved
+    def part(self, part_id: str) -> StudentPart | None:
+        return next((p for p in self.parts if p.view.id == part_id), None)
 
 
 def attempt_blocks(
-    attempt, *, released: bool, render_solutions: bool = True, gate: AnswerGate | None = None
+    attempt,
+    *,
+    released: bool,
+    render_solutions: bool = True,
+    gate: AnswerGate | None = None,
+    rows: AttemptRows | None = None,
 ) -> list[ItemBlock]:
     """One block per item of the attempt (its latest variant), in the attempt's order."""
     quiz = attempt.quiz
     gate = gate or answer_gate(attempt)
-    variants, responses, saved = load_attempt_rows(attempt)
-    by_item: dict[int, list[Variant]] = {}
-    for variant in variants:
-        variant.attempt = attempt
-        by_item.setdefault(variant.item_id, []).append(variant)
-    submitted = attempt.status == "submitted"
-    homework = quiz.mode == QuizMode.HOMEWORK
+    rows = rows or attempt_rows(attempt)
+    by_item = rows.by_item()
+    submitted = attempt.is_submitted
     blocks = []
     for number, item_id in enumerate(attempt.item_ids, start=1):
         siblings = by_item.get(item_id, [])
@@ -141,11 +227,10 @@ def attempt_blocks(
                 number,
                 latest,
                 siblings,
-                responses.get(latest.pk, []),
-                saved,
-                tries=quiz.tries_per_variant if homework else 1,
+                rows.responses.get(latest.pk, []),
+                rows.saved,
                 submitted=submitted,
-                show=homework or (submitted and released),
+                show=quiz.is_homework or (submitted and released),
                 render_solutions=render_solutions,
                 gate=gate,
             )
@@ -154,13 +239,24 @@ def attempt_blocks(
 
 
 def item_block(
-    number, variant, siblings, responses, saved, *, tries, submitted, show, render_solutions, gate
+    number,
+    variant,
+    siblings,
+    responses,
+    saved,
+    *,
+    submitted,
+    show,
+    render_solutions,
+    gate,
+    states=None,
 ) -> ItemBlock:
     """The block of one variant (number `number` on the page) from its already loaded rows.
 
     `siblings` are every variant of the item (for the best score), `responses` this variant's in
-    order; `show` decides whether results and hints are shown, and `gate` (the quiz's release
-    policy) which parts' correct answers and whether the worked solution.
+    order (or `states`, its parts' states as a submission left them); `show` decides whether
+    results and hints are shown, and `gate` (the quiz's release policy) which parts' correct
+    answers and whether the worked solution.
     """
     block = ItemBlock(
         number=number,
@@ -171,18 +267,23 @@ def item_block(
     )
     try:
         block.question = question_view(variant)
-        points = questions.part_points(variant)
+        if states is None:
+            points = questions.part_points(variant)
     except questions.QuestionUnavailable:
         block.error = "This question cannot be shown right now; your instructor has been told."
         return block
-    states = scoring.part_states(points, responses, tries_allowed=tries, submitted=submitted)
-    for view in block.question.parts:
+    if states is None:
+        states = scoring.part_states(
+            points, responses, tries_allowed=variant.attempt.quiz.tries_allowed, submitted=submitted
+        )
+    for number_in_item, view in enumerate(block.question.parts, start=1):
         state = states[view.id]
         released = show and gate.shows(state)
         block.parts.append(
-            PartBlock(
+            StudentPart(
                 view=view,
                 state=state,
+                number=number_in_item,
                 saved=saved.get((variant.pk, view.id), ""),
                 show_result=show,
                 answer_html=correct_answer_html(variant, view) if released else "",
@@ -200,32 +301,27 @@ def item_block(
     return block
 
 
-def part_block(variant, part_id: str, *, submitted: bool = False) -> tuple[ItemBlock, PartBlock]:
-    """One part (and its item block) after a submission, for the htmx fragment."""
+def checked_block(variant, *, states=None, window=None) -> ItemBlock:
+    """The item block of `variant` after a homework Check, for the htmx fragment.
+
+    With `states` (what `services.attempts.check_answer` left) only the item's siblings are
+    read (1 query); without (a replayed key, a refusal) the variant's rows are read again.
+    """
     attempt = variant.attempt
-    quiz = attempt.quiz
-    siblings = list(Variant.objects.filter(attempt=attempt, item=variant.item_id))
-    responses = list(Response.objects.filter(variant=variant).order_by("created_at", "pk"))
-    homework = quiz.mode == QuizMode.HOMEWORK
-    saved = {}
-    if not homework:
-        saved = {
-            (s.variant_id, s.part_id): s.raw for s in SavedAnswer.objects.filter(variant=variant)
-        }
+    siblings = [v if v.pk != variant.pk else variant for v in item_siblings(variant)]
+    rows = None if states is not None else variant_rows(variant)
     number = (
         attempt.item_ids.index(variant.item_id) + 1 if variant.item_id in attempt.item_ids else 0
     )
-    block = item_block(
+    return item_block(
         number,
         variant,
         siblings,
-        responses,
-        saved,
-        tries=quiz.tries_per_variant if homework else 1,
-        submitted=submitted,
-        show=homework,
+        rows.responses[variant.pk] if rows else [],
+        rows.saved if rows else {},
+        submitted=False,
+        show=attempt.quiz.is_homework,
         render_solutions=True,
-        gate=answer_gate(attempt),
+        gate=answer_gate(attempt, window=window),
+        states=states,
     )
-    part = next((p for p in block.parts if p.view.id == part_id), None)
-    return block, part

@@ -27,6 +27,7 @@ from django.utils.safestring import SafeString
 
 from content.physics import format_quantity
 from quizzes import engine
+from quizzes.presenters.markup import render_inline, render_markdown_math
 from quizzes.services.questions import (
     QuestionUnavailable,
     catalog_stamp,
@@ -35,7 +36,6 @@ from quizzes.services.questions import (
     formula_latex,
     template_for,
 )
-from quizzes.views.markup import render_inline, render_markdown_math
 
 # Bump when what is rendered changes shape (markup, dataclasses) so old entries are not read.
 RENDER_CACHE_VERSION = 1

@@ -21,9 +21,9 @@ from content.physics import format_quantity
 from courseware.roles import instructor_required
 from quizzes import engine
 from quizzes.models import Attempt, QuestionTemplate, Quiz, QuizItem
+from quizzes.presenters.markup import render_markdown_math as render_markdown
 from quizzes.services import analytics, instructor
 from quizzes.services.regrade import engine_template, engine_variant
-from quizzes.views.markup import render_markdown_math as render_markdown
 
 
 def _page(request: HttpRequest, template: str, context: dict, partial: str | None = None):
