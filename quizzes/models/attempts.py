@@ -53,7 +53,7 @@ class Attempt(models.Model):
             # At most one open attempt per student and quiz, even under concurrent starts.
             models.UniqueConstraint(
                 fields=["quiz", "student"],
-                condition=Q(status="in_progress"),
+                condition=Q(status=AttemptStatus.IN_PROGRESS),
                 name="one_open_attempt",
             ),
         ]

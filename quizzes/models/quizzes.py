@@ -121,6 +121,11 @@ class Quiz(models.Model):
         return self.mode == QuizMode.HOMEWORK
 
     @property
+    def release_after_due(self) -> bool:
+        """An exam's results wait for the due date (homework shows them as the student works)."""
+        return self.release == ReleasePolicy.AFTER_DUE
+
+    @property
     def tries_allowed(self) -> int:
         """Counted tries per part of one variant: an exam grades each part once, at the end."""
         return self.tries_per_variant if self.is_homework else 1

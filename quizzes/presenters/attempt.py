@@ -10,11 +10,13 @@ own beyond what the caller passes in, except the render cache in `presenters.dis
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 
+from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from quizzes.models import Response, Variant
+from quizzes.models import Response, ResponseStatus, Variant
 from quizzes.presenters.display import (
     PartView,
     QuestionView,
@@ -53,32 +55,67 @@ class ResultView:
     def raw(self) -> str:
         return self.response.raw
 
-    @property
+    # Each is computed once per request (the templates ask twice: to test, then to show), and
+    # the Markdown and MathML behind them once per process for the same text (see below).
+    @cached_property
     def feedback_html(self) -> SafeString | str:
         feedback = self.response.feedback or ""
         if not feedback or feedback == "Correct.":
             return ""
-        return render_feedback(feedback)
+        return _feedback_html(feedback)
 
-    @property
+    @cached_property
     def counterexample_html(self) -> SafeString | str:
         """Where a formula differs from the expected one; only once the part is final."""
         text = getattr(self.response, "counterexample", "") or ""
         if not text or not self.reveal:
             return ""
-        return render_feedback(text)
+        return _feedback_html(text)
 
-    @property
+    @cached_property
     def read_as_html(self) -> SafeString | str:
         """The grader's reading of the answer: a formula as math, a quantity as text."""
         interpreted = self.response.interpreted
         if not interpreted or self.kind == "choice":
             return ""
         if self.kind == "formula":
-            latex = questions.formula_latex(self.response.raw, self.variables)
-            if latex:
-                return render_inline(f"${latex}$")
+            math = _formula_html(self.response.raw, tuple(self.variables))
+            if math:
+                return math
         return format_html("<code>{}</code>", interpreted)
+
+
+# A stored response never changes its text, so what it renders to depends on the text alone:
+# kept per process, the page re-renders no feedback Markdown or formula MathML it showed before.
+@lru_cache(maxsize=4096)
+def _feedback_html(text: str) -> SafeString:
+    return render_feedback(text)
+
+
+@lru_cache(maxsize=4096)
+def _formula_html(raw: str, variables: tuple[str, ...]) -> SafeString | str:
+    latex = questions.formula_latex(raw, variables)
+    return render_inline(f"${latex}$") if latex else ""
+
+
+class PartLinks:
+    """The URLs of a part's forms, reversed once per page: a page of 20 parts would otherwise
+    reverse 40 URLs, each as costly as a template node."""
+
+    _VARIANT, _PART = 987654321, "part-id-placeholder"
+
+    def __init__(self, attempt_pk: int):
+        args = [attempt_pk, self._VARIANT, self._PART]
+        self._patterns = {
+            name: reverse(f"quizzes:{name}", args=args)
+            for name in ("submit_part", "autosave", "preview_part")
+        }
+
+    def url(self, name: str, variant_pk: int, part_id: str) -> str:
+        pattern = self._patterns[name]
+        return pattern.replace(f"/{self._VARIANT}/", f"/{variant_pk}/", 1).replace(
+            f"/{self._PART}/", f"/{part_id}/", 1
+        )
 
 
 @dataclass
@@ -98,32 +135,41 @@ class StudentPart:
     # "<variant pk>-<part id>": the suffix of the part's element ids, built once here because the
     # page repeats it a dozen times per part.
     dom: str = ""
+    # The part's form URLs (`PartLinks`): Check, exam autosave, formula preview.
+    check_url: str = ""
+    autosave_url: str = ""
+    preview_url: str = ""
 
-    @property
+    # The page reads each of these several times per part: they are worked out once.
+    @cached_property
     def label(self) -> str:
         return f"Part {self.number}"
 
-    @property
+    @cached_property
     def max_length(self) -> int:
         return questions.max_answer_length(self.view.kind)
+
+    @cached_property
+    def is_final(self) -> bool:
+        return self.state.is_final
 
     @property
     def last(self) -> Response | None:
         return self.state.last
 
-    @property
+    @cached_property
     def picked(self) -> list[str]:
         """Option ids to pre-select: the saved answer (exam) or the last response."""
         if self.saved:
             return stored_choice(self.saved)
         return stored_choice(self.last.raw) if self.last is not None else []
 
-    @property
+    @cached_property
     def picked_options(self) -> list:
         picked = set(self.picked)
         return [option for option in self.view.options if option.id in picked]
 
-    @property
+    @cached_property
     def value(self) -> str:
         if self.saved:
             return self.saved
@@ -135,27 +181,27 @@ class StudentPart:
         reveal = counterexample_visible(self.state, released=self.answer_released)
         return ResultView(response, self.view.kind, tuple(self.view.variables), reveal)
 
-    @property
+    @cached_property
     def result(self) -> ResultView | None:
         """The latest graded try (else the latest unreadable answer)."""
         return self._view(self.state.shown)
 
-    @property
+    @cached_property
     def newer_invalid(self) -> ResultView | None:
         """An unreadable answer sent after that graded try, mentioned beside it."""
         return self._view(self.state.newer_invalid)
 
-    @property
+    @cached_property
     def final_result(self) -> ResultView | None:
         """On the results page: the try that earned the part's score."""
         return self._view(self.state.best_graded or self.state.last)
 
-    @property
+    @cached_property
     def final_raw(self) -> str:
         response = self.state.best_graded or self.state.last
         return response.raw if response is not None else ""
 
-    @property
+    @cached_property
     def final_options(self) -> list:
         response = self.state.best_graded or self.state.last
         if response is None:
@@ -216,6 +262,7 @@ def attempt_blocks(
     rows = rows or attempt_rows(attempt)
     by_item = rows.by_item()
     submitted = attempt.is_submitted
+    links = PartLinks(attempt.pk)
     blocks = []
     for number, item_id in enumerate(attempt.item_ids, start=1):
         siblings = by_item.get(item_id, [])
@@ -233,6 +280,7 @@ def attempt_blocks(
                 show=quiz.is_homework or (submitted and released),
                 render_solutions=render_solutions,
                 gate=gate,
+                links=links,
             )
         )
     return blocks
@@ -250,6 +298,7 @@ def item_block(
     render_solutions,
     gate,
     states=None,
+    links: PartLinks | None = None,
 ) -> ItemBlock:
     """The block of one variant (number `number` on the page) from its already loaded rows.
 
@@ -276,6 +325,7 @@ def item_block(
         states = scoring.part_states(
             points, responses, tries_allowed=variant.attempt.quiz.tries_allowed, submitted=submitted
         )
+    links = links or PartLinks(variant.attempt_id)
     for number_in_item, view in enumerate(block.question.parts, start=1):
         state = states[view.id]
         released = show and gate.shows(state)
@@ -289,10 +339,15 @@ def item_block(
                 answer_html=correct_answer_html(variant, view) if released else "",
                 answer_released=released,
                 dom=f"{variant.pk}-{view.id}",
+                check_url=links.url("submit_part", variant.pk, view.id),
+                autosave_url=links.url("autosave", variant.pk, view.id),
+                preview_url=links.url("preview_part", variant.pk, view.id),
             )
         )
     if show:
-        wrong_tries = sum(1 for s in states.values() for r in s.graded if r.status != "correct")
+        wrong_tries = sum(
+            1 for s in states.values() for r in s.graded if r.status != ResponseStatus.CORRECT
+        )
         if not submitted:
             block.hints = hints_html(variant, wrong_tries)
         # The solution holds every part's answer: only when each of them may be shown.

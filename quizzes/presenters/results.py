@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from quizzes.presenters.attempt import ItemBlock, item_block
+from quizzes.presenters.attempt import ItemBlock, PartLinks, item_block
 from quizzes.services import scoring
 from quizzes.services.attempt_rows import attempt_rows, overrides_by_attempt
 from quizzes.services.release import answer_gate
@@ -88,6 +88,7 @@ def result_items(attempt, notes: OverrideNotes | None = None) -> list[ResultItem
     rows = attempt_rows(attempt)
     by_item = rows.by_item()
     gate = answer_gate(attempt)
+    links = PartLinks(attempt.pk)
     items = []
     for number, item_id in enumerate(attempt.item_ids, start=1):
         siblings = by_item.get(item_id, [])
@@ -106,6 +107,7 @@ def result_items(attempt, notes: OverrideNotes | None = None) -> list[ResultItem
                 show=True,
                 render_solutions=variant is main,
                 gate=gate,
+                links=links,
             )
             for variant in ordered
         ]

@@ -29,6 +29,7 @@ from quizzes.models import (
     QuizItem,
     Response,
     ResponseSource,
+    ResponseStatus,
     SavedAnswer,
     Variant,
 )
@@ -291,7 +292,7 @@ def _submit(variant, part_id, raw, student, idempotency_key, now) -> Checked:
             grade = grade_answer(variant, part_id, clean, states)
     else:
         grade = grade_answer(variant, part_id, clean, states)
-    if grade.status == "invalid":
+    if grade.status == ResponseStatus.INVALID:
         grading_budget.count_free(student.pk)
     return _record(variant, part_id, clean, kind, grade, student, idempotency_key, window, now)
 
@@ -308,7 +309,7 @@ def _keyed(key: str, variant_id: int, part_id: str):
 
 
 def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> Checked:
-    invalid = grade.status == "invalid"
+    invalid = grade.status == ResponseStatus.INVALID
     try:
         with transaction.atomic():
             # Serialise answers to one variant (PostgreSQL row lock; SQLite locks on write).

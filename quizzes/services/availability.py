@@ -14,7 +14,7 @@ from decimal import Decimal
 from django.utils import timezone
 from django.utils.formats import date_format
 
-from quizzes.models import Extension, LatePolicy, Quiz, ReleasePolicy
+from quizzes.models import Extension, LatePolicy, Quiz
 
 
 class QuizRuleError(Exception):
@@ -112,6 +112,6 @@ def results_released(quiz: Quiz, window: QuizWindow, now: datetime) -> bool:
     """
     if quiz.is_homework:
         return True
-    if quiz.release == ReleasePolicy.AFTER_DUE and window.due_at is not None:
+    if quiz.release_after_due and window.due_at is not None:
         return now > window.due_at
     return True

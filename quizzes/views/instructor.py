@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from content.physics import format_quantity
+from courseware.models import Role
 from courseware.roles import instructor_required
 from quizzes import engine
 from quizzes.models import Attempt, QuestionTemplate, Quiz, QuizItem
@@ -135,7 +136,7 @@ def _student(request: HttpRequest, user_id: int):
         get_user_model(),
         pk=user_id,
         enrollments__course=request.course,
-        enrollments__role="student",
+        enrollments__role=Role.STUDENT,
     )
 
 

@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
+from courseware.models import Role
 from courseware.roles import enrolled_required, student_required
 from quizzes.models import Attempt, AttemptStatus, Quiz, Variant
 from quizzes.presenters import progress as progress_data
@@ -94,7 +95,7 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "refusal": window.refusal(now),
         "limit_reached": bool(quiz.max_attempts and used >= quiz.max_attempts),
         "is_late_now": window.is_late(now),
-        "is_student": request.course_role == "student",
+        "is_student": request.course_role == Role.STUDENT,
         "item_count": quiz.items.count(),
         "released": results_released(quiz, window, now),
     }
@@ -105,7 +106,7 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
 @enrolled_required
 def start_attempt(request: HttpRequest, slug: str) -> HttpResponse:
     quiz = _quiz(request, slug)
-    if request.course_role != "student":
+    if request.course_role != Role.STUDENT:
         # Staff preview the rules; their attempts would pollute the class statistics.
         raise PermissionDenied("Only students take quizzes; staff may read the quiz page.")
     try:
