@@ -66,7 +66,7 @@ the part URLs from one reverse per page and the catalog stamp once per row: in a
 the homework page through the test client the Python function calls per request fell from
 about 75 000 to 59 000, with the same 8 queries. What is left, by that profile: Django's
 template engine rendering about 20 parts (~60 nodes each: the kind's answer input, the result,
-two forms with CSRF tokens) is 58 % of the request; building the blocks 19 %, of which loading
+its form with a CSRF token) is 58 % of the request; building the blocks 19 %, of which loading
 the attempt's variants and responses (3 queries, JSON fields decoded) is 14 %; the session,
 user, course and role lookups and the middleware the rest. Reaching 3× needs the per-part
 template work gone from a warm page, for example by memoising each question's rendered HTML on
