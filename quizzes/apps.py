@@ -6,7 +6,13 @@ class QuizzesConfig(AppConfig):
     verbose_name = "Quizzes"
 
     def ready(self):
-        # Warm the formula-grading pool in a serving process (see quizzes.warmup).
+        # The grading pool is a pure executor: its size, timeout and memory limit come from
+        # settings.GRADING_POOL (each one left out is read from its environment variable).
+        from django.conf import settings
+
+        from quizzes.grading import pool
         from quizzes.warmup import on_ready
 
+        pool.configure(**getattr(settings, "GRADING_POOL", {}))
+        # Warm the formula-grading pool in a serving process (see quizzes.warmup).
         on_ready()

@@ -1,7 +1,7 @@
-"""Imported by the grading pool's fork server only (see `pool.PRELOAD`): importing it warms
+"""Imported by the grading pool's fork server only (see `warming.PRELOAD`): importing it warms
 sympy's lazy imports and caches once, so every worker forked from the server starts warm and
 its own warm-up takes milliseconds instead of seconds."""
 
-from .pool import warm_up
+from .warming import warm_up
 
 warm_up()

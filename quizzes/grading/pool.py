@@ -1,27 +1,35 @@
-"""Worker processes that give every grading call a hard time and memory limit.
+"""Worker processes that give every grading call a hard time and memory limit: a pure executor.
+
+It runs whatever module-level function it is given (`run_bounded`) and knows no grader: what
+the fork server preloads and what a new worker runs before it reports ready come from
+`configure` (the grading package configures its graders and warm-up corpus,
+``quizzes.grading.warming``; the app's ready hook applies ``settings.GRADING_POOL``).  Which
+answers go here is the answer kinds' decision (``quizzes.engine.kinds``), not the pool's.
 
 Each worker is a separate process under ``resource.setrlimit(RLIMIT_AS)``; a call that runs
 past its wall-clock timeout (default 2 s) has its worker killed and replaced, and the caller
 gets an "invalid" Grade asking for a simpler answer, so a hostile formula costs at most one
 timeout and never the web process.  Workers come from a 'forkserver' context, never a plain
-fork of a possibly threaded server process.  The fork server preloads the grader and warms
-sympy once (`quizzes.grading.forkserver_warm`), so every worker forked from it starts with
-sympy's imports and caches filled; each worker then grades a few representative answers
-(`WARM_UP`) before it reports ready, and that start never counts against a call's timeout.
+fork of a possibly threaded server process.  The fork server imports the configured `preload`
+modules (the graders, and one that warms sympy once), so every worker forked from it starts
+with sympy's imports and caches filled; each worker then runs the configured `warm_up` before
+it reports ready, and that start never counts against a call's timeout.
 
 Starting.  `start_pool()` starts the pool in the background and returns at once; the web
 process calls it when a worker starts serving (the app's ready hook and the gunicorn config),
-so no student answer pays for the start.  Until the first worker is ready, a grading call is
-graded in the calling process instead of waiting (`grade_in_pool` only, never arbitrary
-functions): the grader is bounded by itself (size checks, a time box on every step), so this
-costs the hard memory limit for the first seconds after a start, and never a student's wait.
+so no student answer pays for the start.  Until the first worker is ready, a call made with
+``inline_first=True`` (the graders' calls, never arbitrary functions) runs in the calling
+process instead of waiting: the grader is bounded by itself (size checks, a time box on every
+step), so this costs the hard memory limit for the first seconds after a start, and never a
+student's wait.
 
 The pool is per process and thread-safe (an idle worker is taken from a queue, so concurrent
 calls use different workers); a process forked after the pool started (a gunicorn worker)
-builds its own.  Environment: ``GRADING_POOL_SIZE`` (default 2), ``GRADING_TIMEOUT``
-(seconds, default 2), ``GRADING_WORKER_MEMORY_MB`` (default 1024, raised if the worker's
-baseline already needs more), ``GRADING_INLINE=1`` to grade formulas in the calling process
-instead (tests).
+builds its own.  Settings (`configure`, each also read from the environment when not
+configured): ``size`` / ``GRADING_POOL_SIZE`` (default 2), ``timeout`` / ``GRADING_TIMEOUT``
+(seconds, default 2), ``memory_mb`` / ``GRADING_WORKER_MEMORY_MB`` (default 1024, raised if the
+worker's baseline already needs more), ``inline`` / ``GRADING_INLINE=1`` to let the graders'
+public functions run in the calling process instead (`runs_inline`; the grader's own tests).
 """
 
 from __future__ import annotations
@@ -31,7 +39,8 @@ import multiprocessing
 import os
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 from .results import Grade, invalid
 
@@ -44,25 +53,69 @@ BUSY = "The grader is busy; submit again in a moment."
 # warming waits up to this long before the worker counts as broken.
 READY_TIMEOUT = 30.0
 
-# (response, expected, variables): the book's usual shapes (products, quotients, powers, logs,
-# roots, factorials, absolute values) and each variable domain, so the first real answer finds
-# sympy's functions imported and its assumption and simplification caches primed.
-WARM_UP = (
-    ("2 n m k", "2*n*m*k", ["n", "m", "k"]),
-    ("n(n+1)/2", "n^2/2 + n/2", ["n"]),
-    ("P*b/B", "b P / (2 B)", ["P", "b", "B"]),
-    ("log2(n) + sqrt(n^2)", "log(n)/log(2) + n", ["n"]),
-    ("exp(2 log n)", "n^3", ["n"]),
-    ("(n+1)!/n!", "n+1", {"n": "integer"}),
-    ("|x| + sin(x)^2 + cos(x)^2", "|x| + 1", {"x": "real"}),
-    ("0.5 s (m k + k n)", "s*(m k + n k)/2", ["m", "n", "k", "s"]),
-    ("2^n", "n^2", ["n"]),
-    ("1/2n", "n/2", ["n"]),
-)
 
-# What the fork server imports before it forks any worker: the graders, and a module whose
-# import warms sympy once, so that every worker starts from warm caches.
-PRELOAD = ["quizzes.grading.formula", "quizzes.grading.pool", "quizzes.grading.forkserver_warm"]
+def _no_warm_up() -> None:
+    """The default warm-up: nothing (the grading package configures its own)."""
+
+
+@dataclass(frozen=True)
+class PoolSettings:
+    """What `configure` sets; None means "read the environment variable at call time"."""
+
+    size: int | None = None
+    timeout: float | None = None
+    memory_mb: int | None = None
+    inline: bool | None = None
+    preload: tuple[str, ...] = ()
+    warm_up: Callable[[], None] = _no_warm_up
+
+    def pool_size(self) -> int:
+        return max(self.size or int(os.environ.get("GRADING_POOL_SIZE", "2")), 1)
+
+    def call_timeout(self) -> float:
+        if self.timeout is not None:
+            return float(self.timeout)
+        return float(os.environ.get("GRADING_TIMEOUT", DEFAULT_TIMEOUT))
+
+    def worker_memory_mb(self) -> int:
+        return self.memory_mb or int(os.environ.get("GRADING_WORKER_MEMORY_MB", "1024"))
+
+
+_settings = PoolSettings()
+
+
+def configure(
+    *,
+    size: int | None = None,
+    timeout: float | None = None,
+    memory_mb: int | None = None,
+    inline: bool | None = None,
+    preload: Sequence[str] | None = None,
+    warm_up: Callable[[], None] | None = None,
+) -> PoolSettings:
+    """Set the pool's settings (only those given); a pool already running keeps its workers
+    until `shutdown_pool`.  `warm_up` must be a module-level function (workers import it)."""
+    global _settings
+    changes = {
+        name: value
+        for name, value in {
+            "size": size,
+            "timeout": timeout,
+            "memory_mb": memory_mb,
+            "inline": inline,
+            "warm_up": warm_up,
+        }.items()
+        if value is not None
+    }
+    if preload is not None:
+        changes["preload"] = tuple(preload)
+    _settings = replace(_settings, **changes)
+    return _settings
+
+
+def current_settings() -> PoolSettings:
+    return _settings
+
 
 _in_worker = False
 _lock = threading.Lock()
@@ -82,29 +135,15 @@ def _baseline_memory() -> int:
         return 0
 
 
-def warm_up() -> None:
-    """Grade `WARM_UP` (and a few numbers with units) in this process; results are discarded."""
-    from .formula.grade import grade_symbolic_inline
-    from .numeric import grade_numeric
-
-    for response, expected, variables in WARM_UP:
-        try:
-            grade_symbolic_inline(response, expected, variables=variables)
-        except Exception:  # noqa: BLE001, S112 - warming is best effort; grading reports its own
-            continue
-    for response, unit in (("3.35 TB/s", "B/s"), ("80 GiB", "B"), ("2^10", None)):
-        try:
-            grade_numeric(response, 1.0, unit=unit)
-        except Exception:  # noqa: BLE001, S112
-            continue
-
-
-def _worker_main(connection, memory_mb: int) -> None:
+def _worker_main(connection, memory_mb: int, warm_up: Callable[[], None]) -> None:
     global _in_worker
     _in_worker = True
     import resource
 
-    warm_up()
+    try:
+        warm_up()
+    except Exception:  # noqa: BLE001, S110 - warming is best effort; the calls report their own
+        pass
     limit = max(memory_mb * 2**20, _baseline_memory() + 256 * 2**20)
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     connection.send(("ready", None))
@@ -129,10 +168,13 @@ def _worker_main(connection, memory_mb: int) -> None:
 
 
 class _Worker:
-    def __init__(self, context, memory_mb: int):
+    def __init__(self, context, memory_mb: int, warm_up: Callable[[], None]):
         self.connection, child = context.Pipe()
         self.process = context.Process(
-            target=_worker_main, args=(child, memory_mb), daemon=True, name="grading-worker"
+            target=_worker_main,
+            args=(child, memory_mb, warm_up),
+            daemon=True,
+            name="grading-worker",
         )
         self.process.start()
         child.close()
@@ -164,10 +206,11 @@ class _Worker:
 
 
 class _Pool:
-    def __init__(self, size: int, memory_mb: int):
+    def __init__(self, size: int, memory_mb: int, preload=(), warm_up=_no_warm_up):
         self.context = multiprocessing.get_context("forkserver")
-        self.context.set_forkserver_preload(PRELOAD)
+        self.context.set_forkserver_preload([__name__, *preload])
         self.memory_mb = memory_mb
+        self.warm_up = warm_up
         self.pid = os.getpid()
         self.idle: queue.Queue[_Worker] = queue.Queue()
         self.workers: set[_Worker] = set()
@@ -181,7 +224,7 @@ class _Pool:
     def _start(self, size: int) -> None:
         """Spawn the workers and, meanwhile, warm this process for calls made before a worker
         is ready (spawning mostly waits on the fork server, so the two overlap)."""
-        threading.Thread(target=warm_up, daemon=True, name="grading-warm-up").start()
+        threading.Thread(target=self.warm_up, daemon=True, name="grading-warm-up").start()
         workers = [self._spawn() for _ in range(size)]
         for worker in workers:
             worker.wait_ready()
@@ -189,7 +232,7 @@ class _Pool:
             self.warm.set()
 
     def _spawn(self) -> _Worker:
-        worker = _Worker(self.context, self.memory_mb)
+        worker = _Worker(self.context, self.memory_mb, self.warm_up)
         with self.workers_lock:
             self.workers.add(worker)
         return worker
@@ -240,9 +283,10 @@ def _get_pool() -> _Pool:
     global _pool
     with _lock:
         if _pool is None or _pool.pid != os.getpid():
-            size = int(os.environ.get("GRADING_POOL_SIZE", "2"))
-            memory = int(os.environ.get("GRADING_WORKER_MEMORY_MB", "1024"))
-            _pool = _Pool(max(size, 1), memory)
+            config = _settings
+            _pool = _Pool(
+                config.pool_size(), config.worker_memory_mb(), config.preload, config.warm_up
+            )
         return _pool
 
 
@@ -253,27 +297,31 @@ def start_pool(*, wait: bool = False) -> None:
         pool.warm.wait(READY_TIMEOUT)
 
 
-def run_in_pool(
-    function: Callable, timeout: float | None = None, *, inline_first: bool = False, **kwargs
+def run_bounded(
+    function: Callable, /, timeout: float | None = None, *, inline_first: bool = False, **kwargs
 ) -> Grade:
     """Run a module-level `function(**kwargs)` returning a Grade in a worker, under the limits.
 
-    Internal: `grade_in_pool` is the public entry; tests pass their own slow or greedy hooks.
+    `inline_first` lets the call run in this process while no worker is ready yet (only for
+    graders that bound themselves); a template mistake raised in the worker is raised here.
     """
     if timeout is None:
-        timeout = float(os.environ.get("GRADING_TIMEOUT", DEFAULT_TIMEOUT))
+        timeout = _settings.call_timeout()
     return _get_pool().run(function, kwargs, timeout, inline_first=inline_first)
 
 
-def grade_in_pool(kind: str, /, *, timeout: float | None = None, **kwargs) -> Grade:
-    """Grade in a worker process: `kind` is "numeric" or "symbolic", kwargs as for the grader."""
-    from .formula.grade import grade_symbolic_inline
-    from .numeric import grade_numeric
+# The name the pool's tests and hooks know it by.
+run_in_pool = run_bounded
 
-    graders = {"numeric": grade_numeric, "symbolic": grade_symbolic_inline}
-    if kind not in graders:
-        raise ValueError(f"kind must be 'numeric' or 'symbolic', not {kind!r}")
-    return run_in_pool(graders[kind], timeout, inline_first=True, **kwargs)
+
+def runs_inline() -> bool:
+    """True when the graders' public functions should run in this process: inside a worker
+    (already bounded), or when configured (``inline`` / ``GRADING_INLINE=1``, for tests)."""
+    if _in_worker:
+        return True
+    if _settings.inline is not None:
+        return _settings.inline
+    return os.environ.get("GRADING_INLINE") == "1"
 
 
 def shutdown_pool() -> None:

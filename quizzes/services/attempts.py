@@ -35,6 +35,7 @@ from quizzes.models import (
 )
 from quizzes.services import grading_budget, questions, scoring
 from quizzes.services.availability import QuizRuleError, QuizWindow, student_window
+from quizzes.services.grades import graded_response, try_number_for
 from quizzes.services.parts import (
     clean_raw,
     grade_answer,
@@ -321,20 +322,15 @@ def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> 
             state = states[part_id]
             if state.is_final:
                 raise QuizRuleError("This part is finished; its answer can no longer change.")
-            response = Response.objects.create(
+            response = graded_response(
                 variant=locked,
                 part_id=part_id,
                 raw=kind.stored(clean),
-                status=grade.status,
-                score=max(0.0, min(1.0, float(grade.score))),
-                feedback=grade.feedback or "",
-                diagnosis=grade.diagnosis or "",
-                interpreted=getattr(grade, "interpreted", None) or "",
-                counterexample=getattr(grade, "counterexample", None) or "",
-                value=getattr(grade, "value", None),
-                try_number=None if invalid else state.tries_used + 1,
+                grade=grade,
+                try_number=try_number_for(grade, state.tries_used),
                 idempotency_key=key,
             )
+            response.save(force_insert=True)
             state.responses.append(response)
             if not invalid:
                 state.tries_used += 1

@@ -11,15 +11,16 @@ entries and derived parameters read again, answers recomputed, a new snapshot st
 preview lists every correct answer that would change (`answer_changes`), beside the score
 changes.
 
-Also here: rebuilding the engine's view of a stored variant (`engine_template`, `engine_variant`),
-which the student-history page uses to show the prompt exactly as the student saw it.
+Attempts are scored again by `submission.recompute_attempt_score`, the one scoring of an
+attempt. Also here: rebuilding the engine's view of a stored variant (`engine_template`,
+`engine_variant`), which the student-history page uses to show the prompt exactly as the student
+saw it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -29,17 +30,16 @@ from quizzes import engine
 from quizzes.engine import kinds
 from quizzes.models import (
     Attempt,
-    AttemptStatus,
     QuestionTemplate,
-    QuizItem,
     RegradeRun,
     RegradeStatus,
     Response,
-    ScoreOverride,
     TemplateVersion,
     Variant,
 )
 from quizzes.services import questions, scoring
+from quizzes.services.grades import GRADE_FIELDS, regrade_response
+from quizzes.services.submission import recompute_attempt_score
 
 BATCH = 100
 PREVIEW_LIMIT = 5000
@@ -171,8 +171,7 @@ def regrade_variant(row: Variant, template: engine.Template, *, recompute: bool)
                     "new": round(grade.score, 4),
                 }
             )
-    points = sum(p.points for p in template.parts) or 1.0
-    score = sum(p.points * best[p.id] for p in template.parts) / points
+    score = scoring.weighted_score({p.id: p.points for p in template.parts}, best)
     answers = stored_answers(variant) if recompute else None
     parameters = variant.to_json()["params"] if recompute else None
     return VariantRegrade(
@@ -270,27 +269,9 @@ def advance_regrade(*, run_id: int, batch: int = BATCH) -> RegradeRun:
 
 
 def _apply(row: Variant, result: VariantRegrade, run: RegradeRun, now) -> None:
-    for response, grade in result.updates:
-        response.status = grade.status
-        response.score = grade.score
-        response.feedback = grade.feedback or ""
-        response.diagnosis = grade.diagnosis or ""
-        response.interpreted = grade.interpreted or ""
-        response.counterexample = getattr(grade, "counterexample", None) or ""
-        response.value = grade.value
-        response.regraded_at = now
     Response.objects.bulk_update(
-        [r for r, _ in result.updates],
-        [
-            "status",
-            "score",
-            "feedback",
-            "diagnosis",
-            "interpreted",
-            "counterexample",
-            "value",
-            "regraded_at",
-        ],
+        [regrade_response(response, grade, now=now) for response, grade in result.updates],
+        [*GRADE_FIELDS, "regraded_at"],
     )
     row.score = result.score
     fields = ["score"]
@@ -301,25 +282,3 @@ def _apply(row: Variant, result: VariantRegrade, run: RegradeRun, now) -> None:
         row.version = run.target_version
         fields += ["answers", "parameters", "outcome", "version"]
     row.save(update_fields=fields)
-
-
-def recompute_attempt_score(attempt: Attempt) -> Decimal | None:
-    """Score a submitted attempt again from its variants and overrides (`scoring.attempt_total`)."""
-    if attempt.status != AttemptStatus.SUBMITTED:
-        return attempt.score
-    items = list(QuizItem.objects.filter(pk__in=attempt.item_ids or []))
-    if not items:
-        items = list(QuizItem.objects.filter(variants__attempt=attempt).distinct())
-    by_item = defaultdict(list)
-    for variant in Variant.objects.filter(attempt=attempt).only("item_id", "score", "is_practice"):
-        by_item[variant.item_id].append(variant)
-    score, max_score = scoring.attempt_total(
-        items,
-        by_item,
-        is_late=attempt.is_late,
-        late_penalty=attempt.quiz.late_penalty,
-        overrides=list(ScoreOverride.objects.filter(attempt=attempt)),
-    )
-    attempt.score, attempt.max_score = score, max_score
-    attempt.save(update_fields=["score", "max_score"])
-    return score

@@ -116,10 +116,18 @@ def part_states(
 
 
 def variant_score(states: Mapping[str, PartState], points: Mapping[str, float]) -> float:
-    total = sum(points.get(pid, 1.0) for pid in states)
+    """A variant's score from its part states: see `weighted_score`."""
+    weights = {pid: points.get(pid, 1.0) for pid in states}
+    return weighted_score(weights, {pid: state.score for pid, state in states.items()})
+
+
+def weighted_score(points: Mapping[str, float], scores: Mapping[str, float]) -> float:
+    """The points-weighted mean of the parts' scores (0..1; a part with no score has 0): the
+    one variant score, for a check, a submission, a regrade and demo data."""
+    total = sum(points.values())
     if total <= 0:
         return 0.0
-    earned = sum(points.get(pid, 1.0) * state.score for pid, state in states.items())
+    earned = sum(weight * scores.get(pid, 0.0) for pid, weight in points.items())
     return min(max(earned / total, 0.0), 1.0)
 
 

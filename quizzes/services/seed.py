@@ -18,7 +18,6 @@ from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from decimal import ROUND_HALF_UP, Decimal
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
@@ -28,6 +27,7 @@ from django.utils import timezone
 from courseware.models import Chapter, Enrollment, ReadingProgress, Role
 from quizzes import engine
 from quizzes.engine import kinds
+from quizzes.grading import Grade
 from quizzes.models import (
     Attempt,
     AttemptStatus,
@@ -37,8 +37,10 @@ from quizzes.models import (
     ResponseStatus,
     Variant,
 )
-from quizzes.services import questions
+from quizzes.services import questions, scoring
 from quizzes.services.attempts import draw_items
+from quizzes.services.grades import graded_response
+from quizzes.services.submission import score_attempt
 
 PREFIX = "demo-student-"
 BATCH = 1000
@@ -261,7 +263,7 @@ def _simulate_attempt(user, quiz, quiz_items, number, ability, rng, now, last_se
     )
     index = len(pending.attempts)
     pending.attempts.append(attempt)
-    score = max_score = Decimal(0)
+    scored_items, attempt_variants = [], []
     for item in drawn:
         version = item.pinned_version or item.template.current_version
         if version is None:
@@ -273,12 +275,12 @@ def _simulate_attempt(user, quiz, quiz_items, number, ability, rng, now, last_se
         simulated, fraction = _simulate_parts(template, fields, quiz, ability, rng, started)
         variant.score = fraction
         pending.variants.append((index, variant, simulated))
-        score += item.points * Decimal(str(fraction))
-        max_score += item.points
-    if late and quiz.late_penalty:
-        score *= 1 - quiz.late_penalty
-    attempt.score = score.quantize(Decimal("0.001"), ROUND_HALF_UP)
-    attempt.max_score = max_score
+        scored_items.append(item)
+        attempt_variants.append(variant)
+    # Scored as a real submission is (the items asked, with a variant, and the late penalty).
+    score_attempt(
+        attempt, items=scored_items, variants=attempt_variants, late_penalty=quiz.late_penalty
+    )
 
 
 def _secret() -> bytes:
@@ -291,11 +293,10 @@ def _simulate_parts(template, fields, quiz, ability, rng, started):
     """Responses for every part of a variant, and the variant's score (a fraction)."""
     answers = fields["answers"].get("answers", {})
     common = fields["answers"].get("common_errors", {})
-    responses, earned, total = [], 0.0, 0.0
+    responses, best_of = [], {}
     difficulty = getattr(template, "difficulty", 3) or 3
     when = started
     for part in template.parts:
-        total += part.points
         p_right = min(0.97, max(0.03, ability**1.5 - 0.08 * (difficulty - 3)))
         best = 0.0
         for try_number in range(1, (quiz.tries_per_variant or 1) + 1):
@@ -319,8 +320,9 @@ def _simulate_parts(template, fields, quiz, ability, rng, started):
             if rng.random() < 0.45 * (1 - ability):
                 break
             p_right = min(0.97, p_right + 0.08)
-        earned += part.points * best
-    return responses, (earned / total if total else 0.0)
+        best_of[part.id] = best
+    points = {part.id: part.points for part in template.parts}
+    return responses, scoring.weighted_score(points, best_of)
 
 
 def _response(part_id, raw, status, try_number, when, value=None, diagnosis=""):
@@ -328,15 +330,13 @@ def _response(part_id, raw, status, try_number, when, value=None, diagnosis=""):
         ResponseStatus.CORRECT: "Correct.",
         ResponseStatus.INVALID: "This answer could not be read; write a number with its unit.",
     }.get(status, "Not quite." if not diagnosis else f"This looks like a known slip ({diagnosis}).")
-    return Response(
+    score = 1.0 if status == ResponseStatus.CORRECT else 0.0
+    interpreted = None if status == ResponseStatus.INVALID else raw
+    grade = Grade(status, score, feedback, diagnosis or None, interpreted, value)
+    return graded_response(
         part_id=part_id,
         raw=raw,
-        status=status,
-        score=1.0 if status == "correct" else 0.0,
-        feedback=feedback,
-        diagnosis=diagnosis,
-        interpreted="" if status == "invalid" else raw,
-        value=value,
+        grade=grade,
         try_number=try_number,
         idempotency_key=uuid.uuid4().hex,
         created_at=when,

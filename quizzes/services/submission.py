@@ -4,12 +4,14 @@ auto-submits it the next time anything touches it or `close_expired_attempts` ru
 from __future__ import annotations
 
 from datetime import datetime
+from decimal import Decimal
 
 from django.db import transaction
 
 from quizzes.models import (
     Attempt,
     AttemptStatus,
+    QuizItem,
     QuizMode,
     Response,
     ResponseSource,
@@ -19,6 +21,7 @@ from quizzes.models import (
 )
 from quizzes.services import questions, scoring
 from quizzes.services.availability import QuizRuleError, QuizWindow, student_window
+from quizzes.services.grades import grade_fields, try_number_for
 from quizzes.services.parts import grade_answer, states_of
 
 
@@ -100,7 +103,6 @@ def submit_attempt(*, attempt: Attempt, student, now: datetime, auto: bool = Fal
         if locked.status != AttemptStatus.IN_PROGRESS:
             return False
         for variant, part_id, raw, grade in pending:
-            invalid = grade.status == "invalid"
             # The server's own namespace: no key, one exam grade per part (a constraint).
             Response.objects.get_or_create(
                 variant=variant,
@@ -108,14 +110,8 @@ def submit_attempt(*, attempt: Attempt, student, now: datetime, auto: bool = Fal
                 source=ResponseSource.EXAM,
                 defaults={
                     "raw": raw,
-                    "status": grade.status,
-                    "score": max(0.0, min(1.0, float(grade.score))),
-                    "feedback": grade.feedback or "",
-                    "diagnosis": grade.diagnosis or "",
-                    "interpreted": getattr(grade, "interpreted", None) or "",
-                    "counterexample": getattr(grade, "counterexample", None) or "",
-                    "value": getattr(grade, "value", None),
-                    "try_number": None if invalid else 1,
+                    "try_number": try_number_for(grade, 0),
+                    **grade_fields(grade),
                 },
             )
         responses = list(Response.objects.filter(variant__attempt=attempt))
@@ -133,18 +129,52 @@ def submit_attempt(*, attempt: Attempt, student, now: datetime, auto: bool = Fal
                 variant.save(update_fields=["score"])
             variants_by_item.setdefault(variant.item_id, []).append(variant)
         items = [items_by_pk[pk] for pk in locked.item_ids if pk in items_by_pk]
-        is_late = locked.is_late or window.is_late(moment)
-        score, max_score = scoring.attempt_total(
-            items,
-            variants_by_item,
-            is_late=is_late,
+        locked.is_late = locked.is_late or window.is_late(moment)
+        score_attempt(
+            locked,
+            items=items,
+            variants=variants,
             late_penalty=quiz.late_penalty,
             overrides=ScoreOverride.objects.filter(attempt=locked),
         )
         locked.status = AttemptStatus.SUBMITTED
         locked.submitted_at = moment
         locked.auto_submitted = auto
-        locked.is_late = is_late
-        locked.score, locked.max_score = score, max_score
         locked.save()
     return True
+
+
+def score_attempt(attempt: Attempt, *, items, variants, late_penalty, overrides=()) -> Decimal:
+    """Set an attempt's score and max score from its items, variants and overrides (no query):
+    the one scoring of an attempt, for a submission, a regrade, an override and demo data."""
+    by_item: dict[int, list] = {}
+    for variant in variants:
+        by_item.setdefault(variant.item_id, []).append(variant)
+    attempt.score, attempt.max_score = scoring.attempt_total(
+        items,
+        by_item,
+        is_late=attempt.is_late,
+        late_penalty=late_penalty,
+        overrides=overrides,
+    )
+    return attempt.score
+
+
+def recompute_attempt_score(attempt: Attempt) -> Decimal | None:
+    """Score a submitted attempt again from its stored variants and overrides and save it
+    (after a regrade or an override): four queries, however many items it has."""
+    if attempt.status != AttemptStatus.SUBMITTED:
+        return attempt.score
+    items = list(QuizItem.objects.filter(pk__in=attempt.item_ids or []))
+    if not items:
+        items = list(QuizItem.objects.filter(variants__attempt=attempt).distinct())
+    variants = Variant.objects.filter(attempt=attempt).only("item_id", "score", "is_practice")
+    score_attempt(
+        attempt,
+        items=items,
+        variants=list(variants),
+        late_penalty=attempt.quiz.late_penalty,
+        overrides=list(ScoreOverride.objects.filter(attempt=attempt)),
+    )
+    attempt.save(update_fields=["score", "max_score"])
+    return attempt.score

@@ -106,7 +106,7 @@ def test_a_new_workers_warm_up_does_not_count_against_the_first_calls_timeout(us
 
 def test_every_warm_up_formula_is_read_so_the_warm_up_exercises_the_grader():
     from quizzes.grading.formula.grade import grade_symbolic_inline
-    from quizzes.grading.pool import WARM_UP
+    from quizzes.grading.warming import WARM_UP
 
     statuses = {
         response: grade_symbolic_inline(response, expected, variables=variables).status

@@ -39,8 +39,9 @@ class AnswerKind:
     template_name: ClassVar[str]
     # (file under quizzes/starters/, label shown to authors) or None for no starter.
     starter: ClassVar[tuple[str, str] | None] = None
-    # The name a `grade_fn(name, **kwargs)` is called with, and whether the registry's default
-    # runner sends it to the worker pool (hard time and memory limits); None: graded here.
+    # The grader a `grade_fn(name, **kwargs)` is called with (a name in
+    # `quizzes.grading.GRADERS`), and whether the registry's default runner sends it to the
+    # worker pool (hard time and memory limits); None: the kind grades in this process.
     grader: ClassVar[str | None] = None
     bounded: ClassVar[bool] = False
     gives_value: ClassVar[bool] = False  # a later part may `uses:` its value
@@ -116,11 +117,6 @@ class AnswerKind:
     ):
         """A `quizzes.grading.Grade` for `response`; never raises for a student's text."""
         raise NotImplementedError
-
-    def grader_function(self):
-        """The function `run_grader` calls for this kind's `grader` name (module-level, so
-        the worker pool can send it to a worker)."""
-        raise NotImplementedError(f"the {self.name} kind grades in this process")
 
     # -- showing ------------------------------------------------------------------------------
 

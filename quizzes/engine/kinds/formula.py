@@ -72,11 +72,6 @@ class FormulaKind(AnswerKind):
     def validate(self, checks, part, variant, seed) -> None:
         checks.formulas.check(part, variant.answers[part.id], seed)
 
-    def grader_function(self):
-        from quizzes.grading.formula.grade import grade_symbolic_inline
-
-        return grade_symbolic_inline
-
     def grade(self, template, variant, part, response, *, earlier, grade_fn):
         text = response if isinstance(response, str) else " ".join(response)
         return grade_fn(

@@ -57,11 +57,6 @@ class NumericKind(AnswerKind):
     def validate(self, checks, part, variant, seed) -> None:
         checks.numeric_part(part, variant, seed)
 
-    def grader_function(self):
-        from quizzes.grading.numeric import grade_numeric
-
-        return grade_numeric
-
     def grade(self, template, variant, part, response, *, earlier, grade_fn):
         text = response if isinstance(response, str) else " ".join(response)
         names = names_for(variant.params, {u: variant.answers[u] for u in part.uses})

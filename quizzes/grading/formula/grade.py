@@ -1,9 +1,10 @@
 """Grading formula answers (Contract 2, formulas) and previewing how a formula was read.
 
-`grade_symbolic` is the public entry: unless ``GRADING_INLINE=1`` (or it already runs inside a
-pool worker) it sends the call to the worker pool, which enforces the hard 2-second and memory
-limits; `grade_symbolic_inline` does the work.  `preview_formula` only parses (fast, bounded by
-the parser's limits) and never decides equivalence, so it runs in the calling process.
+`grade_symbolic` is the public entry: unless the pool says to run inline (inside a worker, or
+``GRADING_INLINE=1`` for tests: `pool.runs_inline`) it sends the call to the worker pool, which
+enforces the hard 2-second and memory limits; `grade_symbolic_inline` does the work.
+`preview_formula` only parses (fast, bounded by the parser's limits) and never decides
+equivalence, so it runs in the calling process.
 
 Order of checks: read the response (invalid on any refusal), equivalence with the expected
 formula (correct), the template's common errors (incorrect with their code), a constant factor
@@ -14,12 +15,12 @@ a student is never marked wrong because the checker gave up.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import sympy
 
+from .. import pool
 from ..results import CommonError, Grade, ResponseError, correct, incorrect, invalid
 from ..text import normalise
 from .build import domains_of, make_symbols, render_latex, render_plain, to_sympy
@@ -164,12 +165,6 @@ def _grade(response, expected, variables, common_errors) -> Grade:
     return incorrect("This formula is not equivalent to the expected one.", **shown)
 
 
-def inline_grading() -> bool:
-    from .. import pool
-
-    return os.environ.get("GRADING_INLINE") == "1" or pool.in_worker()
-
-
 def grade_symbolic(
     response: str,
     expected: str,
@@ -177,15 +172,14 @@ def grade_symbolic(
     variables: Sequence[str] | Mapping[str, str],
     common_errors: Sequence[CommonError] = (),
 ) -> Grade:
-    """Grade a formula; runs in the worker pool unless GRADING_INLINE=1."""
-    if inline_grading():
+    """Grade a formula; runs in the worker pool unless `pool.runs_inline()`."""
+    if pool.runs_inline():
         return grade_symbolic_inline(
             response, expected, variables=variables, common_errors=common_errors
         )
-    from ..pool import grade_in_pool
-
-    return grade_in_pool(
-        "symbolic",
+    return pool.run_bounded(
+        grade_symbolic_inline,
+        inline_first=True,
         response=response,
         expected=expected,
         variables=variables,

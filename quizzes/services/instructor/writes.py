@@ -21,7 +21,7 @@ from quizzes.models import (
     ScoreOverride,
     Variant,
 )
-from quizzes.services.regrade import recompute_attempt_score
+from quizzes.services.submission import recompute_attempt_score
 
 
 def _decimal(value, what: str) -> Decimal:
