@@ -11,6 +11,7 @@ from __future__ import annotations
 def configure() -> None:
     import content.physics as physics
     from content.expressions import configure_subject
+    from content.physics.formatting import group_digits
     from content.physics.units import ureg
 
     configure_subject(
@@ -19,4 +20,5 @@ def configure() -> None:
         format_number=physics.format_number,
         format_quantity=physics.format_quantity,
         check_unit=ureg.parse_units,
+        group_digits=group_digits,
     )

@@ -66,13 +66,21 @@ def _set_mode(current: str, new: str, raw: str) -> str:
 
 
 # Set by the subject (``namespace.configure_subject``): the language formats no unit itself.
-_SUBJECT: dict[str, Any] = {"format_number": None, "format_quantity": None, "check_unit": None}
+_SUBJECT: dict[str, Any] = {
+    "format_number": None,
+    "format_quantity": None,
+    "check_unit": None,
+    "group_digits": None,
+}
 
 
-def configure(*, format_number, format_quantity, check_unit=None) -> None:
-    """The subject's formatters and unit check (see ``namespace.configure_subject``)."""
+def configure(*, format_number, format_quantity, check_unit=None, group_digits=None) -> None:
+    """The subject's formatters, unit check and digit grouping (``namespace.configure_subject``)."""
     _SUBJECT.update(
-        format_number=format_number, format_quantity=format_quantity, check_unit=check_unit
+        format_number=format_number,
+        format_quantity=format_quantity,
+        check_unit=check_unit,
+        group_digits=group_digits,
     )
 
 
@@ -149,9 +157,8 @@ def format_value(
 
 
 def _grouped(text: str) -> str:
-    from content.physics.formatting import group_digits
-
-    return group_digits(text)
+    group_digits = _SUBJECT["group_digits"]
+    return group_digits(text) if group_digits else text
 
 
 def _ungrouped(text: str) -> str:

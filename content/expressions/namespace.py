@@ -56,15 +56,20 @@ def configure_subject(
     format_number: Callable[..., str],
     format_quantity: Callable[..., str],
     check_unit: Callable[[str], object] | None = None,
+    group_digits: Callable[[str], str] | None = None,
 ) -> None:
-    """Hand the language a subject: its names, trusted modules, formatters and unit check."""
+    """Hand the language a subject: its names, trusted modules, formatters, unit check and digit
+    grouping (thousands separators; without one, numbers print ungrouped)."""
     from content.expressions import formatting, policy
 
     _SUBJECT_NAMES.clear()
     _SUBJECT_NAMES.update(names)
     policy.TRUSTED_MODULE_PREFIXES = tuple(trusted_modules)
     formatting.configure(
-        format_number=format_number, format_quantity=format_quantity, check_unit=check_unit
+        format_number=format_number,
+        format_quantity=format_quantity,
+        check_unit=check_unit,
+        group_digits=group_digits,
     )
 
 

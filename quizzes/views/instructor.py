@@ -17,13 +17,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from courseware.models import Role
 from courseware.roles import instructor_required
 from quizzes import engine
 from quizzes.engine import kinds
 from quizzes.models import Attempt, QuestionTemplate, Quiz, QuizItem
+from quizzes.presenters.markup import render_markdown_math as render_markdown
 from quizzes.services import analytics, instructor
 from quizzes.services.regrade import engine_template, engine_variant
-from quizzes.views.markup import render_markdown_math as render_markdown
 
 
 def _page(request: HttpRequest, template: str, context: dict, partial: str | None = None):
@@ -135,7 +136,7 @@ def _student(request: HttpRequest, user_id: int):
         get_user_model(),
         pk=user_id,
         enrollments__course=request.course,
-        enrollments__role="student",
+        enrollments__role=Role.STUDENT,
     )
 
 

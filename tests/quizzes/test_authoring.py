@@ -7,11 +7,11 @@ from decimal import Decimal
 
 import pytest
 
-from quizzes.engine import parse_template
+from quizzes.engine import kinds, parse_template
 from quizzes.models import Quiz, QuizItem
+from quizzes.presenters.studio import diff_rows, histogram
 from quizzes.services import authoring
 from quizzes.services.bank import read_quiz_text
-from quizzes.views.studio_display import diff_rows, histogram
 from tests.quizzes.test_studio_views import make_template
 
 
@@ -22,13 +22,14 @@ def test_every_starter_validates_over_the_default_seeds(kind):
     assert summary["variants"] == authoring.DEFAULT_SEEDS
 
 
-def test_starters_cover_the_four_kinds():
-    kinds = {}
+def test_starters_cover_every_answer_kind_and_multi_part():
+    found = {}
     for kind in authoring.STARTERS:
         parsed, issues = authoring.read_draft(authoring.starter_source(kind))
         assert issues == []
-        kinds[kind] = parsed.kind
-    assert kinds == {k: k for k in ("numeric", "formula", "choice", "multi-part")}
+        found[kind] = parsed.kind
+    assert found == {k: k for k in (*kinds.kind_names(), "multi-part")}
+    assert {"numeric", "formula", "choice", "interval"} <= set(found)
 
 
 def test_with_fields_replaces_slug_title_and_chapter_safely():
