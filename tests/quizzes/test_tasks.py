@@ -18,7 +18,7 @@ from quizzes.models import Attempt, RegradeRun, RegradeStatus, Response
 from quizzes.services import attempts as attempt_service
 from quizzes.services import authoring
 from tests.factories import PASSWORD, example_source, make_quiz
-from tests.quizzes.test_regrade import SLUG, _version
+from tests.quizzes.test_regrade import SLUG
 from tests.quizzes.test_regrade import graded as graded  # the fixture
 from tests.quizzes.test_studio_views import make_template
 
@@ -33,6 +33,26 @@ def flaky(*, fail_times: int, error: str = "retry") -> int:
     if len(CALLS) <= fail_times:
         raise RetryLater("the LMS is busy") if error == "retry" else ValueError("bad data")
     return len(CALLS)
+
+
+def _version(template, source: str):
+    """A new current version of `template`, numbered after its highest one."""
+    import hashlib
+
+    from django.db.models import Max
+
+    from tests.factories import TemplateVersionFactory
+
+    number = (template.versions.aggregate(n=Max("number"))["n"] or 0) + 1
+    version = TemplateVersionFactory(
+        template=template,
+        number=number,
+        source=source,
+        content_hash=hashlib.sha256(source.encode()).hexdigest(),
+    )
+    template.current_version = version
+    template.save(update_fields=["current_version"])
+    return version
 
 
 @pytest.fixture(autouse=True)
