@@ -7,6 +7,10 @@ trillion), with or without a space, is read as that multiplier.  A lowercase ``m
 milli or million, so it is refused as ambiguous, which costs no try.  Where a unit is
 expected, none of this applies: ``7B`` stays seven bytes and ``7 GB`` on a count stays an
 amount of data (a wrong dimension).
+
+A ratio may also carry its sign, as the book's own solutions print it: ``3.2x``, ``3.2×``,
+``3.2 times`` and ``3-fold`` read as the plain factor 3.2 (again only where no unit is
+expected).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ MULTIPLIERS = {
     "trillion": 10**12,
 }
 _WORD = re.compile(r"[A-Za-z]+")
+FACTOR_SIGNS = frozenset({"x", "X", "×", "times", "fold", "-fold"})
 
 
 def read_count(text: object) -> ParsedQuantity | None:
@@ -51,6 +56,8 @@ def read_count(text: object) -> ParsedQuantity | None:
             "A trailing 'm' is ambiguous here (milli or million?): write the number in full, "
             "as in 7e6 or 7 million."
         )
+    if suffix in FACTOR_SIGNS:
+        return ParsedQuantity(ParsedNumber(number.value, number.sigfigs, cleaned), None)
     if not _WORD.fullmatch(suffix) or suffix not in MULTIPLIERS:
         return None
     value = number.value * Fraction(MULTIPLIERS[suffix])

@@ -59,3 +59,18 @@ def test_a_real_unit_on_a_count_is_a_wrong_dimension(response):
 )
 def test_where_a_unit_is_expected_b_stays_a_byte_or_a_bit(response, expected):
     assert grade_numeric(response, expected, unit="B").status == "correct"
+
+
+@pytest.mark.parametrize(
+    "response", ["3.2x", "3.2 x", "3.2X", "3.2×", "3.2 ×", "3.2 times", "3.2-fold"]
+)
+def test_a_ratio_written_with_its_sign_reads_as_the_factor(response):
+    # The solutions print ratios as "3.2×"; a student who copies that form is right.
+    grade = grade_numeric(response, 3.2)
+    assert grade.status == "correct", grade.feedback
+
+
+@pytest.mark.parametrize("response", ["3.2x TB/s", "3.2x", "x3.2", "x"])
+def test_the_factor_sign_is_no_unit_where_a_unit_is_expected(response):
+    grade = grade_numeric(response, 3.2e12, unit="TB/s")
+    assert grade.status != "correct"
