@@ -16,7 +16,16 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from courseware.models import Chapter, ReadingProgress
-from quizzes.models import Attempt, AttemptStatus, Extension, Quiz, Response, ScoreOverride
+from courseware.services import section_heading
+from quizzes.models import (
+    Attempt,
+    AttemptStatus,
+    Extension,
+    Quiz,
+    QuizItem,
+    Response,
+    ScoreOverride,
+)
 from quizzes.services import questions, scoring
 from quizzes.services.availability import results_released, window_for
 
@@ -27,6 +36,8 @@ class QuizRow:
     attempts: list = field(default_factory=list)
     best: Decimal | None = None
     max_score: Decimal | None = None
+    questions: int = 0  # how many questions one attempt asks (pools draw some of theirs)
+    due_at: object = None  # the student's due date: the quiz's, or their extension's
 
     @property
     def open_attempt(self):
@@ -58,9 +69,28 @@ def _overrides_by_attempt(student) -> dict[int, list]:
     return rows
 
 
+def questions_per_attempt(quiz, pools: list[str]) -> int:
+    """How many questions an attempt asks, given the pool of each of the quiz's items: every
+    unpooled item, `quiz.pools[name]` of a named pool, all of a pool the quiz does not name
+    (the same rule as `attempts.draw_items`)."""
+    sizes = Counter(pools)
+    named = quiz.pools or {}
+    total = sizes.pop("", 0)
+    for pool, size in sizes.items():
+        total += min(int(named[pool]), size) if pool in named else size
+    return total
+
+
+def _item_pools(quizzes) -> dict[int, list[str]]:
+    pools: dict[int, list[str]] = {quiz.pk: [] for quiz in quizzes}
+    for quiz_id, pool in QuizItem.objects.filter(quiz__in=quizzes).values_list("quiz_id", "pool"):
+        pools[quiz_id].append(pool)
+    return pools
+
+
 def quiz_rows(course, student) -> list[QuizRow]:
-    """The course's published quizzes (chapter order) with this student's attempts and best
-    released score: 4 queries."""
+    """The course's published quizzes (chapter order) with this student's attempts, best
+    released score, questions per attempt and due date: 5 queries."""
     quizzes = list(
         Quiz.objects.for_course(course)
         .visible()
@@ -77,10 +107,12 @@ def quiz_rows(course, student) -> list[QuizRow]:
     overrides = _overrides_by_attempt(student)
     extensions = {e.quiz_id: e for e in Extension.objects.filter(student=student)}
     now = timezone.now()
-    released = {
-        quiz.pk: results_released(quiz, window_for(quiz, extensions.get(quiz.pk)), now)
-        for quiz in quizzes
-    }
+    windows = {quiz.pk: window_for(quiz, extensions.get(quiz.pk)) for quiz in quizzes}
+    released = {quiz.pk: results_released(quiz, windows[quiz.pk], now) for quiz in quizzes}
+    pools = _item_pools(quizzes)
+    for quiz in quizzes:
+        rows[quiz.pk].questions = questions_per_attempt(quiz, pools[quiz.pk])
+        rows[quiz.pk].due_at = windows[quiz.pk].due_at
     for attempt in Attempt.objects.filter(student=student, quiz__in=quizzes).order_by("number"):
         row = rows[attempt.quiz_id]
         row.attempts.append(attempt)
@@ -161,6 +193,7 @@ class MisconceptionRow:
     title: str
     explanation: str = ""
     url: str = ""
+    place: str = ""  # "Numeric precision: Bits and bytes", the link's text
 
 
 def _misconception(code: str, count: int, chapters: dict[str, Chapter]) -> MisconceptionRow:
@@ -180,6 +213,8 @@ def _misconception(code: str, count: int, chapters: dict[str, Chapter]) -> Misco
             )
         except NoReverseMatch:
             row.url = ""
+        heading = section_heading(chapter.source, entry.anchor)
+        row.place = f"{chapter.title}: {heading}" if heading else chapter.title
     return row
 
 

@@ -27,6 +27,7 @@ from quizzes.services import questions
 from quizzes.services.availability import QuizRuleError, results_released, student_window
 from quizzes.views import pages, progress_data
 from quizzes.views.markup import render_inline
+from quizzes.views.score_notices import score_notices
 from quizzes.views.student_parts import present
 from quizzes.views.student_results import override_notes, result_items
 
@@ -94,7 +95,8 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "limit_reached": bool(quiz.max_attempts and used >= quiz.max_attempts),
         "is_late_now": window.is_late(now),
         "is_student": request.course_role == "student",
-        "item_count": quiz.items.count(),
+        "item_count": len(pools := list(quiz.items.values_list("pool", flat=True))),
+        "questions_per_attempt": progress_data.questions_per_attempt(quiz, pools),
         "released": results_released(quiz, window, now),
     }
     return render(request, "quizzes/quiz_detail.html", context)
@@ -340,4 +342,5 @@ def attempt_results(request: HttpRequest, attempt_id: int) -> HttpResponse:
 @student_required
 def progress(request: HttpRequest) -> HttpResponse:
     context = progress_data.progress_context(request.course, request.user)
+    context["score_notices"] = score_notices(request.user)
     return render(request, "quizzes/progress.html", context)
