@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
-SUITES = ("grading", "variants", "pages", "load", "faults", "hostile")
-DATABASE_SUITES = ("pages", "load", "faults", "hostile")
+SUITES = ("grading", "variants", "pages", "ratios", "load", "faults", "hostile")
+DATABASE_SUITES = ("pages", "ratios", "load", "faults", "hostile")
 
 
 def _arguments(argv):

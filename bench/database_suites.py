@@ -85,6 +85,23 @@ def pages_on(database_url: str, label: str, sizes: list[int], repeat: int) -> di
     }
 
 
+def ratios(cluster: pg.Cluster, args) -> dict:
+    """The question page's multiple of the floor on each database, with a small demo class."""
+    sqlite_path = Path(tempfile.mkdtemp(prefix="bench-sqlite.")) / "bench.sqlite3"
+    blocks = "6" if args.quick else "16"
+    data = {}
+    for key, url in (
+        ("sqlite", f"sqlite:///{sqlite_path}"),
+        ("postgresql", cluster.create_database("bench_ratios")),
+    ):
+        print(f"bench: ratios on {key}: preparing")
+        django("prepare", url)
+        django("seed", url, "--students", "30")
+        print(f"bench: ratios on {key}: measuring")
+        data[key] = django("ratios", url, "--repeat", blocks)
+    return data
+
+
 # -- a served site --------------------------------------------------------------------------
 
 
@@ -233,6 +250,8 @@ def run(wanted: list[str], args, *, save) -> None:
                 ),
             }
             save("pages", data, quick=args.quick, machine=facts)
+        if "ratios" in wanted:
+            save("ratios", ratios(cluster, args), quick=args.quick, machine=facts)
         served = [s for s in wanted if s in ("load", "faults", "hostile")]
         if served:
             url = cluster.create_database("bench_site")

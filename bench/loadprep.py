@@ -188,7 +188,7 @@ def verify(args) -> dict:
             problems.append(
                 f"attempt {attempt.pk} has {variants} variants for {len(attempt.item_ids)} items"
             )
-        if attempt.status != "submitted":
+        if not attempt.is_submitted:
             continue
         score, max_score = recomputed_score(attempt)
         if abs(Decimal(attempt.score) - score) > Decimal("0.001") or attempt.max_score != max_score:

@@ -552,10 +552,17 @@ def load_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
     return class_load(result)
 
 
+def ratios_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
+    from bench.ratioreport import ratios_section as side_by_side
+
+    return side_by_side(result)
+
+
 SECTIONS = [
     ("grading", grading_section),
     ("variants", variants_section),
     ("pages", pages_section),
+    ("ratios", ratios_section),
     ("load", load_section),
     ("load-old-harness", old_load_section),
     ("faults", faults_section),

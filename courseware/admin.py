@@ -1,20 +1,6 @@
 from django.contrib import admin
-from django.core.exceptions import PermissionDenied
 
 from .models import Chapter, Course, Enrollment, Part, ReadingProgress
-
-_admin_login = admin.site.login
-
-
-def _login_refusing_non_staff(request, extra_context=None):
-    # A signed-in student asking for /admin/ is refused outright rather than shown a login form.
-    if request.user.is_authenticated and not request.user.is_staff:
-        raise PermissionDenied("The administration pages are for site staff.")
-    return _admin_login(request, extra_context)
-
-
-admin.site.login = _login_refusing_non_staff
-admin.site.site_header = "The Hardware Reality: administration"
 
 
 @admin.register(Course)

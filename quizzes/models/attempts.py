@@ -53,7 +53,7 @@ class Attempt(models.Model):
             # At most one open attempt per student and quiz, even under concurrent starts.
             models.UniqueConstraint(
                 fields=["quiz", "student"],
-                condition=Q(status="in_progress"),
+                condition=Q(status=AttemptStatus.IN_PROGRESS),
                 name="one_open_attempt",
             ),
         ]
@@ -64,6 +64,14 @@ class Attempt(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("quizzes:attempt_detail", args=[self.pk])
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == AttemptStatus.IN_PROGRESS
+
+    @property
+    def is_submitted(self) -> bool:
+        return self.status == AttemptStatus.SUBMITTED
 
 
 class Variant(models.Model):

@@ -112,6 +112,24 @@ class Quiz(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("quizzes:quiz_detail", args=[self.slug])
 
+    @property
+    def is_exam(self) -> bool:
+        return self.mode == QuizMode.EXAM
+
+    @property
+    def is_homework(self) -> bool:
+        return self.mode == QuizMode.HOMEWORK
+
+    @property
+    def release_after_due(self) -> bool:
+        """An exam's results wait for the due date (homework shows them as the student works)."""
+        return self.release == ReleasePolicy.AFTER_DUE
+
+    @property
+    def tries_allowed(self) -> int:
+        """Counted tries per part of one variant: an exam grades each part once, at the end."""
+        return self.tries_per_variant if self.is_homework else 1
+
 
 class QuizItem(models.Model):
     """One question slot of a quiz: a template, its points, and optionally a pool it belongs to."""
@@ -141,3 +159,9 @@ class QuizItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.quiz.slug} #{self.position}: {self.template.slug}"
+
+    @property
+    def version_for_new_variants(self):
+        """The version a new variant of this item uses: the pinned one, else the template's
+        current published one (None when the template was never published)."""
+        return self.pinned_version or self.template.current_version

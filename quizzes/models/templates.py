@@ -72,6 +72,12 @@ class QuestionTemplate(models.Model):
     def __str__(self) -> str:
         return self.slug
 
+    @property
+    def has_unpublished_changes(self) -> bool:
+        """The draft differs from the current published version (False before any is)."""
+        current = self.current_version
+        return current is not None and current.source != self.draft_source
+
 
 class TemplateVersion(models.Model):
     """An immutable published version: variants are generated from, and graded against, this."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
@@ -26,14 +27,14 @@ from quizzes.models import (
     Attempt,
     AttemptStatus,
     QuizItem,
-    QuizMode,
     Response,
     ResponseSource,
+    ResponseStatus,
     SavedAnswer,
     Variant,
 )
 from quizzes.services import grading_budget, questions, scoring
-from quizzes.services.availability import QuizRuleError, student_window
+from quizzes.services.availability import QuizRuleError, QuizWindow, student_window
 from quizzes.services.parts import (
     clean_raw,
     grade_answer,
@@ -53,6 +54,8 @@ __all__ = [
     "QuizRuleError",
     "attempt_limit_message",
     "autosave",
+    "check_answer",
+    "Checked",
     "close_expired_attempts",
     "expire_if_due",
     "new_variant",
@@ -92,7 +95,7 @@ def draw_items(quiz, items: list[QuizItem], *, student, number: int) -> list[Qui
 
 
 def _version_for(item: QuizItem):
-    version = item.pinned_version or item.template.current_version
+    version = item.version_for_new_variants
     if version is None:
         raise QuizRuleError(f"Question {item.position} of this quiz has no published version yet.")
     return version
@@ -221,6 +224,21 @@ def _load_variant(variant_id: int, student) -> Variant:
     return variant
 
 
+@dataclass
+class Checked:
+    """What one Check stored and the state it leaves, so the page need not load it again.
+
+    `variant` is the freshly loaded row (its attempt and quiz with it, its new score), `states`
+    every part's state including the new response, `window` the student's quiz window. A
+    replayed key (the first response returned again) carries no state: `states` is None.
+    """
+
+    response: Response
+    variant: Variant | None = None
+    states: dict[str, scoring.PartState] | None = None
+    window: QuizWindow | None = None
+
+
 def submit_response(
     *, variant: Variant, part_id: str, raw, student, idempotency_key: str, now: datetime
 ) -> Response:
@@ -230,20 +248,34 @@ def submit_response(
     An invalid answer is recorded without a try number: it costs no try. Raises QuizRuleError
     (nothing stored) when the attempt is closed, the part is finished, or the answer is refused.
     """
+    return check_answer(
+        variant=variant,
+        part_id=part_id,
+        raw=raw,
+        student=student,
+        idempotency_key=idempotency_key,
+        now=now,
+    ).response
+
+
+def check_answer(
+    *, variant: Variant, part_id: str, raw, student, idempotency_key: str, now: datetime
+) -> Checked:
+    """`submit_response`, returning the new state of the variant's parts with the response."""
     if not _KEY.match(idempotency_key or ""):
         raise QuizRuleError("This form is out of date; reload the page and answer again.")
     return retry_when_locked(lambda: _submit(variant, part_id, raw, student, idempotency_key, now))
 
 
-def _submit(variant, part_id, raw, student, idempotency_key, now) -> Response:
+def _submit(variant, part_id, raw, student, idempotency_key, now) -> Checked:
     existing = _existing(idempotency_key, variant.pk, part_id, student)
     if existing is not None:
-        return existing
+        return Checked(existing)
     variant = _load_variant(variant.pk, student)
     attempt = variant.attempt
     window = student_window(attempt.quiz, student)
     check_open(attempt, window, now)
-    if attempt.quiz.mode == QuizMode.EXAM:
+    if attempt.quiz.is_exam:
         raise QuizRuleError(
             "In an exam your answers are saved as you type and graded when you submit."
         )
@@ -260,7 +292,7 @@ def _submit(variant, part_id, raw, student, idempotency_key, now) -> Response:
             grade = grade_answer(variant, part_id, clean, states)
     else:
         grade = grade_answer(variant, part_id, clean, states)
-    if grade.status == "invalid":
+    if grade.status == ResponseStatus.INVALID:
         grading_budget.count_free(student.pk)
     return _record(variant, part_id, clean, kind, grade, student, idempotency_key, window, now)
 
@@ -276,15 +308,15 @@ def _keyed(key: str, variant_id: int, part_id: str):
     )
 
 
-def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> Response:
-    invalid = grade.status == "invalid"
+def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> Checked:
+    invalid = grade.status == ResponseStatus.INVALID
     try:
         with transaction.atomic():
             # Serialise answers to one variant (PostgreSQL row lock; SQLite locks on write).
             locked = Variant.objects.select_for_update().get(pk=variant.pk)
             again = _keyed(key, variant.pk, part_id).first()
             if again is not None:
-                return again
+                return Checked(again)
             states, points = states_of(variant)
             state = states[part_id]
             if state.is_final:
@@ -303,18 +335,19 @@ def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> 
                 try_number=None if invalid else state.tries_used + 1,
                 idempotency_key=key,
             )
+            state.responses.append(response)
             if not invalid:
-                state.responses.append(response)
                 state.tries_used += 1
                 locked.score = scoring.variant_score(states, points)
                 locked.save(update_fields=["score"])
             if window.is_late(now) and not variant.attempt.is_late:
                 Attempt.objects.filter(pk=variant.attempt_id).update(is_late=True)
-            return response
+            variant.score = locked.score
+            return Checked(response, variant, states, window)
     except IntegrityError:
         again = _keyed(key, variant.pk, part_id).first()
         if again is not None:
-            return again
+            return Checked(again)
         raise QuizRuleError(
             "Another answer to this part was recorded at the same moment; reload the page."
         ) from None
@@ -325,7 +358,7 @@ def autosave(*, variant: Variant, part_id: str, raw, student, now: datetime) -> 
     variant = _load_variant(variant.pk, student)
     attempt = variant.attempt
     check_open(attempt, student_window(attempt.quiz, student), now)
-    if attempt.quiz.mode != QuizMode.EXAM:
+    if not attempt.quiz.is_exam:
         # Homework answers are checked one by one; a saved draft there would be stored for nothing.
         raise QuizRuleError("In homework each answer is checked when you press Check.")
     kind = questions.part_kind(variant, part_id)
@@ -355,7 +388,7 @@ def new_variant(*, variant: Variant, student, now: datetime) -> Variant:
     variant = _load_variant(variant.pk, student)
     attempt = variant.attempt
     check_open(attempt, student_window(attempt.quiz, student), now)
-    if attempt.quiz.mode != QuizMode.HOMEWORK:
+    if not attempt.quiz.is_homework:
         raise QuizRuleError("An exam gives one set of numbers per question.")
     siblings = list(Variant.objects.filter(attempt=attempt, item=variant.item_id))
     latest = max(siblings, key=lambda v: v.index)

@@ -14,7 +14,7 @@ from decimal import Decimal
 from django.utils import timezone
 from django.utils.formats import date_format
 
-from quizzes.models import Extension, LatePolicy, Quiz, QuizMode
+from quizzes.models import Extension, LatePolicy, Quiz
 
 
 class QuizRuleError(Exception):
@@ -110,8 +110,8 @@ def results_released(quiz: Quiz, window: QuizWindow, now: datetime) -> bool:
 
     Homework gives feedback part by part as the student works, so only exams wait.
     """
-    if quiz.mode == QuizMode.HOMEWORK:
+    if quiz.is_homework:
         return True
-    if quiz.release == "after_due" and window.due_at is not None:
+    if quiz.release_after_due and window.due_at is not None:
         return now > window.due_at
     return True

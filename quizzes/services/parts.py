@@ -9,7 +9,7 @@ import time
 
 from django.db import OperationalError
 
-from quizzes.models import QuizMode, Variant
+from quizzes.models import Variant
 from quizzes.services import questions, scoring
 from quizzes.services.availability import QuizRuleError
 
@@ -32,8 +32,7 @@ def retry_when_locked(work, *, attempts: int = 60):
 
 
 def states_of(variant: Variant, responses=None, *, submitted: bool = False):
-    quiz = variant.attempt.quiz
-    tries = quiz.tries_per_variant if quiz.mode == QuizMode.HOMEWORK else 1
+    tries = variant.attempt.quiz.tries_allowed
     points = questions.part_points(variant)
     if responses is None:
         responses = list(variant.responses.all())

@@ -2,7 +2,7 @@
 
 Everything that turns a `TemplateVersion` into a parsed template, a `Variant` row into the
 engine's variant, or a raw answer into a grade goes through here, so the workflows never touch
-engine internals. (What the browser sees is built in `quizzes.views.display`.)
+engine internals. (What the browser sees is built in `quizzes.presenters.display`.)
 """
 
 from __future__ import annotations

@@ -18,13 +18,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from content.physics import format_quantity
-from courseware.models import Chapter
+from courseware.models import Chapter, Role
 from courseware.roles import instructor_required
 from quizzes import engine
 from quizzes.models import Attempt, QuestionTemplate, Quiz, QuizItem
+from quizzes.presenters.markup import render_markdown_math as render_markdown
 from quizzes.services import analytics, instructor
 from quizzes.services.regrade import engine_template, engine_variant
-from quizzes.views.markup import render_markdown_math as render_markdown
 
 
 def _page(request: HttpRequest, template: str, context: dict, partial: str | None = None):
@@ -140,7 +140,7 @@ def _student(request: HttpRequest, user_id: int):
         get_user_model(),
         pk=user_id,
         enrollments__course=request.course,
-        enrollments__role="student",
+        enrollments__role=Role.STUDENT,
     )
 
 

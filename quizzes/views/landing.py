@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET
 from courseware.home_panels import Panel
 from courseware.models import Role
 from courseware.roles import current_course, role_of
-from quizzes.views import progress_data
+from quizzes.presenters import progress as progress_data
 
 HOMES = {Role.INSTRUCTOR: "instructor:dashboard", Role.AUTHOR: "studio:template_list"}
 

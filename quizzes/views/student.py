@@ -20,16 +20,18 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
+from courseware.models import Role
 from courseware.roles import enrolled_required, student_required
-from quizzes.models import Attempt, AttemptStatus, Quiz, QuizMode, Variant
+from quizzes.models import Attempt, AttemptStatus, Quiz, Variant
+from quizzes.presenters import progress as progress_data
+from quizzes.presenters.attempt import attempt_blocks, checked_block
+from quizzes.presenters.markup import render_inline
+from quizzes.presenters.results import override_notes, result_items
+from quizzes.presenters.score_notices import score_notices
 from quizzes.services import attempts as service
 from quizzes.services import questions
 from quizzes.services.availability import QuizRuleError, results_released, student_window
-from quizzes.views import pages, progress_data
-from quizzes.views.markup import render_inline
-from quizzes.views.score_notices import score_notices
-from quizzes.views.student_parts import present
-from quizzes.views.student_results import override_notes, result_items
+from quizzes.services.release import answer_gate
 
 
 def _tell(request: HttpRequest, level: int, message: str) -> None:
@@ -94,7 +96,7 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "refusal": window.refusal(now),
         "limit_reached": bool(quiz.max_attempts and used >= quiz.max_attempts),
         "is_late_now": window.is_late(now),
-        "is_student": request.course_role == "student",
+        "is_student": request.course_role == Role.STUDENT,
         "item_count": len(pools := list(quiz.items.values_list("pool", flat=True))),
         "questions_per_attempt": progress_data.questions_per_attempt(quiz, pools),
         "released": results_released(quiz, window, now),
@@ -106,7 +108,7 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
 @enrolled_required
 def start_attempt(request: HttpRequest, slug: str) -> HttpResponse:
     quiz = _quiz(request, slug)
-    if request.course_role != "student":
+    if request.course_role != Role.STUDENT:
         # Staff preview the rules; their attempts would pollute the class statistics.
         raise PermissionDenied("Only students take quizzes; staff may read the quiz page.")
     try:
@@ -146,13 +148,13 @@ def attempt_detail(request: HttpRequest, attempt_id: int) -> HttpResponse:
             _tell(request, messages.INFO, "Time ran out, so this attempt was submitted for you.")
         return redirect("quizzes:attempt_results", attempt_id=attempt.pk)
     window = student_window(attempt.quiz, request.user)
-    blocks = present(pages.attempt_blocks(attempt, released=False))
+    gate = answer_gate(attempt, now=now, window=window)
     context = {
         "attempt": attempt,
         "quiz": attempt.quiz,
         "window": window,
-        "blocks": blocks,
-        "is_exam": attempt.quiz.mode == QuizMode.EXAM,
+        "blocks": attempt_blocks(attempt, released=False, gate=gate),
+        "is_exam": attempt.quiz.is_exam,
         "refusal": window.refusal(now),
         "now": now,
     }
@@ -168,18 +170,17 @@ def _answer(request: HttpRequest):
     return values if len(values) != 1 else values[0]
 
 
-def _fragment(request, variant, part_id, *, error: str = "", closed: bool = False):
+def _fragment(request, block, part_id, *, error: str = "", closed: bool = False):
     """The answer to an htmx Check: the part's result area, not its input.
 
     The student may have typed on while the Check was in flight; swapping only the result
     (plus, out of band, a fresh form key, the tries left and the hints) leaves the newer text
     alone. A part that has just become final is redrawn whole, its input now read-only.
     """
-    block, part = pages.part_block(variant, part_id)
+    variant = block.variant
+    part = block.part(part_id)
     if part is None:
         raise Http404("No such part.")
-    present([block])
-    part = next(p for p in block.parts if p.view.id == part_id)
     context = {
         "attempt": variant.attempt,
         "block": block,
@@ -210,9 +211,9 @@ def _partial(request: HttpRequest, name: str, context: dict) -> str:
 def submit_part(request: HttpRequest, attempt_id: int, variant_id: int, part_id: str):
     attempt = _attempt(request, attempt_id)
     variant = _variant(attempt, variant_id)
-    error = ""
+    error, checked = "", None
     try:
-        service.submit_response(
+        checked = service.check_answer(
             variant=variant,
             part_id=part_id,
             raw=_answer(request),
@@ -222,11 +223,19 @@ def submit_part(request: HttpRequest, attempt_id: int, variant_id: int, part_id:
         )
     except QuizRuleError as refusal:
         error = refusal.message
-    attempt.refresh_from_db()
+    if checked is None or checked.states is None:
+        # Refused or replayed: the attempt may have closed meanwhile, so read it again.
+        attempt.refresh_from_db()
     if request.htmx:
         # A stale tab (the attempt was submitted elsewhere, or time ran out) hears it here.
-        closed = attempt.status != AttemptStatus.IN_PROGRESS
-        return _fragment(request, variant, part_id, error=error, closed=closed)
+        closed = not attempt.is_open
+        if checked is not None and checked.states is not None:
+            fresh = checked.variant
+            fresh.attempt = attempt
+            block = checked_block(fresh, states=checked.states, window=checked.window)
+        else:
+            block = checked_block(variant)
+        return _fragment(request, block, part_id, error=error, closed=closed)
     if error:
         _tell(request, messages.ERROR, error)
     return redirect(_part_url(attempt, variant, part_id))

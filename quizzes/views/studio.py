@@ -17,8 +17,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from courseware.roles import author_required
 from quizzes.engine import CHAPTERS
 from quizzes.models import QuestionTemplate, QuizItem, TemplateStatus
+from quizzes.presenters.studio import diff_rows, preview_html, report_view
 from quizzes.services import authoring
-from quizzes.views.studio_display import diff_rows, preview_html, report_view
 
 KINDS = ("numeric", "formula", "choice", "multi-part")
 
@@ -84,7 +84,7 @@ def _row(template: QuestionTemplate) -> dict:
     return {
         "template": template,
         "version": current.number if current else None,
-        "unpublished_changes": current is not None and current.source != template.draft_source,
+        "unpublished_changes": template.has_unpublished_changes,
         "validation": validation,
         "validation_stale": bool(validation)
         and validation.get("revision") != template.draft_revision,

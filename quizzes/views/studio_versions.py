@@ -12,9 +12,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courseware.roles import author_required
+from quizzes.presenters.studio import diff_rows, report_view
 from quizzes.services import authoring
 from quizzes.views.studio import page, template_or_404
-from quizzes.views.studio_display import diff_rows, report_view
 
 
 @require_GET
@@ -26,7 +26,7 @@ def template_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "template": template,
         "usage": authoring.version_usage(template),
         "validation": report_view(template.last_validation),
-        "draft_is_current": current is not None and current.source == template.draft_source,
+        "draft_is_current": current is not None and not template.has_unpublished_changes,
     }
     return render(request, "studio/template_detail.html", context)
 

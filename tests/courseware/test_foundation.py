@@ -98,6 +98,17 @@ def test_student_opening_admin_is_refused_with_403(client, student):
     assert "not for you" in response.content.decode()
 
 
+def test_the_admin_is_the_sites_own_admin_site_not_a_patched_one(client, db):
+    from django.contrib import admin
+
+    from config.admin import SiteAdmin
+
+    assert isinstance(admin.site, SiteAdmin)
+    assert "login" not in vars(admin.site)  # the refusal is the class's method, not a patch
+    assert admin.site.site_header == "The Hardware Reality: administration"
+    assert client.get("/admin/login/").status_code == 200  # anonymous: the login form
+
+
 def test_unknown_url_gives_the_friendly_404_page(client, course):
     response = client.get("/no/such/page/")
     assert response.status_code == 404

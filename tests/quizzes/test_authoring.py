@@ -9,9 +9,9 @@ import pytest
 
 from quizzes.engine import parse_template
 from quizzes.models import Quiz, QuizItem
+from quizzes.presenters.studio import diff_rows, histogram
 from quizzes.services import authoring
 from quizzes.services.bank import read_quiz_text
-from quizzes.views.studio_display import diff_rows, histogram
 from tests.quizzes.test_studio_views import make_template
 
 

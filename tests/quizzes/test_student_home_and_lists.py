@@ -10,9 +10,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quizzes.models import QuizItem, RegradeRun, RegradeStatus
+from quizzes.presenters.progress import questions_per_attempt
 from quizzes.services import attempts as service
 from quizzes.services.instructor import override_score
-from quizzes.views.progress_data import questions_per_attempt
 from tests.factories import PASSWORD, make_quiz
 
 pytestmark = pytest.mark.django_db

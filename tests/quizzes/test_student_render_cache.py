@@ -12,9 +12,9 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from quizzes import engine
+from quizzes.presenters import display
 from quizzes.services import attempts as service
 from quizzes.services.questions import correct_answers
-from quizzes.views import display
 from tests.factories import PASSWORD, make_quiz
 
 pytestmark = pytest.mark.django_db

@@ -11,9 +11,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quizzes.models import Response
+from quizzes.presenters.results import scoring_variant
 from quizzes.services import attempts as service
 from quizzes.services.questions import correct_answers
-from quizzes.views.student_results import scoring_variant
 from tests.factories import PASSWORD, make_quiz
 
 

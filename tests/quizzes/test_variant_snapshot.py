@@ -13,10 +13,10 @@ from django.utils import timezone
 from content.physics import accelerator, format_quantity, weights_bytes
 from content.physics.catalog import snapshot as catalog_snapshot
 from quizzes.models import Variant
+from quizzes.presenters import display
 from quizzes.services import attempts as service
 from quizzes.services import regrade
 from quizzes.services.questions import catalog_stamp, correct_answers, engine_variant
-from quizzes.views import display
 from tests.catalog_patching import patch_entry
 from tests.factories import PASSWORD, make_quiz
 from tests.quizzes.test_instructor_helpers import make_quiz as make_quiz_items

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from quizzes.views.studio_display import diff_rows
+from quizzes.presenters.studio import diff_rows
 
 DEADLINE = 3.0  # seconds, for work that must take well under one
 

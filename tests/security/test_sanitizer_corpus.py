@@ -6,7 +6,7 @@ import pytest
 from django.template import Context, Template
 
 from courseware.rendering import render_body, render_math, render_text, render_text_inline
-from quizzes.views.markup import render_feedback
+from quizzes.presenters.markup import render_feedback
 from tests.security.payloads import LEGITIMATE, PAYLOADS, active_content, element_tags
 
 

@@ -1,7 +1,7 @@
 """The results page's data: per item the variant that earned its points, with its answers,
 and the other sets of numbers the student worked (practice, or a lower score) listed apart.
 
-Built from the same three queries as the attempt page (`pages.load_attempt_rows`). Scores an
+Built from the same three queries as the attempt page (`services.attempt_rows`). Scores an
 instructor set by hand (`ScoreOverride`, the latest per attempt and per item wins) come with
 their reason, on the results page and in the quiz page's list of attempts.
 """
@@ -11,19 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from quizzes.models import QuizMode, ScoreOverride
+from quizzes.presenters.attempt import ItemBlock, PartLinks, item_block
 from quizzes.services import scoring
+from quizzes.services.attempt_rows import attempt_rows, overrides_by_attempt
 from quizzes.services.release import answer_gate
-from quizzes.views import pages
-from quizzes.views.student_parts import present
 
 
 @dataclass
 class ResultItem:
     """One item on the results page: the scoring variant's block and the other sets."""
 
-    block: pages.ItemBlock
-    others: list[pages.ItemBlock] = field(default_factory=list)
+    block: ItemBlock
+    others: list[ItemBlock] = field(default_factory=list)
     override: OverrideNote | None = None
 
     @property
@@ -61,12 +60,7 @@ def override_notes(attempts) -> dict[int, OverrideNotes]:
     attempts = list(attempts)
     if not attempts:
         return {}
-    rows: dict[int, list] = {}
-    overrides = ScoreOverride.objects.filter(attempt__in=[a.pk for a in attempts]).select_related(
-        "item"
-    )
-    for override in overrides:
-        rows.setdefault(override.attempt_id, []).append(override)
+    rows = overrides_by_attempt(attempts)
     notes = {}
     for attempt in attempts:
         whole, per_item = scoring.latest_overrides(rows.get(attempt.pk, []))
@@ -91,14 +85,10 @@ def scoring_variant(siblings):
 def result_items(attempt, notes: OverrideNotes | None = None) -> list[ResultItem]:
     """Per item of a submitted attempt (in its order) what the results page shows, with the
     instructor's score for an item from `notes` (see `override_notes`)."""
-    quiz = attempt.quiz
-    variants, responses, saved = pages.load_attempt_rows(attempt)
-    by_item: dict[int, list] = {}
-    for variant in variants:
-        variant.attempt = attempt
-        by_item.setdefault(variant.item_id, []).append(variant)
-    tries = quiz.tries_per_variant if quiz.mode == QuizMode.HOMEWORK else 1
+    rows = attempt_rows(attempt)
+    by_item = rows.by_item()
     gate = answer_gate(attempt)
+    links = PartLinks(attempt.pk)
     items = []
     for number, item_id in enumerate(attempt.item_ids, start=1):
         siblings = by_item.get(item_id, [])
@@ -107,21 +97,20 @@ def result_items(attempt, notes: OverrideNotes | None = None) -> list[ResultItem
         main = scoring_variant(siblings)
         ordered = [main] + sorted((v for v in siblings if v is not main), key=lambda v: v.index)
         blocks = [
-            pages.item_block(
+            item_block(
                 number,
                 variant,
                 siblings,
-                responses.get(variant.pk, []),
-                saved,
-                tries=tries,
+                rows.responses.get(variant.pk, []),
+                rows.saved,
                 submitted=True,
                 show=True,
                 render_solutions=variant is main,
                 gate=gate,
+                links=links,
             )
             for variant in ordered
         ]
-        present(blocks)
         override = notes.by_item.get(item_id) if notes is not None else None
         items.append(ResultItem(block=blocks[0], others=blocks[1:], override=override))
     return items

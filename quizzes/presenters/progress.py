@@ -1,4 +1,5 @@
-"""Summaries for the quiz list, the results page and My progress, each in a fixed number of queries.
+"""Summaries for the quiz list, the results page and My progress, each in a fixed number of queries
+(the rows come from `services.student_progress`).
 
 Reads only: per quiz the student's attempts and best score, per chapter the reading status, and
 the misconceptions the grader recognised in the student's responses, linked (when the
@@ -11,22 +12,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import Count, F
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
-from courseware.models import Chapter, ReadingProgress
+from courseware.models import Chapter
 from courseware.services import section_heading
-from quizzes.models import (
-    Attempt,
-    AttemptStatus,
-    Extension,
-    Quiz,
-    QuizItem,
-    Response,
-    ScoreOverride,
-)
+from quizzes.models import AttemptStatus, Quiz
 from quizzes.services import questions, scoring
+from quizzes.services import student_progress as rows_of
 from quizzes.services.availability import results_released, window_for
 
 
@@ -62,13 +55,6 @@ class QuizRow:
         return round(100 * float(self.best) / float(self.max_score))
 
 
-def _overrides_by_attempt(student) -> dict[int, list]:
-    rows: dict[int, list] = {}
-    for override in ScoreOverride.objects.filter(attempt__student=student, item__isnull=True):
-        rows.setdefault(override.attempt_id, []).append(override)
-    return rows
-
-
 def questions_per_attempt(quiz, pools: list[str]) -> int:
     """How many questions an attempt asks, given the pool of each of the quiz's items: every
     unpooled item, `quiz.pools[name]` of a named pool, all of a pool the quiz does not name
@@ -81,39 +67,21 @@ def questions_per_attempt(quiz, pools: list[str]) -> int:
     return total
 
 
-def _item_pools(quizzes) -> dict[int, list[str]]:
-    pools: dict[int, list[str]] = {quiz.pk: [] for quiz in quizzes}
-    for quiz_id, pool in QuizItem.objects.filter(quiz__in=quizzes).values_list("quiz_id", "pool"):
-        pools[quiz_id].append(pool)
-    return pools
-
-
 def quiz_rows(course, student) -> list[QuizRow]:
     """The course's published quizzes (chapter order) with this student's attempts, best
     released score, questions per attempt and due date: 5 queries."""
-    quizzes = list(
-        Quiz.objects.for_course(course)
-        .visible()
-        .select_related("chapter__part")
-        .order_by(
-            # Chapter quizzes in reading order, then the ones that span the part (review, exam).
-            F("chapter__part__number").asc(nulls_last=True),
-            F("chapter__order").asc(nulls_last=True),
-            "position",
-            "slug",
-        )
-    )
+    quizzes = rows_of.visible_quizzes(course)
     rows = {quiz.pk: QuizRow(quiz) for quiz in quizzes}
-    overrides = _overrides_by_attempt(student)
-    extensions = {e.quiz_id: e for e in Extension.objects.filter(student=student)}
+    overrides = rows_of.attempt_overrides(student)
+    extensions = rows_of.extensions_by_quiz(student)
     now = timezone.now()
     windows = {quiz.pk: window_for(quiz, extensions.get(quiz.pk)) for quiz in quizzes}
     released = {quiz.pk: results_released(quiz, windows[quiz.pk], now) for quiz in quizzes}
-    pools = _item_pools(quizzes)
+    pools = rows_of.item_pools(quizzes)
     for quiz in quizzes:
         rows[quiz.pk].questions = questions_per_attempt(quiz, pools[quiz.pk])
         rows[quiz.pk].due_at = windows[quiz.pk].due_at
-    for attempt in Attempt.objects.filter(student=student, quiz__in=quizzes).order_by("number"):
+    for attempt in rows_of.attempts_of(student, quizzes):
         row = rows[attempt.quiz_id]
         row.attempts.append(attempt)
         if attempt.status == AttemptStatus.SUBMITTED and released[attempt.quiz_id]:
@@ -124,7 +92,7 @@ def quiz_rows(course, student) -> list[QuizRow]:
 
 
 def attempt_score(attempt) -> Decimal | None:
-    return scoring.shown_score(attempt, ScoreOverride.objects.filter(attempt=attempt, item=None))
+    return scoring.shown_score(attempt, rows_of.whole_attempt_overrides(attempt))
 
 
 # -- roofline charts on the results page ----------------------------------------------------
@@ -220,25 +188,12 @@ def _misconception(code: str, count: int, chapters: dict[str, Chapter]) -> Misco
 
 def progress_context(course, student) -> dict:
     """Per chapter: read or not, its quizzes with best scores; and the student's misconceptions."""
-    chapters = list(Chapter.objects.for_course(course).order_by("part__number", "order"))
-    read = set(
-        ReadingProgress.objects.filter(user=student, chapter__in=chapters).values_list(
-            "chapter_id", flat=True
-        )
-    )
+    chapters, read = rows_of.chapters_and_reading(course, student)
     rows = quiz_rows(course, student)
     by_chapter: dict[int | None, list[QuizRow]] = {}
     for row in rows:
         by_chapter.setdefault(row.quiz.chapter_id, []).append(row)
-    counts = Counter(
-        dict(
-            Response.objects.filter(variant__attempt__student=student)
-            .exclude(diagnosis="")
-            .values_list("diagnosis")
-            .annotate(n=Count("id"))
-            .values_list("diagnosis", "n")
-        )
-    )
+    counts = rows_of.diagnosis_counts(student)
     by_slug = {chapter.slug: chapter for chapter in chapters}
     misconceptions = [_misconception(code, n, by_slug) for code, n in counts.most_common()]
     sections = [

@@ -8,8 +8,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+from quizzes.presenters.markup import render_inline, render_markdown_math
 from quizzes.services.authoring import Preview
-from quizzes.views.markup import render_inline, render_markdown_math
 
 CHART_WIDTH = 520
 CHART_HEIGHT = 150

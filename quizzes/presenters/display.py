@@ -27,6 +27,7 @@ from django.utils.safestring import SafeString
 
 from content.physics import format_quantity
 from quizzes import engine
+from quizzes.presenters.markup import render_inline, render_markdown_math
 from quizzes.services.questions import (
     QuestionUnavailable,
     catalog_stamp,
@@ -35,7 +36,6 @@ from quizzes.services.questions import (
     formula_latex,
     template_for,
 )
-from quizzes.views.markup import render_inline, render_markdown_math
 
 # Bump when what is rendered changes shape (markup, dataclasses) so old entries are not read.
 RENDER_CACHE_VERSION = 1
@@ -98,24 +98,9 @@ def unit_hint(unit: str | None) -> str:
 
 def _cached(what: str, row, build: Callable[[], Any], *extra) -> Any:
     """`build()` for this variant row, from the cache when it was built before."""
-    # The seed and the source hash as well as the keys: a database whose rows were rolled back
-    # (tests) can reuse a primary key for different content.
-    version = row.version
-    # And the catalog figures the variant shows (its snapshot's digest), so a variant moved to
-    # corrected figures by a regrade, or a legacy variant under a corrected catalog, is never
-    # served a page rendered from other figures than its answers.
-    parts = [
-        what,
-        str(row.pk),
-        str(version.pk),
-        version.content_hash,
-        str(row.seed),
-        catalog_stamp(row),
-        *map(str, extra),
-    ]
-    key = "quizzes:" + ":".join(parts)
     if row.pk is None:
         return build()
+    key = f"quizzes:{what}:{_row_key(row)}" + "".join(f":{e}" for e in extra)
     with _local_lock:
         if key in _local:
             _local.move_to_end(key)
@@ -129,6 +114,33 @@ def _cached(what: str, row, build: Callable[[], Any], *extra) -> Any:
         while len(_local) > _LOCAL_ENTRIES:
             _local.popitem(last=False)
     return value
+
+
+def _row_key(row) -> str:
+    """The part of a render-cache key that names the variant row's content."""
+    # The seed and the source hash as well as the keys: a database whose rows were rolled back
+    # (tests) can reuse a primary key for different content. And the catalog figures the
+    # variant shows (its snapshot's digest), so a variant moved to corrected figures by a
+    # regrade, or a legacy variant under a corrected catalog, is never served a page rendered
+    # from other figures than its answers.
+    version = row.version
+    return ":".join(
+        [str(row.pk), str(version.pk), version.content_hash, str(row.seed), _stamp(row)]
+    )
+
+
+def _stamp(row) -> str:
+    """`catalog_stamp(row)`, hashed once per loaded snapshot (a page asks up to 3 times per
+    variant, and hashing a snapshot costs more than the rest of the key)."""
+    snapshot = (row.answers or {}).get("catalog")
+    if snapshot is None:  # a legacy row follows the live catalog: never remembered
+        return catalog_stamp(row)
+    memo = row.__dict__.get("_catalog_stamp")
+    if memo is not None and memo[0] is snapshot:
+        return memo[1]
+    stamp = catalog_stamp(row)
+    row.__dict__["_catalog_stamp"] = (snapshot, stamp)
+    return stamp
 
 
 def clear_local_cache() -> None:

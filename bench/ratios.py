@@ -1,0 +1,152 @@
+"""The question page against the floor, measured side by side (run inside Django).
+
+`djangoside ratios`: one process per database times, round after round in a shuffled order,
+the minimal view (the floor), an 8-question homework attempt with answers on it, an exam
+attempt with saved answers, a chapter page and the gradebook, all through the same middleware
+and session kind. Rounds are grouped in blocks; each page's ratio to the floor is taken within
+its block (median over median), so the shared machine's other tenants, who come and go, slow
+both sides of a ratio alike. The result is the median and interquartile range of those ratios.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+import uuid
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from bench.stats import percentile
+
+STUDENT = "bench-ratio-student"
+PAGES = ("floor", "homework attempt", "exam attempt", "chapter page", "gradebook")
+
+
+def _attempt(quiz, user):
+    from quizzes.models import Attempt
+    from quizzes.services import attempts
+
+    attempt = Attempt.objects.filter(quiz=quiz, student=user, status="in_progress").first()
+    return attempt or attempts.start_attempt(quiz=quiz, student=user, now=timezone.now())
+
+
+def _answer_some(attempt, user) -> None:
+    """A wrong answer to the first part of every question (homework) or a saved answer to
+    every part (exam): the page then shows results, feedback and typed values."""
+    from quizzes.services import attempts, questions
+
+    for variant in attempt.variants.select_related("version", "attempt__quiz").order_by("pk"):
+        for part in questions.template_for(variant.version).parts:
+            answer = questions.correct_answers(variant).get(part.id)
+            if part.kind == "choice":
+                raw = [str(answer[0] if isinstance(answer, list) else answer)]
+            elif part.kind == "formula":
+                raw = f"3*({answer})"
+            else:
+                raw = f"{float(answer) * 2:.4g} {part.unit or ''}".strip()
+            try:
+                if attempt.quiz.is_exam:
+                    attempts.autosave(
+                        variant=variant, part_id=part.id, raw=raw, student=user, now=timezone.now()
+                    )
+                else:
+                    attempts.submit_response(
+                        variant=variant,
+                        part_id=part.id,
+                        raw=raw,
+                        student=user,
+                        idempotency_key=uuid.uuid4().hex,
+                        now=timezone.now(),
+                    )
+                    break
+            except attempts.QuizRuleError:
+                continue
+
+
+def _setup():
+    from bench.djangoside import make_quiz
+    from courseware.models import Chapter, Course, Enrollment, Role
+
+    course = Course.objects.current()
+    user, _ = get_user_model().objects.get_or_create(username=STUDENT)
+    Enrollment.objects.get_or_create(user=user, course=course, defaults={"role": Role.STUDENT})
+    homework = _attempt(make_quiz(course, "bench-homework", mode="homework", tries=50), user)
+    exam = _attempt(make_quiz(course, "bench-exam-ratios", mode="exam"), user)
+    for attempt in (homework, exam):
+        if not attempt.variants.filter(responses__isnull=False).exists():
+            _answer_some(attempt, user)
+    chapter = Chapter.objects.for_course(course).order_by("part__number", "order").first()
+    instructor = get_user_model().objects.get(username="instructor")
+    as_student, as_instructor = Client(), Client()
+    as_student.force_login(user)
+    as_instructor.force_login(instructor)
+    return {
+        "floor": (as_student, "/bench-floor/"),
+        "homework attempt": (as_student, f"/attempts/{homework.pk}/"),
+        "exam attempt": (as_student, f"/attempts/{exam.pk}/"),
+        "chapter page": (as_student, chapter.get_absolute_url()),
+        "gradebook": (as_instructor, "/instructor/gradebook/"),
+    }, {"homework_items": homework.variants.count(), "exam_items": exam.variants.count()}
+
+
+def _once(client: Client, url: str) -> tuple[float, int, int]:
+    with CaptureQueriesContext(connection) as captured:
+        started = time.perf_counter()
+        response = client.get(url)
+        body = response.content
+        elapsed = time.perf_counter() - started
+    assert response.status_code == 200, (url, response.status_code)
+    return elapsed, len(captured.captured_queries), len(body)
+
+
+def run(args) -> dict:
+    settings.ROOT_URLCONF = "bench.urls"
+    pages, facts = _setup()
+    blocks = max(4, args.repeat)
+    rounds = 8
+    order = list(PAGES)
+    for _ in range(3):  # warm-up: parsed templates, URL resolver, render caches
+        for name in order:
+            _once(*pages[name])
+    times = {name: [] for name in PAGES}
+    ratios = {name: [] for name in PAGES}
+    queries = {}
+    load_start = os.getloadavg()
+    started = time.strftime("%Y-%m-%d %H:%M:%S")
+    for _ in range(blocks):
+        block = {name: [] for name in PAGES}
+        for _ in range(rounds):
+            random.shuffle(order)
+            for name in order:
+                elapsed, count, _size = _once(*pages[name])
+                block[name].append(elapsed * 1000)
+                queries[name] = count
+        floor = percentile(block["floor"], 50)
+        for name in PAGES:
+            times[name] += block[name]
+            ratios[name].append(percentile(block[name], 50) / floor)
+    return {
+        "vendor": connection.vendor,
+        "started": started,
+        "load_start": load_start,
+        "load_end": os.getloadavg(),
+        "blocks": blocks,
+        "rounds": rounds,
+        **facts,
+        "pages": {
+            name: {
+                "median_ms": percentile(times[name], 50),
+                "ratio": percentile(ratios[name], 50),
+                "ratio_p25": percentile(ratios[name], 25),
+                "ratio_p75": percentile(ratios[name], 75),
+                "queries": queries[name],
+            }
+            for name in PAGES
+        },
+    }
