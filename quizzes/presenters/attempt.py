@@ -137,6 +137,10 @@ class StudentPart:
     dom: str = ""
     # The hints earned for this part alone (a question's other hints are on its block).
     hints: list = field(default_factory=list)
+    # An open exam's saved answer as it will be read: "saved", "empty" or "unreadable", and
+    # what the student is told ("Read as 3.25 GB", why it cannot be read).
+    save_state: str = ""
+    save_message: str = ""
     # The part's form URLs (`PartLinks`): Check, exam autosave, formula preview.
     check_url: str = ""
     autosave_url: str = ""
@@ -346,6 +350,11 @@ def item_block(
                 preview_url=links.url("preview_part", variant.pk, view.id),
             )
         )
+    if variant.attempt.quiz.is_exam and not submitted:
+        for part in block.parts:
+            part.save_state, part.save_message = questions.saved_state(
+                variant, part.view.id, part.saved
+            )
     if show:
         wrong = {
             part_id: sum(1 for r in s.graded if r.status != ResponseStatus.CORRECT)
