@@ -7,9 +7,9 @@ generating or validating a variant point at the file.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 CHAPTERS = ("intro", "gpus", "roofline", "inference", "precision", "interconnect")
-PART_KINDS = ("numeric", "formula", "choice")
 CATALOGS = ("accelerator", "dtype", "model", "link")
 DOMAINS = ("positive", "real", "integer")
 
@@ -69,7 +69,9 @@ class Option:
 
 @dataclass(frozen=True)
 class Part:
-    """One gradable part.  Fields unused by a kind keep their defaults."""
+    """One gradable part.  Fields unused by a kind keep their defaults; its kind (a name in
+    ``quizzes.engine.kinds``) says which are used.  A kind whose settings have no field here
+    keeps them in ``extra`` (name, value) pairs, read with ``setting``."""
 
     id: str
     kind: str
@@ -94,6 +96,12 @@ class Part:
     options: tuple[Option, ...] = ()
     multiple: bool = False
     shuffle: bool = True
+    # any other kind
+    extra: tuple[tuple[str, Any], ...] = ()
+
+    def setting(self, name: str, default: Any = None) -> Any:
+        """A kind's own setting kept in ``extra``."""
+        return dict(self.extra).get(name, default)
 
 
 @dataclass(frozen=True)

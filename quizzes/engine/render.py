@@ -10,11 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from content.expressions import render_live
 from quizzes.engine.model import Template, Text
 from quizzes.engine.namespace import names_for
-from quizzes.engine.variants import Variant
+
+if TYPE_CHECKING:
+    # Only a type here: the answer kinds render feedback, and variants ask the kinds.
+    from quizzes.engine.variants import Variant
 
 
 @dataclass(frozen=True)
@@ -54,12 +58,12 @@ def render_prompt(template: Template, variant: Variant) -> str:
 
 
 def render_part(template: Template, variant: Variant, part_id: str) -> RenderedPart:
-    """One part's prompt and, for a choice part, its options in the variant's order."""
+    """One part's prompt and, for a part with options, its options in the variant's order."""
     part = template.part(part_id)
     names = names_for(variant.params)
     options: tuple[tuple[str, str], ...] = ()
     with variant.replaying():
-        if part.kind == "choice":
+        if part.options:
             by_id = {option.id: option for option in part.options}
             order = variant.option_order.get(part.id) or tuple(by_id)
             options = tuple((oid, render_text(template, by_id[oid].text, names)) for oid in order)

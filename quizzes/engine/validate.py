@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from content.expressions import ExpressionError
+from quizzes.engine import kinds
 from quizzes.engine.errors import GenerationError, OverBudget
+from quizzes.engine.kinds.numeric import numeric_kwargs
 from quizzes.engine.model import Part, Template
 from quizzes.engine.namespace import names_for
 from quizzes.engine.plausible import broken_checks
@@ -152,13 +154,13 @@ def validate_template(
     many seeds were checked (``stopped_after``) and carries a "budget" failure, so a run that
     was cut short is never mistaken for a clean one.
     """
-    from quizzes.engine.grade import bounded_grade
-
-    grade_fn = grade_fn or bounded_grade
+    grade_fn = grade_fn or kinds.run_grader
     report = ValidationReport(template.slug, template.source, seeds)
     failures = _Collector()
     keys: set[str] = set()
-    answers: dict[str, list[float]] = {p.id: [] for p in template.parts if p.kind == "numeric"}
+    answers: dict[str, list[float]] = {
+        p.id: [] for p in template.parts if kinds.kind_for(p).numeric_answer
+    }
     ratios: dict[str, dict[str, list[float]]] = {p: {} for p in answers}
     outcomes: Counter[str] = Counter()
     formulas = _FormulaChecks(grade_fn, failures)
@@ -218,19 +220,17 @@ def validate_template(
 def _check_variant(template, variant: Variant, seed: int, failures, grade_fn, formulas) -> None:
     _check_rendering(template, variant, seed, failures)
     _check_plausibility(template, variant, seed, failures)
+    checks = Checks(template, failures, grade_fn, formulas)
     for part in template.parts:
-        if part.kind == "formula":
-            formulas.check(part, variant.answers[part.id], seed)
-        else:
-            _check_part(template, part, variant, seed, failures, grade_fn)
+        kinds.kind_for(part).validate(checks, part, variant, seed)
 
 
 def _collect_answers(template: Template, variant: Variant, answers, ratios) -> None:
     """Answer and common-error statistics count every seed, repeated variants included."""
     for part in template.parts:
-        answer = variant.answers[part.id]
-        if part.kind != "numeric" or not math.isfinite(answer):
+        if part.id not in answers or not math.isfinite(variant.answers[part.id]):
             continue
+        answer = variant.answers[part.id]
         answers[part.id].append(answer)
         for code, value in variant.common_errors.get(part.id, {}).items():
             if answer != 0:
@@ -318,7 +318,7 @@ class _FormulaChecks:
             self.failures,
             seed,
             part,
-            "symbolic",
+            kinds.kind_for(part).grader,
             response=answer,
             expected=answer,
             variables=dict(part.variables),
@@ -340,20 +340,29 @@ class _FormulaChecks:
             )
 
 
-def _check_part(template, part: Part, variant, seed, failures, grade_fn) -> None:
-    answer = variant.answers[part.id]
-    if part.kind == "choice":
-        count = len(answer)
-        if count == 0:
-            failures.add("choice", "no option is correct", seed, part.id)
-        elif count > 1 and not part.multiple:
-            failures.add(
-                "choice", f"{count} options are correct but multiple is false", seed, part.id
-            )
-        return
+@dataclass
+class Checks:
+    """Validation's toolbox, handed to each kind's ``validate``: the failures collected so far,
+    the grader runner, the formula checks shared across seeds and the checks of a number."""
+
+    template: Template
+    failures: _Collector
+    grade_fn: Callable[..., Any]
+    formulas: _FormulaChecks
+
+    def finite_and_plausible(self, part: Part, answer: float, seed: int) -> bool:
+        """Report an answer that is not finite or outside the part's ``plausible``; False
+        when it is not finite (nothing else can be checked)."""
+        return _finite_and_plausible(part, answer, seed, self.failures)
+
+    def numeric_part(self, part: Part, variant: Variant, seed: int) -> None:
+        _check_part(self.template, part, variant, seed, self.failures, self.grade_fn)
+
+
+def _finite_and_plausible(part: Part, answer: float, seed: int, failures) -> bool:
     if not math.isfinite(answer):
         failures.add("answer", f"the answer is not finite ({answer})", seed, part.id)
-        return
+        return False
     low, high = part.plausible or (-math.inf, math.inf)
     if not low <= answer <= high:
         failures.add(
@@ -363,6 +372,13 @@ def _check_part(template, part: Part, variant, seed, failures, grade_fn) -> None
             part.id,
             fold="plausible",
         )
+    return True
+
+
+def _check_part(template, part: Part, variant, seed, failures, grade_fn) -> None:
+    answer = variant.answers[part.id]
+    if not _finite_and_plausible(part, answer, seed, failures):
+        return
     _check_own_answer(grade_fn, failures, seed, part, variant, template)
     errors = variant.common_errors.get(part.id, {})
     for code, value in errors.items():
@@ -407,8 +423,6 @@ def _errors_coincide(part: Part, first: str, a: float, second: str, b: float) ->
 
 def _check_own_answer(grade_fn, failures, seed, part, variant, template) -> None:
     """The correct answer, in each of its spellings, must grade as correct."""
-    from quizzes.engine.grade import numeric_kwargs
-
     answer = variant.answers[part.id]
     names = names_for(variant.params, {u: variant.answers[u] for u in part.uses})
     try:
@@ -419,7 +433,8 @@ def _check_own_answer(grade_fn, failures, seed, part, variant, template) -> None
     except ExpressionError:
         return  # the feedback that failed to render is reported by _check_rendering
     for text in answer_spellings(part, answer):
-        grade = _grade(grade_fn, failures, seed, part, "numeric", **{**kwargs, "response": text})
+        grader = kinds.kind_for(part).grader
+        grade = _grade(grade_fn, failures, seed, part, grader, **{**kwargs, "response": text})
         if grade is not None and grade.status != "correct":
             failures.add(
                 "grading",

@@ -26,11 +26,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from content.expressions import ExpressionError, evaluate, is_catalog_object, scan_live
-from content.expressions.formatting import format_value, parse_options
+from content.expressions import ExpressionError, evaluate, is_catalog_object
 from content.physics.catalog import snapshot as catalog_snapshot
+from quizzes.engine import kinds
 from quizzes.engine.errors import GenerationError, OverBudget
-from quizzes.engine.model import CATALOGS, Expr, Parameter, Part, Template, Text
+from quizzes.engine.model import CATALOGS, Expr, Parameter, Part, Template
 from quizzes.engine.namespace import base_names, names_for
 
 
@@ -176,13 +176,7 @@ def generate_variant(
     with catalog_snapshot.recording() as used:
         params, keys = _draw_parameters(template, rng, deadline)
         answers, common = compute_answers(template, params)
-        order: dict[str, tuple[str, ...]] = {}
-        for part in template.parts:
-            if part.kind == "choice":
-                ids = [option.id for option in part.options]
-                if part.shuffle:
-                    rng.shuffle(ids)
-                order[part.id] = tuple(ids)
+        order = _option_orders(template, rng)
         outcome = compute_outcome(template, params, answers)
         variant = Variant(template.slug, seed, params, answers, common, order, outcome, keys)
         if record_texts:
@@ -206,11 +200,7 @@ def restamp(template: Template, variant: Variant) -> Variant:
             params[name] = lookups[catalog](key)
         params = rederive_parameters(template, params)
         answers, common = compute_answers(template, params)
-        order = {
-            part.id: variant.option_order.get(part.id) or tuple(o.id for o in part.options)
-            for part in template.parts
-            if part.kind == "choice"
-        }
+        order = _option_orders(template, None, kept=variant.option_order)
         outcome = variant.outcome
         if template.outcomes is not None:
             outcome = compute_outcome(template, params, answers)
@@ -296,44 +286,20 @@ def _as_float(template: Template, expr: Expr, value: Any, what: str) -> float:
 
 def part_answer(template: Template, part: Part, names: Mapping[str, object]) -> Any:
     """The correct answer of ``part`` with ``names`` (which hold ``part_<id>`` for its uses)."""
-    if part.kind == "numeric":
-        return _number(template, part.answer, names, "a numeric answer")
-    if part.kind == "formula":
-        return exact_formula(template, part.formula, names)
-    correct = []
-    for option in part.options:
-        value = option.correct
-        if isinstance(value, Expr):
-            value = _eval(template, value, names)
-        if not isinstance(value, bool):
-            raise ExpressionError(
-                template.source,
-                option.correct.line,
-                option.correct.text,
-                f"correct must be true or false, not {value!r}",
-            )
-        if value:
-            correct.append(option.id)
-    return tuple(correct)
+    return kinds.kind_for(part).answer(template, part, names)
 
 
-def exact_formula(template: Template, text: Text, names: Mapping[str, object]) -> str:
-    """A formula answer with its live values substituted exactly (no rounding)."""
-    pieces, position = [], 0
-    for span in scan_live(text.text, source=template.source, first_line=text.line or 1):
-        pieces.append(text.text[position : span.start])
-        value = evaluate(span.expr, names, source=template.source, line=span.line)
-        if span.options:
-            pieces.append(format_value(value, parse_options(span.options), names=names))
-        elif isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-            pieces.append(str(int(value)))
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            pieces.append(f"({value!r})" if value < 0 else repr(value))
-        else:
-            pieces.append(str(value))
-        position = span.end
-    pieces.append(text.text[position:])
-    return "".join(pieces).strip()
+def _option_orders(template: Template, rng: random.Random | None, kept=None) -> dict:
+    """Each part's option order: drawn from ``rng`` (only kinds with options draw), or, with
+    ``kept`` (a variant's stored orders), the stored order where there is one."""
+    order: dict[str, tuple[str, ...]] = {}
+    for part in template.parts:
+        kind = kinds.kind_for(part)
+        stored = (kept or {}).get(part.id)
+        ids = stored or kind.option_order(part, None if kept is not None else rng)
+        if ids is not None:
+            order[part.id] = tuple(ids)
+    return order
 
 
 def _draw_parameters(template: Template, rng: random.Random, deadline: float | None = None):

@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from quizzes.engine import kinds
 from quizzes.models import Response, ResponseStatus, Variant
 from quizzes.presenters.display import (
     PartView,
@@ -76,9 +77,10 @@ class ResultView:
     def read_as_html(self) -> SafeString | str:
         """The grader's reading of the answer: a formula as math, a quantity as text."""
         interpreted = self.response.interpreted
-        if not interpreted or self.kind == "choice":
+        kind = kinds.kind_named(self.kind)
+        if not interpreted or kind.has_options:
             return ""
-        if self.kind == "formula":
+        if kind.math_answers:
             math = _formula_html(self.response.raw, tuple(self.variables))
             if math:
                 return math

@@ -25,8 +25,8 @@ from django.core.cache import cache
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from content.physics import format_quantity
 from quizzes import engine
+from quizzes.engine import kinds
 from quizzes.presenters.markup import render_inline, render_markdown_math
 from quizzes.services.questions import (
     QuestionUnavailable,
@@ -71,6 +71,15 @@ class PartView:
     multiple: bool = False
     uses: tuple[str, ...] = ()
     idempotency_key: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    @property
+    def answer_kind(self) -> kinds.AnswerKind:
+        return kinds.kind_named(self.kind)
+
+    @property
+    def template_name(self) -> str:
+        """The partial that draws this part's input (its kind's)."""
+        return self.answer_kind.template_name
 
 
 @dataclass
@@ -178,7 +187,7 @@ def _part_view(rendered) -> PartView:
         multiple=bool(rendered.multiple),
         options=[OptionView(oid, render_inline(text)) for oid, text in rendered.options],
     )
-    if rendered.kind == "numeric":
+    if kinds.kind_named(rendered.kind).shows_unit:
         view.unit_hint = unit_hint(rendered.unit)
     return view
 
@@ -231,17 +240,16 @@ def correct_answer_html(row, part: PartView) -> SafeString | str:
     answer = correct_answers(row).get(part.id)
     if answer is None:
         return ""
-    if part.kind == "choice":
+    kind = part.answer_kind
+    if kind.has_options:
         right = set(answer) if isinstance(answer, (list, tuple)) else {str(answer)}
         picked = ((option.html,) for option in part.options if option.id in right)
         return format_html_join("; ", "<strong>{}</strong>", picked)
-    if part.kind == "formula":
+    if kind.math_answers:
         latex = formula_latex(str(answer), part.variables)
         return render_inline(f"${latex}$") if latex else format_html("<code>{}</code>", answer)
     try:
-        unit = template_for(row.version).part(part.id).unit
-        value = float(answer)
-        text = format_quantity(value, unit, sig=4) if unit else f"{value:.4g}"
+        text = kind.answer_text(template_for(row.version).part(part.id), answer, sig=4)
     except (KeyError, TypeError, ValueError):
         text = str(answer)
     return format_html("<strong>{}</strong>", text)

@@ -41,7 +41,6 @@ from quizzes.services.parts import (
     retry_when_locked,
     states_of,
     stored_choice,
-    stored_raw,
 )
 from quizzes.services.submission import (
     check_open,
@@ -279,7 +278,7 @@ def _submit(variant, part_id, raw, student, idempotency_key, now) -> Checked:
         raise QuizRuleError(
             "In an exam your answers are saved as you type and graded when you submit."
         )
-    kind = questions.part_kind(variant, part_id)
+    kind = questions.kind_of(variant, part_id)
     if kind is None:
         raise QuizRuleError("That part is not in this question.")
     clean = clean_raw(raw, kind)
@@ -287,7 +286,8 @@ def _submit(variant, part_id, raw, student, idempotency_key, now) -> Checked:
     if states[part_id].is_final:
         raise QuizRuleError("This part is finished; its answer can no longer change.")
     grading_budget.check_budget(student.pk)
-    if kind == "formula":
+    if kind.bounded:
+        # A grader that runs in the pool holds a worker: one such answer at a time per student.
         with grading_budget.one_formula_at_a_time(student.pk):
             grade = grade_answer(variant, part_id, clean, states)
     else:
@@ -324,7 +324,7 @@ def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> 
             response = Response.objects.create(
                 variant=locked,
                 part_id=part_id,
-                raw=stored_raw(clean, kind),
+                raw=kind.stored(clean),
                 status=grade.status,
                 score=max(0.0, min(1.0, float(grade.score))),
                 feedback=grade.feedback or "",
@@ -361,15 +361,11 @@ def autosave(*, variant: Variant, part_id: str, raw, student, now: datetime) -> 
     if not attempt.quiz.is_exam:
         # Homework answers are checked one by one; a saved draft there would be stored for nothing.
         raise QuizRuleError("In homework each answer is checked when you press Check.")
-    kind = questions.part_kind(variant, part_id)
+    kind = questions.kind_of(variant, part_id)
     if kind is None:
         raise QuizRuleError("That part is not in this question.")
-    if kind == "choice":
-        picks = [raw] if isinstance(raw, str) else list(raw or [])
-        text = stored_raw([p for p in picks if p][:26], kind) if any(picks) else ""
-    else:
-        text = raw if isinstance(raw, str) else " ".join(raw or [])
-    too_long = questions.too_long_message(text, kind)
+    text = kind.draft(raw)
+    too_long = kind.too_long(text)
     if too_long:
         raise QuizRuleError(too_long.replace("Write it", "It was not saved; write it"))
     saved, _ = SavedAnswer.objects.update_or_create(

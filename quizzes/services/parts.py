@@ -3,12 +3,12 @@ answer with the student's earlier values, the stored form of an answer, and SQLi
 
 from __future__ import annotations
 
-import json
 import random
 import time
 
 from django.db import OperationalError
 
+from quizzes.engine import kinds
 from quizzes.models import Variant
 from quizzes.services import questions, scoring
 from quizzes.services.availability import QuizRuleError
@@ -39,38 +39,17 @@ def states_of(variant: Variant, responses=None, *, submitted: bool = False):
     return scoring.part_states(points, responses, tries_allowed=tries, submitted=submitted), points
 
 
-def clean_raw(raw, kind: str | None) -> str | list[str]:
-    if kind == "choice":
-        picks = [raw] if isinstance(raw, str) else list(raw or [])
-        picks = [p.strip() for p in picks if p and p.strip()]
-        if not picks:
-            raise QuizRuleError("Choose an option before checking.")
-        if any(len(p) > 50 for p in picks) or len(picks) > 26:
-            raise QuizRuleError("That choice is not one of the options.")
-        return picks
-    text = raw if isinstance(raw, str) else " ".join(raw or [])
-    too_long = questions.too_long_message(text, kind)
-    if too_long:
-        raise QuizRuleError(too_long)
-    if not text.strip():
-        raise QuizRuleError("Type an answer before checking.")
-    return text
-
-
-def stored_raw(raw: str | list[str], kind: str | None) -> str:
-    if kind == "choice":
-        return json.dumps(raw) if len(raw) != 1 else raw[0]
-    return raw
+def clean_raw(raw, kind: kinds.AnswerKind) -> str | list[str]:
+    """The answer as the part's kind takes it; QuizRuleError (nothing stored) when refused."""
+    try:
+        return kind.clean(raw)
+    except kinds.AnswerRefused as refused:
+        raise QuizRuleError(str(refused)) from None
 
 
 def stored_choice(raw: str) -> list[str]:
     """The option ids of a stored choice response (one id, or a JSON list of ids)."""
-    if raw.startswith("["):
-        try:
-            return [str(x) for x in json.loads(raw)]
-        except ValueError:
-            return []
-    return [raw] if raw else []
+    return kinds.kind_named("choice").from_stored(raw)
 
 
 def grade_answer(variant: Variant, part_id: str, raw, states) -> object:

@@ -12,33 +12,18 @@ from functools import lru_cache
 from typing import Any
 
 from quizzes import engine, grading
-from quizzes.grading.formula.grade import MAX_FORMULA_LENGTH
-from quizzes.grading.numbers import MAX_NUMBER_LENGTH
-
-# Longer answers are refused before they reach the grader; this bounds what is stored and
-# parsed at all. Each kind's own limit is the grader's (`max_answer_length`).
-MAX_ANSWER_LENGTH = 500
-
-_LENGTH_BY_KIND = {"numeric": MAX_NUMBER_LENGTH, "formula": MAX_FORMULA_LENGTH}
-_KIND_NOUN = {"numeric": "a number", "formula": "a formula"}
+from quizzes.engine import kinds
 
 
 def max_answer_length(kind: str | None) -> int:
-    """The longest answer a part of `kind` accepts: the grader's own limit, so the input box,
-    the server's refusal and the grader never disagree."""
-    return min(_LENGTH_BY_KIND.get(kind or "", MAX_ANSWER_LENGTH), MAX_ANSWER_LENGTH)
+    """The longest answer a part of `kind` accepts: its kind's limit (the grader's own), so the
+    input box, the server's refusal and the grader never disagree."""
+    return kinds.max_answer_length(kind)
 
 
 def too_long_message(text: str, kind: str | None) -> str | None:
     """Why `text` is too long for a part of `kind`, or None when it fits."""
-    limit = max_answer_length(kind)
-    if len(text) <= limit:
-        return None
-    noun = _KIND_NOUN.get(kind or "", "an answer")
-    return (
-        f"That answer is {len(text):,} characters long; the limit for {noun} is {limit}. "
-        "Write it more compactly."
-    )
+    return kinds.too_long_message(text, kind)
 
 
 class QuestionUnavailable(Exception):
@@ -99,9 +84,16 @@ def common_error_values(row) -> dict[str, dict[str, float]]:
 
 
 def part_kind(row, part_id: str) -> str | None:
+    """The kind name of one part of a stored variant, or None when it has no such part."""
+    answer_kind = kind_of(row, part_id)
+    return answer_kind.name if answer_kind is not None else None
+
+
+def kind_of(row, part_id: str) -> kinds.AnswerKind | None:
+    """The answer kind (``quizzes.engine.kinds``) of one part, or None when there is none."""
     template = template_for(row.version)
     try:
-        return template.part(part_id).kind
+        return kinds.kind_for(template.part(part_id))
     except KeyError:
         return None
 
@@ -113,32 +105,18 @@ def part_points(row) -> dict[str, float]:
 # -- grading ---------------------------------------------------------------------------------
 
 
-def _grade_fn(kind: str, **kwargs):
-    """Numbers are graded in this process; formulas under the pool's time and memory limits."""
-    if kind == "numeric":
-        return grading.grade_numeric(**kwargs)
-    in_pool = getattr(grading, "grade_in_pool", None)
-    if in_pool is not None:
-        return in_pool(kind, **kwargs)
-    return grading.grade_symbolic(**kwargs)
-
-
 def grade(row, part_id: str, raw: str | list[str], *, earlier: Mapping[str, float]):
-    """The engine's grade of `raw` for one part, with earlier part values for carry-forward."""
+    """The engine's grade of `raw` for one part, with earlier part values for carry-forward;
+    the part's kind decides which grader runs and whether under the pool's limits."""
     template = template_for(row.version)
-    return engine.grade_part(
-        template, engine_variant(row), part_id, raw, earlier=dict(earlier), grade_fn=_grade_fn
-    )
+    return engine.grade_part(template, engine_variant(row), part_id, raw, earlier=dict(earlier))
 
 
 def preview(row, part_id: str, raw: str) -> tuple[str, bool, str]:
     """How a formula answer will be read: (plain text or why it cannot be read, ok, LaTeX)."""
     part = template_for(row.version).part(part_id)
     variables = {name: domain for name, domain in part.variables}
-    preview_formula = getattr(grading, "preview_formula", None)
-    if preview_formula is None:
-        from quizzes.grading.formula.grade import preview_formula
-    result = preview_formula(raw, variables)
+    result = grading.preview_formula(raw, variables)
     if not result.ok:
         return result.error or "This formula cannot be read.", False, ""
     return result.interpreted or "", True, result.latex or ""
@@ -146,7 +124,7 @@ def preview(row, part_id: str, raw: str) -> tuple[str, bool, str]:
 
 def formula_latex(raw: str, variables) -> str:
     """LaTeX of a readable formula answer (for showing it as math), or "" when it is not."""
-    if not raw or len(raw) > MAX_FORMULA_LENGTH:
+    if not raw or len(raw) > kinds.MAX_ANSWER_LENGTH:
         return ""
     try:
         result = grading.preview_formula(raw, list(variables))
@@ -176,7 +154,8 @@ def read_back(row, part_id: str, raw: str) -> tuple[bool, str]:
     if not text:
         return False, "No answer saved yet."
     part = template_for(row.version).part(part_id)
-    if part.kind == "choice":
+    if part.kind not in ("numeric", "formula"):
+        # Choices have nothing to read; other kinds (a range) are read by their own grader.
         return True, ""
     if part.kind == "formula":
         reading, ok, _ = preview(row, part_id, text)

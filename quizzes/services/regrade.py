@@ -26,6 +26,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from quizzes import engine
+from quizzes.engine import kinds
 from quizzes.models import (
     Attempt,
     AttemptStatus,
@@ -39,7 +40,6 @@ from quizzes.models import (
     Variant,
 )
 from quizzes.services import questions, scoring
-from quizzes.services.attempts import stored_choice
 
 BATCH = 100
 PREVIEW_LIMIT = 5000
@@ -110,7 +110,7 @@ class VariantRegrade:
 
 
 def _response_input(part: engine.Part, raw: str):
-    return stored_choice(raw) if part.kind == "choice" else raw
+    return kinds.kind_for(part).from_stored(raw)
 
 
 def regrade_variant(row: Variant, template: engine.Template, *, recompute: bool) -> VariantRegrade:
@@ -147,7 +147,6 @@ def regrade_variant(row: Variant, template: engine.Template, *, recompute: bool)
             part.id,
             _response_input(part, response.raw),
             earlier=earlier,
-            grade_fn=questions._grade_fn,
         )
         if grade.status == "invalid":
             # A counted try stays a counted try (a wrong dimension, graded "incorrect" when it

@@ -12,8 +12,6 @@ written with `bulk_create` in batches; nothing here grades a response.
 
 from __future__ import annotations
 
-import json
-import math
 import random
 import uuid
 from collections import defaultdict
@@ -27,9 +25,9 @@ from django.contrib.auth.hashers import make_password
 from django.db import transaction
 from django.utils import timezone
 
-from content.physics import format_quantity
 from courseware.models import Chapter, Enrollment, ReadingProgress, Role
 from quizzes import engine
+from quizzes.engine import kinds
 from quizzes.models import (
     Attempt,
     AttemptStatus,
@@ -347,39 +345,4 @@ def _response(part_id, raw, status, try_number, when, value=None, diagnosis=""):
 
 def _answer(part, answer, common: dict, right: bool, rng):
     """(raw text, value, diagnosis) of a right or typically wrong answer to one part."""
-    if part.kind == "numeric" and isinstance(answer, (int, float)):
-        diagnosis = ""
-        value = float(answer)
-        if not right:
-            if common and rng.random() < 0.7:
-                diagnosis = rng.choice(sorted(common))
-                value = float(common[diagnosis])
-            else:
-                value = value * rng.choice([0.5, 0.7, 1.4, 2.0, 3.0])
-        return _quantity(value, part.unit), value, diagnosis
-    if part.kind == "choice":
-        options = [o.id for o in part.options]
-        correct = list(answer or [])
-        if right:
-            picked = correct
-            diagnosis = ""
-        else:
-            wrong = [o for o in part.options if o.id not in correct] or part.options
-            option = rng.choice(wrong)
-            picked, diagnosis = [option.id], option.diagnosis or ""
-        picked = picked or options[:1]
-        raw = picked[0] if len(picked) == 1 else json.dumps(picked)
-        return raw, None, diagnosis
-    text = str(answer or "")
-    return (text if right else f"({text})*2" if text else "n"), None, ""
-
-
-def _quantity(value: float, unit: str | None) -> str:
-    if not math.isfinite(value):
-        return "0"
-    if unit:
-        try:
-            return format_quantity(value, unit)
-        except (ValueError, KeyError):
-            pass
-    return f"{value:.4g}" + (f" {unit}" if unit else "")
+    return kinds.kind_for(part).demo_answer(part, answer, common, right, rng)

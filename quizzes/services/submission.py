@@ -19,7 +19,7 @@ from quizzes.models import (
 )
 from quizzes.services import questions, scoring
 from quizzes.services.availability import QuizRuleError, QuizWindow, student_window
-from quizzes.services.parts import grade_answer, states_of, stored_choice
+from quizzes.services.parts import grade_answer, states_of
 
 
 def check_open(attempt: Attempt, window: QuizWindow, now: datetime) -> None:
@@ -70,9 +70,9 @@ def _grade_saved_answers(attempt: Attempt, variants: list[Variant]) -> list[tupl
             raw = saved.get((variant.pk, part_id), "")
             if (variant.pk, part_id) in graded or not raw.strip():
                 continue
-            kind = questions.part_kind(variant, part_id)
-            clean = stored_choice(raw) if kind == "choice" else raw
+            kind = questions.kind_of(variant, part_id)
             try:
+                clean = kind.from_stored(raw)
                 grade = grade_answer(variant, part_id, clean, states)
             except Exception:  # noqa: BLE001 - one broken part must not block the submission
                 continue

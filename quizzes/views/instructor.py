@@ -17,10 +17,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from content.physics import format_quantity
 from courseware.models import Chapter, Role
 from courseware.roles import instructor_required
 from quizzes import engine
+from quizzes.engine import kinds
 from quizzes.models import Attempt, QuestionTemplate, Quiz, QuizItem
 from quizzes.presenters.markup import render_markdown_math as render_markdown
 from quizzes.services import analytics, instructor
@@ -165,15 +165,12 @@ def student_detail(request: HttpRequest, user_id: int) -> HttpResponse:
     return render(request, "instructor/student_detail.html", context)
 
 
-def _answer_text(part: engine.Part, answer) -> str:
-    if part.kind == "numeric" and isinstance(answer, (int, float)):
-        try:
-            return format_quantity(float(answer), part.unit) if part.unit else f"{answer:.6g}"
-        except (ValueError, KeyError):
-            return f"{answer:.6g} {part.unit or ''}".strip()
-    if isinstance(answer, (list, tuple)):
-        return ", ".join(str(a) for a in answer)
-    return str(answer)
+def _answer_text(part: engine.Part, answer, options=None) -> str:
+    """The answer key of one part (with options, "id: text" per right option)."""
+    kind = kinds.kind_for(part)
+    if options is not None and kind.has_options:
+        return kind.answer_text(part, answer, options=options)
+    return kind.answer_text(part, answer)
 
 
 def _variant_view(row) -> dict:
@@ -191,9 +188,7 @@ def _variant_view(row) -> dict:
             rendered = engine.render_part(template, variant, part.id)
             options = dict(rendered.options)
             answer = variant.answers.get(part.id)
-            key = _answer_text(part, answer)
-            if part.kind == "choice" and isinstance(answer, (list, tuple)):
-                key = "; ".join(f"{oid}: {options.get(oid, '')}" for oid in answer)
+            key = _answer_text(part, answer, options)
             parts.append(
                 {
                     "id": part.id,

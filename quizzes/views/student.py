@@ -259,10 +259,11 @@ def preview_part(request: HttpRequest, attempt_id: int, variant_id: int, part_id
     attempt = _attempt(request, attempt_id)
     variant = _variant(attempt, variant_id)
     raw = request.GET.get("answer", "")
-    if questions.part_kind(variant, part_id) != "formula":
+    kind = questions.kind_of(variant, part_id)
+    if kind is None or not kind.math_answers:
         raise Http404("Only formula parts have a preview.")
     text, ok, latex = "", True, ""
-    limit = questions.max_answer_length("formula")
+    limit = questions.max_answer_length(kind.name)
     if len(raw) > limit:
         text, ok = f"Too long: at most {limit} characters.", False
     elif raw.strip():

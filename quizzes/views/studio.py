@@ -15,12 +15,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courseware.roles import author_required
-from quizzes.engine import CHAPTERS
+from quizzes.engine import CHAPTERS, kinds
 from quizzes.models import QuestionTemplate, QuizItem, TemplateStatus
 from quizzes.presenters.studio import diff_rows, preview_html, report_view
 from quizzes.services import authoring
 
-KINDS = ("numeric", "formula", "choice", "multi-part")
+# The kinds a template can have: one per answer kind, or several parts.
+KINDS = (*kinds.kind_names(), "multi-part")
 
 
 def page(request: HttpRequest, template: str, context: dict, partial: str | None = None, **kw):
@@ -99,7 +100,7 @@ def _row(template: QuestionTemplate) -> dict:
 @author_required
 def template_create(request: HttpRequest) -> HttpResponse:
     form = {
-        "kind": request.POST.get("kind") or request.GET.get("kind") or "numeric",
+        "kind": request.POST.get("kind") or request.GET.get("kind") or KINDS[0],
         "slug": request.POST.get("slug", ""),
         "title": request.POST.get("title", "")[:200],
         "chapter": request.POST.get("chapter", ""),

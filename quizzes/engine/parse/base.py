@@ -27,11 +27,6 @@ TOP_FIELDS = (
     "slug title chapter objectives tags difficulty min_variants parameters constraints "
     "max_tries prompt parts hints solution outcomes plausible"
 ).split()
-PART_FIELDS = {
-    "numeric": "answer unit rtol atol sigfigs decimals factor plausible".split(),
-    "formula": "variables answer".split(),
-    "choice": "options multiple shuffle".split(),
-}
 COMMON_PART_FIELDS = "id kind prompt points uses common_errors".split()
 PARAMETER_KINDS = ("choice", "range", "loguniform", "value")
 

@@ -15,18 +15,17 @@ from pathlib import Path
 import yaml
 from django.db import transaction
 
-from quizzes.engine import CHAPTERS, TemplateError, TemplateIssue
+from quizzes.engine import CHAPTERS, TemplateError, TemplateIssue, kinds
 from quizzes.engine.yamlnodes import PlainYAMLError, check_plain
 from quizzes.models import QuestionTemplate, TemplateStatus
 from quizzes.services.authoring.budgets import deadline_after, preview_budget
 from quizzes.services.bank import TemplateFile, read_template_text
 
 STARTERS_DIR = Path(__file__).resolve().parents[2] / "starters"
-# kind -> (file under quizzes/starters/, label shown to authors)
+# kind -> (file under quizzes/starters/, label shown to authors): each answer kind's own, and
+# one with several parts.
 STARTERS = {
-    "numeric": ("numeric.yaml", "Numeric answer with a unit"),
-    "formula": ("formula.yaml", "Formula (symbolic answer)"),
-    "choice": ("choice.yaml", "Multiple choice"),
+    **{kind.name: kind.starter for kind in kinds.all_kinds() if kind.starter},
     "multi-part": ("multipart.yaml", "Multi-part, with error carried forward"),
 }
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

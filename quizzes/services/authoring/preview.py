@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quizzes import engine
+from quizzes.engine import kinds
 from quizzes.engine.errors import OverBudget
 from quizzes.services.authoring.budgets import deadline_after, preview_budget
 
@@ -41,6 +42,14 @@ class PreviewPart:
     variables: tuple[str, ...]
     answer: str
     tried: TryResult | None = None
+
+    @property
+    def has_options(self) -> bool:
+        return kinds.kind_named(self.kind).has_options
+
+    @property
+    def math_answers(self) -> bool:
+        return kinds.kind_named(self.kind).math_answers
 
 
 @dataclass

@@ -1,0 +1,180 @@
+"""The numeric-interval kind: the student gives a range, "2 TB/s to 5 TB/s", for an estimate.
+
+It is graded by containment and width: correct when the range contains the true value and is
+no wider than the author's ``max_ratio`` (high ÷ low, default 10: an order of magnitude).
+Graded here, in exact fractions, by the grader's own quantity reader (size-checked and fast, so
+it needs no worker pool).  An unreadable range or one in the wrong units costs no try
+("invalid", saying what to fix); a range that is too wide or misses the value is "incorrect",
+with the diagnosis ``interval-too-wide`` or ``interval-misses``.  The feedback never says on
+which side the value lies, so a student cannot home in on it by moving the range.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any
+
+from quizzes.engine.kinds import register
+from quizzes.engine.kinds.base import AnswerKind
+from quizzes.engine.kinds.numeric import (
+    demo_quantity,
+    number_value,
+    parse_number_fields,
+    parse_plausible,
+    quantity_text,
+)
+from quizzes.grading.numbers import MAX_NUMBER_LENGTH
+
+DEFAULT_MAX_RATIO = 10.0
+TOO_WIDE = "interval-too-wide"
+MISSES = "interval-misses"
+# "2 to 5 TB/s", "2 TB/s – 5 TB/s", "2..5 TB/s"; a hyphen is not a separator (3e-4, -2).
+_SEPARATOR = re.compile(r"\s+to\s+|\s*(?:–|—|\.\.)\s*", re.IGNORECASE)
+EXAMPLE = "2 TB/s to 5 TB/s"
+
+
+@register
+class IntervalKind(AnswerKind):
+    name = "interval"
+    fields = ("answer", "unit", "max_ratio", "plausible")
+    noun = "a range"
+    max_length = MAX_NUMBER_LENGTH
+    template_name = "quizzes/kinds/interval.html"
+    starter = ("interval.yaml", "Range estimate (numeric interval)")
+    shows_unit = True
+    numeric_answer = True
+
+    # -- authoring ----------------------------------------------------------------------------
+
+    def parse(self, rules, loc, *, names, answer_names) -> dict[str, Any]:
+        fields = parse_number_fields(rules, loc, answer_names, what="an interval part")
+        ratio = rules.number(loc.get("max_ratio"), "max_ratio")
+        if ratio is not None and ratio <= 1:
+            rules.issue(loc.get("max_ratio"), "max_ratio", "must be more than 1 (high ÷ low)")
+        fields.update(parse_plausible(rules, loc, "an interval part"))
+        fields["extra"] = (("max_ratio", float(ratio or DEFAULT_MAX_RATIO)),)
+        return fields
+
+    def answer(self, template, part, names) -> float:
+        return number_value(template, part.answer, names, "an interval's true value")
+
+    def validate(self, checks, part, variant, seed) -> None:
+        answer = variant.answers[part.id]
+        if not checks.finite_and_plausible(part, answer, seed):
+            return
+        if answer <= 0:
+            message = f"the true value {answer:.4g} must be positive: a range is a ratio apart"
+            checks.failures.add("answer", message, seed, part.id)
+            return
+        own = self.natural_range(part, answer)
+        grade = self._grade(part, own, answer)
+        if grade.status != "correct":
+            message = f"the range {own!r} around its own answer grades {grade.status}"
+            checks.failures.add("grading", f"{message}: {grade.feedback}", seed, part.id)
+
+    def natural_range(self, part, answer: float) -> str:
+        """A range an expert would give: the true value within a factor well under the limit."""
+        spread = _max_ratio(part) ** 0.25
+        low = quantity_text(answer / spread, part.unit, sig=4)
+        high = quantity_text(answer * spread, part.unit, sig=4)
+        return f"{low} to {high}"
+
+    # -- answering ----------------------------------------------------------------------------
+
+    def grade(self, template, variant, part, response, *, earlier, grade_fn):
+        text = response if isinstance(response, str) else " ".join(response)
+        return self._grade(part, text, variant.answers[part.id])
+
+    def _grade(self, part, text: str, true_value: float):
+        from quizzes.grading.results import ResponseError, correct, incorrect, invalid
+
+        try:
+            low, high, shown = read_range(text, part.unit)
+        except ResponseError as error:
+            return invalid(error.message)
+        limit = _max_ratio(part)
+        if high / low > Fraction(limit):
+            return incorrect(
+                f"Your range spans a factor of {float(high / low):.3g}; the widest accepted here "
+                f"is a factor of {limit:g}. Narrow it.",
+                TOO_WIDE,
+                interpreted=shown,
+            )
+        if not low <= Fraction(true_value) <= high:
+            return incorrect(
+                "The value is not inside your range; check the figures your estimate uses.",
+                MISSES,
+                interpreted=shown,
+            )
+        return correct(interpreted=shown)
+
+    # -- showing ------------------------------------------------------------------------------
+
+    def answer_text(self, part, answer, *, sig=None) -> str:
+        if not isinstance(answer, (int, float)) or isinstance(answer, bool):
+            return super().answer_text(part, answer)
+        value = quantity_text(float(answer), part.unit, sig=sig)
+        return f"{value} (any range that contains it, at most {_max_ratio(part):g}× wide)"
+
+    def demo_answer(self, part, answer, common, right, rng):
+        if not isinstance(answer, (int, float)) or answer <= 0:
+            return super().demo_answer(part, answer, common, right, rng)
+        spread = _max_ratio(part) ** rng.uniform(0.1, 0.45)
+        centre = answer * (1 if right else rng.choice([0.1, 8.0]) * spread)
+        low = demo_quantity(centre / spread, part.unit)
+        high = demo_quantity(centre * spread, part.unit)
+        return f"{low} to {high}", None, "" if right else MISSES
+
+
+def _max_ratio(part) -> float:
+    return float(part.setting("max_ratio", DEFAULT_MAX_RATIO))
+
+
+def read_range(text: str, unit: str | None) -> tuple[Fraction, Fraction, str]:
+    """(low, high, how it was read) of "2 to 5 TB/s", both ends exactly in the SI base of
+    `unit`; raises ResponseError with a message for the student."""
+    from quizzes.grading.quantities import describe_dimensions, example_unit, parse_unit
+    from quizzes.grading.results import ResponseError
+
+    sides = _SEPARATOR.split(text.strip())
+    if len(sides) != 2 or not all(side.strip() for side in sides):
+        raise ResponseError(f"Write a range as its low end, 'to', then its high end: {EXAMPLE}.")
+    target = parse_unit(unit) if unit else None
+    high = _read_end(sides[1], unit)
+    low = _read_end(sides[0], unit, default_unit=high.unit)
+    for end in (low, high):
+        if (end.unit.dimensions if end.unit else ()) != (target.dimensions if target else ()):
+            if target is None:
+                raise ResponseError("This range is a plain number range: leave out the unit.")
+            wanted, _ = describe_dimensions(target.dimensions)
+            raise ResponseError(
+                f"The question asks for {wanted}: give both ends in a unit such as "
+                f"{example_unit(target)}."
+            )
+    low_value, high_value = low.in_base_of(target), high.in_base_of(target)
+    if low_value <= 0:
+        raise ResponseError("Both ends of the range must be more than zero.")
+    if low_value > high_value:
+        raise ResponseError("Write the smaller end first, as in " + EXAMPLE + ".")
+    shown = " to ".join(_shown(end) for end in (low, high))
+    return low_value, high_value, shown
+
+
+def _read_end(text: str, unit: str | None, default_unit=None):
+    from quizzes.grading.quantities import parse_quantity
+
+    end = parse_quantity(text.strip(), None)
+    if end.unit is None and default_unit is not None:
+        # "2 to 5 TB/s": the low end takes the high end's unit.
+        end = type(end)(end.number, default_unit)
+    if end.unit is None and unit is not None:
+        end = parse_quantity(text.strip(), unit)  # refuses the missing unit with an example
+    return end
+
+
+def _shown(end) -> str:
+    from quizzes.grading.numbers import format_number
+
+    number = format_number(end.number.value)
+    return f"{number} {end.unit.text}" if end.unit else number
