@@ -122,3 +122,9 @@ def test_my_progress_tells_of_an_override_and_a_regrade_with_reasons(
     assert "1.5 of 2 points" in html and "Reason: Unit typo forgiven" in html
     assert "A regrade changed the grade" in html and "incorrect → correct" in html
     assert "correct → incorrect" not in html  # another student's change stays theirs
+
+
+def test_a_login_redirect_says_why_the_form_is_there(client, course):
+    html = client.get("/accounts/login/?next=/quizzes/").content.decode()
+    assert "Log in to continue to that page" in html
+    assert "Log in to continue" not in client.get("/accounts/login/").content.decode()
