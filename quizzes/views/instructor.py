@@ -247,7 +247,7 @@ def override_score(request: HttpRequest, attempt_id: int) -> HttpResponse:
     if form.cleaned_data["item"]:
         item = QuizItem.objects.filter(pk=form.cleaned_data["item"], quiz=attempt.quiz).first()
         if item is None:
-            return refuse("Unknown question: choose one from the list.")
+            return refuse("That is an unknown question: choose one from the list.")
     try:
         instructor.override_score(
             attempt=attempt,

@@ -219,6 +219,15 @@ class Cell:
     in_progress: bool = False
     attempt_id: int | None = None
 
+    # Rounded for people (16.33, 11.5); exports keep the exact points.
+    @property
+    def best_shown(self) -> float | None:
+        return None if self.best is None else round(float(self.best), 2)
+
+    @property
+    def max_shown(self) -> float | None:
+        return None if self.max_score is None else round(float(self.max_score), 2)
+
 
 @dataclass
 class Gradebook:
@@ -346,8 +355,8 @@ def _gradebook_rows(course, quizzes, people) -> list[dict]:
             {
                 "student": p,
                 "cells": row_cells,
-                "total": total,
-                "total_max": total_max,
+                "total": round(float(total), 2),
+                "total_max": round(float(total_max), 2),
                 "total_fraction": _fraction(total, total_max),
             }
         )
