@@ -171,7 +171,8 @@ AXES_CLIENT_IP_CALLABLE = "courseware.throttling.client_ip"
 PROXY_COUNT = int(os.environ.get("DJANGO_PROXY_COUNT", "0"))
 
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "courseware:home"
+# By role: an instructor lands on the dashboard, an author in the studio (quizzes.views.landing).
+LOGIN_REDIRECT_URL = "quizzes:landing"
 LOGOUT_REDIRECT_URL = "courseware:home"
 
 LANGUAGE_CODE = "en-us"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.utils.text import slugify
 
 from content.expressions import ExpressionError
 
@@ -174,3 +175,18 @@ def sync_chapters(*, course: Course, files: list[ChapterFile]) -> SyncReport:
     slugs = {f.slug for f in files}
     report.without_file = sorted(slug for slug in existing if slug not in slugs)
     return report
+
+
+_HEADING = re.compile(r"^#{2,4}\s+(?P<text>.+?)\s*(?:\{#(?P<id>[\w-]+)\})?\s*$", re.MULTILINE)
+
+
+def section_heading(source: str, anchor: str) -> str:
+    """The text of the chapter heading that `anchor` links to (an explicit `{#id}` or the
+    heading's slug), for link texts that say where they go; "" when there is none."""
+    if not anchor:
+        return ""
+    for match in _HEADING.finditer(source or ""):
+        text = match["text"]
+        if match["id"] == anchor or (not match["id"] and slugify(text) == anchor):
+            return re.sub(r"[*_`$]", "", text)
+    return ""

@@ -6,6 +6,11 @@ class QuizzesConfig(AppConfig):
     verbose_name = "Quizzes"
 
     def ready(self):
+        # The course home lists a student's open attempts and due quizzes.
+        from courseware import home_panels
+        from quizzes.views.landing import open_work
+
+        home_panels.register(open_work)
         # The grading pool is a pure executor: its size, timeout and memory limit come from
         # settings.GRADING_POOL (each one left out is read from its environment variable).
         from django.conf import settings

@@ -2,13 +2,14 @@
 
 from django.urls import path
 
-from quizzes.views import student
+from quizzes.views import landing, student
 
 app_name = "quizzes"
 
 _part = "attempts/<int:attempt_id>/variants/<int:variant_id>/parts/<slug:part_id>/"
 
 urlpatterns = [
+    path("welcome/", landing.landing, name="landing"),
     path("quizzes/", student.quiz_list, name="quiz_list"),
     path("quizzes/chapter/<slug:chapter_slug>/", student.chapter_quiz, name="chapter_quiz"),
     path("quizzes/<slug:slug>/", student.quiz_detail, name="quiz_detail"),

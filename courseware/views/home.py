@@ -6,6 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from .. import home_panels
 from ..models import Chapter, Course, ReadingProgress
 
 
@@ -31,6 +32,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "read_ids": read_ids,
         "chapters_total": len(chapters),
         "chapters_read": len(read_ids),
+        "panels": home_panels.panels(request, course),
     }
     return render(request, "courseware/home.html", context)
 

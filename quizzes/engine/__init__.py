@@ -36,6 +36,7 @@ from quizzes.engine.render import (
     render_part,
     render_parts,
     render_prompt,
+    render_scoped_hints,
     render_solution,
 )
 from quizzes.engine.validate import (
@@ -83,6 +84,7 @@ __all__ = [
     "load_templates_collecting",
     "parse_template",
     "render_hints",
+    "render_scoped_hints",
     "render_part",
     "render_parts",
     "render_prompt",

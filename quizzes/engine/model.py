@@ -108,6 +108,9 @@ class Part:
 class Hint:
     after: int
     text: Text
+    # The part it helps with: shown beside that part, after `after` wrong tries at that part.
+    # None: a hint about the whole question, after `after` wrong tries at any of its parts.
+    part: str | None = None
 
 
 @dataclass(frozen=True)

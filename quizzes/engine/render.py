@@ -102,6 +102,21 @@ def render_hints(template: Template, variant: Variant, tries: int) -> list[str]:
         ]
 
 
+def render_scoped_hints(
+    template: Template, variant: Variant, wrong_by_part: dict[str, int]
+) -> list[tuple[str | None, str]]:
+    """(part id or None, text) of each hint earned: a part's hint after wrong tries at that
+    part, a question's hint after wrong tries at any part, in template order."""
+    names = names_for(variant.params, variant.answers)
+    total = sum(wrong_by_part.values())
+    with variant.replaying():
+        return [
+            (hint.part, render_text(template, hint.text, names))
+            for hint in template.hints
+            if hint.after <= (wrong_by_part.get(hint.part, 0) if hint.part else total)
+        ]
+
+
 def render_everything(template: Template, variant: Variant) -> None:
     """Render every text the variant can show (prompt, parts, options, all hints, solution,
     feedback), discarding the result: generation does this to record the catalog look-ups."""

@@ -22,8 +22,8 @@ from quizzes.presenters.display import (
     PartView,
     QuestionView,
     correct_answer_html,
-    hints_html,
     question_view,
+    scoped_hints_html,
     solution_html,
 )
 from quizzes.presenters.markup import render_feedback, render_inline
@@ -137,6 +137,12 @@ class StudentPart:
     # "<variant pk>-<part id>": the suffix of the part's element ids, built once here because the
     # page repeats it a dozen times per part.
     dom: str = ""
+    # The hints earned for this part alone (a question's other hints are on its block).
+    hints: list = field(default_factory=list)
+    # An open exam's saved answer as it will be read: "saved", "empty" or "unreadable", and
+    # what the student is told ("Read as 3.25 GB", why it cannot be read).
+    save_state: str = ""
+    save_message: str = ""
     # The part's form URLs (`PartLinks`): Check, exam autosave, formula preview.
     check_url: str = ""
     autosave_url: str = ""
@@ -346,12 +352,22 @@ def item_block(
                 preview_url=links.url("preview_part", variant.pk, view.id),
             )
         )
+    if variant.attempt.quiz.is_exam and not submitted:
+        for part in block.parts:
+            part.save_state, part.save_message = questions.saved_state(
+                variant, part.view.id, part.saved
+            )
     if show:
-        wrong_tries = sum(
-            1 for s in states.values() for r in s.graded if r.status != ResponseStatus.CORRECT
-        )
+        wrong = {
+            part_id: sum(1 for r in s.graded if r.status != ResponseStatus.CORRECT)
+            for part_id, s in states.items()
+        }
         if not submitted:
-            block.hints = hints_html(variant, wrong_tries)
+            # A hint that names its part shows beside that part, after wrong tries at it alone.
+            earned = scoped_hints_html(variant, wrong)
+            block.hints = [hint for part_id, hint in earned if part_id is None]
+            for part in block.parts:
+                part.hints = [hint for part_id, hint in earned if part_id == part.view.id]
         # The solution holds every part's answer: only when each of them may be shown.
         if render_solutions and block.is_final and gate.shows_all(states.values()):
             block.solution = solution_html(variant)

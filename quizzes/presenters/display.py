@@ -206,6 +206,21 @@ def _hints_html(row, tries: int) -> list[SafeString]:
     return [render_markdown_math(hint) for hint in hints]
 
 
+def scoped_hints_html(row, wrong_by_part: dict[str, int]) -> list[tuple[str | None, SafeString]]:
+    """(part id or None, hint) of each hint earned, a part's after wrong tries at that part."""
+    counts = ",".join(f"{k}={v}" for k, v in sorted(wrong_by_part.items()))
+    return list(_cached("scoped-hints", row, lambda: _scoped_hints(row, wrong_by_part), counts))
+
+
+def _scoped_hints(row, wrong_by_part: dict[str, int]) -> list[tuple[str | None, SafeString]]:
+    template = template_for(row.version)
+    try:
+        hints = engine.render_scoped_hints(template, engine_variant(row), wrong_by_part)
+    except Exception:  # noqa: BLE001 - hints are optional help
+        return []
+    return [(part, render_markdown_math(text)) for part, text in hints]
+
+
 def solution_html(row) -> SafeString:
     """The worked solution: call only once the variant is final (it holds the answers)."""
     return _cached("solution", row, lambda: _solution_html(row))

@@ -8,6 +8,7 @@ misconception catalogue knows the code) to the section of the book that explains
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -15,6 +16,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from courseware.models import Chapter
+from courseware.services import section_heading
 from quizzes.models import AttemptStatus, Quiz
 from quizzes.services import questions, scoring
 from quizzes.services import student_progress as rows_of
@@ -27,6 +29,8 @@ class QuizRow:
     attempts: list = field(default_factory=list)
     best: Decimal | None = None
     max_score: Decimal | None = None
+    questions: int = 0  # how many questions one attempt asks (pools draw some of theirs)
+    due_at: object = None  # the student's due date: the quiz's, or their extension's
 
     @property
     def open_attempt(self):
@@ -51,18 +55,32 @@ class QuizRow:
         return round(100 * float(self.best) / float(self.max_score))
 
 
+def questions_per_attempt(quiz, pools: list[str]) -> int:
+    """How many questions an attempt asks, given the pool of each of the quiz's items: every
+    unpooled item, `quiz.pools[name]` of a named pool, all of a pool the quiz does not name
+    (the same rule as `attempts.draw_items`)."""
+    sizes = Counter(pools)
+    named = quiz.pools or {}
+    total = sizes.pop("", 0)
+    for pool, size in sizes.items():
+        total += min(int(named[pool]), size) if pool in named else size
+    return total
+
+
 def quiz_rows(course, student) -> list[QuizRow]:
-    """The course's published quizzes (chapter order) with this student's attempts and best
-    released score: 4 queries."""
+    """The course's published quizzes (chapter order) with this student's attempts, best
+    released score, questions per attempt and due date: 5 queries."""
     quizzes = rows_of.visible_quizzes(course)
     rows = {quiz.pk: QuizRow(quiz) for quiz in quizzes}
     overrides = rows_of.attempt_overrides(student)
     extensions = rows_of.extensions_by_quiz(student)
     now = timezone.now()
-    released = {
-        quiz.pk: results_released(quiz, window_for(quiz, extensions.get(quiz.pk)), now)
-        for quiz in quizzes
-    }
+    windows = {quiz.pk: window_for(quiz, extensions.get(quiz.pk)) for quiz in quizzes}
+    released = {quiz.pk: results_released(quiz, windows[quiz.pk], now) for quiz in quizzes}
+    pools = rows_of.item_pools(quizzes)
+    for quiz in quizzes:
+        rows[quiz.pk].questions = questions_per_attempt(quiz, pools[quiz.pk])
+        rows[quiz.pk].due_at = windows[quiz.pk].due_at
     for attempt in rows_of.attempts_of(student, quizzes):
         row = rows[attempt.quiz_id]
         row.attempts.append(attempt)
@@ -143,6 +161,7 @@ class MisconceptionRow:
     title: str
     explanation: str = ""
     url: str = ""
+    place: str = ""  # "Numeric precision: Bits and bytes", the link's text
 
 
 def _misconception(code: str, count: int, chapters: dict[str, Chapter]) -> MisconceptionRow:
@@ -162,6 +181,8 @@ def _misconception(code: str, count: int, chapters: dict[str, Chapter]) -> Misco
             )
         except NoReverseMatch:
             row.url = ""
+        heading = section_heading(chapter.source, entry.anchor)
+        row.place = f"{chapter.title}: {heading}" if heading else chapter.title
     return row
 
 

@@ -24,6 +24,7 @@ from django.db.models import Count, Max, Q
 from django.urls import NoReverseMatch, reverse
 
 from courseware.models import Chapter
+from courseware.services import section_heading
 from quizzes.models import (
     AttemptStatus,
     QuestionTemplate,
@@ -163,6 +164,17 @@ def misconception_info(code: str) -> MisconceptionInfo:
         if url and anchor:
             url += f"#{anchor}"
     return MisconceptionInfo(code, str(title), str(_field(entry, "explanation") or ""), url)
+
+
+def explained_in(info: MisconceptionInfo, book: dict[str, tuple[str, str]]) -> str:
+    """A link text that says where `info.url` goes: "Numeric precision: Bits and bytes"."""
+    path, _, anchor = info.url.partition("#")
+    slug = path.rstrip("/").rsplit("/", 1)[-1] if path else ""
+    if slug not in book:
+        return ""
+    title, source = book[slug]
+    heading = section_heading(source, anchor)
+    return f"{title}: {heading}" if heading else title
 
 
 def _field(entry, name: str):
@@ -414,7 +426,13 @@ def misconception_map(course) -> list[dict]:
         )
     ):
         places[code].append({"slug": slug, "chapter": chapter, "count": n, "students": students})
-    titles = dict(Chapter.objects.filter(part__course=course).values_list("slug", "title"))
+    book = {
+        slug: (title, source)
+        for slug, title, source in Chapter.objects.filter(part__course=course).values_list(
+            "slug", "title", "source"
+        )
+    }
+    titles = {slug: title for slug, (title, _) in book.items()}
     chapters: dict[str, list] = defaultdict(list)
     for code, chapter, n, students in (
         wrong.values("diagnosis", "variant__item__template__chapter_slug")
@@ -434,7 +452,8 @@ def misconception_map(course) -> list[dict]:
     rows = [
         {
             "code": code,
-            "info": misconception_info(code),
+            "info": (info := misconception_info(code)),
+            "place": explained_in(info, book),
             "count": n,
             "students": students,
             "templates": places[code],

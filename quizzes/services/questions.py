@@ -131,3 +131,60 @@ def formula_latex(raw: str, variables) -> str:
     except Exception:  # noqa: BLE001 - a display nicety; the graded text is shown instead
         return ""
     return (result.latex or "") if result.ok else ""
+
+
+def saved_state(row, part_id: str, raw: str) -> tuple[str, str]:
+    """("saved" | "empty" | "unreadable", what the student is told) for an exam's saved text."""
+    if not (raw or "").strip():
+        return "empty", "No answer saved yet."
+    try:
+        readable, text = read_back(row, part_id, raw)
+    except QuestionUnavailable:
+        return "saved", ""
+    return ("saved" if readable else "unreadable"), text
+
+
+def read_back(row, part_id: str, raw: str) -> tuple[bool, str]:
+    """How an exam answer will be read when it is graded, without grading it: (readable, text).
+
+    "Read as 3.25 GB" (26 Gbit, in the part's base unit), why it cannot be read, or the
+    formula's reading. Nothing here depends on the correct answer, only on the part's unit or
+    variables, which the question already shows."""
+    text = (raw or "").strip()
+    if not text:
+        return False, "No answer saved yet."
+    part = template_for(row.version).part(part_id)
+    if part.kind not in ("numeric", "formula"):
+        # Choices have nothing to read; other kinds (a range) are read by their own grader.
+        return True, ""
+    if part.kind == "formula":
+        reading, ok, _ = preview(row, part_id, text)
+        return ok, (f"Read as {reading}" if ok and reading else reading or "Saved.")
+    from quizzes.grading.numbers import format_number
+    from quizzes.grading.quantities import describe_dimensions, parse_quantity, parse_unit
+    from quizzes.grading.results import ResponseError
+    from quizzes.grading.shorthand import read_count
+
+    try:
+        target = parse_unit(part.unit) if part.unit else None
+        dims = target.dimensions if target else ()
+        quantity = (read_count(text) if not dims else None) or parse_quantity(text)
+    except ResponseError as error:
+        return False, f"Cannot be read: {error.message}"
+    except (ValueError, TypeError):
+        return False, "Cannot be read: write a number with its unit."
+    if quantity.dimensions != dims:
+        if quantity.unit is None:
+            return False, "Cannot be read: add a unit."
+        got, _ = describe_dimensions(quantity.dimensions)
+        wanted = describe_dimensions(dims)[0] if dims else "a plain number"
+        return False, f"Cannot be read as {wanted}: {text} is {got}."
+    value = quantity.in_base_of(target)
+    unit = target.base_text if target else ""
+    try:
+        from content.physics import format_quantity
+
+        shown = format_quantity(float(value), unit) if unit else format_number(value)
+    except (ValueError, KeyError):
+        shown = f"{format_number(value)} {unit}".strip()
+    return True, f"Read as {shown}"

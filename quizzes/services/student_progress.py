@@ -10,7 +10,7 @@ from collections import Counter
 from django.db.models import Count, F
 
 from courseware.models import Chapter, ReadingProgress
-from quizzes.models import Attempt, Extension, Quiz, Response, ScoreOverride
+from quizzes.models import Attempt, Extension, Quiz, QuizItem, Response, ScoreOverride
 
 
 def visible_quizzes(course) -> list[Quiz]:
@@ -40,6 +40,14 @@ def attempt_overrides(student) -> dict[int, list[ScoreOverride]]:
 def extensions_by_quiz(student) -> dict[int, Extension]:
     """1 query."""
     return {e.quiz_id: e for e in Extension.objects.filter(student=student)}
+
+
+def item_pools(quizzes) -> dict[int, list[str]]:
+    """The pool of each item of each quiz ("" for an unpooled one), by quiz id: 1 query."""
+    pools: dict[int, list[str]] = {quiz.pk: [] for quiz in quizzes}
+    for quiz_id, pool in QuizItem.objects.filter(quiz__in=quizzes).values_list("quiz_id", "pool"):
+        pools[quiz_id].append(pool)
+    return pools
 
 
 def attempts_of(student, quizzes) -> list[Attempt]:

@@ -17,7 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from courseware.models import Role
+from courseware.models import Chapter, Role
 from courseware.roles import instructor_required
 from quizzes import engine
 from quizzes.engine import kinds
@@ -109,6 +109,10 @@ def gradebook(request: HttpRequest) -> HttpResponse:
 # ---------------------------------------------------------------- one student
 
 
+FAILED_OVERRIDE = "instructor_failed_override"
+OVERRIDE_FIELDS = {"score": "New score", "reason": "Reason", "item": "Applies to"}
+
+
 class OverrideForm(forms.Form):
     item = forms.IntegerField(required=False, widget=forms.HiddenInput)
     score = forms.DecimalField(max_digits=8, decimal_places=3, min_value=0)
@@ -148,6 +152,10 @@ def student_detail(request: HttpRequest, user_id: int) -> HttpResponse:
     for attempt in history["attempts"]:
         for variant in attempt.variant_list:
             variant.view = _variant_view(variant)
+    # A refused override comes back once, to be shown in its own form with what was typed.
+    failed = request.session.pop(FAILED_OVERRIDE, None)
+    for attempt in history["attempts"]:
+        attempt.failed_override = failed if failed and failed["attempt"] == attempt.pk else None
     context = {
         "student": student,
         **history,
@@ -215,16 +223,31 @@ def override_score(request: HttpRequest, attempt_id: int) -> HttpResponse:
         reverse("instructor:student_detail", args=[attempt.student_id]) + f"#attempt-{attempt.pk}"
     )
     form = OverrideForm(request.POST)
-    if not form.is_valid():
-        errors = "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
-        messages.error(request, f"The override was not saved. {errors}")
+
+    def refuse(error: str) -> HttpResponse:
+        # The error and the typed values go back to this attempt's form, which opens with them.
+        request.session[FAILED_OVERRIDE] = {
+            "attempt": attempt.pk,
+            "item": request.POST.get("item", "")[:20],
+            "score": request.POST.get("score", "")[:20],
+            "reason": request.POST.get("reason", "")[:2000],
+            "error": error,
+        }
+        messages.error(request, f"The override was not saved. {error}")
         return redirect(back)
+
+    if not form.is_valid():
+        return refuse(
+            " ".join(
+                f"{OVERRIDE_FIELDS.get(name, name)}: {' '.join(errors)}"
+                for name, errors in form.errors.items()
+            )
+        )
     item = None
     if form.cleaned_data["item"]:
         item = QuizItem.objects.filter(pk=form.cleaned_data["item"], quiz=attempt.quiz).first()
         if item is None:
-            messages.error(request, "The override was not saved: unknown question.")
-            return redirect(back)
+            return refuse("That is an unknown question: choose one from the list.")
     try:
         instructor.override_score(
             attempt=attempt,
@@ -234,7 +257,7 @@ def override_score(request: HttpRequest, attempt_id: int) -> HttpResponse:
             by=request.user,
         )
     except ValidationError as error:
-        messages.error(request, "The override was not saved. " + " ".join(error.messages))
+        return refuse(" ".join(error.messages))
     else:
         messages.success(request, "Override saved.")
     return redirect(back)
@@ -275,7 +298,56 @@ def grant_extension(request: HttpRequest, user_id: int) -> HttpResponse:
 @instructor_required
 def item_index(request: HttpRequest) -> HttpResponse:
     stats = analytics.template_index(request.course)
-    return render(request, "instructor/item_index.html", {"templates": stats})
+    book = Chapter.objects.for_course(request.course).order_by("part__number", "order")
+    chapters = {c.slug: c for c in book}
+    book_order = {slug: n for n, slug in enumerate(chapters)}
+    for t in stats:
+        chapter = chapters.get(t.chapter_slug or "")
+        t.chapter_title = chapter.title if chapter else (t.chapter_slug or "")
+    sort = request.GET.get("sort", "chapter")
+    if sort not in ITEM_SORTS:
+        sort = "chapter"
+    descending = request.GET.get("dir") == "desc"
+    if sort == "chapter":
+        # The book's reading order, then the template's title; templates of no chapter last.
+        stats.sort(key=lambda t: (book_order.get(t.chapter_slug or "", len(book_order)), t.title))
+        if descending:
+            stats.reverse()
+    else:
+        # A template with no figure yet goes last whichever the direction.
+        known = [t for t in stats if getattr(t, ITEM_SORTS[sort]) is not None]
+        unknown = [t for t in stats if getattr(t, ITEM_SORTS[sort]) is None]
+        known.sort(key=lambda t: (getattr(t, ITEM_SORTS[sort]), t.title), reverse=descending)
+        stats = known + unknown
+    columns = [
+        (key, label, key == sort, "desc" if key == sort and not descending else "asc")
+        for key, label in ITEM_COLUMNS
+    ]
+    context = {"templates": stats, "sort": sort, "descending": descending, "columns": columns}
+    return render(request, "instructor/item_index.html", context)
+
+
+# Sortable columns of the item index: query value -> ItemStats attribute, and their headers.
+ITEM_SORTS = {
+    "chapter": "chapter_slug",
+    "title": "title",
+    "answered": "observations",
+    "mean": "mean_score",
+    "first": "first_try_success",
+    "p": "p_value",
+    "r": "discrimination",
+    "ul": "upper_lower",
+}
+ITEM_COLUMNS = [
+    ("title", "Template"),
+    ("chapter", "Chapter"),
+    ("answered", "Answered"),
+    ("mean", "Mean score"),
+    ("first", "First-try success"),
+    ("p", "Difficulty (p)"),
+    ("r", "Discrimination (r)"),
+    ("ul", "Upper−lower"),
+]
 
 
 @require_GET

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterable, Iterator
+from decimal import Decimal
 from itertools import islice
 
 from django.db.models import Count, Max, Q
@@ -121,6 +122,15 @@ def export_responses_json(request: HttpRequest) -> StreamingHttpResponse:
     return _download(stream(), "application/json", "responses", "json")
 
 
+def _points(value) -> str:
+    """Points exactly as stored (three decimals), without the database's float noise: SQLite's
+    MAX hands back 16.3330000000000 for 16.333; trailing zeros go (17.5, 20)."""
+    if value is None:
+        return ""
+    text = f"{Decimal(str(value)).quantize(Decimal('0.001')):f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 @require_GET
 @instructor_required
 def export_gradebook_csv(request: HttpRequest) -> StreamingHttpResponse:
@@ -157,8 +167,8 @@ def export_gradebook_csv(request: HttpRequest) -> StreamingHttpResponse:
                 for quiz, _ in quizzes:
                     best, top, n, late = cells.get((pk, quiz), (None, None, 0, None))
                     row += [
-                        "" if best is None else best,
-                        "" if top is None else top,
+                        _points(best),
+                        _points(top),
                         n,
                         "yes" if late else "",
                     ]

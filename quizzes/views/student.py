@@ -27,6 +27,7 @@ from quizzes.presenters import progress as progress_data
 from quizzes.presenters.attempt import attempt_blocks, checked_block
 from quizzes.presenters.markup import render_inline
 from quizzes.presenters.results import override_notes, result_items
+from quizzes.presenters.score_notices import score_notices
 from quizzes.services import attempts as service
 from quizzes.services import questions
 from quizzes.services.availability import QuizRuleError, results_released, student_window
@@ -96,7 +97,8 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "limit_reached": bool(quiz.max_attempts and used >= quiz.max_attempts),
         "is_late_now": window.is_late(now),
         "is_student": request.course_role == Role.STUDENT,
-        "item_count": quiz.items.count(),
+        "item_count": len(pools := list(quiz.items.values_list("pool", flat=True))),
+        "questions_per_attempt": progress_data.questions_per_attempt(quiz, pools),
         "released": results_released(quiz, window, now),
     }
     return render(request, "quizzes/quiz_detail.html", context)
@@ -147,11 +149,23 @@ def attempt_detail(request: HttpRequest, attempt_id: int) -> HttpResponse:
         return redirect("quizzes:attempt_results", attempt_id=attempt.pk)
     window = student_window(attempt.quiz, request.user)
     gate = answer_gate(attempt, now=now, window=window)
+    blocks = attempt_blocks(attempt, released=False, gate=gate)
     context = {
         "attempt": attempt,
         "quiz": attempt.quiz,
         "window": window,
-        "blocks": attempt_blocks(attempt, released=False, gate=gate),
+        "blocks": blocks,
+        # An exam's empty or unreadable parts, listed before Submit (quiz.js keeps it current).
+        "incomplete": [
+            (
+                f"Question {block.number}" + (f", part {p.number}" if len(block.parts) > 1 else ""),
+                p.save_state,
+                f"#part-{p.dom}",
+            )
+            for block in blocks
+            for p in block.parts
+            if p.save_state in ("empty", "unreadable")
+        ],
         "is_exam": attempt.quiz.is_exam,
         "refusal": window.refusal(now),
         "now": now,
@@ -268,10 +282,16 @@ def autosave(request: HttpRequest, attempt_id: int, variant_id: int, part_id: st
     variant = _variant(attempt, variant_id)
     now = timezone.now()
     try:
-        service.autosave(
+        saved = service.autosave(
             variant=variant, part_id=part_id, raw=_answer(request), student=request.user, now=now
         )
-        status, message = "saved", f"Saved at {timezone.localtime(now):%H:%M:%S}"
+        # Parsed (never graded) so the student sees how it will be read, or why it cannot be.
+        status, reading = questions.saved_state(variant, part_id, saved.raw)
+        message = f"Saved at {timezone.localtime(now):%H:%M:%S}" + (
+            f" · {reading}" if reading else ""
+        )
+        if status == "unreadable":
+            message += " Fix it before you submit: an answer that cannot be read scores 0."
     except QuizRuleError as refusal:
         status, message = "refused", refusal.message
     if request.htmx:
@@ -350,4 +370,5 @@ def attempt_results(request: HttpRequest, attempt_id: int) -> HttpResponse:
 @student_required
 def progress(request: HttpRequest) -> HttpResponse:
     context = progress_data.progress_context(request.course, request.user)
+    context["score_notices"] = score_notices(request.user)
     return render(request, "quizzes/progress.html", context)

@@ -1,25 +1,127 @@
-// Exam countdown: the server enforces the deadline; this only shows the time left.
+// The attempt page's enhancements; the server enforces every rule, and without JavaScript each
+// form is a plain POST as before.
 (function () {
-  var box = document.querySelector("[data-deadline]");
-  if (!box) return;
-  var end = Date.parse(box.getAttribute("data-deadline"));
-  var out = box.querySelector("[data-countdown]");
-  function pad(n) { return (n < 10 ? "0" : "") + n; }
-  function tick() {
-    var left = Math.max(0, Math.floor((end - Date.now()) / 1000));
-    var h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), s = left % 60;
-    out.textContent = "· " + (h ? h + ":" + pad(m) : m) + ":" + pad(s) + " left";
-    out.classList.toggle("urgent", left < 120);
-    if (left === 0) { window.location.reload(); return; }
-    setTimeout(tick, 1000);
-  }
-  tick();
-})();
+  "use strict";
 
-// Forms with data-confirm ask before posting (submitting an exam cannot be undone). Without
-// JavaScript the form is a plain POST, as it always was.
-document.addEventListener("submit", function (event) {
-  var form = event.target;
-  var question = form && form.getAttribute && form.getAttribute("data-confirm");
-  if (question && !window.confirm(question)) event.preventDefault();
-});
+  // Exam countdown. The ticking figure is hidden from screen readers; the live region speaks
+  // at sensible moments only: every 10 minutes, then at 5, 2 and 1 minute left.
+  var timer = document.querySelector("[data-deadline]");
+  if (timer) {
+    var end = Date.parse(timer.getAttribute("data-deadline"));
+    var out = timer.querySelector("[data-countdown]");
+    var say = timer.querySelector("[data-timer-announce]");
+    var warning = timer.querySelector("[data-timer-warning]");
+    var spoken = {};
+    var pad = function (n) { return (n < 10 ? "0" : "") + n; };
+    var tick = function () {
+      var left = Math.max(0, Math.floor((end - Date.now()) / 1000));
+      var h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), s = left % 60;
+      out.textContent = "· " + (h ? h + ":" + pad(m) : m) + ":" + pad(s) + " left";
+      out.classList.toggle("urgent", left < 300);
+      var minutes = Math.ceil(left / 60);
+      var moment = left > 0 && (minutes === 5 || minutes === 2 || minutes === 1 || minutes % 10 === 0);
+      if (moment && !spoken[minutes] && left % 60 >= 55) {
+        spoken[minutes] = true;
+        if (say) say.textContent = minutes + " minute" + (minutes === 1 ? "" : "s") + " left in this exam.";
+      }
+      if (warning && left <= 300 && left > 0) {
+        warning.hidden = false;
+        warning.textContent = "Less than " + minutes + " minute" + (minutes === 1 ? "" : "s") +
+          " left: your saved answers are graded when the time runs out.";
+      }
+      if (left === 0) { window.location.reload(); return; }
+      setTimeout(tick, 1000);
+    };
+    tick();
+  }
+
+  // The parts that would score 0 as saved now, read from their save status.
+  function incomplete() {
+    var names = [];
+    document.querySelectorAll(".part[data-part-name]").forEach(function (part) {
+      var status = part.querySelector(".save-status");
+      if (!status) return;
+      if (status.classList.contains("empty")) names.push(part.getAttribute("data-part-name") + ": empty");
+      if (status.classList.contains("unreadable")) names.push(part.getAttribute("data-part-name") + ": cannot be read");
+    });
+    return names;
+  }
+
+  // The question navigator: a question whose parts all have a readable saved answer (exam) or
+  // are done (homework) is marked answered; one with an unreadable answer asks for attention.
+  function refreshNavigator() {
+    var total = 0, answeredCount = 0, flaggedCount = 0;
+    document.querySelectorAll("[data-nav-for]").forEach(function (link) {
+      var question = document.getElementById(link.getAttribute("data-nav-for"));
+      if (!question) return;
+      var parts = question.querySelectorAll(".part");
+      var done = 0, bad = false;
+      parts.forEach(function (part) {
+        var status = part.querySelector(".save-status");
+        if (status) {
+          if (status.classList.contains("saved")) done++;
+          if (status.classList.contains("unreadable")) bad = true;
+        } else if (part.classList.contains("final") || part.querySelector(".feedback.correct")) {
+          done++;
+        }
+      });
+      var answered = parts.length > 0 && done === parts.length;
+      link.classList.toggle("answered", answered && !bad);
+      link.classList.toggle("attention", bad);
+      var state = bad ? "an answer cannot be read" : answered ? "answered" : "not answered yet";
+      var flagged = link.classList.contains("flagged");
+      total++; if (answered && !bad) answeredCount++; if (flagged) flaggedCount++;
+      link.setAttribute("aria-label", "Question " + link.getAttribute("data-number") + ", " + state + (flagged ? ", flagged" : ""));
+    });
+    var summary = document.querySelector("[data-nav-summary]");
+    if (summary) {
+      summary.textContent = answeredCount + " of " + total + " answered" +
+        (flaggedCount ? " · " + flaggedCount + " flagged" : "");
+    }
+  }
+  // "Flag for later": the student's own marks, kept in this browser for this attempt. The
+  // button is made here, so a page without JavaScript shows no button that does nothing.
+  var flagKey = "flags:" + window.location.pathname;
+  var flags = {};
+  try { flags = JSON.parse(window.localStorage.getItem(flagKey) || "{}"); } catch (e) { flags = {}; }
+  document.querySelectorAll("section.question[id]").forEach(function (question) {
+    var head = question.querySelector(".question-head");
+    if (!head) return;
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "button secondary small flag-toggle";
+    var show = function () {
+      var on = !!flags[question.id];
+      button.setAttribute("aria-pressed", on ? "true" : "false");
+      button.textContent = on ? "Flagged" : "Flag for later";
+      question.classList.toggle("flagged", on);
+      var link = document.querySelector('[data-nav-for="' + question.id + '"]');
+      if (link) link.classList.toggle("flagged", on);
+      refreshNavigator();
+    };
+    button.addEventListener("click", function () {
+      flags[question.id] = !flags[question.id];
+      try { window.localStorage.setItem(flagKey, JSON.stringify(flags)); } catch (e) { /* private mode */ }
+      show();
+    });
+    head.appendChild(button);
+    show();
+  });
+
+  refreshNavigator();
+  document.addEventListener("htmx:afterSwap", refreshNavigator);
+
+  // Forms with data-confirm ask before posting (submitting an exam cannot be undone), naming
+  // the parts that are empty or cannot be read.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    var question = form && form.getAttribute && form.getAttribute("data-confirm");
+    if (!question) return;
+    var missing = incomplete();
+    if (missing.length) {
+      question = missing.length + " part" + (missing.length === 1 ? "" : "s") +
+        " would score 0 as saved now:\n- " + missing.join("\n- ") + "\n\n" + question;
+    }
+    if (!window.confirm(question)) event.preventDefault();
+  });
+})();

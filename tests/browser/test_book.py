@@ -108,11 +108,47 @@ def test_the_calculator_updates_its_results_as_the_batch_changes(page, book):
 
 def test_the_calculator_shows_a_clear_message_for_a_bad_batch(page, book):
     page.goto("/calculator/")
+    form = page.locator(".calculator-form")
+    left = form.bounding_box()["x"]
     page.get_by_label("Batch size").fill("0")
     page.get_by_role("alert").wait_for()
     assert "Batch size" in page.get_by_role("alert").inner_text()
+    assert form.bounding_box()["x"] == left, "an error must not move the page sideways"
     page.get_by_label("Batch size").fill("4")
     page.locator("#result-weights").wait_for()
+    # The price placeholder follows the accelerator: the A100's catalog price, then none.
+    price = page.get_by_label("Price per device-hour ($)")
+    assert price.get_attribute("placeholder") == "3.20"
+    page.get_by_label("Accelerator").select_option("a100-sxm-80gb")
+    page.wait_for_function("() => document.querySelector('#id_price').placeholder === '2.79'")
+    page.get_by_label("Accelerator").select_option("t4")
+    page.wait_for_function("() => document.querySelector('#id_price').placeholder === ''")
+    assert form.bounding_box()["x"] == left
+
+
+def test_chapter_tables_fit_a_desktop_and_scroll_on_a_phone(browser, live_server, book):
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    widths = (
+        "() => [...document.querySelectorAll('.chapter-body .table-scroll')]"
+        ".map(box => [box.scrollWidth, box.clientWidth])"
+    )
+    try:
+        cut = []
+        for slug in ("intro", "gpus", "roofline", "inference", "precision", "interconnect"):
+            page.goto(f"/chapters/{slug}/")
+            cut += [slug for inner, outer in page.evaluate(widths) if inner > outer + 1]
+        assert len(cut) <= 1, f"tables cut off at 1280 px: {cut}"
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto("/chapters/roofline/")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        # The chart keeps a readable size (its labels are at least 7 px on screen).
+        box = page.locator(".roofline-widget svg").bounding_box()
+        assert box["width"] * 11 / 760 >= 7
+        page.locator(".roofline-widget").scroll_into_view_if_needed()
+        page.screenshot(path=_shot("chapter-roofline-390"))
+    finally:
+        context.close()
 
 
 def test_the_calculator_warns_about_a_long_context_and_a_borrowed_rate(page, book):

@@ -71,3 +71,25 @@ def test_services_package_re_exports_every_public_name():
     functions = [getattr(services, name) for name in services.__all__]
     for function in filter(callable, functions):
         assert function.__module__.startswith("quizzes.services.instructor.")
+
+
+def test_a_refused_override_reopens_its_form_with_the_typed_reason_and_the_error(
+    client, instructor, course
+):
+    quiz, items = make_quiz(course)
+    attempt = submitted_attempt(quiz, make_student(course, "sub"), {items[0]: 1.0})
+    client.login(username=instructor.username, password=PASSWORD)
+    url = reverse("instructor:override_score", args=[attempt.pk])
+    html = client.post(
+        url, {"score": "99", "reason": "Accepted a units slip"}, follow=True
+    ).content.decode()
+    assert not ScoreOverride.objects.exists()
+    form = html[html.index(f'action="{url}"') :].split("</form>")[0]
+    assert 'role="alert"' in form and "Not saved." in form and "between 0 and" in form
+    assert ">Accepted a units slip</textarea>" in form and 'value="99"' in form
+    assert f'max="{attempt.max_score:g}"' in form
+    # An empty reason is said in words, not as a raw field name; the next visit is clean.
+    html = client.post(url, {"score": "1", "reason": ""}, follow=True).content.decode()
+    assert "Reason: This field is required." in html and "reason: This field" not in html
+    html = client.get(reverse("instructor:student_detail", args=[attempt.student_id])).content
+    assert b"Not saved." not in html

@@ -45,4 +45,6 @@ def test_login_never_redirects_off_the_site(client, course, target):
         {"username": "someone", "password": PASSWORD, "next": target},
     )
     assert response.status_code == 302
-    assert response.headers["Location"] == "/"
+    # The site's own landing page, which sends each role to its home (here: the course home).
+    assert response.headers["Location"] == "/welcome/"
+    assert client.get("/welcome/").headers["Location"] == "/"

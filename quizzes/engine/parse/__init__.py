@@ -69,7 +69,9 @@ class _Parser(ParameterRules, PartRules, PlausibleRules):
         prompt = self.live(self.text_field(root, "prompt"), "prompt", names)
         parts = self.parse_parts(root, names)
         part_names = frozenset(f"part_{p.id}" for p in parts)
-        hints = self.parse_hints(root.get("hints"), names | part_names)
+        hints = self.parse_hints(
+            root.get("hints"), names | part_names, frozenset(p.id for p in parts)
+        )
         solution = self.live(self.text_field(root, "solution"), "solution", names | part_names)
         outcomes = self.parse_outcomes(root.get("outcomes"), names | part_names)
         if self.issues or prompt is None or solution is None or head is None:
@@ -155,7 +157,9 @@ class _Parser(ParameterRules, PartRules, PlausibleRules):
 
     # -- hints and outcomes --------------------------------------------------------------------
 
-    def parse_hints(self, loc: Loc | None, names: frozenset[str]) -> tuple[Hint, ...]:
+    def parse_hints(
+        self, loc: Loc | None, names: frozenset[str], part_ids: frozenset[str] = frozenset()
+    ) -> tuple[Hint, ...]:
         if loc is None:
             return ()
         if not isinstance(loc.children, list):
@@ -166,7 +170,13 @@ class _Parser(ParameterRules, PartRules, PlausibleRules):
             if not isinstance(item.children, dict):
                 self.issue(item, "hints", "each hint is {after: N, text: ...}")
                 continue
-            self.unknown_keys(item, ["after", "text"], "a hint")
+            self.unknown_keys(item, ["after", "text", "part"], "a hint")
+            part = item.get("part")
+            part_id = str(part.value) if part is not None else None
+            if part_id is not None and part_id not in part_ids:
+                known = ", ".join(sorted(part_ids)) or "none"
+                self.issue(part, "part", f"names no part of this question (parts: {known})")
+                continue
             after = self.number(item.get("after"), "after", integer=True)
             if item.get("after") is None:
                 self.issue(item, "after", "is required (tries before the hint shows)")
@@ -174,7 +184,7 @@ class _Parser(ParameterRules, PartRules, PlausibleRules):
                 self.issue(item.get("after"), "after", "must not be negative")
             text = self.live(self.text_field(item, "text"), "text", names)
             if after is not None and text is not None:
-                hints.append(Hint(after, text))
+                hints.append(Hint(after, text, part_id))
         return tuple(hints)
 
     def parse_outcomes(self, loc: Loc | None, names: frozenset[str]) -> Outcomes | None:

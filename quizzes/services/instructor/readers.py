@@ -219,6 +219,15 @@ class Cell:
     in_progress: bool = False
     attempt_id: int | None = None
 
+    # Rounded for people (16.33, 11.5); exports keep the exact points.
+    @property
+    def best_shown(self) -> float | None:
+        return None if self.best is None else round(float(self.best), 2)
+
+    @property
+    def max_shown(self) -> float | None:
+        return None if self.max_score is None else round(float(self.max_score), 2)
+
 
 @dataclass
 class Gradebook:
@@ -226,6 +235,8 @@ class Gradebook:
     page: object
     rows: list
     total: int
+    # Why the "missing work" filter can find no one (no due date has passed yet), or "".
+    missing_note: str = ""
 
 
 def gradebook(
@@ -254,8 +265,14 @@ def gradebook(
             )
     if show == "at-risk":
         students = students.filter(pk__in=[r.student_id for r in at_risk(course, now=now)])
-    elif show == "missing":
+    missing_note = ""
+    if show == "missing":
         due = [q.pk for q in quizzes if q.is_published and q.due_at and q.due_at <= now]
+        if not due:
+            missing_note = (
+                "No quiz has a due date that has passed, so no work counts as missing yet. "
+                "Give a quiz a due date in its quiz file to use this filter."
+            )
         students = students.annotate(
             done=Count(
                 "attempts__quiz",
@@ -289,7 +306,7 @@ def gradebook(
     page_obj = paginator.get_page(page)
     people = list(page_obj.object_list)
     rows = _gradebook_rows(course, quizzes, people)
-    return Gradebook(quizzes, page_obj, rows, paginator.count)
+    return Gradebook(quizzes, page_obj, rows, paginator.count, missing_note)
 
 
 def _gradebook_rows(course, quizzes, people) -> list[dict]:
@@ -323,7 +340,27 @@ def _gradebook_rows(course, quizzes, people) -> list[dict]:
             cell.fraction = _fraction(score, max_score)
             cell.attempt_id = pk
             cell.overridden = pk in overridden
-    return [{"student": p, "cells": [cells[p.pk, q.pk] for q in quizzes]} for p in people]
+    # A quiz's maximum is known from any submitted attempt at it; a quiz no one on this page has
+    # submitted is left out of every total rather than guessed.
+    out_of = {}
+    for (_, quiz_id), cell in cells.items():
+        if cell.max_score is not None:
+            out_of.setdefault(quiz_id, cell.max_score)
+    rows = []
+    for p in people:
+        row_cells = [cells[p.pk, q.pk] for q in quizzes]
+        total = sum((c.best for c in row_cells if c.best is not None), Decimal(0))
+        total_max = sum(out_of.values(), Decimal(0))
+        rows.append(
+            {
+                "student": p,
+                "cells": row_cells,
+                "total": round(float(total), 2),
+                "total_max": round(float(total_max), 2),
+                "total_fraction": _fraction(total, total_max),
+            }
+        )
+    return rows
 
 
 # ---------------------------------------------------------------- one student's history

@@ -12,25 +12,33 @@ from django.db.models import Q
 from quizzes.models import Variant
 
 _FILTER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=([^=]+)$")
+# A new filter starts at a word followed by "=": "acc=RTX 4090 dt=int8" is two filters, the
+# first with a space in its value, exactly as the student history shows it.
+_NEXT_FILTER = re.compile(r"\s+(?=[^\s=]+=)")
 FILTER_FORMAT = (
-    "write filters as name=value separated by spaces, e.g. acc=H100 dt=fp8 "
-    "(the name is a parameter of the template; the value has no spaces and no “=”)"
+    "write filters as name=value separated by spaces, e.g. acc=H100 dt=fp8 or acc=RTX 4090 "
+    "(the name is a parameter of the template; a value may contain spaces but no “=”)"
 )
 
 
 def parse_parameter_filters(text: str) -> list[tuple[str, str]]:
-    """ "acc=H100 dt=fp8" -> [("acc", "H100"), ("dt", "fp8")]; ValidationError names a bad one.
+    """ "acc=RTX 4090 dt=fp8" -> [("acc", "RTX 4090"), ("dt", "fp8")]; ValidationError names a
+    bad one.
 
-    Spaces around "=" are forgiven; a filter with no name, no value or a second "=" (`zzz===`)
-    is refused rather than searched for, since it could only ever match nothing.
+    Spaces around "=" are forgiven, and a value may hold spaces (or be quoted); a filter with no
+    name, no value or a second "=" (`zzz===`) is refused rather than searched for, since it could
+    only ever match nothing.
     """
     filters = []
-    text = re.sub(r"\s*=\s*", "=", (text or "").replace(",", " "))
-    for token in text.split():
+    text = re.sub(r"\s*=\s*", "=", (text or "").replace(",", " ")).strip()
+    for token in _NEXT_FILTER.split(text) if text else ():
         match = _FILTER.match(token)
         if not match or "__" in match.group(1):
             raise ValidationError(f"Could not read “{token}”: {FILTER_FORMAT}.")
-        filters.append((match.group(1), match.group(2)))
+        value = " ".join(match.group(2).split()).strip("\"'")
+        if not value:
+            raise ValidationError(f"Could not read “{token}”: {FILTER_FORMAT}.")
+        filters.append((match.group(1), value))
     return filters
 
 

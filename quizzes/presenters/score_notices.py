@@ -1,0 +1,89 @@
+"""What changed a student's scores after they were recorded: an instructor's override, or a
+regrade that was applied, each with its reason, for the My progress page. 3 queries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.urls import reverse
+
+from quizzes.models import Attempt, AttemptStatus, RegradeRun, RegradeStatus, ScoreOverride
+
+
+@dataclass(frozen=True)
+class ScoreNotice:
+    when: datetime
+    kind: str  # "override" or "regrade"
+    quiz: str
+    where: str  # "the whole attempt", "question 3", "question 3, part t"
+    old: str
+    new: str
+    reason: str
+    results_url: str
+
+
+def _points(value) -> str:
+    return f"{float(value):.4g}" if value is not None else "—"
+
+
+def _results(attempt) -> str:
+    return reverse("quizzes:attempt_results", args=[attempt.pk])
+
+
+def score_notices(student) -> list[ScoreNotice]:
+    attempts = {
+        a.pk: a
+        for a in Attempt.objects.filter(student=student, status=AttemptStatus.SUBMITTED)
+        .select_related("quiz")
+        .order_by("pk")
+    }
+    notices = []
+    for override in ScoreOverride.objects.filter(attempt__in=list(attempts)).select_related("item"):
+        attempt = attempts[override.attempt_id]
+        if override.item_id is None:
+            where, out_of = "the whole attempt", attempt.max_score
+        else:
+            ids = attempt.item_ids or []
+            number = ids.index(override.item_id) + 1 if override.item_id in ids else None
+            where = f"question {number}" if number else "one question"
+            out_of = override.item.points
+        notices.append(
+            ScoreNotice(
+                override.created_at,
+                "override",
+                attempt.quiz.title,
+                where,
+                _points(override.previous_score),
+                f"{_points(override.score)} of {_points(out_of)} points",
+                override.reason,
+                _results(attempt),
+            )
+        )
+    # A run's preview lists each changed response with its student; runs are few (one per
+    # corrected template), so they are read whole rather than searched inside their JSON.
+    runs = RegradeRun.objects.filter(status=RegradeStatus.APPLIED).select_related(
+        "template", "target_version"
+    )
+    for run in runs.order_by("-applied_at")[:50]:
+        version = run.target_version
+        reason = f"The question was regraded against its version {version.number}" + (
+            f": {version.note}" if getattr(version, "note", "") else "."
+        )
+        for change in run.preview or []:
+            attempt = attempts.get(change.get("attempt"))
+            if attempt is None or change.get("student") != student.username:
+                continue
+            notices.append(
+                ScoreNotice(
+                    run.applied_at or run.created_at,
+                    "regrade",
+                    attempt.quiz.title,
+                    f"{run.template.title}, part {change.get('part')}",
+                    change.get("old_status", ""),
+                    change.get("new_status", ""),
+                    reason,
+                    _results(attempt),
+                )
+            )
+    return sorted(notices, key=lambda n: n.when, reverse=True)

@@ -1,0 +1,128 @@
+"""axe-core (Deque's accessibility engine, injected by axe-playwright-python) over every page
+kind, for every role, at desktop width: no violation of impact serious or critical.
+
+One walk through the real book and bank per test keeps the browser cost down; every page is a
+new axe run. No rule is disabled: a violation is fixed in the page, never in this test.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from django.core.management import call_command
+
+from courseware.management.commands.setup_demo import DEMO_PASSWORD, create_demo
+from quizzes.models import Attempt, Response
+from tests.browser.conftest import log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+AXE = Axe()
+BLOCKING = {"serious", "critical"}
+
+
+@pytest.fixture
+def site():
+    create_demo()
+    call_command("sync_content", verbosity=0)
+    call_command("sync_questions", verbosity=0)
+
+
+def _audit(page, path: str, found: dict[str, list[str]]) -> None:
+    """Open `path` (unless it is the page already open) and record its serious findings."""
+    if path != _here(page):
+        page.goto(path)
+    page.wait_for_load_state("networkidle")
+    results = AXE.run(page).response
+    where = path
+    for violation in results["violations"]:
+        if violation["impact"] in BLOCKING:
+            targets = [" ".join(map(str, node["target"])) for node in violation["nodes"][:3]]
+            found.setdefault(where, []).append(
+                f"{violation['id']} ({violation['impact']}): {violation['help']} at {targets}"
+            )
+
+
+def _here(page) -> str:
+    return re.sub(r"^https?://[^/]+", "", page.url)
+
+
+def test_every_page_kind_for_every_role_has_no_serious_violation(page, site):
+    found: dict[str, list[str]] = {}
+    audit = lambda path: _audit(page, path, found)  # noqa: E731
+
+    # Anonymous visitor.
+    for path in ("/", "/chapters/roofline/", "/calculator/", "/roofline/", "/accounts/login/"):
+        audit(path)
+    audit("/no-such-page/")  # the 404 page
+
+    # Student: homework with a checked answer, an exam, results, progress, a 403.
+    log_in(page, "student1", DEMO_PASSWORD)
+    for path in ("/", "/chapters/inference/", "/quizzes/"):
+        audit(path)
+    page.goto("/quizzes/roofline-quiz/")
+    audit(_here(page))
+    page.get_by_role("button", name="Start attempt").click()
+    page.wait_for_url("**/attempts/*/")
+    first = page.locator("input.answer-input").first
+    first.fill("12 GB")
+    first.press("Enter")
+    page.locator(".feedback").first.wait_for()
+    homework = _here(page)
+    audit(homework)
+    page.goto("/quizzes/part-1-checkpoint-exam/")
+    page.get_by_role("button", name="Start attempt").click()
+    page.wait_for_url("**/attempts/*/")
+    page.locator("input.answer-input").first.type("banana", delay=10)
+    page.locator(".save-status").first.wait_for()
+    audit(_here(page))
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Submit attempt").click()
+    page.wait_for_url("**/results/")
+    audit(_here(page))
+    audit("/progress/")
+    audit("/instructor/")  # the 403 page
+
+    # Instructor: every page, with the student's work in them.
+    page.context.clear_cookies()
+    log_in(page, "instructor", DEMO_PASSWORD)
+    student = Attempt.objects.filter(student__username="student1").first().student
+    answered = Response.objects.filter(variant__attempt__student=student).first()
+    slug = answered.variant.version.template.slug
+    for path in (
+        "/instructor/",
+        "/instructor/gradebook/",
+        "/instructor/gradebook/?show=missing",
+        f"/instructor/students/{student.pk}/",
+        "/instructor/items/",
+        f"/instructor/items/{slug}/",
+        "/instructor/misconceptions/",
+        "/instructor/variants/",
+        "/instructor/regrade/",
+    ):
+        audit(path)
+    page.get_by_label("Template").select_option(str(answered.variant.version.template_id))
+    page.get_by_role("button", name=re.compile("Preview the changes|Show its versions")).click()
+    page.wait_for_load_state("networkidle")
+    if page.get_by_role("button", name="Preview the changes").count():
+        page.get_by_role("button", name="Preview the changes").click()
+    page.wait_for_url(re.compile(r"/instructor/regrade/\d+/$"))
+    audit(_here(page))
+
+    # Author: the studio list, the editor with its preview, validation, quiz items.
+    page.context.clear_cookies()
+    log_in(page, "author", DEMO_PASSWORD)
+    for path in (
+        "/studio/",
+        f"/studio/templates/{slug}/",
+        f"/studio/templates/{slug}/edit/",
+        f"/studio/templates/{slug}/validate/?seeds=50",
+        "/studio/quizzes/",
+        "/studio/quizzes/roofline-quiz/",
+    ):
+        audit(path)
+
+    report = "\n".join(f"{where}:\n  " + "\n  ".join(lines) for where, lines in found.items())
+    assert not found, "axe found serious or critical violations:\n" + report
