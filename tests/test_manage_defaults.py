@@ -21,4 +21,6 @@ def test_production_or_an_exported_key_is_left_alone(tmp_path):
     (tmp_path / ".secret-key").write_text("k" * 64)
     assert development_defaults({"DJANGO_ALLOWED_HOSTS": "quiz.example.org"}, tmp_path) == {}
     assert development_defaults({"DJANGO_SECRET_KEY": "mine"}, tmp_path) == {}
+    assert development_defaults({"DJANGO_DEBUG": "0"}, tmp_path) == {}
+    assert development_defaults({"DJANGO_DEBUG": "1"}, tmp_path)["DJANGO_SECRET_KEY"] == "k" * 64
     assert development_defaults({}, tmp_path / "no-checkout") == {}
