@@ -48,6 +48,60 @@ def pytest_runtest_makereport(item, call):
         report.longrepr = f"skipped in CI, where it must run: {reason}"
 
 
+FAST_HASHER = "django.contrib.auth.hashers.MD5PasswordHasher"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fast_password_hashing():
+    """Test users' passwords are hashed with MD5, as Django's docs advise for tests: every
+    factory user paid a full PBKDF2 hash (a large share of the suite's time). The production
+    hashers stay listed behind it, so hashes they made still verify; `production_hashers`
+    restores the site's own list for a test about password hashing itself."""
+    from django.conf import settings
+    from django.test.utils import override_settings
+
+    with override_settings(PASSWORD_HASHERS=[FAST_HASHER, *settings.PASSWORD_HASHERS]):
+        yield
+
+
+@pytest.fixture
+def production_hashers(settings):
+    """The site's own PASSWORD_HASHERS (config.settings), instead of the tests' fast one."""
+    from django.conf import global_settings
+
+    import config.settings as site
+
+    settings.PASSWORD_HASHERS = getattr(site, "PASSWORD_HASHERS", global_settings.PASSWORD_HASHERS)
+
+
+# RSA keys that an LMS launch test generates (the tool's signing key, the test platform's key):
+# each 2048-bit key costs a noticeable fraction of a second, several per test. A ring of keys
+# made once per session is handed out in turn, so keys asked for one after another still
+# differ (a rotation test sees a new key), and no test depends on how a key was made.
+_KEY_RING_SIZE = 8
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _rsa_key_ring():
+    from jwcrypto import jwk
+
+    generate = jwk.JWK.generate.__func__
+    ring: list = []
+    handed = iter(range(10**9))
+
+    def ring_generate(cls, **params):
+        if params != {"kty": "RSA", "size": 2048}:
+            return generate(cls, **params)
+        slot = next(handed) % _KEY_RING_SIZE
+        if slot == len(ring):
+            ring.append(generate(cls, **params).export())
+        return cls.from_json(ring[slot])
+
+    jwk.JWK.generate = classmethod(ring_generate)
+    yield
+    jwk.JWK.generate = classmethod(generate)
+
+
 @pytest.fixture(autouse=True)
 def _plain_static_storage(settings):
     # The site's manifest storage needs `collectstatic`, which tests do not run; Django's docs
