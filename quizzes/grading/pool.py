@@ -41,6 +41,7 @@ import queue
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from multiprocessing import util
 
 from .results import Grade, invalid
 
@@ -205,6 +206,10 @@ class _Worker:
         self.connection.close()
 
 
+class _Closing(Exception):
+    """The pool is shutting down: a start in progress spawns no more workers."""
+
+
 class _Pool:
     def __init__(self, size: int, memory_mb: int, preload=(), warm_up=_no_warm_up):
         self.context = multiprocessing.get_context("forkserver")
@@ -216,6 +221,7 @@ class _Pool:
         self.workers: set[_Worker] = set()
         self.workers_lock = threading.Lock()
         self.warm = threading.Event()
+        self.closing = threading.Event()
         self.starter = threading.Thread(
             target=self._start, args=(size,), daemon=True, name="grading-pool-start"
         )
@@ -225,23 +231,40 @@ class _Pool:
         """Spawn the workers and, meanwhile, warm this process for calls made before a worker
         is ready (spawning mostly waits on the fork server, so the two overlap)."""
         threading.Thread(target=self.warm_up, daemon=True, name="grading-warm-up").start()
-        workers = [self._spawn() for _ in range(size)]
-        for worker in workers:
-            worker.wait_ready()
-            self.idle.put(worker)
-            self.warm.set()
+        try:
+            workers = [self._spawn() for _ in range(size)]
+            for worker in workers:
+                worker.wait_ready()
+                self.idle.put(worker)
+                self.warm.set()
+        except _Closing:
+            pass
+        except Exception:
+            # A start that `shutdown` cut short: at interpreter exit multiprocessing removes the
+            # fork server's socket directory while this thread may still be spawning.  Nothing
+            # waits for these workers any more, so the start just ends; any other failure is real.
+            if not self.closing.is_set():
+                raise
 
     def _spawn(self) -> _Worker:
+        if self.closing.is_set():
+            raise _Closing
         worker = _Worker(self.context, self.memory_mb, self.warm_up)
         with self.workers_lock:
-            self.workers.add(worker)
-        return worker
+            if not self.closing.is_set():
+                self.workers.add(worker)
+                return worker
+        worker.stop(kill=True)  # spawned while shutting down: `shutdown` never saw it
+        raise _Closing
 
     def _replace(self, worker: _Worker) -> _Worker:
         with self.workers_lock:
             self.workers.discard(worker)
         worker.stop(kill=True)
-        return self._spawn()
+        try:
+            return self._spawn()
+        except _Closing:
+            return worker  # a call racing the shutdown: the stopped worker reports a crash
 
     def run(self, function: Callable, kwargs: dict, timeout: float, inline_first=False) -> Grade:
         if inline_first and not self.warm.is_set():
@@ -272,8 +295,10 @@ class _Pool:
         return payload
 
     def shutdown(self) -> None:
-        self.starter.join(timeout=READY_TIMEOUT)
+        # Never wait for a start in progress (a fork server still importing sympy held a short
+        # command's exit for up to READY_TIMEOUT): the starter stops the workers it makes later.
         with self.workers_lock:
+            self.closing.set()
             workers, self.workers = list(self.workers), set()
         for worker in workers:
             worker.stop(kill=False)
@@ -333,4 +358,8 @@ def shutdown_pool() -> None:
         pool.shutdown()
 
 
+# At exit, stop the pool before multiprocessing removes the fork server's socket directory: a
+# multiprocessing finalizer with a positive priority runs first in its exit hook, whichever
+# order the atexit hooks run in (multiprocessing re-registers its own when logging starts).
+util.Finalize(None, shutdown_pool, exitpriority=100)
 atexit.register(shutdown_pool)
