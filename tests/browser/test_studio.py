@@ -40,6 +40,10 @@ def _wait_for_preview(page):
     page.wait_for_timeout(150)
 
 
+def _validation_post(response) -> bool:
+    return response.request.method == "POST" and response.url.endswith("/validate/")
+
+
 def _seeds_with_different_numbers(text: str) -> tuple[int, int]:
     first = authoring.build_preview(text, 1)
     for seed in range(2, 100):
@@ -48,7 +52,11 @@ def _seeds_with_different_numbers(text: str) -> tuple[int, int]:
     raise AssertionError("the starter draws the same numbers for every seed")
 
 
-def test_author_writes_validates_publishes_and_a_student_gets_it(page, people):
+def test_author_writes_validates_publishes_and_a_student_gets_it(page, people, settings):
+    # The studio's time budgets are tested by counting draws (tests/security/test_yaml_bounds);
+    # here they must not cut short a preview or the 200-seed validation on a busy machine.
+    settings.QUIZ_PREVIEW_BUDGET_SECONDS = 60
+    settings.QUIZ_VALIDATION_BUDGET_SECONDS = 300
     author, student = people
     log_in(page, author.username, PASSWORD)
     page.goto("/studio/")
@@ -107,9 +115,12 @@ def test_author_writes_validates_publishes_and_a_student_gets_it(page, people):
     page.locator(".feedback.correct").wait_for()
     screenshot(page, "studio-preview")
 
-    # Validate over the default 200 seeds.
+    # Validate over the default 200 seeds. The request does a fixed amount of work (200 seeds,
+    # which the report counts) that a busy machine may take longer than a browser timeout
+    # over: wait for the server's answer itself, which the validation's own budget bounds.
     page.get_by_role("link", name="Validate", exact=True).click()
-    page.get_by_role("button", name="Validate the draft").click()
+    with page.expect_response(_validation_post, timeout=0):
+        page.get_by_role("button", name="Validate the draft").click()
     page.get_by_text("Passed every check over 200 seeds").wait_for()
     assert page.locator(".chart svg rect.bar").count() >= 5
     screenshot(page, "studio-validation")

@@ -1,6 +1,7 @@
 """Issue 13, item 6: no template or quiz file can make the site expand, loop or wait without
 limit. Aliases are refused before anything is built, every count an author sets is bounded, and
-the studio's preview and validation have a wall-clock budget that says when it ran out.
+the studio's preview and validation have a wall-clock budget that says when it ran out. The
+tests count the work done (YAML nodes, aliases followed, parameter draws), never the time.
 
 Each hostile text goes through every way in (engine, preview, save, zip upload, sync) and must
 come back fast, with a clear message naming the line, and with nothing stored.
@@ -9,7 +10,7 @@ come back fast, with a clear message naming the line, and with nothing stored.
 from __future__ import annotations
 
 import io
-import time
+import re
 import zipfile
 
 import pytest
@@ -21,6 +22,7 @@ from quizzes import engine
 from quizzes.models import QuestionTemplate, Quiz, TemplateVersion
 from quizzes.services import authoring
 from quizzes.services.bank import BankError, read_quiz_text
+from tests.security.work_counts import Work, count_work
 
 # Lists of nine, each made of nine of the one before: about 300 bytes naming 9**8 (43 million)
 # strings, the size of the review's 318-byte template.
@@ -36,6 +38,7 @@ def _valid_bomb(slug: str = "bomb-q") -> str:
     return text.replace("difficulty: 2\n", "difficulty: 2\n" + LAUGHS)
 
 
+MAX_YAML_NODES = 1_000  # the largest hostile text here composes under 300
 BOMB_LINE = 8  # the first anchor, right after `difficulty:` in the numeric starter
 
 
@@ -44,9 +47,13 @@ def _max_tries(slug: str = "many-tries-q", tries: int = 100_000) -> str:
     return text.replace("min_variants: 10\n", f"min_variants: 10\nmax_tries: {tries}\n")
 
 
-def _quick(started: float, limit: float = 3.0) -> None:
-    # Generous for a loaded test machine; without the bounds each of these takes 15 s or more.
-    assert time.monotonic() - started < limit
+def _bounded(work: Work, *, draws: int = 0) -> None:
+    # Counted, not timed (a busy machine made a time limit fail): without the bounds the bomb's
+    # aliases expand to 43 million strings and each variant spends its max_tries draws, 15 s or
+    # more; refused up front, a hostile text costs a few hundred YAML nodes and no draw.
+    assert work.yaml_aliases == 0, work  # nothing was built by following an alias
+    assert work.yaml_nodes <= MAX_YAML_NODES, work
+    assert work.draws <= draws, work
 
 
 def test_the_bomb_is_small_and_really_a_bomb():
@@ -55,11 +62,11 @@ def test_the_bomb_is_small_and_really_a_bomb():
     assert bomb.splitlines()[BOMB_LINE - 1].startswith("a: &a")
 
 
-def test_the_engine_refuses_aliases_with_the_line_before_building_anything():
-    started = time.monotonic()
+def test_the_engine_refuses_aliases_with_the_line_before_building_anything(monkeypatch):
+    work = count_work(monkeypatch)
     with pytest.raises(engine.TemplateError) as caught:
         engine.parse_template(_valid_bomb(), source="bomb.yaml")
-    _quick(started, 0.5)
+    _bounded(work)
     (issue,) = caught.value.errors
     assert issue.line == BOMB_LINE and issue.field == "yaml"
     assert "anchors and aliases" in issue.message
@@ -186,27 +193,27 @@ HOSTILE = {"bomb": (_valid_bomb, "anchors and aliases"), "tries": (_max_tries, "
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("kind", HOSTILE)
-def test_studio_preview_answers_fast_with_the_message(author_client, template, kind):
+def test_studio_preview_answers_fast_with_the_message(author_client, template, kind, monkeypatch):
     make, message = HOSTILE[kind]
     url = reverse("studio:template_preview", args=[template.slug])
     data = {"source": make(template.slug), "seed": "0", "draft_revision": template.draft_revision}
-    started = time.monotonic()
+    work = count_work(monkeypatch)
     response = author_client.post(url, data, HTTP_HX_REQUEST="true")
-    _quick(started)
+    _bounded(work)
     assert response.status_code == 200
     assert message in response.content.decode()
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("kind", HOSTILE)
-def test_studio_save_of_hostile_text(author_client, template, kind):
+def test_studio_save_of_hostile_text(author_client, template, kind, monkeypatch):
     make, message = HOSTILE[kind]
     before = (template.draft_source, template.draft_revision)
     url = reverse("studio:template_edit", args=[template.slug])
     data = {"source": make(template.slug), "draft_revision": template.draft_revision}
-    started = time.monotonic()
+    work = count_work(monkeypatch)
     response = author_client.post(url, data, follow=True)
-    _quick(started)
+    _bounded(work)
     assert message in response.content.decode()
     template.refresh_from_db()
     assert not template.versions.exists()
@@ -222,7 +229,7 @@ def test_studio_save_of_hostile_text(author_client, template, kind):
 @pytest.mark.django_db
 @pytest.mark.parametrize("kind", HOSTILE)
 @pytest.mark.parametrize("as_zip", [True, False])
-def test_studio_upload_refuses_and_stores_nothing(author_client, course, kind, as_zip):
+def test_studio_upload_refuses_and_stores_nothing(author_client, course, kind, as_zip, monkeypatch):
     make, message = HOSTILE[kind]
     text = make("uploaded-q").encode()
     if as_zip:
@@ -232,9 +239,9 @@ def test_studio_upload_refuses_and_stores_nothing(author_client, course, kind, a
         upload = SimpleUploadedFile("bank.zip", buffer.getvalue())
     else:
         upload = SimpleUploadedFile("uploaded-q.yaml", text)
-    started = time.monotonic()
+    work = count_work(monkeypatch)
     response = author_client.post(reverse("studio:bank_import"), {"file": upload})
-    _quick(started)
+    _bounded(work)
     assert message in response.content.decode()
     assert not QuestionTemplate.objects.filter(slug="uploaded-q").exists()
     assert not TemplateVersion.objects.exists()
@@ -242,7 +249,7 @@ def test_studio_upload_refuses_and_stores_nothing(author_client, course, kind, a
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("kind", HOSTILE)
-def test_sync_refuses_and_stores_nothing(tmp_path, course, kind):
+def test_sync_refuses_and_stores_nothing(tmp_path, course, kind, monkeypatch):
     make, message = HOSTILE[kind]
     (tmp_path / "inference").mkdir()
     (tmp_path / "inference" / "synced-q.yaml").write_text(make("synced-q"))
@@ -250,21 +257,21 @@ def test_sync_refuses_and_stores_nothing(tmp_path, course, kind):
     (tmp_path / "quizzes" / "q.yaml").write_text(
         "slug: synced\ntitle: S\nitems:\n  - template: synced-q\n"
     )
-    started = time.monotonic()
+    work = count_work(monkeypatch)
     with pytest.raises(CommandError, match=message):
         call_command("sync_questions", dir=str(tmp_path), stdout=io.StringIO())
-    _quick(started)
+    _bounded(work)
     assert not QuestionTemplate.objects.exists() and not Quiz.objects.exists()
 
 
 @pytest.mark.django_db
-def test_sync_refuses_a_quiz_file_bomb(tmp_path, course):
+def test_sync_refuses_a_quiz_file_bomb(tmp_path, course, monkeypatch):
     (tmp_path / "quizzes").mkdir()
     (tmp_path / "quizzes" / "q.yaml").write_text(LAUGHS)
-    started = time.monotonic()
+    work = count_work(monkeypatch)
     with pytest.raises(CommandError, match="q.yaml, line 1: anchors and aliases"):
         call_command("sync_questions", dir=str(tmp_path), stdout=io.StringIO())
-    _quick(started)
+    _bounded(work)
     assert not Quiz.objects.exists()
 
 
@@ -276,30 +283,42 @@ HOPELESS = STARTER.replace("constraints:\n", 'constraints:\n  - "w < 0"\n').repl
 )
 
 
-def test_a_preview_over_its_budget_says_so(settings):
+def _draws_per_variant(text: str) -> int:
+    """Parameter draws a variant costs when every one of its max_tries is spent."""
+    template = engine.parse_template(text, source="t.yaml")
+    return template.max_tries * len(template.parameters)
+
+
+def test_a_preview_over_its_budget_says_so(settings, monkeypatch):
     settings.QUIZ_PREVIEW_BUDGET_SECONDS = 0.05
     engine.parse_template(STARTER, source="warm.yaml")  # a web process has its imports done
-    started = time.monotonic()
+    every_try = _draws_per_variant(HOPELESS)
+    work = count_work(monkeypatch)
     preview = authoring.build_preview(HOPELESS, 0)
-    _quick(started, 1.0)
     assert "within the preview's budget of 0.05 s" in preview.error
+    # The budget, not the end of max_tries, stopped the draws (counted rather than timed).
+    assert work.yaml_aliases == 0 and 0 < work.draws < every_try, (work, every_try)
 
 
-def test_a_validation_over_its_budget_stops_and_says_how_far_it_got(settings):
+def test_a_validation_over_its_budget_stops_and_says_how_far_it_got(settings, monkeypatch):
     settings.QUIZ_VALIDATION_BUDGET_SECONDS = 0.3
     settings.QUIZ_PREVIEW_BUDGET_SECONDS = 10  # the smoke draws before validating must finish
     # About one draw in 330 meets the constraint: each variant is slow but possible.
     slow = HOPELESS.replace('  - "w < 0"\n', '  - "x < 300"\n').replace(
         "parameters:\n", "parameters:\n  x: {range: [0, 99999]}\n"
     )
-    started = time.monotonic()
+    every_try = _draws_per_variant(slow)
+    work = count_work(monkeypatch)
     summary = authoring.validation_summary(slow, 5_000)
-    _quick(started, 4.0)
     assert summary["ok"] is False
     budget = [f for f in summary["failures"] if f["check"] == "budget"]
     assert budget, summary["failures"]
     assert "time budget of 0.3 s ran out" in budget[0]["message"]
     assert "stopped after" in budget[0]["message"] and "of 5,000 seeds" in budget[0]["message"]
+    # Counted rather than timed: the draws made are those of the seeds it says it checked
+    # (each at most every try), not of the 5,000 it was asked for.
+    checked = int(re.search(r"stopped after ([\d,]+) of", budget[0]["message"])[1].replace(",", ""))
+    assert work.draws <= (checked + 1) * every_try, (checked, work, every_try)
 
 
 def test_the_engine_budget_stops_a_validation_between_seeds():
