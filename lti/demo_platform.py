@@ -196,8 +196,12 @@ class DemoPlatform:
         self.issuer = self.url
 
     # -- control ---------------------------------------------------------------------------
-    def start(self):
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+    def start(self, *, poll_interval: float = 0.5):
+        """Serve in a thread; `stop` waits up to `poll_interval` s for it (tests pass less)."""
+        thread = threading.Thread(
+            target=self._server.serve_forever, args=(poll_interval,), daemon=True
+        )
+        thread.start()
         return self
 
     def stop(self):

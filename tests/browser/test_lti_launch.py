@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_learner_launches_from_the_platform_takes_the_quiz_and_the_score_arrives(page, live_server):
     course = CourseFactory()
     quiz = make_quiz(course, examples=["bound-by-what"], slug="bound", title="Bound by what")
-    lms = DemoPlatform(live_server.url).start()
+    lms = DemoPlatform(live_server.url).start(poll_interval=0.02)
     try:
         register_platform(**lms.registration_args())
         lineitem = lms.add_lineitem({"label": quiz.title, "scoreMaximum": 1})["id"]

@@ -15,7 +15,8 @@ from lti.demo_platform import DemoPlatform
 def platform(live_server, course):
     from lti.tool import register_platform
 
-    lms = DemoPlatform(live_server.url).start()
+    # A short poll: stopping the platform waits for its serving loop to notice, 0.5 s by default.
+    lms = DemoPlatform(live_server.url).start(poll_interval=0.02)
     register_platform(**lms.registration_args())
     yield lms
     lms.stop()
