@@ -48,32 +48,6 @@ def pytest_runtest_makereport(item, call):
         report.longrepr = f"skipped in CI, where it must run: {reason}"
 
 
-FAST_HASHER = "django.contrib.auth.hashers.MD5PasswordHasher"
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _fast_password_hashing():
-    """Test users' passwords are hashed with MD5, as Django's docs advise for tests: every
-    factory user paid a full PBKDF2 hash (a large share of the suite's time). The production
-    hashers stay listed behind it, so hashes they made still verify; `production_hashers`
-    restores the site's own list for a test about password hashing itself."""
-    from django.conf import settings
-    from django.test.utils import override_settings
-
-    with override_settings(PASSWORD_HASHERS=[FAST_HASHER, *settings.PASSWORD_HASHERS]):
-        yield
-
-
-@pytest.fixture
-def production_hashers(settings):
-    """The site's own PASSWORD_HASHERS (config.settings), instead of the tests' fast one."""
-    from django.conf import global_settings
-
-    import config.settings as site
-
-    settings.PASSWORD_HASHERS = getattr(site, "PASSWORD_HASHERS", global_settings.PASSWORD_HASHERS)
-
-
 # RSA keys that an LMS launch test generates (the tool's signing key, the test platform's key):
 # each 2048-bit key costs a noticeable fraction of a second, several per test. A ring of keys
 # made once per session is handed out in turn, so keys asked for one after another still
@@ -102,25 +76,34 @@ def _rsa_key_ring():
     jwk.JWK.generate = classmethod(generate)
 
 
-@pytest.fixture(autouse=True)
-def _plain_static_storage(settings):
-    # The site's manifest storage needs `collectstatic`, which tests do not run; Django's docs
-    # advise plain storage in tests. tests/test_static_files.py covers the manifest storage.
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-
-
 IMMEDIATE_TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
 DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 
 
-@pytest.fixture(autouse=True)
-def _tasks_run_immediately(settings):
-    # A test sees a background task's effect at once; tests/quizzes/test_tasks.py runs the same
-    # tasks through the database backend and a worker, as production does.
-    settings.TASKS = IMMEDIATE_TASKS
+@pytest.fixture(scope="session", autouse=True)
+def _test_settings():
+    """Settings every test runs with, set once per session (a test's own `settings` changes
+    are undone back to these after it):
+
+    - plain static storage: the site's manifest storage needs `collectstatic`, which tests do
+      not run; Django's docs advise plain storage in tests. tests/test_static_files.py covers
+      the manifest storage.
+    - tasks run immediately: a test sees a background task's effect at once;
+      tests/quizzes/test_tasks.py runs the same tasks through the database backend and a
+      worker, as production does (`database_tasks`).
+    - no login throttling: django-axes needs the request that Django's test client `login()`
+      does not pass; the throttling itself is tested with real login requests in
+      tests/security/.
+    """
+    from django.conf import settings
+    from django.test.utils import override_settings
+
+    storages = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    with override_settings(STORAGES=storages, TASKS=IMMEDIATE_TASKS, AXES_ENABLED=False):
+        yield
 
 
 @pytest.fixture
@@ -170,13 +153,6 @@ def author(course):
     from tests.factories import EnrollmentFactory
 
     return EnrollmentFactory(course=course, role="author").user
-
-
-@pytest.fixture(autouse=True)
-def _login_throttling_off(settings):
-    # django-axes needs the request that Django's test client `login()` does not pass; the
-    # throttling itself is tested with real login requests in tests/security/.
-    settings.AXES_ENABLED = False
 
 
 @pytest.fixture(autouse=True)

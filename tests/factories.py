@@ -5,10 +5,25 @@ from __future__ import annotations
 import factory
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 
 from courseware.models import Chapter, Course, Enrollment, Part, Role
 
 PASSWORD = "a-test-password-42"
+_HASHED: dict[tuple, str] = {}
+
+
+def hashed_once(raw: str | None) -> str:
+    """`make_password`, paid once per password and hasher list: a factory user used to cost a
+    full hash with the site's hasher (PBKDF2 takes about 0.5 s of CPU), most of a view test's
+    time. The site's own hashers stay in force, so logins check real hashes."""
+    key = (raw, tuple(settings.PASSWORD_HASHERS))
+    if raw is None or key not in _HASHED:
+        hashed = make_password(raw)
+        if raw is None:
+            return hashed  # an unusable password is random each time
+        _HASHED[key] = hashed
+    return _HASHED[key]
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -19,7 +34,7 @@ class UserFactory(factory.django.DjangoModelFactory):
     username = factory.Sequence(lambda n: f"user{n}")
     first_name = factory.Faker("first_name")
     last_name = factory.Faker("last_name")
-    password = factory.django.Password(PASSWORD)
+    password = factory.django.Password(PASSWORD, transform=hashed_once)
 
 
 class CourseFactory(factory.django.DjangoModelFactory):
