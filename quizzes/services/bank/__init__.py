@@ -11,7 +11,6 @@ from .common import BankError, content_hash
 from .gate import check_for_publication, publication_seeds
 from .quizfiles import ITEM_FIELDS, QUIZ_FIELDS, ItemSpec, Objective, QuizFile, read_quiz_text
 from .reading import (
-    QUESTIONS_DIR,
     SMOKE_SEEDS,
     Bank,
     TemplateFile,
@@ -20,8 +19,10 @@ from .reading import (
     folder_files,
     is_quiz_file,
     is_quiz_path,
+    questions_dir,
     read_bank,
     read_files,
+    read_one,
     read_template_text,
     template_kind,
 )
@@ -29,7 +30,6 @@ from .sync import SyncReport, publish_version, set_quiz_items, sync_bank
 
 __all__ = [
     "ITEM_FIELDS",
-    "QUESTIONS_DIR",
     "QUIZ_FIELDS",
     "SMOKE_SEEDS",
     "Bank",
@@ -46,9 +46,11 @@ __all__ = [
     "is_quiz_file",
     "is_quiz_path",
     "read_files",
+    "read_one",
     "cross_check",
     "publication_seeds",
     "publish_version",
+    "questions_dir",
     "read_bank",
     "read_quiz_text",
     "read_template_text",
