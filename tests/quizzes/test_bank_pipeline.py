@@ -118,3 +118,24 @@ def test_every_command_and_the_reader_follow_the_one_questions_dir(
     call_command("sync_questions", stdout=out)
     assert "created 3" in out.getvalue()
     assert gate.passes_path().parent == root
+
+
+def test_a_quiz_file_error_reads_like_a_template_error_with_its_line():
+    from quizzes.engine import TemplateError, parse_template
+    from quizzes.services.bank import read_files, read_quiz_text
+
+    quiz = "slug: q\ntitle: Q\nmdoe: exam\nitems:\n  - template: x\n    points: -1\n"
+    with pytest.raises(TemplateError) as caught:
+        read_quiz_text(quiz, source="q.yaml")
+    assert [(i.line, i.field) for i in caught.value.errors] == [(3, "mdoe"), (6, "points")]
+    assert str(caught.value).splitlines() == [
+        "q.yaml, line 3, mdoe: unknown field in a quiz file; did you mean 'mode'?",
+        "q.yaml, line 6, points: must be a positive number, at most 1000",
+    ]
+    # The same shape as a template's own error, through the same reader.
+    with pytest.raises(TemplateError, match=r"t.yaml, line 1, yaml: anchors and aliases"):
+        parse_template("a: &x 1\nb: *x\n", source="t.yaml")
+    _, problems = read_files([("quizzes/q.yaml", quiz)], is_quiz=lambda path: True)
+    assert problems[0] == (
+        "quizzes/q.yaml, line 3, mdoe: unknown field in a quiz file; did you mean 'mode'?"
+    )
