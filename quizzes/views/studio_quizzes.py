@@ -36,7 +36,9 @@ def _quiz(request: HttpRequest, slug: str) -> Quiz:
 @require_GET
 @staff_required
 def quiz_items(request: HttpRequest, slug: str) -> HttpResponse:
-    return _items_page(request, _quiz(request, slug), QuizItemForm())
+    # ?template=<slug> preselects a template in the add form.
+    form = QuizItemForm(initial={"template": request.GET.get("template", "")[:100]})
+    return _items_page(request, _quiz(request, slug), form)
 
 
 def _items_page(request: HttpRequest, quiz: Quiz, form: QuizItemForm, error: str = ""):
