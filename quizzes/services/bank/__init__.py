@@ -1,10 +1,12 @@
 """The question bank on disk and in the database: read every file, check all of it, then write.
 
-Files under ``content/questions/`` are question templates (``docs/question-format.md``); files
-under any ``quizzes/`` folder there are quiz definitions (``docs/quiz-format.md``). Loading is
-all-or-nothing: every file is parsed and cross-checked first, and only a bank without a single
-problem is written, in one transaction. Loading the same files again changes nothing (each row
-keeps the hash of the text it came from).
+Files under the bank's folder (the ``QUESTIONS_DIR`` setting, ``questions_dir()``) are question
+templates (``docs/question-format.md``); files under any ``quizzes/`` folder there are quiz
+definitions (``docs/quiz-format.md``). One reader (``read_one``, ``read_files``) parses every
+(path, text) pair, from a folder, a zip or the studio's editor; one gate (``gate``) decides
+whether a template may become a version. Loading is all-or-nothing: every file is parsed and
+cross-checked first, and only a bank without a single problem is written, in one transaction.
+Loading the same files again changes nothing (each row keeps the hash of the text it came from).
 """
 
 from .common import BankError, content_hash
