@@ -196,6 +196,9 @@ STORAGES = {
 
 # The course this site serves; the data model allows several.
 COURSE_SLUG = os.environ.get("COURSE_SLUG", "hardware-reality")
+# The question bank's folder: templates, and quiz files in its quizzes/ folders. The one
+# definition: sync_questions, validate_questions and the bank's reader all read it from here.
+QUESTIONS_DIR = Path(os.environ.get("QUESTIONS_DIR", BASE_DIR / "content" / "questions"))
 # Wall-clock budgets (seconds) of the studio work that runs inside a web request: a draft's
 # preview, and its validation over many seeds (or an upload's, shared by its files).
 QUIZ_PREVIEW_BUDGET_SECONDS = float(os.environ.get("QUIZ_PREVIEW_BUDGET_SECONDS", "3"))

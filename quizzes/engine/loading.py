@@ -1,4 +1,5 @@
-"""Finding and parsing template files: the one place that knows where templates live on disk."""
+"""Finding and parsing template files under a folder the caller names (the bank's own folder is
+the `QUESTIONS_DIR` setting, which the apps read; the engine knows no folder of its own)."""
 
 from __future__ import annotations
 

@@ -8,6 +8,8 @@ in ``studio_versions``, quiz items in ``studio_quizzes``, files in ``studio_file
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.db.models import Prefetch, Q
 from django.http import HttpRequest, HttpResponse
@@ -16,6 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from courseware.roles import author_required
 from quizzes.engine import CHAPTERS, kinds
+from quizzes.forms import PreviewSeedForm
 from quizzes.models import QuestionTemplate, QuizItem, TemplateStatus
 from quizzes.presenters.studio import diff_rows, preview_html, report_view
 from quizzes.services import authoring
@@ -162,14 +165,18 @@ def _responses(request: HttpRequest) -> dict:
     return found
 
 
-def _workbench(text: str, seed: int, responses: dict, slug: str) -> dict:
-    _, issues = authoring.read_draft(text, slug=slug)
-    preview = authoring.build_preview(text, seed, responses)
+def _workbench(text: str, seed: PreviewSeedForm, responses: dict, slug: str) -> dict:
+    # One parse serves both the issue list and the preview.
+    parsed, issues = authoring.check_draft(text, slug=slug)
+    preview = authoring.build_preview(parsed, seed.seed_or_default(), responses, issues=issues)
     return {
         "issues": issues,
         "preview": preview,
         "html": preview_html(preview),
         "responses": responses,
+        # A refused seed: its message, and the text as typed, back in the seed box.
+        "seed_error": seed.error_text(),
+        "seed_text": seed.data.get("seed", "") if seed.errors else preview.seed,
     }
 
 
@@ -191,7 +198,7 @@ def template_edit(request: HttpRequest, slug: str) -> HttpResponse:
     template = template_or_404(request, slug)
     if request.method == "POST":
         return _save(request, template)
-    seed = authoring.parse_seed(request.GET.get("seed"))
+    seed = PreviewSeedForm(request.GET)
     bench = _workbench(template.draft_source, seed, {}, template.slug)
     context = _editor_context(template, template.draft_source, template.draft_revision, bench)
     return render(request, "studio/template_edit.html", context)
@@ -219,8 +226,7 @@ def _save(request: HttpRequest, template: QuestionTemplate) -> HttpResponse:
     except authoring.AuthoringError as refusal:
         # Nothing was stored: the editor shows the posted text again, with the reason.
         messages.error(request, str(refusal))
-        seed = authoring.parse_seed(request.POST.get("seed"))
-        bench = _workbench(text, seed, {}, template.slug)
+        bench = _workbench(text, PreviewSeedForm(request.POST), {}, template.slug)
         context = _editor_context(template, text, revision, bench)
         context["unsaved"] = True
         return render(request, "studio/template_edit.html", context, status=400)
@@ -232,8 +238,8 @@ def _save(request: HttpRequest, template: QuestionTemplate) -> HttpResponse:
         )
     else:
         messages.success(request, f"Draft saved (revision {template.draft_revision}).")
-    seed = authoring.parse_seed(request.POST.get("seed"))
-    return redirect(f"{request.path}?seed={seed}")
+    # The seed box's text travels as typed: the editor's form then judges it (and says so).
+    return redirect(f"{request.path}?{urlencode({'seed': request.POST.get('seed', '')[:50]})}")
 
 
 @require_POST
@@ -243,9 +249,9 @@ def template_preview(request: HttpRequest, slug: str) -> HttpResponse:
     template = template_or_404(request, slug)
     text = request.POST.get("source", template.draft_source)
     if request.POST.get("new_seed"):
-        seed = authoring.random_seed()
+        seed = PreviewSeedForm({"seed": authoring.random_seed()})
     else:
-        seed = authoring.parse_seed(request.POST.get("seed"))
+        seed = PreviewSeedForm(request.POST)
     bench = _workbench(text, seed, _responses(request), template.slug)
     try:
         revision = int(request.POST.get("draft_revision", template.draft_revision))

@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from courseware.roles import staff_required
+from quizzes.forms import QuizItemForm
 from quizzes.models import AnswerRelease, QuestionTemplate, Quiz, QuizItem
 from quizzes.services import authoring
 
@@ -35,7 +36,13 @@ def _quiz(request: HttpRequest, slug: str) -> Quiz:
 @require_GET
 @staff_required
 def quiz_items(request: HttpRequest, slug: str) -> HttpResponse:
-    quiz = _quiz(request, slug)
+    # ?template=<slug> preselects a template in the add form.
+    form = QuizItemForm(initial={"template": request.GET.get("template", "")[:100]})
+    return _items_page(request, _quiz(request, slug), form)
+
+
+def _items_page(request: HttpRequest, quiz: Quiz, form: QuizItemForm, error: str = ""):
+    """The quiz's items and the add form; a refused form comes back with the typed values."""
     items = (
         quiz.items.select_related("template__current_version", "pinned_version")
         .annotate(variant_count=Count("variants"))
@@ -54,10 +61,11 @@ def quiz_items(request: HttpRequest, slug: str) -> HttpResponse:
         "quiz": quiz,
         "items": items,
         "offered": offered,
-        "form": request.GET,
+        "form": form,
+        "error": error,
         "answer_choices": AnswerRelease.choices,
     }
-    return render(request, "studio/quiz_items.html", context)
+    return render(request, "studio/quiz_items.html", context, status=400 if error else 200)
 
 
 @require_POST
@@ -79,32 +87,31 @@ def quiz_show_answers(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @staff_required
 def quiz_add_item(request: HttpRequest, slug: str) -> HttpResponse:
+    """Add the chosen template; bad input shows the page again with the message and the text
+    as typed (nothing is stored)."""
     quiz = _quiz(request, slug)
+    form = QuizItemForm(request.POST)
+    if not form.is_valid():
+        return _items_page(request, quiz, form, form.error_text())
     template = (
         QuestionTemplate.objects.for_course(request.course)
-        .filter(slug=request.POST.get("template", ""))
+        .filter(slug=form.cleaned_data["template"])
         .first()
     )
     try:
         if template is None:
             raise authoring.AuthoringError("Choose a published template to add.")
-        raw_position = request.POST.get("position", "").strip()
-        try:
-            position = int(raw_position) if raw_position else None
-        except ValueError:
-            raise authoring.AuthoringError("The position must be a whole number.") from None
         item = authoring.add_quiz_item(
             quiz=quiz,
             template=template,
-            points=authoring.parse_points(request.POST.get("points", "1")),
-            position=position,
+            points=form.cleaned_data["points"],
+            position=form.cleaned_data["position"],
         )
     except authoring.AuthoringError as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(
-            request, f"Added '{template.slug}' as question {item.position} ({item.points} pts)."
-        )
+        return _items_page(request, quiz, form, str(exc))
+    messages.success(
+        request, f"Added '{template.slug}' as question {item.position} ({item.points} pts)."
+    )
     return redirect("studio:quiz_items", slug=quiz.slug)
 
 

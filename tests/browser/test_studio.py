@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from quizzes.models import QuestionTemplate, Quiz, Variant
 from quizzes.services import authoring
-from quizzes.services.bank import QUESTIONS_DIR, read_bank, sync_bank
+from quizzes.services.bank import read_bank, sync_bank
 from tests.browser.conftest import log_in, screenshot
 from tests.factories import PASSWORD, ChapterFactory, CourseFactory, EnrollmentFactory
 
@@ -29,7 +29,7 @@ def people():
     chapter = ChapterFactory(part__course=course, slug="inference", title="Inference")
     Quiz.objects.create(course=course, slug="studio-quiz", title="Studio quiz", chapter=chapter)
     # The shipped bank, so the list reads as it will for a real author.
-    sync_bank(bank=read_bank(QUESTIONS_DIR), course=course)
+    sync_bank(bank=read_bank(), course=course)
     author = EnrollmentFactory(course=course, role="author", user__username="ren").user
     student = EnrollmentFactory(course=course, role="student", user__username="ada").user
     return author, student

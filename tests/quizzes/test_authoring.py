@@ -75,10 +75,15 @@ def test_seed_counts_have_limits():
         assert "whole number" in seeds(bad)
 
 
-def test_preview_seed_parsing_falls_back_on_nonsense():
-    assert authoring.parse_seed("17") == 17
-    assert authoring.parse_seed("-1", default=3) == 3
-    assert authoring.parse_seed("9" * 40) == 0
+def test_the_preview_seed_form_falls_back_on_nonsense_and_says_so():
+    from quizzes.forms import PreviewSeedForm
+
+    assert PreviewSeedForm({"seed": "17"}).seed_or_default() == 17
+    assert PreviewSeedForm({}).seed_or_default() == 0 and not PreviewSeedForm({}).error_text()
+    for bad in ("-1", "9" * 40, "9" * 5000, "1e3", "banana"):
+        form = PreviewSeedForm({"seed": bad})
+        assert form.seed_or_default() == 0
+        assert "whole number from 0 to 2,147,483,647" in form.error_text()
 
 
 def test_diff_rows_number_both_sides():

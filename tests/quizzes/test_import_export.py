@@ -21,7 +21,7 @@ from django.urls import reverse
 from quizzes.engine import CHAPTERS
 from quizzes.models import QuestionTemplate, Quiz, QuizItem, TemplateVersion
 from quizzes.services import authoring
-from quizzes.services.bank import QUESTIONS_DIR, read_bank, sync_bank
+from quizzes.services.bank import read_bank, sync_bank
 from tests.factories import ChapterFactory, PartFactory
 from tests.quizzes.test_studio_views import make_template
 
@@ -82,7 +82,7 @@ def wipe_bank() -> None:
 
 
 def test_whole_bank_round_trips_through_a_fresh_database(tmp_path, course, chapters):
-    bank = read_bank(QUESTIONS_DIR)
+    bank = read_bank()
     sync_bank(bank=bank, course=course)
     slugs = sorted(t.slug for t in bank.templates)
     add_quiz(course, chapters, slugs)

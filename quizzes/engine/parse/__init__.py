@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
-
 from content.expressions import did_you_mean
 from quizzes.engine.errors import TemplateError
 from quizzes.engine.model import CHAPTERS, Hint, Outcomes, Template
@@ -28,7 +26,7 @@ from quizzes.engine.parse.base import (
 from quizzes.engine.parse.parameters import ParameterRules
 from quizzes.engine.parse.parts import PartRules
 from quizzes.engine.parse.plausible import PlausibleRules
-from quizzes.engine.yamlnodes import Loc, PlainYAMLError, compose
+from quizzes.engine.yamlnodes import Loc
 
 
 def parse_template(text: str, *, source: str) -> Template:
@@ -44,20 +42,8 @@ class _Parser(ParameterRules, PartRules, PlausibleRules):
     # -- the template --------------------------------------------------------------------------
 
     def parse(self, text: str) -> Template | None:
-        try:
-            root = compose(text)
-        except PlainYAMLError as exc:
-            mark = exc.problem_mark
-            self.issue(mark.line + 1 if mark is not None else None, "yaml", exc.problem)
-            return None
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = mark.line + 1 if mark is not None else None
-            problem = getattr(exc, "problem", None) or str(exc)
-            self.issue(line, "yaml", f"not valid YAML: {problem}")
-            return None
-        if root is None or not isinstance(root.children, dict):
-            self.issue(1, "template", "must be a YAML mapping of fields (slug: ..., title: ...)")
+        root = self.compose_root(text, "the template")
+        if root is None:
             return None
         self.unknown_keys(root, TOP_FIELDS, "the template")
         if not self.within_counts(root):

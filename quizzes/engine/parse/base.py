@@ -6,6 +6,8 @@ import math
 import re
 from typing import Any
 
+import yaml
+
 from content.expressions import check_expression, check_live, did_you_mean
 from quizzes.engine.errors import TemplateIssue
 from quizzes.engine.model import (
@@ -13,7 +15,7 @@ from quizzes.engine.model import (
     Text,
 )
 from quizzes.engine.namespace import base_names
-from quizzes.engine.yamlnodes import Loc
+from quizzes.engine.yamlnodes import Loc, PlainYAMLError, compose
 
 SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 # Bounded by the columns that store them (a response's part id, a chosen option, a slug).
@@ -67,6 +69,27 @@ class ParserBase:
                 self.issue(loc.get(key), key, f"unknown field in {where}{hint}")
         for key, line in loc.duplicates:
             self.issue(line, key, "appears twice; keep one")
+
+    def compose_root(self, text: str, what: str) -> Loc | None:
+        """The text's top-level mapping, or None with the issue said (bad YAML, a refused
+        feature, not a mapping); `what` names the file ("the template", "the quiz")."""
+        try:
+            root = compose(text)
+        except PlainYAMLError as exc:
+            mark = exc.problem_mark
+            self.issue(mark.line + 1 if mark is not None else None, "yaml", exc.problem)
+            return None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = mark.line + 1 if mark is not None else None
+            problem = getattr(exc, "problem", None) or str(exc)
+            self.issue(line, "yaml", f"not valid YAML: {problem}")
+            return None
+        if root is None or not isinstance(root.children, dict):
+            field = what.split()[-1]
+            self.issue(1, field, "must be a YAML mapping of fields (slug: ..., title: ...)")
+            return None
+        return root
 
     # -- typed getters -------------------------------------------------------------------------
 

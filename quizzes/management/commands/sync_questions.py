@@ -1,4 +1,8 @@
-"""Load the question bank and the quiz definitions from content/questions/ into the database."""
+"""Load the question bank and the quiz definitions (settings.QUESTIONS_DIR) into the database.
+
+Every template it would create or change passes the publication gate first (`bank.gate`), as
+the studio's Publish and the imports do; one refusal and nothing is written.
+"""
 
 from __future__ import annotations
 
@@ -7,32 +11,36 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from courseware.models import Course
-from quizzes.services.bank import QUESTIONS_DIR, BankError, read_bank, sync_bank
+from quizzes.services.bank import BankError, questions_dir, read_bank, sync_bank
 
 
 class Command(BaseCommand):
     help = (
-        "Read every template and quiz file under content/questions/, check all of them, and only "
-        "then write them to the database (all or nothing). Unchanged files change nothing."
+        "Read every template and quiz file of the bank, check all of them (every new or changed "
+        "template through the publication gate), and only then write them to the database "
+        "(all or nothing). Unchanged files change nothing."
     )
 
     def add_arguments(self, parser):
         parser.add_argument(
             "--dir",
-            default=str(QUESTIONS_DIR),
-            help="Folder of template files (quiz definitions in its quizzes/ subfolder).",
+            default=None,
+            help=(
+                "Folder of template files, quiz definitions in its quizzes/ subfolder "
+                "(default: the QUESTIONS_DIR setting)."
+            ),
         )
 
-    def handle(self, *args, dir: str, **options):
+    def handle(self, *args, dir: str | None, **options):
         try:
             course = Course.objects.current()
         except Course.DoesNotExist:
             raise CommandError("No course yet: run `manage.py setup_demo` first.") from None
-        root = Path(dir)
+        root = questions_dir() if dir is None else Path(dir)
         if not root.is_dir():
             raise CommandError(f"{root} is not a folder.")
         try:
-            bank = read_bank(root)
+            bank = read_bank(root, gate_for=course)
         except BankError as exc:
             raise CommandError(
                 f"The question bank has {len(exc.problems)} problem(s); nothing was changed:\n"

@@ -6,26 +6,15 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-import content
 from content.expressions import did_you_mean
-from quizzes.engine import (
-    Template,
-    TemplateError,
-    load_templates_collecting,
-    validate_template,
-)
-from quizzes.services.bank.gate import publication_seeds
-
-QUESTIONS_DIR = Path(content.__file__).resolve().parent / "questions"
+from quizzes.engine import Template, TemplateError, load_templates_collecting
+from quizzes.services.bank import content_hash, gate, questions_dir
 
 
-def templates_to_validate(directory: Path = QUESTIONS_DIR):
-    """Every template the command validates, as (templates, parse errors).
-
-    The one place that decides where templates come from: today the files under
-    ``content/questions/``; the app can add its database templates here.
-    """
-    return load_templates_collecting(directory)
+def templates_to_validate(directory: Path | None = None):
+    """Every template the command validates, as (templates, parse errors): the files of the
+    bank's folder (`settings.QUESTIONS_DIR`)."""
+    return load_templates_collecting(questions_dir() if directory is None else directory)
 
 
 class Command(BaseCommand):
@@ -51,10 +40,16 @@ class Command(BaseCommand):
             help="number of seeds (variants) to generate per template (default: "
             "QUIZ_PUBLICATION_SEEDS, the publication gate's count, 200 unless set)",
         )
+        parser.add_argument(
+            "--record",
+            action="store_true",
+            help="write each passing text's fingerprint to the bank's gate-passes.txt, so "
+            "sync_questions and imports need not validate that very text again",
+        )
 
-    def handle(self, *args, slugs, seeds, **options):
+    def handle(self, *args, slugs, seeds, record=False, **options):
         if seeds is None:
-            seeds = publication_seeds()
+            seeds = gate.publication_seeds()
         if seeds < 1:
             raise CommandError("--seeds must be at least 1")
         templates, errors = templates_to_validate()
@@ -66,14 +61,22 @@ class Command(BaseCommand):
             self.stdout.write(self.style.ERROR(f"{error.source}: does not parse"))
             for issue in error.errors:
                 self.stdout.write(f"    {error.source}, {issue}")
+        passed: dict[str, tuple[str, int]] = {}
         for template in templates:
-            report = validate_template(template, seeds)
+            report, refusing = gate.check_for_publication(template, seeds=seeds)
+            if not refusing:
+                passed[template.slug] = (content_hash(template.text), seeds)
             variants += report.variants
             failures += len(report.failures)
             style = self.style.SUCCESS if report.ok else self.style.ERROR
             self.stdout.write(style(report.summary()))
             for failure in report.failures:
                 self.stdout.write(f"    {failure}")
+        if record:
+            every, _ = templates_to_validate()
+            failed = {content_hash(t.text) for t in templates if t.slug not in passed}
+            path = gate.record_passes(passed, keep={content_hash(t.text) for t in every} - failed)
+            self.stdout.write(f"recorded {len(passed)} passes in {path}")
         count = len(templates) + len(errors)
         self.stdout.write(f"validated {count} templates ({variants} variants): {failures} failures")
         if failures:

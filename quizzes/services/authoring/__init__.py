@@ -10,6 +10,7 @@ from quizzes.services.authoring.drafts import (
     STARTERS,
     AuthoringError,
     DraftConflict,
+    check_draft,
     check_slug,
     create_template,
     duplicate_template,
@@ -30,19 +31,19 @@ from quizzes.services.authoring.files import (
     read_import,
 )
 from quizzes.services.authoring.preview import (
+    MAX_SEED,
     Preview,
     PreviewPart,
     TryResult,
     build_preview,
-    parse_seed,
     random_seed,
 )
 from quizzes.services.authoring.publishing import (
     DEFAULT_SEEDS,
+    MAX_POINTS,
     MAX_SEEDS,
     add_quiz_item,
     mark_validation_pending,
-    parse_points,
     publish_draft,
     remove_quiz_item,
     retire_template,
@@ -53,6 +54,8 @@ from quizzes.services.authoring.publishing import (
 
 __all__ = [
     "DEFAULT_SEEDS",
+    "MAX_POINTS",
+    "MAX_SEED",
     "MAX_SEEDS",
     "MAX_SOURCE_CHARS",
     "MAX_UPLOAD_BYTES",
@@ -65,6 +68,7 @@ __all__ = [
     "TryResult",
     "add_quiz_item",
     "build_preview",
+    "check_draft",
     "check_slug",
     "create_template",
     "duplicate_template",
@@ -73,8 +77,6 @@ __all__ = [
     "export_zip",
     "import_dir",
     "import_upload",
-    "parse_points",
-    "parse_seed",
     "publish_draft",
     "quiz_text",
     "random_seed",

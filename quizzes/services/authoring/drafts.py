@@ -15,11 +15,11 @@ from pathlib import Path
 import yaml
 from django.db import transaction
 
-from quizzes.engine import CHAPTERS, TemplateError, TemplateIssue, kinds
+from quizzes.engine import CHAPTERS, TemplateIssue, kinds
 from quizzes.engine.yamlnodes import PlainYAMLError, check_plain
 from quizzes.models import QuestionTemplate, TemplateStatus
 from quizzes.services.authoring.budgets import deadline_after, preview_budget
-from quizzes.services.bank import TemplateFile, read_template_text
+from quizzes.services.bank import TemplateFile, read_one
 
 STARTERS_DIR = Path(__file__).resolve().parents[2] / "starters"
 # kind -> (file under quizzes/starters/, label shown to authors): each answer kind's own, and
@@ -114,6 +114,17 @@ def read_draft(text: str, *, slug: str | None = None) -> tuple[TemplateFile | No
     With ``slug``, a text that names another slug is an issue too: a template's slug is stable.
     Never raises: whatever goes wrong becomes an issue the author can read.
     """
+    parsed, issues = check_draft(text, slug=slug)
+    return (None, issues) if issues else (parsed, [])
+
+
+def check_draft(text: str, *, slug: str | None = None) -> tuple[TemplateFile | None, list]:
+    """Like ``read_draft``, but a draft that parses is returned even when its slug is not
+    ``slug`` (the issue says so): the editor still previews it.
+
+    The editor's text is a (path, text) pair like any other file: the bank's one reader
+    (`bank.read_one`) parses it, once.
+    """
     if len(text) > MAX_SOURCE_CHARS:
         return None, [
             TemplateIssue(None, "template", f"is longer than {MAX_SOURCE_CHARS:,} characters")
@@ -121,18 +132,17 @@ def read_draft(text: str, *, slug: str | None = None) -> tuple[TemplateFile | No
     if "\x00" in text:
         return None, [TemplateIssue(None, "template", "contains a NUL character (binary data?)")]
     try:
-        deadline = deadline_after(preview_budget())
-        parsed = read_template_text(text, source="draft", deadline=deadline)
-    except TemplateError as exc:
-        return None, list(exc.errors)
+        parsed, issues = read_one("draft", text, deadline=deadline_after(preview_budget()))
     except Exception as exc:  # noqa: BLE001 - an engine bug must still reach the author as text
         return None, [TemplateIssue(None, "template", f"could not be read: {exc}")]
+    if parsed is None:
+        return None, issues
     if slug is not None and parsed.slug != slug:
         message = (
             f"is '{parsed.slug}' but this template's slug is '{slug}'; a slug never changes "
             "(duplicate the template to get a new slug)"
         )
-        return None, [TemplateIssue(_line_of(_SLUG_LINE, text), "slug", message)]
+        return parsed, [TemplateIssue(_line_of(_SLUG_LINE, text), "slug", message)]
     return parsed, []
 
 

@@ -14,6 +14,7 @@ from quizzes import engine
 from quizzes.engine import kinds
 from quizzes.engine.errors import OverBudget
 from quizzes.services.authoring.budgets import deadline_after, preview_budget
+from quizzes.services.bank import read_one
 
 MAX_SEED = 2**31 - 1
 
@@ -70,20 +71,28 @@ def random_seed() -> int:
     return random.SystemRandom().randint(0, 99_999)
 
 
-def parse_seed(raw: str | None, default: int = 0) -> int:
-    """A seed from a form; anything that is not a whole number in range gives ``default``."""
-    try:
-        seed = int(str(raw).strip())
-    except (TypeError, ValueError):
-        return default
-    return seed if 0 <= seed <= MAX_SEED else default
+def build_preview(
+    draft, seed: int, responses: dict[str, Any] | None = None, *, issues=()
+) -> Preview:
+    """The variant of ``draft`` for ``seed``, with each response in ``responses`` graded.
 
-
-def build_preview(text: str, seed: int, responses: dict[str, Any] | None = None) -> Preview:
-    """The variant of ``text`` for ``seed``, with each response in ``responses`` graded."""
+    ``draft`` is the draft's TemplateFile as the bank's reader returned it (None when the text
+    does not parse: ``issues`` say why), or a text, which is read here.
+    """
     preview = Preview(seed=seed)
+    if isinstance(draft, str):
+        draft, issues = read_one("draft", draft, deadline=deadline_after(preview_budget()))
+    if draft is None and issues and all(i.field == "budget" for i in issues):
+        preview.error = (
+            f"This seed could not be shown within the preview's budget of {preview_budget():g} s: "
+            + "; ".join(i.message for i in issues)
+        )
+        return preview
+    if draft is None:
+        preview.error = "The draft has errors: " + "; ".join(str(i) for i in issues)
+        return preview
+    template = draft.template
     try:
-        template = engine.parse_template(text, source="draft")
         variant = engine.generate_variant(template, seed, deadline=deadline_after(preview_budget()))
         preview.prompt = engine.render_prompt(template, variant)
         rendered = engine.render_parts(template, variant)

@@ -7,7 +7,7 @@ retired template is offered for no new quiz item, and nothing about it is delete
 from __future__ import annotations
 
 import math
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import Count, F, Max
@@ -27,6 +27,8 @@ from quizzes.services.bank.gate import PUBLICATION_SEEDS
 # The validate form's default: the publication gate's count (QUIZ_PUBLICATION_SEEDS).
 DEFAULT_SEEDS = PUBLICATION_SEEDS
 MAX_SEEDS = 5_000
+# A quiz item's points: more than 0, at most this, two decimals (the column's bounds).
+MAX_POINTS = Decimal(1000)
 
 
 def validation_summary(text: str, seeds: int, *, parsed=None) -> dict:
@@ -172,22 +174,15 @@ def retire_template(*, template: QuestionTemplate) -> None:
     template.status = TemplateStatus.RETIRED
 
 
-def parse_points(raw) -> Decimal:
-    try:
-        points = Decimal(str(raw).strip() or "1")
-    except InvalidOperation:
-        raise AuthoringError("Points must be a number, e.g. 1 or 2.5.") from None
-    if not points.is_finite() or not Decimal("0") < points <= Decimal("1000"):
-        raise AuthoringError("Points must be more than 0 and at most 1000.")
-    return points.quantize(Decimal("0.01"))
-
-
 @transaction.atomic
 def add_quiz_item(*, quiz, template: QuestionTemplate, points: Decimal, position: int | None):
     """Add a published template to ``quiz`` at ``position`` (1-based; None: at the end).
 
-    Items at and after the position move one place down.
+    Items at and after the position move one place down. ``points`` arrive typed and checked
+    (`quizzes.forms.QuizItemForm`); the bound is kept here too, as the column's rule.
     """
+    if not Decimal(0) < Decimal(points) <= MAX_POINTS:
+        raise AuthoringError(f"Points must be more than 0 and at most {MAX_POINTS}.")
     if template.status != TemplateStatus.PUBLISHED or template.current_version_id is None:
         raise AuthoringError(f"'{template.slug}' is not published, so it cannot join a quiz.")
     items = list(QuizItem.objects.select_for_update().filter(quiz=quiz).order_by("position"))

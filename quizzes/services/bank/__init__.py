@@ -1,17 +1,18 @@
 """The question bank on disk and in the database: read every file, check all of it, then write.
 
-Files under ``content/questions/`` are question templates (``docs/question-format.md``); files
-under any ``quizzes/`` folder there are quiz definitions (``docs/quiz-format.md``). Loading is
-all-or-nothing: every file is parsed and cross-checked first, and only a bank without a single
-problem is written, in one transaction. Loading the same files again changes nothing (each row
-keeps the hash of the text it came from).
+Files under the bank's folder (the ``QUESTIONS_DIR`` setting, ``questions_dir()``) are question
+templates (``docs/question-format.md``); files under any ``quizzes/`` folder there are quiz
+definitions (``docs/quiz-format.md``). One reader (``read_one``, ``read_files``) parses every
+(path, text) pair, from a folder, a zip or the studio's editor; one gate (``gate``) decides
+whether a template may become a version. Loading is all-or-nothing: every file is parsed and
+cross-checked first, and only a bank without a single problem is written, in one transaction.
+Loading the same files again changes nothing (each row keeps the hash of the text it came from).
 """
 
 from .common import BankError, content_hash
 from .gate import check_for_publication, publication_seeds
 from .quizfiles import ITEM_FIELDS, QUIZ_FIELDS, ItemSpec, Objective, QuizFile, read_quiz_text
 from .reading import (
-    QUESTIONS_DIR,
     SMOKE_SEEDS,
     Bank,
     TemplateFile,
@@ -20,8 +21,10 @@ from .reading import (
     folder_files,
     is_quiz_file,
     is_quiz_path,
+    questions_dir,
     read_bank,
     read_files,
+    read_one,
     read_template_text,
     template_kind,
 )
@@ -29,7 +32,6 @@ from .sync import SyncReport, publish_version, set_quiz_items, sync_bank
 
 __all__ = [
     "ITEM_FIELDS",
-    "QUESTIONS_DIR",
     "QUIZ_FIELDS",
     "SMOKE_SEEDS",
     "Bank",
@@ -46,9 +48,11 @@ __all__ = [
     "is_quiz_file",
     "is_quiz_path",
     "read_files",
+    "read_one",
     "cross_check",
     "publication_seeds",
     "publish_version",
+    "questions_dir",
     "read_bank",
     "read_quiz_text",
     "read_template_text",

@@ -1,20 +1,28 @@
-"""Quiz definition files (docs/quiz-format.md): parsed and checked with file and line."""
+"""Quiz definition files (docs/quiz-format.md), parsed by the template engine's own machinery.
+
+The same YAML guard (`content.plainyaml` through `engine.yamlnodes`), the same field checks
+(`ParserBase`: unknown fields with "did you mean", typed getters) and the same error: a
+`TemplateError` whose issues read "q.yaml, line 3, mode: must be one of homework, exam", as a
+template's do. Every problem is reported, not just the first.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
-import yaml
 from django.utils.dateparse import parse_datetime
 
-from quizzes.engine.yamlnodes import PlainYAMLError, check_plain
+from content.expressions import did_you_mean
+from quizzes.engine.errors import TemplateError
+from quizzes.engine.parse.base import ParserBase, _as_number
+from quizzes.engine.yamlnodes import Loc
 from quizzes.models import AnswerRelease, LatePolicy, QuizMode, ReleasePolicy
 
-from .common import BankError, _close, content_hash
+from .common import content_hash
 
 QUIZ_FIELDS = {
     "slug",
@@ -85,213 +93,211 @@ class QuizFile:
 
 
 def read_quiz_text(text: str, *, source: str) -> QuizFile:
-    """Parse one quiz definition; raises BankError with file and line for each problem."""
-    problems: list[str] = []
+    """Parse one quiz definition; raise `TemplateError` listing every problem with its line."""
+    parser = _QuizParser(source)
+    quiz = parser.parse(text)
+    if parser.issues or quiz is None:
+        raise TemplateError(parser.issues, source)
+    return quiz
 
-    def problem(message: str, node=None) -> None:
-        line = f", line {node.start_mark.line + 1}" if node is not None else ""
-        problems.append(f"{source}{line}: {message}")
 
-    try:
-        check_plain(text)
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except PlainYAMLError as exc:
-        raise BankError([f"{source}, {exc}"]) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f", line {mark.line + 1}" if mark else ""
-        raise BankError(
-            [f"{source}{line}: not valid YAML ({getattr(exc, 'problem', exc)})"]
-        ) from None
-    if not isinstance(data, dict):
-        raise BankError([f"{source}: a quiz file must be a mapping of fields"])
-    lines = _key_nodes(node)
-    for key in data:
-        if key not in QUIZ_FIELDS:
-            near = _close(str(key), QUIZ_FIELDS)
-            problem(
-                f"unknown field '{key}'" + (f"; did you mean '{near}'?" if near else ""),
-                lines.get(key),
-            )
-    for required in ("slug", "title", "items"):
-        if not data.get(required):
-            problem(f"'{required}' is required")
-    for name, most in (("slug", 100), ("title", 200)):
-        if len(str(data.get(name) or "")) > most:
-            problem(f"{name} is at most {most} characters", lines.get(name))
-    fields: dict[str, Any] = {}
-    mode = data.get("mode", QuizMode.HOMEWORK)
-    if mode not in QuizMode.values:
-        problem(f"mode must be one of {', '.join(QuizMode.values)}", lines.get("mode"))
-    fields["mode"] = mode
-    late = data.get("late_policy", LatePolicy.PENALTY)
-    if late not in LatePolicy.values:
-        problem(
-            f"late_policy must be one of {', '.join(LatePolicy.values)}", lines.get("late_policy")
+# (field, its choices, the default) of the fields that name one of a model's choices
+CHOICE_FIELDS = (
+    ("mode", QuizMode, QuizMode.HOMEWORK),
+    ("late_policy", LatePolicy, LatePolicy.PENALTY),
+    ("release", ReleasePolicy, ReleasePolicy.IMMEDIATE),
+    ("show_answers", AnswerRelease, AnswerRelease.AFTER_FINAL),
+)
+MOMENTS = (("opens", "opens_at"), ("due", "due_at"), ("closes", "closes_at"))
+
+
+class _QuizParser(ParserBase):
+    def parse(self, text: str) -> QuizFile | None:
+        root = self.compose_root(text, "the quiz")
+        if root is None:
+            return None
+        self.unknown_keys(root, sorted(QUIZ_FIELDS), "a quiz file")
+        slug = self.text_field(root, "slug")
+        title = self.text_field(root, "title")
+        for loc, name, most in ((slug, "slug", 100), (title, "title", 200)):
+            if loc is not None and len(loc.value) > most:
+                self.issue(loc, name, f"at most {most} characters")
+        fields: dict[str, Any] = {}
+        for name, choices, default in CHOICE_FIELDS:
+            fields[name] = self.choice(root.get(name), name, choices.values, default)
+        for name, most in COUNT_BOUNDS.items():
+            fields[name] = self.count(root.get(name), name, most)
+        if fields["tries_per_variant"] is None:
+            fields["tries_per_variant"] = 3
+        if fields["position"] is None:
+            fields["position"] = 0
+        fields["late_penalty"] = self.penalty(root.get("late_penalty"))
+        for name, target in MOMENTS:
+            fields[target] = self.moment(root.get(name), name)
+        fields["description"] = str(_value(root, "description") or "")
+        fields["is_published"] = bool(_value(root, "published", True))
+        items, pools = self.parse_items(root)
+        objectives = self.parse_objectives(root.get("objectives"))
+        if self.issues or slug is None or title is None:
+            return None
+        return QuizFile(
+            path=self.source,
+            text=text,
+            slug=slug.value,
+            title=title.value,
+            chapter=str(_value(root, "chapter") or ""),
+            fields=fields,
+            items=items,
+            pools=pools,
+            objectives=objectives,
         )
-    fields["late_policy"] = late
-    release = data.get("release", ReleasePolicy.IMMEDIATE)
-    if release not in ReleasePolicy.values:
-        problem(f"release must be one of {', '.join(ReleasePolicy.values)}", lines.get("release"))
-    fields["release"] = release
-    shown = data.get("show_answers", AnswerRelease.AFTER_FINAL)
-    if shown not in AnswerRelease.values:
-        choices = ", ".join(AnswerRelease.values)
-        problem(f"show_answers must be one of {choices}", lines.get("show_answers"))
-    fields["show_answers"] = shown
-    for name, most in COUNT_BOUNDS.items():
-        value = data.get(name)
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
-            problem(f"{name} must be a whole number", lines.get(name))
-            value = None
-        elif value is not None and not 0 <= value <= most:
-            problem(f"{name} must be a whole number from 0 to {most:,}", lines.get(name))
-            value = None
-        fields[name] = value
-    if fields["tries_per_variant"] is None:
-        fields["tries_per_variant"] = 3
-    if fields["position"] is None:
-        fields["position"] = 0
-    try:
-        penalty = Decimal(str(data.get("late_penalty", 0)))
-        if not 0 <= penalty <= 1:
-            raise InvalidOperation
-    except (InvalidOperation, ValueError):
-        problem("late_penalty must be a fraction between 0 and 1", lines.get("late_penalty"))
-        penalty = Decimal(0)
-    fields["late_penalty"] = penalty
-    for name, target in (("opens", "opens_at"), ("due", "due_at"), ("closes", "closes_at")):
-        value = data.get(name)
-        if value is None:
-            fields[target] = None
-            continue
-        moment = value if isinstance(value, datetime) else parse_datetime(str(value))
-        if moment is None or moment.tzinfo is None:
-            problem(
-                f"{name} must be an ISO date and time with a zone, e.g. 2027-01-15T23:59:00Z",
-                lines.get(name),
-            )
-        fields[target] = moment
-    fields["description"] = str(data.get("description") or "")
-    fields["is_published"] = bool(data.get("published", True))
 
-    items: list[ItemSpec] = []
-    pools: dict[str, int] = {}
-    raw_items = data.get("items") or []
-    item_nodes = _seq_nodes(node, "items")
-    if not isinstance(raw_items, list):
-        problem("items must be a list", lines.get("items"))
-        raw_items = []
-    elif len(raw_items) > MAX_ITEMS:
-        problem(f"items has {len(raw_items)} entries; at most {MAX_ITEMS}", lines.get("items"))
-        raw_items = []
-    for index, raw in enumerate(raw_items):
-        item_node = item_nodes[index] if index < len(item_nodes) else lines.get("items")
-        if not isinstance(raw, dict) or not (set(raw) <= ITEM_FIELDS):
-            problem("each item is {template, points} or {pool, draw, templates, points}", item_node)
-            continue
+    # -- one field each --------------------------------------------------------------------------
+
+    def choice(self, loc: Loc | None, name: str, choices: list[str], default: str) -> str:
+        if loc is None:
+            return default
+        if loc.value not in choices:
+            hint = did_you_mean(str(loc.value), choices)
+            self.issue(loc, name, f"must be one of {', '.join(choices)}{hint}")
+            return default
+        return loc.value
+
+    def count(self, loc: Loc | None, name: str, most: int) -> int | None:
+        if loc is None or loc.value is None:  # null: no limit
+            return None
+        value = _as_number(loc.value)
+        if value is None or value != int(value) or not 0 <= value <= most:
+            self.issue(loc, name, f"must be a whole number from 0 to {most:,}")
+            return None
+        return int(value)
+
+    def penalty(self, loc: Loc | None) -> Decimal:
+        if loc is None:
+            return Decimal(0)
+        value = _as_number(loc.value)
+        if value is None or not 0 <= value <= 1:
+            self.issue(loc, "late_penalty", "must be a fraction between 0 and 1")
+            return Decimal(0)
+        return Decimal(str(value))
+
+    def moment(self, loc: Loc | None, name: str) -> datetime | None:
+        if loc is None or loc.value is None:
+            return None
+        value = loc.value
         try:
-            points = Decimal(str(raw.get("points", 1)))
-            if not points.is_finite() or not 0 < points <= MAX_POINTS:
-                raise InvalidOperation
-        except (InvalidOperation, ValueError):
-            problem(f"points must be a positive number, at most {MAX_POINTS}", item_node)
-            points = Decimal(1)
-        if "pool" in raw:
-            name = str(raw["pool"])
-            members = raw.get("templates") or []
-            if len(name) > 50:
-                problem("a pool name is at most 50 characters", item_node)
-                continue
-            draw = raw.get("draw")
-            if not isinstance(members, list) or len(members) < 2:
-                problem(f"pool '{name}' needs a list of at least two templates", item_node)
-                continue
-            if not isinstance(draw, int) or not 1 <= draw <= len(members):
-                problem(f"pool '{name}': draw must be between 1 and {len(members)}", item_node)
-                continue
-            if name in pools:
-                problem(f"pool '{name}' is defined twice", item_node)
-            pools[name] = draw
-            items.extend(ItemSpec(str(slug), points, name) for slug in members)
-        elif "template" in raw:
-            items.append(ItemSpec(str(raw["template"]), points))
-        else:
-            problem("an item needs 'template' (or 'pool' with 'templates')", item_node)
-    slugs = [i.template for i in items]
-    for slug in {s for s in slugs if slugs.count(s) > 1}:
-        problem(f"template '{slug}' appears twice in this quiz", lines.get("items"))
-    objectives = _read_objectives(data.get("objectives"), node, problem)
-    if problems:
-        raise BankError(problems)
-    return QuizFile(
-        path=source,
-        text=text,
-        slug=str(data["slug"]),
-        title=str(data["title"]),
-        chapter=str(data.get("chapter") or ""),
-        fields=fields,
-        items=items,
-        pools=pools,
-        objectives=objectives,
-    )
-
-
-def _read_objectives(raw, node, problem) -> list[Objective]:
-    """``objectives``: each {id, text, templates}, naming at least two templates."""
-    if raw is None:
-        return []
-    nodes = _seq_nodes(node, "objectives")
-    if not isinstance(raw, list) or not raw:
-        problem(
-            "objectives must be a list of {id, text, templates}", _key_nodes(node).get("objectives")
-        )
-        return []
-    objectives: list[Objective] = []
-    for index, entry in enumerate(raw):
-        where = nodes[index] if index < len(nodes) else None
-        if not isinstance(entry, dict):
-            problem("each objective is {id, text, templates}", where)
-            continue
-        for key in entry:
-            if key not in OBJECTIVE_FIELDS:
-                near = _close(str(key), OBJECTIVE_FIELDS)
-                hint = f"; did you mean '{near}'?" if near else ""
-                problem(f"unknown field '{key}' in an objective{hint}", where)
-        ident, text, templates = entry.get("id"), entry.get("text"), entry.get("templates")
-        if not isinstance(ident, str) or not OBJECTIVE_ID.fullmatch(ident):
-            problem("an objective's id is required: lowercase letters, digits, hyphens", where)
-            continue
-        if not isinstance(text, str) or not text.strip():
-            problem(f"objective '{ident}' needs a text (the sentence students read)", where)
-        if not isinstance(templates, list) or not all(isinstance(t, str) for t in templates):
-            problem(f"objective '{ident}': templates must be a list of template slugs", where)
-            continue
-        if len(set(templates)) < 2:
-            problem(
-                f"objective '{ident}' names {len(set(templates))} template(s); name at least two "
-                "that test it in different ways",
-                where,
+            moment = value if isinstance(value, datetime) else parse_datetime(str(value))
+        except ValueError:  # the right shape, an impossible date (month 13)
+            moment = None
+        if moment is None or moment.tzinfo is None:
+            self.issue(
+                loc, name, "must be an ISO date and time with a zone, e.g. 2027-01-15T23:59:00Z"
             )
-        if len(set(templates)) != len(templates):
-            problem(f"objective '{ident}' names a template twice", where)
-        if ident in {o.id for o in objectives}:
-            problem(f"objective '{ident}' is defined twice", where)
-        objectives.append(Objective(ident, str(text or "").strip(), tuple(templates)))
-    return objectives
+            return None
+        return moment
+
+    # -- items and objectives --------------------------------------------------------------------
+
+    def parse_items(self, root: Loc) -> tuple[list[ItemSpec], dict[str, int]]:
+        items: list[ItemSpec] = []
+        pools: dict[str, int] = {}
+        loc = root.get("items")
+        if loc is None:
+            self.issue(root, "items", "is required")
+            return items, pools
+        if not isinstance(loc.children, list) or not loc.children:
+            self.issue(loc, "items", "must be a list of {template, points} entries")
+            return items, pools
+        if len(loc.children) > MAX_ITEMS:
+            self.issue(loc, "items", f"has {len(loc.children)} entries; at most {MAX_ITEMS}")
+            return items, pools
+        for item in loc.items():
+            if not isinstance(item.children, dict):
+                self.issue(item, "items", "each item is {template, points} or a pool")
+                continue
+            self.unknown_keys(item, sorted(ITEM_FIELDS), "an item")
+            points = self.points(item.get("points"))
+            if item.get("pool") is not None:
+                self.parse_pool(item, points, items, pools)
+            elif item.get("template") is not None:
+                items.append(ItemSpec(str(item.get("template").value), points))
+            else:
+                self.issue(item, "items", "an item needs 'template' (or 'pool' with 'templates')")
+        slugs = [i.template for i in items]
+        for slug in sorted({s for s in slugs if slugs.count(s) > 1}):
+            self.issue(loc, "items", f"template '{slug}' appears twice in this quiz")
+        return items, pools
+
+    def points(self, loc: Loc | None) -> Decimal:
+        if loc is None:
+            return Decimal(1)
+        value = _as_number(loc.value)
+        if value is None or not 0 < value <= MAX_POINTS:
+            self.issue(loc, "points", f"must be a positive number, at most {MAX_POINTS}")
+            return Decimal(1)
+        return Decimal(str(loc.value).strip())
+
+    def parse_pool(self, item: Loc, points: Decimal, items: list, pools: dict) -> None:
+        name = str(item.get("pool").value)
+        members = item.get("templates")
+        draw = item.get("draw")
+        if len(name) > 50:
+            self.issue(item.get("pool"), "pool", "a pool name is at most 50 characters")
+            return
+        listed = members.value if members is not None else None
+        if not isinstance(listed, list) or len(listed) < 2:
+            self.issue(members or item, "templates", f"pool '{name}' needs at least two templates")
+            return
+        count = _as_number(draw.value) if draw is not None else None
+        if count is None or count != int(count) or not 1 <= count <= len(listed):
+            self.issue(draw or item, "draw", f"pool '{name}': must be from 1 to {len(listed)}")
+            return
+        if name in pools:
+            self.issue(item.get("pool"), "pool", f"pool '{name}' is defined twice")
+        pools[name] = int(count)
+        items.extend(ItemSpec(str(slug), points, name) for slug in listed)
+
+    def parse_objectives(self, loc: Loc | None) -> list[Objective]:
+        """``objectives``: each {id, text, templates}, naming at least two templates."""
+        if loc is None:
+            return []
+        if not isinstance(loc.children, list) or not loc.children:
+            self.issue(loc, "objectives", "must be a list of {id, text, templates}")
+            return []
+        objectives: list[Objective] = []
+        for entry in loc.items():
+            if not isinstance(entry.children, dict):
+                self.issue(entry, "objectives", "each objective is {id, text, templates}")
+                continue
+            self.unknown_keys(entry, list(OBJECTIVE_FIELDS), "an objective")
+            ident = _value(entry, "id")
+            if not isinstance(ident, str) or not OBJECTIVE_ID.fullmatch(ident):
+                where = entry.get("id") or entry
+                self.issue(where, "id", "is required: lowercase letters, digits, hyphens")
+                continue
+            text = _value(entry, "text")
+            if not isinstance(text, str) or not text.strip():
+                self.issue(entry, "text", f"objective '{ident}' needs the sentence students read")
+            templates = _value(entry, "templates")
+            where = entry.get("templates") or entry
+            if not isinstance(templates, list) or not all(isinstance(t, str) for t in templates):
+                self.issue(where, "templates", f"objective '{ident}': a list of template slugs")
+                continue
+            if len(set(templates)) < 2:
+                self.issue(
+                    where,
+                    "templates",
+                    f"objective '{ident}' names {len(set(templates))} template(s); name at "
+                    "least two that test it in different ways",
+                )
+            if len(set(templates)) != len(templates):
+                self.issue(where, "templates", f"objective '{ident}' names a template twice")
+            if ident in {o.id for o in objectives}:
+                self.issue(entry, "id", f"objective '{ident}' is defined twice")
+            objectives.append(Objective(ident, str(text or "").strip(), tuple(templates)))
+        return objectives
 
 
-def _key_nodes(node) -> dict:
-    if not isinstance(node, yaml.MappingNode):
-        return {}
-    return {k.value: k for k, _ in node.value}
-
-
-def _seq_nodes(node, key: str) -> list:
-    if not isinstance(node, yaml.MappingNode):
-        return []
-    for k, v in node.value:
-        if k.value == key and isinstance(v, yaml.SequenceNode):
-            return list(v.value)
-    return []
+def _value(loc: Loc, key: str, default=None):
+    child = loc.get(key)
+    return default if child is None else child.value

@@ -19,11 +19,16 @@ from quizzes.engine import (
     render_prompt,
     render_solution,
 )
+from quizzes.engine.errors import OverBudget
 
+from . import gate
 from .common import BankError, _close, content_hash
 from .quizfiles import QuizFile, read_quiz_text
 
-QUESTIONS_DIR = Path(settings.BASE_DIR) / "content" / "questions"
+
+def questions_dir() -> Path:
+    """The bank's folder (`settings.QUESTIONS_DIR`), read when asked so an override holds."""
+    return Path(settings.QUESTIONS_DIR)
 
 
 @dataclass(frozen=True)
@@ -73,8 +78,10 @@ def read_template_text(text: str, *, source: str, deadline: float | None = None)
             render_solution(template, variant)
         except (GenerationError, ExpressionError) as exc:
             line = getattr(exc, "line", None)
+            # Out of time is not a fault of the text: its own field, so a caller can say so.
+            field = "budget" if isinstance(exc, OverBudget) else "variant"
             raise TemplateError(
-                [TemplateIssue(line, "variant", f"seed {seed}: {_message(exc)}")], source=source
+                [TemplateIssue(line, field, f"seed {seed}: {_message(exc)}")], source=source
             ) from None
     return TemplateFile(
         path=source,
@@ -103,17 +110,33 @@ def is_quiz_path(rel: str) -> bool:
     return "quizzes" in PurePosixPath(rel).parts[:-1]
 
 
-def add_bank_file(bank: Bank, text: str, *, source: str, is_quiz: bool) -> list[str]:
-    """Parse one file's text into ``bank``; return its problems (nothing is added then)."""
+def read_one(
+    path: str, text: str | None, *, is_quiz: bool = False, deadline: float | None = None
+) -> tuple[TemplateFile | QuizFile | None, list[TemplateIssue]]:
+    """Read one (path, text) pair: (the parsed file, or None; its issues, with their lines).
+
+    The one reader of a bank file wherever it comes from: a folder, a zip, the studio's editor.
+    A text of None could not be read as UTF-8. Never raises for anything in the text.
+    """
+    if text is None:
+        return None, [TemplateIssue(None, "file", "cannot be read as UTF-8 text")]
+    if "\x00" in text:
+        return None, [TemplateIssue(None, "file", "contains binary data")]
     try:
         if is_quiz:
-            bank.quizzes.append(read_quiz_text(text, source=source))
-        else:
-            bank.templates.append(read_template_text(text, source=source))
-    except BankError as exc:
-        return list(exc.problems)
+            return read_quiz_text(text, source=path), []
+        return read_template_text(text, source=path, deadline=deadline), []
     except TemplateError as exc:
-        return [f"{source}, {issue}" for issue in exc.errors]
+        return None, list(exc.errors)
+
+
+def add_bank_file(bank: Bank, text: str, *, source: str, is_quiz: bool) -> list[str]:
+    """Parse one file's text into ``bank``; return its problems (nothing is added then)."""
+    parsed, issues = read_one(source, text, is_quiz=is_quiz)
+    if parsed is None:
+        # A whole-file problem has no line: "path: message", as the engine's own loader says.
+        return [f"{source}: {i.message}" if i.field == "file" else f"{source}, {i}" for i in issues]
+    (bank.quizzes if is_quiz else bank.templates).append(parsed)
     return []
 
 
@@ -123,21 +146,14 @@ def read_files(
     is_quiz: Callable[[str], bool],
     on_template: Callable[[TemplateFile], list[str]] | None = None,
 ) -> tuple[Bank, list[str]]:
-    """The one reader of bank files, wherever they come from (a folder, a zip, the editor).
+    """The one reader of bank files, over (path, text) pairs (`read_one` reads each).
 
-    ``files`` are (path, text) pairs; a text of None is a file that could not be read as UTF-8.
     Each template is parsed once (its TemplateFile carries the parsed template) and handed to
-    ``on_template`` for further checks (an import's publication gate). Returns the bank and every
-    problem, cross-file ones excluded (``cross_check``).
+    ``on_template`` for further checks (the publication gate). Returns the bank and every
+    problem as "path, line N, field: message", cross-file ones excluded (``cross_check``).
     """
     bank, problems = Bank(), []
     for path, text in files:
-        if text is None:
-            problems.append(f"{path}: cannot be read as UTF-8 text")
-            continue
-        if "\x00" in text:
-            problems.append(f"{path}: contains binary data")
-            continue
         quiz = is_quiz(path)
         found = add_bank_file(bank, text, source=path, is_quiz=quiz)
         problems.extend(found)
@@ -158,19 +174,45 @@ def folder_files(root: Path, *, display=None) -> list[tuple[str, str | None]]:
     return pairs
 
 
-def read_bank(root: Path = QUESTIONS_DIR) -> Bank:
-    """Read and check every file under ``root``; raise BankError listing every problem."""
+def read_bank(root: Path | None = None, *, gate_for=None) -> Bank:
+    """Read and check every file under ``root`` (default: the bank's folder, `questions_dir`);
+    raise BankError listing every problem.
+
+    With ``gate_for`` (a course), every template the sync would create or change for that
+    course passes the publication gate first (`gate.refusals`): its refusals are problems too.
+    """
+    root = questions_dir() if root is None else root
     quizzes = {
         _display_path(path, root) for path in root.rglob("*.y*ml") if is_quiz_file(path, root)
     }
     bank, problems = read_files(
         folder_files(root, display=lambda path: _display_path(path, root)),
         is_quiz=quizzes.__contains__,
+        on_template=None if gate_for is None else _sync_gate(gate_for),
     )
     problems.extend(cross_check(bank))
     if problems:
         raise BankError(problems)
     return bank
+
+
+def _sync_gate(course) -> Callable[[TemplateFile], list[str]]:
+    """The gate for the templates a sync would publish: new ones, and changed texts."""
+    from quizzes.models import QuestionTemplate
+
+    published = dict(
+        QuestionTemplate.objects.filter(course=course).values_list(
+            "slug", "current_version__content_hash"
+        )
+    )
+    passes = gate.recorded_passes()
+
+    def check(tf: TemplateFile) -> list[str]:
+        if published.get(tf.slug) == tf.content_hash:
+            return []  # already this very version: the sync changes nothing
+        return gate.refusals(tf, passes=passes)
+
+    return check
 
 
 def _display_path(path: Path, root: Path) -> str:
