@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from courseware.roles import instructor_required
+from quizzes import tasks as jobs
 from quizzes.models import Quiz
 from quizzes.presenters import instructor as pages
 from quizzes.services import analytics, instructor
@@ -39,35 +40,39 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     return render(request, "instructor/dashboard.html", pages.dashboard_page(request.course))
 
 
+def gradebook_choices(params) -> dict:
+    """The gradebook's search, filter and sort from its query string (the page and the CSV
+    export read the same ones, so what the instructor sees is what they download)."""
+    sort = params.get("sort", "name")
+    show = params.get("show", "")
+    return {
+        "search": params.get("q", "").strip()[:100],
+        "sort": "name" if sort == "name" else "quiz",
+        "quiz_slug": sort,
+        "descending": params.get("dir") == "desc",
+        "show": show if show in instructor.FILTERS else "",
+        "diagnosis": params.get("diagnosis", "").strip()[:50],
+    }
+
+
 @require_GET
 @instructor_required
 def gradebook(request: HttpRequest) -> HttpResponse:
     params = request.GET
-    sort = params.get("sort", "name")
-    show = params.get("show", "")
-    if show not in instructor.FILTERS:
-        show = ""
-    book = instructor.gradebook(
-        request.course,
-        search=params.get("q", "").strip()[:100],
-        sort="name" if sort == "name" else "quiz",
-        quiz_slug=sort,
-        descending=params.get("dir") == "desc",
-        show=show,
-        diagnosis=params.get("diagnosis", "").strip()[:50],
-        page=params.get("page", 1),
-    )
+    choices = gradebook_choices(params)
+    book = instructor.gradebook(request.course, page=params.get("page", 1), **choices)
     query = params.copy()
     query.pop("page", None)
     context = {
         "book": book,
         "q": params.get("q", ""),
-        "sort": sort,
+        "sort": params.get("sort", "name"),
         "dir": params.get("dir", "asc"),
-        "show": show,
+        "show": choices["show"],
         "diagnosis": params.get("diagnosis", ""),
         "filters": instructor.FILTERS,
         "query": query.urlencode(),
+        "filtered": bool(choices["search"] or choices["show"] or choices["diagnosis"]),
     }
     return _page(request, "instructor/gradebook.html", context, "table")
 
@@ -209,6 +214,12 @@ def item_index(request: HttpRequest) -> HttpResponse:
 @instructor_required
 def item_analysis(request: HttpRequest, slug: str, quiz_slug: str | None = None) -> HttpResponse:
     context = pages.item_analysis_page(request.course, slug, quiz_slug)
+    # Grades changed since the kept statistics were computed: they are recomputed in the
+    # background (the page shows their time meanwhile), or at once by an immediate backend.
+    if context["kept"].stale and jobs.request_statistics_refresh(
+        template=context["template"], quiz=context["quiz"]
+    ):
+        context = pages.item_analysis_page(request.course, slug, quiz_slug)
     return render(request, "instructor/item_analysis.html", context)
 
 
