@@ -21,6 +21,7 @@ from quizzes.services.instructor.readers import (
     best_scores,
     dashboard,
     gradebook,
+    gradebook_students,
     student_history,
     students_of,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "best_scores",
     "dashboard",
     "gradebook",
+    "gradebook_students",
     "grant_extension",
     "item_points",
     "override_score",
