@@ -7,6 +7,7 @@ and a task run twice changes nothing more.
 
 - `regrade_preview` / `regrade_apply`: a regrade completes with no browser open;
 - `validate_draft_seeds`: a studio validation over more seeds than the publication gate uses;
+- `refresh_item_statistics`: an item page's kept statistics computed again after grades changed;
 - `close_expired_exams`: every open attempt past its deadline is submitted. It enqueues its
   own next run (`schedule_expiry_sweep`), and `manage.py worker` starts the chain.
 """
@@ -22,6 +23,7 @@ from django_tasks import task
 
 from quizzes.models import QuestionTemplate, RegradeRun, RegradeStatus
 from quizzes.services import authoring, regrade
+from quizzes.services.instructor import statistics
 from quizzes.services.submission import close_expired_attempts
 
 logger = logging.getLogger(__name__)
@@ -107,6 +109,24 @@ def request_validation(*, template: QuestionTemplate, seeds: int) -> None:
     authoring.mark_validation_pending(template=template, seeds=seeds)
     validate_draft_seeds.enqueue(template.pk, seeds)
     template.refresh_from_db()
+
+
+# ---------------------------------------------------------------- item statistics
+
+
+@task()
+def refresh_item_statistics(template_id: int, quiz_id: int | None) -> None:
+    """Compute a template's kept item statistics again (in one quiz, or over all)."""
+    statistics.refresh_by_ids(template_id, quiz_id)
+
+
+def request_statistics_refresh(*, template: QuestionTemplate, quiz=None) -> bool:
+    """Queue a refresh of stale kept statistics unless one is queued already; whether the
+    refresh has finished by the time this returns (a backend that runs tasks at once)."""
+    if not statistics.claim_refresh(template, quiz=quiz):
+        return False
+    result = refresh_item_statistics.enqueue(template.pk, quiz.pk if quiz else None)
+    return result.is_finished
 
 
 # ---------------------------------------------------------------- expired attempts

@@ -16,6 +16,7 @@ from .attempts import (
 )
 from .quizzes import AnswerRelease, LatePolicy, Quiz, QuizItem, QuizMode, ReleasePolicy
 from .records import Extension, RegradeRun, RegradeStatus, ScoreOverride
+from .statistics import ItemStatistics, QuizActivity
 from .templates import QuestionTemplate, TemplateStatus, TemplateVersion
 
 __all__ = [
@@ -23,9 +24,11 @@ __all__ = [
     "Attempt",
     "AttemptStatus",
     "Extension",
+    "ItemStatistics",
     "LatePolicy",
     "QuestionTemplate",
     "Quiz",
+    "QuizActivity",
     "QuizItem",
     "QuizMode",
     "RegradeRun",

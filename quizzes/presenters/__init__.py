@@ -12,4 +12,7 @@ service readers it calls. Views parse the request, call a service or a presenter
 - `results`: the results page's items and the instructor's score overrides.
 - `progress`: the quiz list, My progress and the results page's roofline charts.
 - `studio`: the studio's histograms, diffs and preview HTML.
+- `charts`: the one bar-chart geometry every histogram is drawn with.
+- `instructor`: the instructor pages' charts, item index order, one student's variants (drawn by
+  `display`, the student pages' renderer) and variant search rows.
 """

@@ -8,34 +8,12 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+from quizzes.presenters.charts import Chart, bar_chart
 from quizzes.presenters.markup import render_inline, render_markdown_math
 from quizzes.services.authoring import Preview
 
 CHART_WIDTH = 520
 CHART_HEIGHT = 150
-
-
-@dataclass
-class Bar:
-    x: float
-    y: float
-    width: float
-    height: float
-    count: int
-    label: str
-
-    @property
-    def mid(self) -> float:
-        return round(self.x + self.width / 2, 1)
-
-
-@dataclass
-class Chart:
-    width: int
-    height: int
-    bars: list[Bar]
-    low: str
-    high: str
 
 
 def quantity(value: float | None, unit: str | None) -> str:
@@ -54,24 +32,15 @@ def quantity(value: float | None, unit: str | None) -> str:
 
 def histogram(bins: list, unit: str | None) -> Chart:
     """Bars for ``[[low, high, count], ...]`` scaled to the tallest bin."""
-    tallest = max((n for _, _, n in bins), default=0) or 1
-    slot = CHART_WIDTH / max(len(bins), 1)
-    bars = []
-    for index, (low, high, count) in enumerate(bins):
-        height = round((CHART_HEIGHT - 16) * count / tallest, 1)
-        bars.append(
-            Bar(
-                x=round(index * slot + 2, 1),
-                y=round(CHART_HEIGHT - height, 1),
-                width=round(slot - 4, 1),
-                height=height,
-                count=count,
-                label=f"{quantity(low, unit)} – {quantity(high, unit)}",
-            )
-        )
-    low = quantity(bins[0][0], unit) if bins else ""
-    high = quantity(bins[-1][1], unit) if bins else ""
-    return Chart(CHART_WIDTH, CHART_HEIGHT, bars, low, high)
+    return bar_chart(
+        [count for _, _, count in bins],
+        [f"{quantity(low, unit)} – {quantity(high, unit)}" for low, high, _ in bins],
+        width=CHART_WIDTH,
+        height=CHART_HEIGHT,
+        gap=4,
+        low=quantity(bins[0][0], unit) if bins else "",
+        high=quantity(bins[-1][1], unit) if bins else "",
+    )
 
 
 def report_view(summary: dict | None) -> dict | None:

@@ -275,12 +275,15 @@ def _first_try_rates(scope: Q, key: str) -> dict:
     return {k: right / n for k, n, right in rows if n}
 
 
-def item_analysis(template: QuestionTemplate, *, quiz=None) -> ItemStats:
-    """Everything the item page shows for a template, or for its item in one quiz."""
-    items = QuizItem.objects.filter(template=template, quiz__course=template.course_id)
-    if quiz is not None:
-        items = items.filter(quiz=quiz)
-    item_rows = list(items.values_list("id", "quiz_id"))
+def item_analysis(template: QuestionTemplate, *, quiz=None, item_rows=None) -> ItemStats:
+    """Everything the item page shows for a template, or for its item in one quiz, computed
+    from every stored grade. `item_rows`, (item id, quiz id) of those items, saves a query
+    when the caller has read them."""
+    if item_rows is None:
+        items = QuizItem.objects.filter(template=template, quiz__course=template.course_id)
+        if quiz is not None:
+            items = items.filter(quiz=quiz)
+        item_rows = list(items.values_list("id", "quiz_id"))
     item_ids = {item for item, _ in item_rows}
     stats = ItemStats(template.pk, template.slug, template.title, template.chapter_slug)
     series = _discrimination(

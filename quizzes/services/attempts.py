@@ -33,7 +33,7 @@ from quizzes.models import (
 )
 from quizzes.services import grading_budget, questions, scoring
 from quizzes.services.availability import QuizRuleError, QuizWindow, student_window
-from quizzes.services.grades import graded_response, try_number_for
+from quizzes.services.grades import graded_response, statistics_changed, try_number_for
 from quizzes.services.parts import (
     clean_raw,
     grade_answer,
@@ -338,6 +338,8 @@ def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> 
                 locked.save(update_fields=["score"])
             if window.is_late(now) and not variant.attempt.is_late:
                 Attempt.objects.filter(pk=variant.attempt_id).update(is_late=True)
+            if not invalid:  # an unreadable answer is no try and changes no statistic
+                statistics_changed(quiz_ids=[variant.attempt.quiz_id])
             variant.score = locked.score
             return Checked(response, variant, states, window)
     except IntegrityError:

@@ -40,7 +40,7 @@ from quizzes.models import (
     Variant,
 )
 from quizzes.services import questions, scoring
-from quizzes.services.grades import GRADE_FIELDS, regrade_response
+from quizzes.services.grades import GRADE_FIELDS, regrade_response, statistics_changed
 from quizzes.services.submission import recompute_attempt_score
 
 BATCH = 100
@@ -297,8 +297,10 @@ def advance_regrade(*, run_id: int, batch: int = BATCH) -> RegradeRun:
         now = timezone.now()
         for row in rows:
             _apply(row, regrade_variant(row, parsed, recompute=run.recompute_answers), run, now)
-        for attempt in Attempt.objects.filter(pk__in={row.attempt_id for row in rows}):
+        attempts = list(Attempt.objects.filter(pk__in={row.attempt_id for row in rows}))
+        for attempt in attempts:
             recompute_attempt_score(attempt)
+        statistics_changed(quiz_ids={attempt.quiz_id for attempt in attempts})
         run.processed = min(run.total, run.processed + len(rows))
         if not rows or run.processed >= run.total:
             run.status = RegradeStatus.APPLIED

@@ -38,7 +38,7 @@ from quizzes.models import (
 )
 from quizzes.services import questions, scoring
 from quizzes.services.attempts import draw_items
-from quizzes.services.grades import graded_response
+from quizzes.services.grades import graded_response, statistics_changed
 from quizzes.services.submission import score_attempt
 from quizzes.services.variant_seeds import variant_seed_for
 
@@ -212,6 +212,7 @@ def _seed_batch(users, quizzes, items, chapters, now, report: SeedReport) -> Non
             response.variant = variant
             responses.append(response)
     Response.objects.bulk_create(responses, batch_size=BATCH)
+    statistics_changed(quiz_ids={quiz.pk for quiz in quizzes})
     ReadingProgress.objects.bulk_create(pending.reading, batch_size=BATCH, ignore_conflicts=True)
     report.seeded_students += len(users)
     report.attempts += len(pending.attempts)

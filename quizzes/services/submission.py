@@ -21,7 +21,7 @@ from quizzes.models import (
 )
 from quizzes.services import questions, scoring
 from quizzes.services.availability import QuizRuleError, QuizWindow, student_window
-from quizzes.services.grades import grade_fields, try_number_for
+from quizzes.services.grades import grade_fields, statistics_changed, try_number_for
 from quizzes.services.parts import grade_answer, states_of
 
 
@@ -141,6 +141,7 @@ def submit_attempt(*, attempt: Attempt, student, now: datetime, auto: bool = Fal
         locked.submitted_at = moment
         locked.auto_submitted = auto
         locked.save()
+        statistics_changed(quiz_ids=[locked.quiz_id])
     return True
 
 

@@ -10,21 +10,18 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from courseware.models import Chapter, Role
 from courseware.roles import instructor_required
-from quizzes import engine
-from quizzes.engine import kinds
-from quizzes.models import Attempt, QuestionTemplate, Quiz, QuizItem
-from quizzes.presenters.markup import render_markdown_math as render_markdown
+from quizzes import tasks as jobs
+from quizzes.models import Quiz
+from quizzes.presenters import instructor as pages
 from quizzes.services import analytics, instructor
-from quizzes.services.regrade import engine_template, engine_variant
+from quizzes.services.instructor import items
 
 
 def _page(request: HttpRequest, template: str, context: dict, partial: str | None = None):
@@ -34,74 +31,48 @@ def _page(request: HttpRequest, template: str, context: dict, partial: str | Non
     return render(request, template, context)
 
 
-# ---------------------------------------------------------------- charts
-
-CHART_WIDTH, CHART_HEIGHT, CHART_GAP = 320, 120, 2
-
-
-def bar_chart(counts: list[int], labels: list[str]) -> dict:
-    """Geometry of a server-rendered SVG bar chart (the template draws it, a table repeats it)."""
-    top = max(counts, default=0) or 1
-    width = CHART_WIDTH / max(len(counts), 1)
-    bars = []
-    for i, (count, label) in enumerate(zip(counts, labels)):
-        height = round(count / top * (CHART_HEIGHT - 16), 1)
-        bars.append(
-            {
-                "x": round(i * width + CHART_GAP / 2, 1),
-                "y": round(CHART_HEIGHT - height, 1),
-                "width": round(width - CHART_GAP, 1),
-                "height": height,
-                "count": count,
-                "label": label,
-                "mid": round(i * width + width / 2, 1),
-            }
-        )
-    return {"bars": bars, "width": CHART_WIDTH, "height": CHART_HEIGHT, "total": sum(counts)}
-
-
 # ---------------------------------------------------------------- dashboard and gradebook
 
 
 @require_GET
 @instructor_required
 def dashboard(request: HttpRequest) -> HttpResponse:
-    context = instructor.dashboard(request.course)
-    context["at_risk_shown"] = context["at_risk"][:25]
-    for row in context["distributions"]:
-        row["chart"] = bar_chart([b.count for b in row["bins"]], [b.label for b in row["bins"]])
-    return render(request, "instructor/dashboard.html", context)
+    return render(request, "instructor/dashboard.html", pages.dashboard_page(request.course))
+
+
+def gradebook_choices(params) -> dict:
+    """The gradebook's search, filter and sort from its query string (the page and the CSV
+    export read the same ones, so what the instructor sees is what they download)."""
+    sort = params.get("sort", "name")
+    show = params.get("show", "")
+    return {
+        "search": params.get("q", "").strip()[:100],
+        "sort": "name" if sort == "name" else "quiz",
+        "quiz_slug": sort,
+        "descending": params.get("dir") == "desc",
+        "show": show if show in instructor.FILTERS else "",
+        "diagnosis": params.get("diagnosis", "").strip()[:50],
+    }
 
 
 @require_GET
 @instructor_required
 def gradebook(request: HttpRequest) -> HttpResponse:
     params = request.GET
-    sort = params.get("sort", "name")
-    show = params.get("show", "")
-    if show not in instructor.FILTERS:
-        show = ""
-    book = instructor.gradebook(
-        request.course,
-        search=params.get("q", "").strip()[:100],
-        sort="name" if sort == "name" else "quiz",
-        quiz_slug=sort,
-        descending=params.get("dir") == "desc",
-        show=show,
-        diagnosis=params.get("diagnosis", "").strip()[:50],
-        page=params.get("page", 1),
-    )
+    choices = gradebook_choices(params)
+    book = instructor.gradebook(request.course, page=params.get("page", 1), **choices)
     query = params.copy()
     query.pop("page", None)
     context = {
         "book": book,
         "q": params.get("q", ""),
-        "sort": sort,
+        "sort": params.get("sort", "name"),
         "dir": params.get("dir", "asc"),
-        "show": show,
+        "show": choices["show"],
         "diagnosis": params.get("diagnosis", ""),
         "filters": instructor.FILTERS,
         "query": query.urlencode(),
+        "filtered": bool(choices["search"] or choices["show"] or choices["diagnosis"]),
     }
     return _page(request, "instructor/gradebook.html", context, "table")
 
@@ -135,90 +106,24 @@ class ExtensionForm(forms.Form):
         self.fields["quiz"].queryset = Quiz.objects.for_course(course)
 
 
-def _student(request: HttpRequest, user_id: int):
-    return get_object_or_404(
-        get_user_model(),
-        pk=user_id,
-        enrollments__course=request.course,
-        enrollments__role=Role.STUDENT,
-    )
-
-
 @require_GET
 @instructor_required
 def student_detail(request: HttpRequest, user_id: int) -> HttpResponse:
-    student = _student(request, user_id)
-    history = instructor.student_history(request.course, student)
-    for attempt in history["attempts"]:
-        for variant in attempt.variant_list:
-            variant.view = _variant_view(variant)
+    student = items.enrolled_student(request.course, user_id)
     # A refused override comes back once, to be shown in its own form with what was typed.
     failed = request.session.pop(FAILED_OVERRIDE, None)
-    for attempt in history["attempts"]:
-        attempt.failed_override = failed if failed and failed["attempt"] == attempt.pk else None
     context = {
-        "student": student,
-        **history,
+        **pages.student_page(request.course, student, failed_override=failed),
         "override_form": OverrideForm(),
         "extension_form": ExtensionForm(course=request.course),
     }
     return render(request, "instructor/student_detail.html", context)
 
 
-def _answer_text(part: engine.Part, answer, options=None) -> str:
-    """The answer key of one part (with options, "id: text" per right option)."""
-    kind = kinds.kind_for(part)
-    if options is not None and kind.has_options:
-        return kind.answer_text(part, answer, options=options)
-    return kind.answer_text(part, answer)
-
-
-def _variant_view(row) -> dict:
-    """The prompt as the student saw it, and each part's answer key and responses."""
-    responses: dict[str, list] = {}
-    for response in row.response_list:
-        responses.setdefault(response.part_id, []).append(response)
-    parameters = [(k, analytics.parameter_text(v)) for k, v in (row.parameters or {}).items()]
-    try:
-        template = engine_template(row.version)
-        variant = engine_variant(row)
-        prompt = render_markdown(engine.render_prompt(template, variant))
-        parts = []
-        for part in template.parts:
-            rendered = engine.render_part(template, variant, part.id)
-            options = dict(rendered.options)
-            answer = variant.answers.get(part.id)
-            key = _answer_text(part, answer, options)
-            parts.append(
-                {
-                    "id": part.id,
-                    "kind": part.kind,
-                    "prompt": render_markdown(rendered.prompt) if rendered.prompt else "",
-                    "options": rendered.options,
-                    "answer": key,
-                    "responses": responses.pop(part.id, []),
-                }
-            )
-    except Exception as exc:  # noqa: BLE001 - an unreadable old version must not hide the history
-        return {
-            "error": f"This version could not be rendered ({exc.__class__.__name__}).",
-            "parameters": parameters,
-            "parts": [
-                {"id": pid, "answer": "", "responses": rs, "options": ()}
-                for pid, rs in responses.items()
-            ],
-        }
-    for pid, rs in responses.items():
-        parts.append({"id": pid, "kind": "", "answer": "", "responses": rs, "options": ()})
-    return {"prompt": prompt, "parameters": parameters, "parts": parts, "error": ""}
-
-
 @require_POST
 @instructor_required
 def override_score(request: HttpRequest, attempt_id: int) -> HttpResponse:
-    attempt = get_object_or_404(
-        Attempt.objects.select_related("student"), pk=attempt_id, quiz__course=request.course
-    )
+    attempt = items.course_attempt(request.course, attempt_id)
     back = (
         reverse("instructor:student_detail", args=[attempt.student_id]) + f"#attempt-{attempt.pk}"
     )
@@ -245,7 +150,7 @@ def override_score(request: HttpRequest, attempt_id: int) -> HttpResponse:
         )
     item = None
     if form.cleaned_data["item"]:
-        item = QuizItem.objects.filter(pk=form.cleaned_data["item"], quiz=attempt.quiz).first()
+        item = items.attempt_item(attempt, form.cleaned_data["item"])
         if item is None:
             return refuse("That is an unknown question: choose one from the list.")
     try:
@@ -266,7 +171,7 @@ def override_score(request: HttpRequest, attempt_id: int) -> HttpResponse:
 @require_POST
 @instructor_required
 def grant_extension(request: HttpRequest, user_id: int) -> HttpResponse:
-    student = _student(request, user_id)
+    student = items.enrolled_student(request.course, user_id)
     back = reverse("instructor:student_detail", args=[student.pk]) + "#extensions"
     form = ExtensionForm(request.POST, course=request.course)
     if not form.is_valid():
@@ -297,78 +202,24 @@ def grant_extension(request: HttpRequest, user_id: int) -> HttpResponse:
 @require_GET
 @instructor_required
 def item_index(request: HttpRequest) -> HttpResponse:
-    stats = analytics.template_index(request.course)
-    book = Chapter.objects.for_course(request.course).order_by("part__number", "order")
-    chapters = {c.slug: c for c in book}
-    book_order = {slug: n for n, slug in enumerate(chapters)}
-    for t in stats:
-        chapter = chapters.get(t.chapter_slug or "")
-        t.chapter_title = chapter.title if chapter else (t.chapter_slug or "")
-    sort = request.GET.get("sort", "chapter")
-    if sort not in ITEM_SORTS:
-        sort = "chapter"
-    descending = request.GET.get("dir") == "desc"
-    if sort == "chapter":
-        # The book's reading order, then the template's title; templates of no chapter last.
-        stats.sort(key=lambda t: (book_order.get(t.chapter_slug or "", len(book_order)), t.title))
-        if descending:
-            stats.reverse()
-    else:
-        # A template with no figure yet goes last whichever the direction.
-        known = [t for t in stats if getattr(t, ITEM_SORTS[sort]) is not None]
-        unknown = [t for t in stats if getattr(t, ITEM_SORTS[sort]) is None]
-        known.sort(key=lambda t: (getattr(t, ITEM_SORTS[sort]), t.title), reverse=descending)
-        stats = known + unknown
-    columns = [
-        (key, label, key == sort, "desc" if key == sort and not descending else "asc")
-        for key, label in ITEM_COLUMNS
-    ]
-    context = {"templates": stats, "sort": sort, "descending": descending, "columns": columns}
+    context = pages.item_index_page(
+        request.course,
+        sort=request.GET.get("sort", "chapter"),
+        descending=request.GET.get("dir") == "desc",
+    )
     return render(request, "instructor/item_index.html", context)
-
-
-# Sortable columns of the item index: query value -> ItemStats attribute, and their headers.
-ITEM_SORTS = {
-    "chapter": "chapter_slug",
-    "title": "title",
-    "answered": "observations",
-    "mean": "mean_score",
-    "first": "first_try_success",
-    "p": "p_value",
-    "r": "discrimination",
-    "ul": "upper_lower",
-}
-ITEM_COLUMNS = [
-    ("title", "Template"),
-    ("chapter", "Chapter"),
-    ("answered", "Answered"),
-    ("mean", "Mean score"),
-    ("first", "First-try success"),
-    ("p", "Difficulty (p)"),
-    ("r", "Discrimination (r)"),
-    ("ul", "Upper−lower"),
-]
 
 
 @require_GET
 @instructor_required
 def item_analysis(request: HttpRequest, slug: str, quiz_slug: str | None = None) -> HttpResponse:
-    template = get_object_or_404(QuestionTemplate, course=request.course, slug=slug)
-    quiz = None
-    if quiz_slug is not None:
-        quiz = get_object_or_404(Quiz, course=request.course, slug=quiz_slug)
-    stats = analytics.item_analysis(template, quiz=quiz)
-    quizzes = Quiz.objects.filter(items__template=template).distinct()
-    context = {
-        "template": template,
-        "quiz": quiz,
-        "quizzes": list(quizzes),
-        "stats": stats,
-        "tries_chart": bar_chart(
-            [row["solved"] + row["unsolved"] for row in stats.tries],
-            [str(row["tries"]) for row in stats.tries],
-        ),
-    }
+    context = pages.item_analysis_page(request.course, slug, quiz_slug)
+    # Grades changed since the kept statistics were computed: they are recomputed in the
+    # background (the page shows their time meanwhile), or at once by an immediate backend.
+    if context["kept"].stale and jobs.request_statistics_refresh(
+        template=context["template"], quiz=context["quiz"]
+    ):
+        context = pages.item_analysis_page(request.course, slug, quiz_slug)
     return render(request, "instructor/item_analysis.html", context)
 
 
@@ -382,29 +233,9 @@ def misconceptions(request: HttpRequest) -> HttpResponse:
 @require_GET
 @instructor_required
 def variant_search(request: HttpRequest) -> HttpResponse:
-    slug = request.GET.get("template", "").strip()[:100]
-    text = request.GET.get("params", "").strip()[:500]
-    results, error, searched = [], "", bool(slug or text)
-    if searched:
-        try:
-            filters = instructor.parse_parameter_filters(text)
-        except ValidationError as exc:
-            error = " ".join(exc.messages)
-        else:
-            results = instructor.variant_search(request.course, template_slug=slug, filters=filters)
-    for row in results:
-        row.parameter_list = [
-            (k, analytics.parameter_text(v)) for k, v in (row.parameters or {}).items()
-        ]
-    context = {
-        "templates": QuestionTemplate.objects.for_course(request.course).values_list(
-            "slug", "title"
-        ),
-        "template_slug": slug,
-        "params": text,
-        "results": results,
-        "students": len({row.attempt.student_id for row in results}),
-        "error": error,
-        "searched": searched,
-    }
+    context = pages.variant_search_page(
+        request.course,
+        slug=request.GET.get("template", "").strip()[:100],
+        text=request.GET.get("params", "").strip()[:500],
+    )
     return _page(request, "instructor/variant_search.html", context, "results")

@@ -12,9 +12,8 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -22,6 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from courseware.roles import instructor_required
 from quizzes import tasks as jobs
 from quizzes.models import QuestionTemplate, RegradeRun, RegradeStatus, TemplateVersion
+from quizzes.services.instructor import items
 
 
 class RegradeForm(forms.Form):
@@ -74,7 +74,7 @@ def _chosen_template(request: HttpRequest) -> QuestionTemplate | None:
     pk = (request.POST if request.method == "POST" else request.GET).get("template", "")
     if not pk.isdigit():
         return None
-    return QuestionTemplate.objects.for_course(request.course).filter(pk=pk).first()
+    return items.course_template(request.course, int(pk))
 
 
 @require_http_methods(["GET", "POST"])
@@ -103,24 +103,14 @@ def regrade(request: HttpRequest) -> HttpResponse:
     context = {"form": form, "chosen": template}
     if request.htmx and request.method == "GET":
         return render(request, "instructor/regrade.html#versions", context)
-    context["templates"] = (
-        QuestionTemplate.objects.for_course(request.course)
-        .annotate(n_versions=Count("versions"))
-        .filter(n_versions__gt=0)
-        .order_by("slug")
-    )
-    context["runs"] = RegradeRun.objects.filter(template__course=request.course).select_related(
-        "template", "target_version", "created_by"
-    )[:20]
+    context["templates"] = items.regradable_templates(request.course)
+    context["runs"] = items.recent_regrades(request.course)
+    context["statuses"] = RegradeStatus
     return render(request, "instructor/regrade.html", context)
 
 
 def _run(request: HttpRequest, run_id: int) -> RegradeRun:
-    return get_object_or_404(
-        RegradeRun.objects.select_related("template", "target_version", "created_by"),
-        pk=run_id,
-        template__course=request.course,
-    )
+    return items.course_regrade(request.course, run_id)
 
 
 @require_GET
@@ -133,7 +123,13 @@ def regrade_detail(request: HttpRequest, run_id: int) -> HttpResponse:
 def _progress(run: RegradeRun) -> dict:
     working = run.status in (RegradeStatus.PREVIEWING, RegradeStatus.RUNNING) and not run.error
     failure = jobs.task_failure(run.task_id) if working else ""
-    return {"run": run, "working": working and not failure, "task_failure": failure}
+    # The template compares the run's status with the choices, never with literal strings.
+    return {
+        "run": run,
+        "working": working and not failure,
+        "task_failure": failure,
+        "statuses": RegradeStatus,
+    }
 
 
 @require_POST

@@ -2,7 +2,8 @@
 
 `readers` (dashboard, at-risk report, gradebook, one student's history) and `search` (variant
 search) only read; `writes` records score overrides and extensions. Dependencies point one way:
-these modules use the models, `analytics` and `regrade`, and only views import them.
+these modules use the models, `analytics` and `regrade`, and only views and presenters
+import them. `items` loads the item pages', regrade pages' and forms' rows.
 """
 
 from quizzes.services.instructor.readers import (
@@ -20,6 +21,7 @@ from quizzes.services.instructor.readers import (
     best_scores,
     dashboard,
     gradebook,
+    gradebook_students,
     student_history,
     students_of,
 )
@@ -41,6 +43,7 @@ __all__ = [
     "best_scores",
     "dashboard",
     "gradebook",
+    "gradebook_students",
     "grant_extension",
     "item_points",
     "override_score",

@@ -239,22 +239,21 @@ class Gradebook:
     missing_note: str = ""
 
 
-def gradebook(
+def gradebook_students(
     course,
     *,
+    quizzes: list,
     search: str = "",
     sort: str = "name",
     quiz_slug: str = "",
     descending: bool = False,
     show: str = "",
     diagnosis: str = "",
-    page: int | str = 1,
     now: datetime | None = None,
-    per_page: int = PER_PAGE,
-) -> Gradebook:
-    """One page of students × quizzes: best score, attempts, late, override and extension flags."""
+):
+    """The gradebook's students, searched, filtered and sorted as the page shows them (the
+    page and the CSV export share it), and why the "missing work" filter is empty, or ""."""
     now = now or timezone.now()
-    quizzes = list(Quiz.objects.for_course(course))
     students = students_of(course)
     if search:
         for word in search.split():
@@ -302,6 +301,20 @@ def gradebook(
     else:
         names = [Lower("last_name"), Lower("first_name"), Lower("username")]
         students = students.order_by(*[n.desc() if descending else n for n in names])
+    return students, missing_note
+
+
+def gradebook(
+    course,
+    *,
+    page: int | str = 1,
+    per_page: int = PER_PAGE,
+    **choices,
+) -> Gradebook:
+    """One page of students × quizzes: best score, attempts, late, override and extension flags.
+    `choices` are `gradebook_students`' search, filter and sort."""
+    quizzes = list(Quiz.objects.for_course(course))
+    students, missing_note = gradebook_students(course, quizzes=quizzes, **choices)
     paginator = Paginator(students.only("pk", "username", "first_name", "last_name"), per_page)
     page_obj = paginator.get_page(page)
     people = list(page_obj.object_list)

@@ -21,6 +21,7 @@ from quizzes.models import (
     ScoreOverride,
     Variant,
 )
+from quizzes.services.grades import statistics_changed
 from quizzes.services.submission import recompute_attempt_score
 
 
@@ -87,6 +88,7 @@ def override_score(
             created_by=by,
         )
         recompute_attempt_score(attempt)
+        statistics_changed(quiz_ids=[attempt.quiz_id])
     return override
 
 

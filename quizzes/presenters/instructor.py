@@ -1,0 +1,190 @@
+"""What the instructor pages show, built from the instructor readers' rows: the dashboard's
+score charts, the item index in the book's order or sorted by a column, the item page's tries
+chart, one student's variants as they saw them with the answer key, and variant search rows.
+
+A variant is drawn by the student pages' own renderer (`display.question_view`, from the
+render cache), so the instructor sees exactly what the student saw. No queries of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.core.exceptions import ValidationError
+from django.utils.safestring import SafeString
+
+from quizzes.presenters import display
+from quizzes.presenters.charts import Chart, bar_chart
+from quizzes.services import analytics, instructor
+from quizzes.services.instructor import items
+
+# ---------------------------------------------------------------- dashboard
+
+
+def dashboard_page(course) -> dict:
+    """The dashboard's rows with a chart per quiz and the first 25 students at risk."""
+    context = instructor.dashboard(course)
+    context["at_risk_shown"] = context["at_risk"][:25]
+    for row in context["distributions"]:
+        row["chart"] = bar_chart([b.count for b in row["bins"]], [b.label for b in row["bins"]])
+    return context
+
+
+# ---------------------------------------------------------------- item index and item page
+
+# Sortable columns of the item index: query value -> ItemStats attribute, and their headers.
+ITEM_SORTS = {
+    "chapter": "chapter_slug",
+    "title": "title",
+    "answered": "observations",
+    "mean": "mean_score",
+    "first": "first_try_success",
+    "p": "p_value",
+    "r": "discrimination",
+    "ul": "upper_lower",
+}
+ITEM_COLUMNS = [
+    ("title", "Template"),
+    ("chapter", "Chapter"),
+    ("answered", "Answered"),
+    ("mean", "Mean score"),
+    ("first", "First-try success"),
+    ("p", "Difficulty (p)"),
+    ("r", "Discrimination (r)"),
+    ("ul", "Upper−lower"),
+]
+
+
+def item_index_page(course, *, sort: str = "chapter", descending: bool = False) -> dict:
+    """Every template's statistics, in the book's chapter order or sorted by one column."""
+    stats, chapters = items.item_index(course)
+    titles = dict(chapters)
+    book_order = {slug: n for n, (slug, _) in enumerate(chapters)}
+    for t in stats:
+        t.chapter_title = titles.get(t.chapter_slug or "", t.chapter_slug or "")
+    if sort not in ITEM_SORTS:
+        sort = "chapter"
+    if sort == "chapter":
+        # The book's reading order, then the template's title; templates of no chapter last.
+        stats.sort(key=lambda t: (book_order.get(t.chapter_slug or "", len(book_order)), t.title))
+        if descending:
+            stats.reverse()
+    else:
+        # A template with no figure yet goes last whichever the direction.
+        name = ITEM_SORTS[sort]
+        known = [t for t in stats if getattr(t, name) is not None]
+        unknown = [t for t in stats if getattr(t, name) is None]
+        known.sort(key=lambda t: (getattr(t, name), t.title), reverse=descending)
+        stats = known + unknown
+    columns = [
+        (key, label, key == sort, "desc" if key == sort and not descending else "asc")
+        for key, label in ITEM_COLUMNS
+    ]
+    return {"templates": stats, "sort": sort, "descending": descending, "columns": columns}
+
+
+def tries_chart(tries: list[dict]) -> Chart:
+    """Parts by the number of counted tries they took."""
+    return bar_chart(
+        [row["solved"] + row["unsolved"] for row in tries], [str(row["tries"]) for row in tries]
+    )
+
+
+def item_analysis_page(course, slug: str, quiz_slug: str | None = None) -> dict:
+    context = items.item_page(course, slug, quiz_slug)
+    context["tries_chart"] = tries_chart(context["stats"].tries)
+    return context
+
+
+# ---------------------------------------------------------------- one student's variants
+
+
+@dataclass
+class VariantPart:
+    id: str
+    kind: str = ""
+    prompt: SafeString | str = ""
+    answer: SafeString | str = ""
+    responses: list = field(default_factory=list)
+
+
+@dataclass
+class VariantView:
+    """A stored variant as its student saw it, each part with its answer key and responses."""
+
+    parameters: list[tuple[str, str]]
+    parts: list[VariantPart]
+    prompt: SafeString | str = ""
+    error: str = ""
+
+
+def parameter_list(parameters: dict | None) -> list[tuple[str, str]]:
+    """(name, value as shown) of a variant's stored parameters."""
+    return [(k, analytics.parameter_text(v)) for k, v in (parameters or {}).items()]
+
+
+def variant_view(row) -> VariantView:
+    """The prompt as the student saw it, and each part's answer key and responses."""
+    responses: dict[str, list] = {}
+    for response in row.response_list:
+        responses.setdefault(response.part_id, []).append(response)
+    parameters = parameter_list(row.parameters)
+    try:
+        question = display.question_view(row)
+        parts = [
+            VariantPart(
+                id=part.id,
+                kind=part.kind,
+                prompt=part.prompt_html,
+                # The instructor may always see the key: the student pages' release rule is
+                # about students.
+                answer=display.correct_answer_html(row, part),
+                responses=responses.pop(part.id, []),
+            )
+            for part in question.parts
+        ]
+    except Exception as exc:  # noqa: BLE001 - an unreadable old version must not hide the history
+        return VariantView(
+            parameters=parameters,
+            parts=[VariantPart(id=pid, responses=rs) for pid, rs in responses.items()],
+            error=f"This version could not be rendered ({exc.__class__.__name__}).",
+        )
+    parts += [VariantPart(id=pid, responses=rs) for pid, rs in responses.items()]
+    return VariantView(parameters=parameters, parts=parts, prompt=question.prompt_html)
+
+
+def student_page(course, student, *, failed_override: dict | None = None) -> dict:
+    """One student's history, each variant drawn, a refused override back in its own form."""
+    history = instructor.student_history(course, student)
+    for attempt in history["attempts"]:
+        for variant in attempt.variant_list:
+            variant.view = variant_view(variant)
+        failed = failed_override
+        attempt.failed_override = failed if failed and failed["attempt"] == attempt.pk else None
+    return {"student": student, **history}
+
+
+# ---------------------------------------------------------------- variant search
+
+
+def variant_search_page(course, *, slug: str, text: str) -> dict:
+    """The search form's choices and, when something was asked, the variants that match."""
+    results, error, searched = [], "", bool(slug or text)
+    if searched:
+        try:
+            filters = instructor.parse_parameter_filters(text)
+        except ValidationError as exc:
+            error = " ".join(exc.messages)
+        else:
+            results = instructor.variant_search(course, template_slug=slug, filters=filters)
+    for row in results:
+        row.parameter_list = parameter_list(row.parameters)
+    return {
+        "templates": items.template_choices(course),
+        "template_slug": slug,
+        "params": text,
+        "results": results,
+        "students": len({row.attempt.student_id for row in results}),
+        "error": error,
+        "searched": searched,
+    }
