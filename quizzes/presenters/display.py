@@ -125,6 +125,11 @@ def _cached(what: str, row, build: Callable[[], Any], *extra) -> Any:
     return value
 
 
+def render_key(row) -> str:
+    """What the question view of `row` is rendered from (`presenters.fragments` keys on it)."""
+    return _row_key(row)
+
+
 def _row_key(row) -> str:
     """The part of a render-cache key that names the variant row's content."""
     # The seed and the source hash as well as the keys: a database whose rows were rolled back
