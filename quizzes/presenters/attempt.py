@@ -252,6 +252,34 @@ class ItemBlock:
     def anchor(self) -> str:
         return f"q{self.number}"
 
+    @property
+    def nav_state(self) -> str:
+        """The question navigator's mark for this question (quiz.js keeps it current).
+
+        "correct" only in homework, where every result is shown as it is graded, and only when
+        each part was graded correct; an exam's navigator never tells correctness before
+        release (its page shows no verdicts). Else "attention" (an exam answer that cannot be
+        read), "answered" (every part done or saved readable) or "" (not answered yet).
+        """
+        if not self.parts:
+            return ""
+        if self.variant.attempt.quiz.is_homework:
+            if all(p.show_result and p.state.is_correct for p in self.parts):
+                return "correct"
+            return "answered" if all(p.is_final for p in self.parts) else ""
+        if any(p.save_state == "unreadable" for p in self.parts):
+            return "attention"
+        return "answered" if all(p.save_state == "saved" for p in self.parts) else ""
+
+    @property
+    def nav_label(self) -> str:
+        words = {
+            "correct": "correct",
+            "answered": "answered",
+            "attention": "an answer cannot be read",
+        }
+        return f"Question {self.number}, {words.get(self.nav_state, 'not answered yet')}"
+
     def part(self, part_id: str) -> StudentPart | None:
         return next((p for p in self.parts if p.view.id == part_id), None)
 
