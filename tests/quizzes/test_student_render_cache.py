@@ -113,7 +113,31 @@ def test_a_reused_primary_key_with_other_content_is_not_served_stale(course, stu
     display.question_view(variant)
     # A rolled-back test database can hand the same keys to another variant or source.
     variant.seed = "00" * 16
+    variant.parameters = {**variant.parameters, "drawn": "other numbers"}
     assert display._cached("question", variant, lambda: "rebuilt") == "rebuilt"  # noqa: SLF001
     variant.refresh_from_db()
     variant.version.content_hash = "another-source"
     assert display._cached("question", variant, lambda: "again") == "again"  # noqa: SLF001
+
+
+def test_students_whose_numbers_coincide_share_one_rendering(course, student, prompt_renders):
+    from quizzes.models import Variant
+    from tests.factories import EnrollmentFactory
+
+    other = EnrollmentFactory(course=course, role="student").user
+    quiz = make_quiz(course)
+    mine = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
+    theirs = service.start_attempt(quiz=quiz, student=other, now=timezone.now())
+    first = mine.variants.select_related("version").get()
+    Variant.objects.filter(attempt=theirs).update(
+        parameters=first.parameters, answers=first.answers
+    )
+    second = theirs.variants.select_related("version").get()
+    assert display.question_view(first).prompt_html == display.question_view(second).prompt_html
+    assert len(prompt_renders) == 1
+    # Other numbers are rendered for themselves.
+    third = EnrollmentFactory(course=course, role="student").user
+    attempt = service.start_attempt(quiz=quiz, student=third, now=timezone.now())
+    Variant.objects.filter(attempt=attempt).update(parameters={**first.parameters, "x": 1})
+    display.question_view(attempt.variants.select_related("version").get())
+    assert len(prompt_renders) == 2
