@@ -9,6 +9,8 @@ own beyond what the caller passes in, except the render cache in `presenters.dis
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
@@ -98,6 +100,27 @@ def _feedback_html(text: str) -> SafeString:
 def _formula_html(raw: str, variables: tuple[str, ...]) -> SafeString | str:
     latex = questions.formula_latex(raw, variables)
     return render_inline(f"${latex}$") if latex else ""
+
+
+# How an exam's saved text will be read depends on the text and the part's unit or variables
+# (its template version) alone: the page re-reads none it read before. Bounded, per process.
+_SAVED_STATES: OrderedDict[tuple, tuple[str, str]] = OrderedDict()
+_SAVED_LOCK = threading.Lock()
+
+
+def _saved_state(variant, part_id: str, raw: str) -> tuple[str, str]:
+    version = variant.version
+    key = (version.pk, version.content_hash, part_id, raw)
+    with _SAVED_LOCK:
+        if key in _SAVED_STATES:
+            _SAVED_STATES.move_to_end(key)
+            return _SAVED_STATES[key]
+    state = questions.saved_state(variant, part_id, raw)
+    with _SAVED_LOCK:
+        _SAVED_STATES[key] = state
+        while len(_SAVED_STATES) > 4096:
+            _SAVED_STATES.popitem(last=False)
+    return state
 
 
 class PartLinks:
@@ -382,9 +405,7 @@ def item_block(
         )
     if variant.attempt.quiz.is_exam and not submitted:
         for part in block.parts:
-            part.save_state, part.save_message = questions.saved_state(
-                variant, part.view.id, part.saved
-            )
+            part.save_state, part.save_message = _saved_state(variant, part.view.id, part.saved)
     if show:
         wrong = {
             part_id: sum(1 for r in s.graded if r.status != ResponseStatus.CORRECT)

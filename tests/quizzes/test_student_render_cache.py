@@ -141,3 +141,22 @@ def test_students_whose_numbers_coincide_share_one_rendering(course, student, pr
     Variant.objects.filter(attempt=attempt).update(parameters={**first.parameters, "x": 1})
     display.question_view(attempt.variants.select_related("version").get())
     assert len(prompt_renders) == 2
+
+
+def test_an_exams_saved_answer_is_read_back_once_not_on_every_view(
+    logged_in, course, student, monkeypatch
+):
+    from quizzes.services import questions
+
+    reads = []
+    real = questions.saved_state
+    monkeypatch.setattr(questions, "saved_state", lambda *a: reads.append(a) or real(*a))
+    quiz = make_quiz(course, mode="exam", time_limit_minutes=30)
+    attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
+    variant = attempt.variants.get()
+    raw = f"{uuid.uuid4().int % 10**6}.25 ms"  # a text no other test's page has read
+    service.autosave(variant=variant, part_id="t", raw=raw, student=student, now=timezone.now())
+    first = logged_in.get(attempt.get_absolute_url()).content.decode()
+    second = logged_in.get(attempt.get_absolute_url()).content.decode()
+    assert "Read as" in first and "Read as" in second
+    assert len(reads) == 1
