@@ -9,6 +9,8 @@ own beyond what the caller passes in, except the render cache in `presenters.dis
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
@@ -98,6 +100,27 @@ def _feedback_html(text: str) -> SafeString:
 def _formula_html(raw: str, variables: tuple[str, ...]) -> SafeString | str:
     latex = questions.formula_latex(raw, variables)
     return render_inline(f"${latex}$") if latex else ""
+
+
+# How an exam's saved text will be read depends on the text and the part's unit or variables
+# (its template version) alone: the page re-reads none it read before. Bounded, per process.
+_SAVED_STATES: OrderedDict[tuple, tuple[str, str]] = OrderedDict()
+_SAVED_LOCK = threading.Lock()
+
+
+def _saved_state(variant, part_id: str, raw: str) -> tuple[str, str]:
+    version = variant.version
+    key = (version.pk, version.content_hash, part_id, raw)
+    with _SAVED_LOCK:
+        if key in _SAVED_STATES:
+            _SAVED_STATES.move_to_end(key)
+            return _SAVED_STATES[key]
+    state = questions.saved_state(variant, part_id, raw)
+    with _SAVED_LOCK:
+        _SAVED_STATES[key] = state
+        while len(_SAVED_STATES) > 4096:
+            _SAVED_STATES.popitem(last=False)
+    return state
 
 
 class PartLinks:
@@ -252,6 +275,34 @@ class ItemBlock:
     def anchor(self) -> str:
         return f"q{self.number}"
 
+    @property
+    def nav_state(self) -> str:
+        """The question navigator's mark for this question (quiz.js keeps it current).
+
+        "correct" only in homework, where every result is shown as it is graded, and only when
+        each part was graded correct; an exam's navigator never tells correctness before
+        release (its page shows no verdicts). Else "attention" (an exam answer that cannot be
+        read), "answered" (every part done or saved readable) or "" (not answered yet).
+        """
+        if not self.parts:
+            return ""
+        if self.variant.attempt.quiz.is_homework:
+            if all(p.show_result and p.state.is_correct for p in self.parts):
+                return "correct"
+            return "answered" if all(p.is_final for p in self.parts) else ""
+        if any(p.save_state == "unreadable" for p in self.parts):
+            return "attention"
+        return "answered" if all(p.save_state == "saved" for p in self.parts) else ""
+
+    @property
+    def nav_label(self) -> str:
+        words = {
+            "correct": "correct",
+            "answered": "answered",
+            "attention": "an answer cannot be read",
+        }
+        return f"Question {self.number}, {words.get(self.nav_state, 'not answered yet')}"
+
     def part(self, part_id: str) -> StudentPart | None:
         return next((p for p in self.parts if p.view.id == part_id), None)
 
@@ -354,9 +405,7 @@ def item_block(
         )
     if variant.attempt.quiz.is_exam and not submitted:
         for part in block.parts:
-            part.save_state, part.save_message = questions.saved_state(
-                variant, part.view.id, part.saved
-            )
+            part.save_state, part.save_message = _saved_state(variant, part.view.id, part.saved)
     if show:
         wrong = {
             part_id: sum(1 for r in s.graded if r.status != ResponseStatus.CORRECT)

@@ -14,6 +14,8 @@ page gets fresh ones.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 import uuid
 from collections import OrderedDict
@@ -106,23 +108,73 @@ def unit_hint(unit: str | None) -> str:
 
 
 def _cached(what: str, row, build: Callable[[], Any], *extra) -> Any:
-    """`build()` for this variant row, from the cache when it was built before."""
+    """`build()` for this variant row, from the cache when it was built before.
+
+    Looked up first by the row (cheap to key), then by what the row is rendered from (its
+    version and stored JSON): students whose numbers coincide share one rendering, so a new
+    attempt's first view is not drawn from scratch for each of them.
+    """
     if row.pk is None:
         return build()
-    key = f"quizzes:{what}:{_row_key(row)}" + "".join(f":{e}" for e in extra)
+    tail = "".join(f":{e}" for e in extra)
+    key = f"quizzes:{what}:{_row_key(row)}{tail}"
+    value = _lookup(key)
+    if value is not None:
+        return value
+    shared = _content_key(row)
+    if shared is not None:
+        value = _lookup(f"quizzes:{what}:content:{shared}{tail}")
+    if value is None:
+        value = build()
+        if shared is not None:
+            _store(f"quizzes:{what}:content:{shared}{tail}", value)
+    _store(key, value)
+    return value
+
+
+def _lookup(key: str) -> Any:
     with _local_lock:
         if key in _local:
             _local.move_to_end(key)
             return _local[key]
     value = cache.get(key, version=RENDER_CACHE_VERSION)
-    if value is None:
-        value = build()
-        cache.set(key, value, RENDER_CACHE_SECONDS, version=RENDER_CACHE_VERSION)
+    if value is not None:
+        _remember(key, value)
+    return value
+
+
+def _store(key: str, value: Any) -> None:
+    cache.set(key, value, RENDER_CACHE_SECONDS, version=RENDER_CACHE_VERSION)
+    _remember(key, value)
+
+
+def _remember(key: str, value: Any) -> None:
     with _local_lock:
         _local[key] = value
         while len(_local) > _LOCAL_ENTRIES:
             _local.popitem(last=False)
-    return value
+
+
+def _content_key(row) -> str | None:
+    """A digest of everything the engine renders a variant from: its template version and
+    source, its parameters, its stored answers JSON (with the catalog snapshot) and the catalog
+    it reads."""
+    version = row.version
+    try:
+        source = json.dumps(
+            [version.pk, version.content_hash, row.parameters, row.answers],
+            sort_keys=True,
+            separators=(",", ":"),
+        )
+    except (TypeError, ValueError):
+        return None
+    # The stamp too: a row stored before snapshots renders from the live catalog.
+    return f"{_stamp(row)}:{hashlib.sha256(source.encode()).hexdigest()}"
+
+
+def render_key(row) -> str:
+    """What the question view of `row` is rendered from (`presenters.fragments` keys on it)."""
+    return _row_key(row)
 
 
 def _row_key(row) -> str:

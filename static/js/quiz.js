@@ -49,13 +49,17 @@
 
   // The question navigator: a question whose parts all have a readable saved answer (exam) or
   // are done (homework) is marked answered; one with an unreadable answer asks for attention.
+  // Homework marks a question correct once every part's latest verdict is "correct"; an exam
+  // navigator (no data-shows-correct) never does.
   function refreshNavigator() {
-    var total = 0, answeredCount = 0, flaggedCount = 0;
+    var total = 0, answeredCount = 0, flaggedCount = 0, correctCount = 0;
+    var nav = document.querySelector(".question-nav");
+    var showsCorrect = !!nav && nav.hasAttribute("data-shows-correct");
     document.querySelectorAll("[data-nav-for]").forEach(function (link) {
       var question = document.getElementById(link.getAttribute("data-nav-for"));
       if (!question) return;
       var parts = question.querySelectorAll(".part");
-      var done = 0, bad = false;
+      var done = 0, bad = false, right = 0;
       parts.forEach(function (part) {
         var status = part.querySelector(".save-status");
         if (status) {
@@ -63,19 +67,24 @@
           if (status.classList.contains("unreadable")) bad = true;
         } else if (part.classList.contains("final") || part.querySelector(".feedback.correct")) {
           done++;
+          if (showsCorrect && part.querySelector(".part-result .feedback.correct")) right++;
         }
       });
       var answered = parts.length > 0 && done === parts.length;
-      link.classList.toggle("answered", answered && !bad);
+      var correct = showsCorrect && parts.length > 0 && right === parts.length;
+      link.classList.toggle("correct", correct && !bad);
+      link.classList.toggle("answered", answered && !bad && !correct);
       link.classList.toggle("attention", bad);
-      var state = bad ? "an answer cannot be read" : answered ? "answered" : "not answered yet";
+      var state = bad ? "an answer cannot be read" : correct ? "correct" : answered ? "answered" : "not answered yet";
       var flagged = link.classList.contains("flagged");
       total++; if (answered && !bad) answeredCount++; if (flagged) flaggedCount++;
+      if (correct && !bad) correctCount++;
       link.setAttribute("aria-label", "Question " + link.getAttribute("data-number") + ", " + state + (flagged ? ", flagged" : ""));
     });
     var summary = document.querySelector("[data-nav-summary]");
     if (summary) {
       summary.textContent = answeredCount + " of " + total + " answered" +
+        (correctCount ? " · " + correctCount + " correct" : "") +
         (flaggedCount ? " · " + flaggedCount + " flagged" : "");
     }
   }

@@ -42,6 +42,10 @@ def test_exam_autosaves_survives_reload_and_grades_at_submission(page):
     choice.locator(".save-status.saved").wait_for()
     assert SavedAnswer.objects.get(variant=decode).raw == answer
     assert "Correct" not in page.locator("main").inner_text()  # no feedback during an exam
+    # Right answers saved: the navigator says answered, never correct, before release.
+    assert page.locator(".question-nav a.answered").count() == 2
+    assert page.locator(".question-nav a.correct").count() == 0
+    assert "correct" not in page.locator(".question-nav").inner_text()
     screenshot(page, "quiz-exam-page")
 
     page.reload()

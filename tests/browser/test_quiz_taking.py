@@ -83,6 +83,11 @@ def test_student_takes_a_chapter_quiz_end_to_end(page, browser, live_server, set
     part = _check(page, decode, "t", f"{seconds * 1e6:.5g} µs")
     part.locator(".feedback.correct").wait_for()
     page.locator(f"#extras-{decode.pk} .solution").wait_for()
+    # The navigator marks that question correct as soon as the verdict is swapped in.
+    question = page.locator(f"section.question:has(#part-{decode.pk}-t)").get_attribute("id")
+    page.locator(f'.question-nav a.correct[data-nav-for="{question}"]').wait_for()
+    assert page.locator(".question-nav a.correct").count() == 1
+    assert "1 correct" in page.locator("[data-nav-summary]").inner_text()
     part.scroll_into_view_if_needed()
     screenshot(page, "quiz-graded-part")
 

@@ -113,7 +113,50 @@ def test_a_reused_primary_key_with_other_content_is_not_served_stale(course, stu
     display.question_view(variant)
     # A rolled-back test database can hand the same keys to another variant or source.
     variant.seed = "00" * 16
+    variant.parameters = {**variant.parameters, "drawn": "other numbers"}
     assert display._cached("question", variant, lambda: "rebuilt") == "rebuilt"  # noqa: SLF001
     variant.refresh_from_db()
     variant.version.content_hash = "another-source"
     assert display._cached("question", variant, lambda: "again") == "again"  # noqa: SLF001
+
+
+def test_students_whose_numbers_coincide_share_one_rendering(course, student, prompt_renders):
+    from quizzes.models import Variant
+    from tests.factories import EnrollmentFactory
+
+    other = EnrollmentFactory(course=course, role="student").user
+    quiz = make_quiz(course)
+    mine = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
+    theirs = service.start_attempt(quiz=quiz, student=other, now=timezone.now())
+    first = mine.variants.select_related("version").get()
+    Variant.objects.filter(attempt=theirs).update(
+        parameters=first.parameters, answers=first.answers
+    )
+    second = theirs.variants.select_related("version").get()
+    assert display.question_view(first).prompt_html == display.question_view(second).prompt_html
+    assert len(prompt_renders) == 1
+    # Other numbers are rendered for themselves.
+    third = EnrollmentFactory(course=course, role="student").user
+    attempt = service.start_attempt(quiz=quiz, student=third, now=timezone.now())
+    Variant.objects.filter(attempt=attempt).update(parameters={**first.parameters, "x": 1})
+    display.question_view(attempt.variants.select_related("version").get())
+    assert len(prompt_renders) == 2
+
+
+def test_an_exams_saved_answer_is_read_back_once_not_on_every_view(
+    logged_in, course, student, monkeypatch
+):
+    from quizzes.services import questions
+
+    reads = []
+    real = questions.saved_state
+    monkeypatch.setattr(questions, "saved_state", lambda *a: reads.append(a) or real(*a))
+    quiz = make_quiz(course, mode="exam", time_limit_minutes=30)
+    attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
+    variant = attempt.variants.get()
+    raw = f"{uuid.uuid4().int % 10**6}.25 ms"  # a text no other test's page has read
+    service.autosave(variant=variant, part_id="t", raw=raw, student=student, now=timezone.now())
+    first = logged_in.get(attempt.get_absolute_url()).content.decode()
+    second = logged_in.get(attempt.get_absolute_url()).content.decode()
+    assert "Read as" in first and "Read as" in second
+    assert len(reads) == 1

@@ -1,0 +1,239 @@
+"""The attempt page's question sections as HTML, memoised on everything each one shows.
+
+Django's template engine drawing about twenty parts (their inputs, results and forms) was most
+of the page's time, and a student reloads the same page over and over with nothing changed. So
+each question's section is rendered once and kept under a digest of every value the section's
+templates read: the attempt and its student, the variant, its prompt, each part's state,
+saved answer, last result with its feedback and "read as", tries left, the correct answer and
+hints the release policy allows now, the worked solution, the language and the templates'
+own source. Anything that changes what a section shows (a new try, a regrade, an override, a
+release, a new template version, a catalog change) changes the digest, so a stale entry is
+never found again, only evicted.
+
+Two things differ on every request and are never kept: the CSRF token and each part's form key.
+The section is rendered with unguessable placeholders in their place and the request's values
+are put in on the way out. An entry that is not what this module wrote (a damaged or foreign
+cache value) is ignored and the section is rendered afresh.
+
+Keep `_block_facts` in step with the section in `templates/quizzes/attempt_detail.html`: a
+value the section reads that is not in the digest would be served stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+from django.core.cache import cache
+from django.template import loader
+from django.utils import translation
+from django.utils.safestring import SafeString, mark_safe
+
+from quizzes.engine import kinds
+from quizzes.presenters import display
+
+# Bump when the facts below change shape.
+FRAGMENT_VERSION = 1
+FRAGMENT_SECONDS = 24 * 3600
+_LOCAL_ENTRIES = 4096
+_local: OrderedDict[str, tuple[str, str]] = OrderedDict()
+_lock = threading.Lock()
+
+# The placeholders' stem: random per process and never sent (every occurrence is replaced), so
+# no text a student types can imitate one.
+_MARK = secrets.token_hex(16)
+# Context values only the htmx fragments set; a section rendered with them is never kept.
+_FRAGMENT_ONLY = ("error", "closed", "oob", "save_status", "save_message")
+_TEMPLATES = (
+    "quizzes/attempt_detail.html",
+    "quizzes/_answer_input.html",
+    "quizzes/_result.html",
+    "quizzes/_part_name.html",
+)
+
+
+@lru_cache(maxsize=1)
+def templates_digest() -> str:
+    """The section's templates' own source, so a changed template is never served old HTML."""
+    names = list(_TEMPLATES) + sorted(kind.template_name for kind in kinds.all_kinds())
+    digest = hashlib.sha256()
+    for name in names:
+        origin = loader.get_template(name).origin.name
+        digest.update(name.encode() + b"\0" + Path(origin).read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _result_facts(result) -> tuple:
+    if result is None:
+        return ()
+    return (
+        result.response.pk,
+        result.status,
+        result.try_number,
+        result.raw,
+        str(result.feedback_html),
+        str(result.read_as_html),
+        str(result.counterexample_html),
+    )
+
+
+def _part_facts(p) -> tuple:
+    view = p.view
+    return (
+        view.id,
+        view.kind,
+        view.template_name,
+        p.number,
+        p.label,
+        p.dom,
+        p.is_final,
+        view.multiple,
+        p.check_url,
+        p.autosave_url,
+        p.preview_url,
+        p.save_state,
+        p.save_message,
+        p.state.tries_left,
+        p.show_result,
+        _result_facts(p.result) if p.show_result else (),
+        _result_facts(p.newer_invalid) if p.show_result else (),
+        str(p.answer_html),
+        tuple(str(hint) for hint in p.hints),
+        p.value,
+        tuple(p.picked),
+        p.max_length,
+    )
+
+
+def _block_facts(block, attempt) -> tuple:
+    variant = block.variant
+    question = block.question
+    return (
+        FRAGMENT_VERSION,
+        templates_digest(),
+        translation.get_language(),
+        attempt.pk,
+        attempt.student_id,
+        attempt.quiz.mode,
+        attempt.is_open,
+        block.number,
+        block.anchor,
+        block.error,
+        variant.pk,
+        variant.attempt_id,
+        variant.index,
+        variant.is_practice,
+        str(variant.item.points),
+        question.title if question else "",
+        # The prompt, parts, options and unit hints: the question view's own cache key (it is
+        # rendered from that and nothing else) rather than kilobytes of its HTML.
+        display.RENDER_CACHE_VERSION,
+        display.render_key(variant) if question else "",
+        tuple(str(hint) for hint in block.hints),
+        str(block.solution),
+        block.can_ask_new_numbers,
+        block.new_numbers_counts,
+        len(block.parts),
+        tuple(_part_facts(p) for p in block.parts),
+    )
+
+
+def block_key(block, attempt) -> str:
+    facts = repr(_block_facts(block, attempt)).encode()
+    return f"quizzes:section:{hashlib.sha256(facts).hexdigest()}"
+
+
+def clear_local_cache() -> None:
+    with _lock:
+        _local.clear()
+
+
+def _valid(entry) -> bool:
+    return (
+        isinstance(entry, tuple)
+        and len(entry) == 2
+        and all(isinstance(x, str) for x in entry)
+        and len(entry[0]) == len(_MARK)
+        and all(c in "0123456789abcdef" for c in entry[0])
+    )
+
+
+def _get(key: str) -> tuple[str, str] | None:
+    with _lock:
+        entry = _local.get(key)
+        if entry is not None:
+            _local.move_to_end(key)
+            return entry
+    try:
+        entry = cache.get(key, version=FRAGMENT_VERSION)
+    except Exception:  # noqa: BLE001 - an unreadable cache value is a miss, never a 500
+        return None
+    if not _valid(entry):
+        return None
+    _remember(key, entry)
+    return entry
+
+
+def _remember(key: str, entry: tuple[str, str]) -> None:
+    with _lock:
+        _local[key] = entry
+        while len(_local) > _LOCAL_ENTRIES:
+            _local.popitem(last=False)
+
+
+def _fill(entry: tuple[str, str], csrf: str, keys: list[str]) -> SafeString:
+    """The entry's HTML with each placeholder replaced: `<mark>c` by the CSRF token and
+    `<mark>k<n>_` by part n's form key (a plain split: a pattern search costs more)."""
+    mark, html = entry
+    first, *rest = html.split(mark)
+    out = [first]
+    for piece in rest:
+        if piece[:1] == "c":
+            out += (csrf, piece[1:])
+            continue
+        number, sep, tail = piece[1:].partition("_")
+        if piece[:1] != "k" or not sep or not number.isdigit():
+            raise ValueError("not a placeholder this module writes")
+        out += (keys[int(number)], tail)
+    return mark_safe("".join(out))  # noqa: S308 - rendered by our own templates
+
+
+def render_section(block, context, render: Callable[[], str]) -> SafeString | str:
+    """`render()` of one question section, or its memoised HTML with this request's CSRF token
+    and form keys."""
+    attempt = context.get("attempt")
+    token = context.get("csrf_token")
+    if attempt is None or not token or any(context.get(name) for name in _FRAGMENT_ONLY):
+        return render()
+    try:
+        key = block_key(block, attempt)
+        csrf = str(token)
+    except Exception:  # noqa: BLE001 - a section that cannot be keyed is simply drawn
+        return render()
+    keys = [p.view.idempotency_key for p in block.parts]
+    entry = _get(key)
+    if entry is not None:
+        try:
+            return _fill(entry, csrf, keys)
+        except (IndexError, ValueError):
+            pass  # an entry with placeholders this section does not have: draw it again
+    for number, part in enumerate(block.parts):
+        part.view.idempotency_key = f"{_MARK}k{number}_"
+    try:
+        with context.push(csrf_token=f"{_MARK}c"):
+            html = str(render())
+    finally:
+        for part, real in zip(block.parts, keys, strict=True):
+            part.view.idempotency_key = real
+    entry = (_MARK, html)
+    _remember(key, entry)
+    try:
+        cache.set(key, entry, FRAGMENT_SECONDS, version=FRAGMENT_VERSION)
+    except Exception:  # noqa: BLE001,S110 - the shared cache is an optimisation
+        pass
+    return _fill(entry, csrf, keys)
