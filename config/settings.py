@@ -156,6 +156,17 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# Argon2id first (config/hashers.py: OWASP's parameters, ~35 ms of CPU a login against
+# PBKDF2's ~0.5 s); the others (Django's default list) only read hashes stored before, and
+# Django re-hashes such a password with Argon2id at its owner's next successful login.
+PASSWORD_HASHERS = [
+    "config.hashers.OwaspArgon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
+
 # django-axes first: it refuses a locked-out login before any password is checked, on every
 # login path (the site's, the admin's, any future one that calls authenticate()).
 AUTHENTICATION_BACKENDS = [
