@@ -17,6 +17,7 @@ Environment:
                            (the account from anywhere, and the address for any account).
     DJANGO_PROXY_COUNT     trusted reverse proxies in front of the site (default 0), so that
                            the client's address is read from X-Forwarded-For.
+    DJANGO_SESSION_DAYS    how long a login lasts (default 14).
     DJANGO_TASKS_BACKEND   the background-task backend class (default: the database backend,
                            which needs no other service; docs/deploy.md for a Redis one).
     QUIZ_EXPIRY_SWEEP_SECONDS  how often the task worker closes expired attempts (default 60).
@@ -231,6 +232,12 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 2000
 
 SESSION_COOKIE_HTTPONLY = True
+# A login lasts two weeks (Django's default, stated here because the exam day depends on it): a
+# student who logged in before class is never sent back to the login page mid-exam, so a class
+# pays for each password check once, not once per exam. Only a login writes the session row
+# (SESSION_SAVE_EVERY_REQUEST stays off); LMS launches log in without any password.
+SESSION_COOKIE_AGE = int(os.environ.get("DJANGO_SESSION_DAYS", "14")) * 24 * 60 * 60
+SESSION_SAVE_EVERY_REQUEST = False
 # The site's own 403 page (with its headers and a sentence saying what to do), not Django's.
 CSRF_FAILURE_VIEW = "courseware.views.csrf_failure"
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie

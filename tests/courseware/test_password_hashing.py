@@ -1,4 +1,5 @@
-"""Passwords: Argon2id at OWASP's minimum, and an older PBKDF2 hash upgraded at the next login."""
+"""Passwords: Argon2id at OWASP's minimum, an older PBKDF2 hash upgraded at the next login, and a
+login that lasts the exam day."""
 
 from __future__ import annotations
 
@@ -42,3 +43,10 @@ def test_a_wrong_password_leaves_the_old_hash_alone(client):
     assert reply.status_code == 200
     user.refresh_from_db()
     assert user.password == old
+
+
+def test_a_login_outlasts_an_exam_day_so_nobody_logs_in_twice(client, student):
+    reply = client.post(reverse("login"), {"username": student.username, "password": PASSWORD})
+    assert reply.status_code == 302
+    assert client.session.get_expiry_age() >= 12 * 60 * 60
+    assert not client.session.get_expire_at_browser_close()
