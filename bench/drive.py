@@ -28,6 +28,10 @@ from bench.stats import summarize
 ATTEMPT = re.compile(r"/attempts/(\d+)/")
 PART = re.compile(r"/attempts/(\d+)/variants/(\d+)/parts/([\w-]+)/")
 INVALID = ["about three", "3,35 TB/s", "12 parsecs", "n +* 2", "1e", "fast"]
+# A typing student's pause before each autosave (seconds, uniform), as a load tool's think
+# time; and the time kept free before the common deadline.
+THINK_S = (1.0, 4.0)
+DEADLINE_MARGIN_S = 5.0
 
 
 class Log:
@@ -160,9 +164,20 @@ class Student:
         value = value if right else value * self.rng.choice([0.5, 2, 8, 1000])
         return f"{value:.6g}" + (f" {unit}" if unit else "")
 
+    def pause(self, saves_left: int, submit_at: float | None) -> None:
+        """A typing student's pause before the next autosave: THINK_S (the page saves 0.8 s
+        after the last keystroke, so saves are never closer than that), shortened when needed
+        so that every save is made before the common deadline."""
+        pause = self.rng.uniform(*THINK_S)
+        if submit_at is not None:
+            room = (submit_at - time.perf_counter() - DEADLINE_MARGIN_S) / max(1, saves_left)
+            pause = max(0.0, min(pause, room))
+        time.sleep(pause)
+
     def exam(self, slug: str, *, typing: bool = False, submit_at: float | None = None) -> None:
-        """Start, autosave every part, submit; `typing` saves a text part's prefix first,
-        `submit_at` (a `time.perf_counter()` value) waits for the common deadline."""
+        """Start, autosave every part, submit; `typing` saves a text part's prefix first and
+        pauses between saves as a student typing does, `submit_at` (a `time.perf_counter()`
+        value) waits for the common deadline."""
         attempt_id, page = self.start(slug)
         if attempt_id is None or not page:
             return
@@ -171,10 +186,12 @@ class Student:
             self.log.exam_attempts.add(attempt_id)
         answers = part_answers(attempt_id)
         close_old_connections()
-        for form in forms(page):
+        part_forms = [
+            f for f in forms(page) if PART.search(f.action) and f.action.endswith("/autosave/")
+        ]
+        saves_left = 2 * len(part_forms)
+        for form in part_forms:
             found = PART.search(form.action)
-            if not found or not form.action.endswith("/autosave/"):
-                continue
             self.progress.exam_parts += 1
             key = (int(found.group(2)), found.group(3))
             raw = self.answer_for(key, answers)
@@ -182,6 +199,9 @@ class Student:
             if typing and isinstance(raw, str):
                 drafts.insert(0, raw[: max(1, len(raw) // 2)])
             for draft in drafts:
+                if typing:
+                    self.pause(saves_left, submit_at)
+                    saves_left -= 1
                 fields = {**form.fields, "answer": draft}
                 reply = self.call("autosave", "POST", form.action, fields, True)
                 acked = (
@@ -199,6 +219,9 @@ class Student:
             return
         if submit_at is not None:
             time.sleep(max(0.0, submit_at - time.perf_counter()))
+            # After a long wait a browser opens a new connection rather than reuse an idle one
+            # the server may be closing at that moment.
+            self.browser.close()
         reply = self.call("submit exam", "POST", submit.action, submit.fields)
         if reply is not None and reply.status == 302 and "/results/" in reply.location:
             self.progress.exam_submitted = True

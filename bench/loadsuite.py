@@ -63,6 +63,12 @@ def redis_server():
         shutil.rmtree(folder, ignore_errors=True)
 
 
+# How each gunicorn serves (docs/deploy.md): threads let a worker answer an autosave while
+# another request of the same worker waits on the database or hashes a password (Argon2 releases
+# the GIL); keep-alive outlasts a typing student's pause between autosaves.
+GUNICORN_ARGS = "--worker-class gthread --threads 4 --keep-alive 10"
+
+
 def run_names(scenario) -> tuple[str, str]:
     """A new account prefix and quiz slug: no run ever meets another run's accounts or quiz."""
     run_id = uuid.uuid4().hex[:8]
@@ -88,15 +94,16 @@ def one_run(
     sites = []
     print(f"bench: load, {scenario.name}, {label}, {students} students, {servers}×{workers}")
     try:
+        served = {"GUNICORN_CMD_ARGS": GUNICORN_ARGS, **(env or {})}
         for _ in range(servers):
-            sites.append(Site(url, workers, env=env))
+            sites.append(Site(url, workers, env=served))
         options = ["--ports", ",".join(str(s.port) for s in sites), "--slug", slug]
         options += ["--students", str(students), "--prefix", prefix, "--scenario", scenario.name]
         result = django("classload", url, *options, *(["--quick"] if quick else []))
     finally:
         for site in sites:
             site.stop()
-    result.update(database=label, workers=workers, prefix=prefix, quiz=slug)
+    result.update(database=label, workers=workers, prefix=prefix, quiz=slug, gunicorn=GUNICORN_ARGS)
     result["server_log_errors"] = sorted({e for site in sites for e in site.server_errors()})
     print(
         f"bench: {result['throughput_per_s']:.1f} req/s, {result['errors']} errors, "

@@ -53,7 +53,8 @@ def scenarios(*, quick: bool) -> list[Scenario]:
             description=(
                 f"every student logs in and starts the timed exam within {window:.0f} s, "
                 "autosaves each text part twice as they type (a partial answer, then the "
-                f"final one) and each choice once, and all submit together at {submit_at:.0f} s"
+                "final one; 1-4 s between saves, as the page saves 0.8 s after the last "
+                f"keystroke) and each choice once, and all submit together at {submit_at:.0f} s"
             ),
         ),
         Scenario(

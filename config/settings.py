@@ -17,6 +17,7 @@ Environment:
                            (the account from anywhere, and the address for any account).
     DJANGO_PROXY_COUNT     trusted reverse proxies in front of the site (default 0), so that
                            the client's address is read from X-Forwarded-For.
+    DJANGO_SESSION_DAYS    how long a login lasts (default 14).
     DJANGO_TASKS_BACKEND   the background-task backend class (default: the database backend,
                            which needs no other service; docs/deploy.md for a Redis one).
     QUIZ_EXPIRY_SWEEP_SECONDS  how often the task worker closes expired attempts (default 60).
@@ -156,6 +157,17 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# Argon2id first (config/hashers.py: OWASP's parameters, ~35 ms of CPU a login against
+# PBKDF2's ~0.5 s); the others (Django's default list) only read hashes stored before, and
+# Django re-hashes such a password with Argon2id at its owner's next successful login.
+PASSWORD_HASHERS = [
+    "config.hashers.OwaspArgon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
+
 # django-axes first: it refuses a locked-out login before any password is checked, on every
 # login path (the site's, the admin's, any future one that calls authenticate()).
 AUTHENTICATION_BACKENDS = [
@@ -223,6 +235,12 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 2000
 
 SESSION_COOKIE_HTTPONLY = True
+# A login lasts two weeks (Django's default, stated here because the exam day depends on it): a
+# student who logged in before class is never sent back to the login page mid-exam, so a class
+# pays for each password check once, not once per exam. Only a login writes the session row
+# (SESSION_SAVE_EVERY_REQUEST stays off); LMS launches log in without any password.
+SESSION_COOKIE_AGE = int(os.environ.get("DJANGO_SESSION_DAYS", "14")) * 24 * 60 * 60
+SESSION_SAVE_EVERY_REQUEST = False
 # The site's own 403 page (with its headers and a sentence saying what to do), not Django's.
 CSRF_FAILURE_VIEW = "courseware.views.csrf_failure"
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie

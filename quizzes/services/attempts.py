@@ -213,6 +213,24 @@ def start_attempt(*, quiz, student, now: datetime) -> Attempt:
 # -- answering -------------------------------------------------------------------------------
 
 
+def _owned(variant: Variant, student) -> Variant:
+    """`variant` with its attempt, quiz, item and version, checked to be the student's.
+
+    The answer views have just loaded exactly that (the attempt through `for_student`, the
+    variant within it), so then no query is run; any other caller's variant is loaded again.
+    """
+    cached = (
+        Variant.attempt.is_cached(variant)
+        and Variant.item.is_cached(variant)
+        and Variant.version.is_cached(variant)
+        and Attempt.quiz.is_cached(variant.attempt)
+    )
+    attempt = variant.attempt if cached else None
+    if attempt is not None and (attempt.pk, attempt.student_id) == (variant.attempt_id, student.pk):
+        return variant
+    return _load_variant(variant.pk, student)
+
+
 def _load_variant(variant_id: int, student) -> Variant:
     variant = (
         Variant.objects.select_related("attempt__quiz", "item", "version")
@@ -268,39 +286,55 @@ def check_answer(
 
 
 def _submit(variant, part_id, raw, student, idempotency_key, now) -> Checked:
-    existing = _existing(idempotency_key, variant.pk, part_id, student)
-    if existing is not None:
-        return Checked(existing)
-    variant = _load_variant(variant.pk, student)
+    variant = _owned(variant, student)
     attempt = variant.attempt
     window = student_window(attempt.quiz, student)
-    check_open(attempt, window, now)
-    if attempt.quiz.is_exam:
-        raise QuizRuleError(
-            "In an exam your answers are saved as you type and graded when you submit."
-        )
     kind = questions.kind_of(variant, part_id)
-    if kind is None:
-        raise QuizRuleError("That part is not in this question.")
-    clean = clean_raw(raw, kind)
-    states, _ = states_of(variant)
+    if kind is not None and not kind.bounded:
+        # A number or a choice grades in well under a millisecond: graded under the variant's
+        # lock, after the one read of its responses that also finds a replayed key.
+        return _record(variant, part_id, raw, kind, None, student, idempotency_key, window, now)
+    # A formula may take up to the grader's time limit: graded before any lock is taken, so
+    # its responses are read once here (replay, finished part, earlier values) and once more
+    # under the lock, where another tab's answer may have arrived meanwhile.
+    responses = list(variant.responses.all())
+    again = _replayed(responses, idempotency_key, part_id)
+    if again is not None:
+        return Checked(again)
+    clean = _checked_input(variant, part_id, raw, kind, window, now)
+    states, _ = states_of(variant, responses)
     if states[part_id].is_final:
         raise QuizRuleError("This part is finished; its answer can no longer change.")
     grading_budget.check_budget(student.pk)
-    if kind.bounded:
-        # A grader that runs in the pool holds a worker: one such answer at a time per student.
-        with grading_budget.one_formula_at_a_time(student.pk):
-            grade = grade_answer(variant, part_id, clean, states)
-    else:
+    # A grader that runs in the pool holds a worker: one such answer at a time per student.
+    with grading_budget.one_formula_at_a_time(student.pk):
         grade = grade_answer(variant, part_id, clean, states)
-    if grade.status == ResponseStatus.INVALID:
-        grading_budget.count_free(student.pk)
     return _record(variant, part_id, clean, kind, grade, student, idempotency_key, window, now)
 
 
-def _existing(key: str, variant_id: int, part_id: str, student) -> Response | None:
-    """The Check this form already made: the same key on the same student's same part only."""
-    return _keyed(key, variant_id, part_id).filter(variant__attempt__student=student).first()
+def _checked_input(variant, part_id, raw, kind, window, now):
+    """The cleaned answer, or QuizRuleError (nothing stored) when it cannot be taken at all."""
+    check_open(variant.attempt, window, now)
+    if variant.attempt.quiz.is_exam:
+        raise QuizRuleError(
+            "In an exam your answers are saved as you type and graded when you submit."
+        )
+    if kind is None:
+        raise QuizRuleError("That part is not in this question.")
+    return clean_raw(raw, kind)
+
+
+def _replayed(responses, key: str, part_id: str) -> Response | None:
+    """The Check this form already made: the same key on the same part of this (the
+    student's own) variant."""
+    for response in responses:
+        if (
+            response.idempotency_key == key
+            and response.part_id == part_id
+            and response.source == ResponseSource.CHECK
+        ):
+            return response
+    return None
 
 
 def _keyed(key: str, variant_id: int, part_id: str):
@@ -309,19 +343,28 @@ def _keyed(key: str, variant_id: int, part_id: str):
     )
 
 
-def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> Checked:
-    invalid = grade.status == ResponseStatus.INVALID
+def _record(variant, part_id, raw, kind, grade, student, key, window, now) -> Checked:
+    """Store one graded answer under the variant's row lock: exactly one row per key, no try
+    beyond the limit. `grade` None: `raw` is the input as sent, checked and graded here."""
     try:
         with transaction.atomic():
             # Serialise answers to one variant (PostgreSQL row lock; SQLite locks on write).
             locked = Variant.objects.select_for_update().get(pk=variant.pk)
-            again = _keyed(key, variant.pk, part_id).first()
+            responses = list(Response.objects.filter(variant_id=variant.pk))
+            again = _replayed(responses, key, part_id)
             if again is not None:
                 return Checked(again)
-            states, points = states_of(variant)
+            clean = raw
+            if grade is None:
+                clean = _checked_input(variant, part_id, raw, kind, window, now)
+            states, points = states_of(variant, responses)
             state = states[part_id]
             if state.is_final:
                 raise QuizRuleError("This part is finished; its answer can no longer change.")
+            if grade is None:
+                grading_budget.check_budget(student.pk)
+                grade = grade_answer(variant, part_id, clean, states)
+            invalid = grade.status == ResponseStatus.INVALID
             response = graded_response(
                 variant=locked,
                 part_id=part_id,
@@ -341,7 +384,6 @@ def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> 
             if not invalid:  # an unreadable answer is no try and changes no statistic
                 statistics_changed(quiz_ids=[variant.attempt.quiz_id])
             variant.score = locked.score
-            return Checked(response, variant, states, window)
     except IntegrityError:
         again = _keyed(key, variant.pk, part_id).first()
         if again is not None:
@@ -349,11 +391,14 @@ def _record(variant, part_id, clean, kind, grade, student, key, window, now) -> 
         raise QuizRuleError(
             "Another answer to this part was recorded at the same moment; reload the page."
         ) from None
+    if invalid:
+        grading_budget.count_free(student.pk)
+    return Checked(response, variant, states, window)
 
 
 def autosave(*, variant: Variant, part_id: str, raw, student, now: datetime) -> SavedAnswer:
     """Exam mode: keep the latest text typed into a part (refused after the deadline)."""
-    variant = _load_variant(variant.pk, student)
+    variant = _owned(variant, student)
     attempt = variant.attempt
     check_open(attempt, student_window(attempt.quiz, student), now)
     if not attempt.quiz.is_exam:
@@ -366,8 +411,14 @@ def autosave(*, variant: Variant, part_id: str, raw, student, now: datetime) -> 
     too_long = kind.too_long(text)
     if too_long:
         raise QuizRuleError(too_long.replace("Write it", "It was not saved; write it"))
-    saved, _ = SavedAnswer.objects.update_or_create(
-        variant=variant, part_id=part_id, defaults={"raw": text}
+    # One statement (INSERT ... ON CONFLICT DO UPDATE) instead of a read, a savepoint and a
+    # write in a transaction: the row is the latest text, whichever save wins.
+    saved = SavedAnswer(variant=variant, part_id=part_id, raw=text, updated_at=now)
+    SavedAnswer.objects.bulk_create(
+        [saved],
+        update_conflicts=True,
+        unique_fields=["variant", "part_id"],
+        update_fields=["raw", "updated_at"],
     )
     Attempt.objects.filter(pk=attempt.pk).update(last_activity_at=now)
     return saved

@@ -102,32 +102,38 @@ def submit_attempt(*, attempt: Attempt, student, now: datetime, auto: bool = Fal
         locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
         if locked.status != AttemptStatus.IN_PROGRESS:
             return False
-        for variant, part_id, raw, grade in pending:
-            # The server's own namespace: no key, one exam grade per part (a constraint).
-            Response.objects.get_or_create(
-                variant=variant,
-                part_id=part_id,
-                source=ResponseSource.EXAM,
-                defaults={
-                    "raw": raw,
-                    "try_number": try_number_for(grade, 0),
+        # The server's own namespace: no key, one exam grade per part (a constraint). One
+        # insert for every part; a grade already stored (the constraint) is kept, never doubled.
+        Response.objects.bulk_create(
+            [
+                Response(
+                    variant=variant,
+                    part_id=part_id,
+                    source=ResponseSource.EXAM,
+                    raw=raw,
+                    try_number=try_number_for(grade, 0),
                     **grade_fields(grade),
-                },
-            )
+                )
+                for variant, part_id, raw, grade in pending
+            ],
+            ignore_conflicts=True,
+        )
         responses = list(Response.objects.filter(variant__attempt=attempt))
         by_variant: dict[int, list] = {}
         for response in responses:
             by_variant.setdefault(response.variant_id, []).append(response)
         items_by_pk = {v.item_id: v.item for v in variants}
         variants_by_item: dict[int, list] = {}
+        rescored = []
         for variant in variants:
             variant.attempt = locked
             states, points = states_of(variant, by_variant.get(variant.pk, []), submitted=True)
             score = scoring.variant_score(states, points)
             if score != variant.score:
                 variant.score = score
-                variant.save(update_fields=["score"])
+                rescored.append(variant)
             variants_by_item.setdefault(variant.item_id, []).append(variant)
+        Variant.objects.bulk_update(rescored, ["score"])
         items = [items_by_pk[pk] for pk in locked.item_ids if pk in items_by_pk]
         locked.is_late = locked.is_late or window.is_late(moment)
         score_attempt(

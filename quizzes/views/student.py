@@ -301,7 +301,9 @@ def autosave(request: HttpRequest, attempt_id: int, variant_id: int, part_id: st
             request=request,
         )
         response = HttpResponse(html)
-        attempt.refresh_from_db()
+        if status == "refused":
+            # Refused: the attempt may have closed meanwhile (time ran out), so read it again.
+            attempt.refresh_from_db()
         if attempt.status != AttemptStatus.IN_PROGRESS:
             response["HX-Redirect"] = reverse("quizzes:attempt_results", args=[attempt.pk])
         return response

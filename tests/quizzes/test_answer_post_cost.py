@@ -1,0 +1,118 @@
+"""What one answer post costs the database: a Check reads the part's responses once (under the
+variant's lock), an autosave is one upsert; exactly-once holds for a replayed key."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from quizzes.models import QuizMode, Response, SavedAnswer
+from quizzes.services import attempts as service
+from quizzes.services.questions import correct_answers
+from tests.factories import PASSWORD, make_quiz
+
+pytestmark = pytest.mark.django_db
+
+
+def _reads(queries, table: str) -> list[str]:
+    return [
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].startswith("SELECT") and f'FROM "{table}"' in q["sql"]
+    ]
+
+
+def _open(client, course, student, mode=QuizMode.HOMEWORK):
+    quiz = make_quiz(course, examples=["decode-step-memory-floor"], mode=mode)
+    client.login(username=student.username, password=PASSWORD)
+    attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
+    return attempt, attempt.variants.get()
+
+
+def test_a_numeric_check_reads_the_responses_once_and_the_variant_once(client, course, student):
+    attempt, variant = _open(client, course, student)
+    url = reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, "t"])
+    seconds = float(correct_answers(variant)["t"])
+    data = {"answer": f"{seconds * 3:.6g} s", "idempotency_key": uuid.uuid4().hex}
+    with CaptureQueriesContext(connection) as queries:
+        reply = client.post(url, data, HTTP_HX_REQUEST="true")
+    assert "feedback incorrect" in reply.content.decode()
+    assert len(_reads(queries, "quizzes_response")) == 1, _reads(queries, "quizzes_response")
+    sql = [q["sql"] for q in queries.captured_queries]
+    stored = next(i for i, s in enumerate(sql) if s.startswith("INSERT"))
+    before = [s for s in sql[:stored] if s.startswith("SELECT") and 'FROM "quizzes_variant"' in s]
+    # The view's read of the variant, then the row lock: no third load in the service.
+    assert len(before) == 2, before
+    assert len(queries) <= 15, [q["sql"] for q in queries.captured_queries]
+    # The same form again (a double click): the first response, and still one row.
+    with CaptureQueriesContext(connection) as queries:
+        again = client.post(url, data, HTTP_HX_REQUEST="true")
+    assert again.status_code == 200
+    assert not [q for q in queries.captured_queries if q["sql"].startswith("INSERT")]
+    assert Response.objects.filter(idempotency_key=data["idempotency_key"]).count() == 1
+
+
+def test_an_autosave_is_one_upsert_without_reading_the_saved_row(client, course, student):
+    attempt, variant = _open(client, course, student, mode=QuizMode.EXAM)
+    url = reverse("quizzes:autosave", args=[attempt.pk, variant.pk, "t"])
+    client.post(url, {"answer": "1 s"}, HTTP_HX_REQUEST="true")
+    with CaptureQueriesContext(connection) as queries:
+        reply = client.post(url, {"answer": "2 s"}, HTTP_HX_REQUEST="true")
+    assert "save-status saved" in reply.content.decode()
+    assert not _reads(queries, "quizzes_savedanswer")
+    assert len(_reads(queries, "quizzes_variant")) == 1
+    assert len(_reads(queries, "quizzes_attempt")) == 1  # the view's; no read-back after saving
+    assert len(queries) <= 11, [q["sql"] for q in queries.captured_queries]
+    assert SavedAnswer.objects.get(variant=variant, part_id="t").raw == "2 s"
+
+
+def test_a_service_caller_with_a_bare_variant_is_still_checked_for_ownership(course, student):
+    from tests.factories import UserFactory
+
+    quiz = make_quiz(course, examples=["decode-step-memory-floor"])
+    attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
+    variant = attempt.variants.get()
+    stranger = UserFactory()
+    with pytest.raises(service.QuizRuleError):
+        service.check_answer(
+            variant=variant,
+            part_id="t",
+            raw="1 s",
+            student=stranger,
+            idempotency_key=uuid.uuid4().hex,
+            now=timezone.now(),
+        )
+    assert not Response.objects.filter(variant=variant).exists()
+
+
+def _submitted_exam_queries(course, student, examples) -> int:
+    quiz = make_quiz(course, examples=examples, mode=QuizMode.EXAM)
+    now = timezone.now()
+    attempt = service.start_attempt(quiz=quiz, student=student, now=now)
+    for variant in attempt.variants.all():
+        answers = correct_answers(variant)
+        for part_id in answers:
+            service.autosave(variant=variant, part_id=part_id, raw="1", student=student, now=now)
+    with CaptureQueriesContext(connection) as queries:
+        assert service.submit_attempt(attempt=attempt, student=student, now=now)
+    parts = sum(len(correct_answers(v)) for v in attempt.variants.all())
+    assert Response.objects.filter(variant__attempt=attempt).count() == parts  # once each
+    assert not service.submit_attempt(attempt=attempt, student=student, now=now)
+    assert Response.objects.filter(variant__attempt=attempt).count() == parts
+    return len(queries)
+
+
+def test_an_exam_submission_stores_its_grades_in_queries_that_do_not_grow_with_parts(
+    course, student
+):
+    one = _submitted_exam_queries(course, student, ["decode-step-memory-floor"])
+    several = _submitted_exam_queries(
+        course, student, ["decode-step-memory-floor", "kv-cache-fits", "kernel-time-roofline"]
+    )
+    # At most one more: the single update of the variants' scores, when any score changed.
+    assert several <= one + 1, (one, several)
