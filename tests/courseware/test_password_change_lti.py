@@ -29,9 +29,7 @@ def test_the_header_offers_the_password_link_only_to_accounts_with_a_password(
     assert LINK not in html and "Log out" in html
 
 
-def test_the_password_page_explains_kindly_to_an_lti_account_and_changes_nothing(
-    client, lti_user
-):
+def test_the_password_page_explains_kindly_to_an_lti_account_and_changes_nothing(client, lti_user):
     client.force_login(lti_user)
     page = client.get(reverse("password_change"))
     assert page.status_code == 200
