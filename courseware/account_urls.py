@@ -12,6 +12,7 @@ from . import views
 
 urlpatterns = [
     path("logout/", views.logout_page, name="logout"),
+    path("password_change/", views.password_change, name="password_change"),
     path("password_reset/", views.password_reset_off, name="password_reset"),
     path("password_reset/done/", views.password_reset_off, name="password_reset_done"),
     path("reset/<uidb64>/<token>/", views.password_reset_off, name="password_reset_confirm"),

@@ -6,7 +6,7 @@ Each module holds one area; this package re-exports the views that urls.py names
 from .book import chapter_detail, mark_read
 from .errors import bad_request, csrf_failure, page_not_found, permission_denied, server_error
 from .home import home
-from .site import favicon, logout_page, password_reset_off
+from .site import favicon, logout_page, password_change, password_reset_off
 from .tools import calculator, roofline_chart
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "logout_page",
     "mark_read",
     "page_not_found",
+    "password_change",
     "password_reset_off",
     "permission_denied",
     "roofline_chart",

@@ -1,10 +1,12 @@
 """Small site-wide pages: the favicon a browser asks for by habit, and a logout link opened
-directly (Django's LogoutView takes POST only, and a bare 405 explains nothing), and the
-answer to the password-reset addresses, which are off."""
+directly (Django's LogoutView takes POST only, and a bare 405 explains nothing), the
+answer to the password-reset addresses, which are off, and the password change, which an
+account that signs in through its LMS has no use for."""
 
 from __future__ import annotations
 
-from django.contrib.auth.views import LogoutView
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import LogoutView, PasswordChangeView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
@@ -33,3 +35,14 @@ def logout_page(request: HttpRequest) -> HttpResponse:
 def password_reset_off(request: HttpRequest, **kwargs) -> HttpResponse:
     """Any method: a 404 page that says who can set a new password (no form, no mail)."""
     return render(request, "404.html", {"message": PASSWORD_HELP}, status=404)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def password_change(request: HttpRequest) -> HttpResponse:
+    """Django's password change, except for an account without a usable password (made by an
+    LTI launch): it would ask for an old password that does not exist, so say where it signs in
+    instead, and change nothing."""
+    if not request.user.has_usable_password():
+        return render(request, "registration/password_change_unavailable.html")
+    return PasswordChangeView.as_view()(request)

@@ -104,6 +104,10 @@ class Part:
         return dict(self.extra).get(name, default)
 
 
+# The `part:` of a hint about the whole question rather than one of its parts.
+WHOLE_QUESTION = "all"
+
+
 @dataclass(frozen=True)
 class Hint:
     after: int
@@ -111,6 +115,9 @@ class Hint:
     # The part it helps with: shown beside that part, after `after` wrong tries at that part.
     # None: a hint about the whole question, after `after` wrong tries at any of its parts.
     part: str | None = None
+    # Whether the source said which part (or `part: all`): validation asks a template with
+    # several parts to say it, so that a hint never shows beside a part it is not about.
+    part_named: bool = False
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from content.expressions import ExpressionError
 from quizzes.engine import kinds
 from quizzes.engine.errors import GenerationError, OverBudget
 from quizzes.engine.kinds.numeric import numeric_kwargs
-from quizzes.engine.model import Part, Template
+from quizzes.engine.model import WHOLE_QUESTION, Part, Template
 from quizzes.engine.namespace import names_for
 from quizzes.engine.plausible import broken_checks
 from quizzes.engine.render import (
@@ -166,6 +166,7 @@ def validate_template(
     formulas = _FormulaChecks(grade_fn, failures)
     checked: dict[str, list[tuple]] = {}
     deadline = None if budget_s is None else time.monotonic() + budget_s
+    _check_hint_parts(template, failures)
     for seed in range(seeds):
         try:
             if deadline is not None and time.monotonic() > deadline:
@@ -215,6 +216,22 @@ def validate_template(
     report.parts = _part_stats(template, answers, ratios)
     report.failures = failures.failures()
     return report
+
+
+def _check_hint_parts(template: Template, failures: _Collector) -> None:
+    """With several parts, every hint says which part it helps with (or `part: all`): an
+    unscoped hint shows after a wrong try at any part, so a hint about one part would appear
+    beside a wrong answer to another."""
+    if len(template.parts) < 2:
+        return
+    for number, hint in enumerate(template.hints, start=1):
+        if not hint.part_named:
+            failures.add(
+                "hints",
+                f"hint {number} names no part; with several parts, say which one it helps "
+                f"with (`part: <id>`), or `part: {WHOLE_QUESTION}` for a hint about every part",
+                None,
+            )
 
 
 def _check_variant(template, variant: Variant, seed: int, failures, grade_fn, formulas) -> None:

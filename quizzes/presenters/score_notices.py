@@ -1,5 +1,6 @@
 """What changed a student's scores after they were recorded: an instructor's override, or a
-regrade that was applied, each with its reason, for the My progress page. 3 queries."""
+regrade that was applied, each with its reason, for the My progress page (every submitted
+attempt) and the results page (one attempt). 3 queries."""
 
 from __future__ import annotations
 
@@ -31,13 +32,12 @@ def _results(attempt) -> str:
     return reverse("quizzes:attempt_results", args=[attempt.pk])
 
 
-def score_notices(student) -> list[ScoreNotice]:
-    attempts = {
-        a.pk: a
-        for a in Attempt.objects.filter(student=student, status=AttemptStatus.SUBMITTED)
-        .select_related("quiz")
-        .order_by("pk")
-    }
+def score_notices(student, attempt: Attempt | None = None) -> list[ScoreNotice]:
+    """Newest first; with ``attempt``, only the changes to that attempt of the student."""
+    submitted = Attempt.objects.filter(student=student, status=AttemptStatus.SUBMITTED)
+    if attempt is not None:
+        submitted = submitted.filter(pk=attempt.pk)
+    attempts = {a.pk: a for a in submitted.select_related("quiz").order_by("pk")}
     notices = []
     for override in ScoreOverride.objects.filter(attempt__in=list(attempts)).select_related("item"):
         attempt = attempts[override.attempt_id]

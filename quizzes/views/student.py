@@ -361,6 +361,7 @@ def attempt_results(request: HttpRequest, attempt_id: int) -> HttpResponse:
         "score": progress_data.attempt_score(attempt),
         "override": notes.attempt if notes is not None else None,
         "charts": progress_data.roofline_charts([i.block for i in items]) if released else {},
+        "score_notices": score_notices(request.user, attempt=attempt) if released else [],
     }
     return render(request, "quizzes/attempt_results.html", context)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from quizzes.models import ScoreOverride
 from tests.browser.conftest import log_in, screenshot
@@ -132,3 +133,48 @@ def test_screenshots_of_the_other_pages(page, classroom):
         assert response.status == 200, path
         assert page.locator("h1").is_visible()
         screenshot(page, name)
+
+
+def _tab_to(page, matches: str, limit: int = 80) -> None:
+    """Press Tab until the focused element satisfies the JS predicate `matches` (over `e`)."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate(f"(e => !!e && ({matches}))(document.activeElement)"):
+            return
+    raise AssertionError(f"Tab never reached an element where {matches}")
+
+
+def test_the_gradebook_works_by_keyboard_alone(page, classroom):
+    """Search, filter, sort a column, open a student and override a score with a reason,
+    pressing keys only: every control is reachable by Tab and works with Enter or arrows."""
+    teacher, quiz, items, students = classroom
+    log_in(page, teacher.username, PASSWORD)
+    page.goto("/instructor/gradebook/")
+    _tab_to(page, "e.id === 'gradebook-q'")
+    page.keyboard.type("F3")
+    page.wait_for_url(re.compile(r"q=F3"))
+    page.locator("table.grades tbody tr").first.wait_for()
+    _tab_to(page, "e.id === 'gradebook-show'")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_url(re.compile(r"show=at-risk"))
+    page.keyboard.press("ArrowUp")
+    page.wait_for_url(re.compile(r"show=(&|$)"))
+    _tab_to(page, f"e.title === 'Sort by {quiz.title}'")
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(rf"sort={quiz.slug}"))
+    assert "▼" in page.locator("table.grades thead").inner_text()
+    _tab_to(page, "e.tagName === 'A' && e.textContent.trim() === 'F3 L3'")
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/instructor/students/\d+/$"))
+    _tab_to(page, "e.tagName === 'SUMMARY' && e.textContent.includes('Override the score')")
+    page.keyboard.press("Enter")
+    _tab_to(page, "e.name === 'score'", limit=3)
+    page.keyboard.type("1.5")
+    _tab_to(page, "e.name === 'reason'", limit=2)
+    page.keyboard.type("Forgave a unit slip, by keyboard")
+    _tab_to(page, "e.tagName === 'BUTTON' && e.textContent.includes('Save override')", limit=2)
+    page.keyboard.press("Enter")
+    expect(page.get_by_text("Override saved.")).to_be_visible()
+    override = ScoreOverride.objects.get()
+    assert override.reason == "Forgave a unit slip, by keyboard"
+    assert override.attempt.student.first_name == "F3" and str(override.score) == "1.500"

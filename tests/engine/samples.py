@@ -31,8 +31,10 @@ parts:
     plausible: [1.0e11, 1.0e14]
 hints:
   - after: 1
+    part: t
     text: Bytes over bytes per second.
   - after: 3
+    part: all
     text: The weights are {{ w | B }}.
 solution: |
   It takes {{ part_t | s }}.

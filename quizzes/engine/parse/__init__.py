@@ -11,7 +11,7 @@ from typing import Any
 
 from content.expressions import did_you_mean
 from quizzes.engine.errors import TemplateError
-from quizzes.engine.model import CHAPTERS, Hint, Outcomes, Template
+from quizzes.engine.model import CHAPTERS, WHOLE_QUESTION, Hint, Outcomes, Template
 from quizzes.engine.parse.base import (
     COUNT_LIMITS,
     MAX_CHOICE_VALUES,
@@ -159,9 +159,16 @@ class _Parser(ParameterRules, PartRules, PlausibleRules):
             self.unknown_keys(item, ["after", "text", "part"], "a hint")
             part = item.get("part")
             part_id = str(part.value) if part is not None else None
-            if part_id is not None and part_id not in part_ids:
+            if part_id == WHOLE_QUESTION and part_id not in part_ids:
+                part_id = None
+            elif part_id is not None and part_id not in part_ids:
                 known = ", ".join(sorted(part_ids)) or "none"
-                self.issue(part, "part", f"names no part of this question (parts: {known})")
+                self.issue(
+                    part,
+                    "part",
+                    f"names no part of this question (parts: {known}; "
+                    f"`{WHOLE_QUESTION}` for the whole question)",
+                )
                 continue
             after = self.number(item.get("after"), "after", integer=True)
             if item.get("after") is None:
@@ -170,7 +177,7 @@ class _Parser(ParameterRules, PartRules, PlausibleRules):
                 self.issue(item.get("after"), "after", "must not be negative")
             text = self.live(self.text_field(item, "text"), "text", names)
             if after is not None and text is not None:
-                hints.append(Hint(after, text, part_id))
+                hints.append(Hint(after, text, part_id, part_named=part is not None))
         return tuple(hints)
 
     def parse_outcomes(self, loc: Loc | None, names: frozenset[str]) -> Outcomes | None:
