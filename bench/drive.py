@@ -51,6 +51,7 @@ class Log:
         self.exam_saves: dict[int, dict[str, str | None]] = defaultdict(dict)
         self.students_done = 0
         self.first = self.last = None
+        self.stopped = False  # set at the run's deadline: no student sends anything more
 
     def record(self, endpoint: str, reply, error: str | None = None, timeout=False) -> None:
         now = time.perf_counter()
@@ -84,14 +85,17 @@ class Log:
         }
 
     def for_verify(self) -> dict:
-        return {
-            "homework_sent": sorted(self.homework_sent),
-            "homework_acked": self.homework_acked,
-            "homework_attempts": sorted(self.homework_attempts),
-            "exam_attempts": sorted(self.exam_attempts),
-            "exam_submitted": sorted(self.exam_submitted),
-            "exam_saves": {str(k): v for k, v in self.exam_saves.items()},
-        }
+        """A snapshot for the database check, taken under the lock: students cut off at the
+        run's deadline may still be finishing a request."""
+        with self.lock:
+            return {
+                "homework_sent": sorted(self.homework_sent),
+                "homework_acked": dict(self.homework_acked),
+                "homework_attempts": sorted(self.homework_attempts),
+                "exam_attempts": sorted(self.exam_attempts),
+                "exam_submitted": sorted(self.exam_submitted),
+                "exam_saves": {str(k): dict(v) for k, v in self.exam_saves.items()},
+            }
 
 
 class Student:
@@ -101,6 +105,8 @@ class Student:
         self.progress = Progress()  # what the site acknowledged, for the scenario check
 
     def call(self, endpoint: str, method: str, path: str, fields=None, htmx=False):
+        if self.log.stopped:
+            return None  # the run is over: a cut-off student sends nothing the check misses
         headers = {"HX-Request": "true"} if htmx else None
         try:
             if method == "GET":
