@@ -31,6 +31,8 @@ INVALID = ["about three", "3,35 TB/s", "12 parsecs", "n +* 2", "1e", "fast"]
 # A typing student's pause before each autosave (seconds, uniform), as a load tool's think
 # time; and the time kept free before the common deadline.
 THINK_S = (1.0, 4.0)
+# An autosave's reply states that mean the text was stored ("refused" means it was not).
+STORED = ("saved", "unreadable")
 DEADLINE_MARGIN_S = 5.0
 
 
@@ -210,8 +212,11 @@ class Student:
                     saves_left -= 1
                 fields = {**form.fields, "answer": draft}
                 reply = self.call("autosave", "POST", form.action, fields, True)
+                # Stored either way: "saved", or "unreadable" (kept, and scored 0 unless fixed).
                 acked = (
-                    reply is not None and reply.status == 200 and "save-status saved" in reply.body
+                    reply is not None
+                    and reply.status == 200
+                    and any(f"save-status {state}" in reply.body for state in STORED)
                 )
                 stored = (draft if isinstance(draft, str) else draft[0]) if acked else None
                 with self.log.lock:
