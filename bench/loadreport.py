@@ -223,7 +223,11 @@ exercising nothing; its raw results stay in `bench/results/load-old-harness.json
                 "submitted, no acknowledged answer lost",
                 verdict(v["ok"] and v["exam_submitted"] == run["students"])
                 + f" ({v['exam_submitted']} of {run['students']} submitted, "
-                f"{v['exam_rows']} answers graded once each)",
+                + (
+                    f"{v['exam_rows']} answers graded once each)"
+                    if v["ok"]
+                    else f"{v['problem_count']} database problems)"
+                ),
             )
         )
     if exam:
