@@ -24,6 +24,9 @@ from bench.browser import Browser
 from bench.drive import Log, Student
 from bench.scenarios import by_kind, exercised, scenarios
 
+# After the deadline: the client's own timeout, so a request in flight then has ended.
+GRACE_S = 35.0
+
 
 class NotFresh(RuntimeError):
     """The run's accounts already did something: a scenario check on them would mean nothing."""
@@ -109,6 +112,11 @@ def simulate(*, ports, usernames, password, scenario, slug, seed="bench") -> tup
     for thread in threads:
         thread.join(timeout=max(0.1, scenario.deadline_s - (time.perf_counter() - started)))
     log.timed_out = sum(thread.is_alive() for thread in threads)
+    log.stopped = True
+    # Requests in flight at the deadline finish (or time out) before the database is checked.
+    grace = time.perf_counter() + GRACE_S
+    for thread in threads:
+        thread.join(timeout=max(0.1, grace - time.perf_counter()))
     return log, {name: s.progress for name, s in students.items()}
 
 

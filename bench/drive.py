@@ -31,6 +31,8 @@ INVALID = ["about three", "3,35 TB/s", "12 parsecs", "n +* 2", "1e", "fast"]
 # A typing student's pause before each autosave (seconds, uniform), as a load tool's think
 # time; and the time kept free before the common deadline.
 THINK_S = (1.0, 4.0)
+# An autosave's reply states that mean the text was stored ("refused" means it was not).
+STORED = ("saved", "unreadable")
 DEADLINE_MARGIN_S = 5.0
 
 
@@ -51,6 +53,7 @@ class Log:
         self.exam_saves: dict[int, dict[str, str | None]] = defaultdict(dict)
         self.students_done = 0
         self.first = self.last = None
+        self.stopped = False  # set at the run's deadline: no student sends anything more
 
     def record(self, endpoint: str, reply, error: str | None = None, timeout=False) -> None:
         now = time.perf_counter()
@@ -84,14 +87,17 @@ class Log:
         }
 
     def for_verify(self) -> dict:
-        return {
-            "homework_sent": sorted(self.homework_sent),
-            "homework_acked": self.homework_acked,
-            "homework_attempts": sorted(self.homework_attempts),
-            "exam_attempts": sorted(self.exam_attempts),
-            "exam_submitted": sorted(self.exam_submitted),
-            "exam_saves": {str(k): v for k, v in self.exam_saves.items()},
-        }
+        """A snapshot for the database check, taken under the lock: students cut off at the
+        run's deadline may still be finishing a request."""
+        with self.lock:
+            return {
+                "homework_sent": sorted(self.homework_sent),
+                "homework_acked": dict(self.homework_acked),
+                "homework_attempts": sorted(self.homework_attempts),
+                "exam_attempts": sorted(self.exam_attempts),
+                "exam_submitted": sorted(self.exam_submitted),
+                "exam_saves": {str(k): dict(v) for k, v in self.exam_saves.items()},
+            }
 
 
 class Student:
@@ -101,6 +107,8 @@ class Student:
         self.progress = Progress()  # what the site acknowledged, for the scenario check
 
     def call(self, endpoint: str, method: str, path: str, fields=None, htmx=False):
+        if self.log.stopped:
+            return None  # the run is over: a cut-off student sends nothing the check misses
         headers = {"HX-Request": "true"} if htmx else None
         try:
             if method == "GET":
@@ -204,8 +212,11 @@ class Student:
                     saves_left -= 1
                 fields = {**form.fields, "answer": draft}
                 reply = self.call("autosave", "POST", form.action, fields, True)
+                # Stored either way: "saved", or "unreadable" (kept, and scored 0 unless fixed).
                 acked = (
-                    reply is not None and reply.status == 200 and "save-status saved" in reply.body
+                    reply is not None
+                    and reply.status == 200
+                    and any(f"save-status {state}" in reply.body for state in STORED)
                 )
                 stored = (draft if isinstance(draft, str) else draft[0]) if acked else None
                 with self.log.lock:

@@ -23,7 +23,7 @@ def accounts(args) -> dict:
 
     course = Course.objects.current()
     User = get_user_model()
-    hashed = make_password(BENCH_PASSWORD)  # one hash for all: PBKDF2 per user would take minutes
+    hashed = make_password(BENCH_PASSWORD)  # one Argon2id hash for every account
     names = [f"{args.prefix}{i:04d}" for i in range(1, args.students + 1)]
     names.append(f"{args.prefix}9999")  # kept aside: checks the site after the fault run
     User.objects.bulk_create(

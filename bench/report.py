@@ -549,7 +549,7 @@ Problems: {"; ".join(sorted(set(data["problems"]))) or "none"}.
 def load_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
     from bench.loadreport import load_section as class_load
 
-    return class_load(result)
+    return class_load(result, _load("load-before"))
 
 
 def ratios_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
@@ -574,6 +574,8 @@ def build() -> str:
     parts, targets = [], []
     for suite, render in SECTIONS:
         result = _load(suite)
+        if suite == "load-old-harness" and _load("load"):
+            continue  # superseded by the class harness's own results (the load section says so)
         if result is None and suite == "load":
             from bench.loadreport import method
             from bench.scenarios import scenarios
