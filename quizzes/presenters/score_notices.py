@@ -39,7 +39,13 @@ def score_notices(student, attempt: Attempt | None = None) -> list[ScoreNotice]:
         submitted = submitted.filter(pk=attempt.pk)
     attempts = {a.pk: a for a in submitted.select_related("quiz").order_by("pk")}
     notices = []
-    for override in ScoreOverride.objects.filter(attempt__in=list(attempts)).select_related("item"):
+    # The override in force for each attempt or question: a later one replaces an earlier one,
+    # whose reason no longer describes the score (the results page shows only the latest).
+    latest = {}
+    overrides = ScoreOverride.objects.filter(attempt__in=list(attempts)).select_related("item")
+    for override in overrides.order_by("created_at", "pk"):
+        latest[(override.attempt_id, override.item_id)] = override
+    for override in latest.values():
         attempt = attempts[override.attempt_id]
         if override.item_id is None:
             where, out_of = "the whole attempt", attempt.max_score

@@ -33,7 +33,12 @@ from quizzes.models import (
 )
 from quizzes.services import grading_budget, questions, scoring
 from quizzes.services.availability import QuizRuleError, QuizWindow, student_window
-from quizzes.services.grades import graded_response, statistics_changed, try_number_for
+from quizzes.services.grades import (
+    ensure_statistics_counter,
+    graded_response,
+    statistics_changed,
+    try_number_for,
+)
 from quizzes.services.parts import (
     clean_raw,
     grade_answer,
@@ -175,6 +180,7 @@ def start_attempt(*, quiz, student, now: datetime) -> Attempt:
     )
     if not items:
         raise QuizRuleError("This quiz has no questions yet.")
+    ensure_statistics_counter(quiz_id=quiz.pk)
     try:
         with transaction.atomic():
             used = Attempt.objects.filter(quiz=quiz, student=student).aggregate(n=Max("number"))

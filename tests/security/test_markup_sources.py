@@ -15,6 +15,9 @@ CODE = ("courseware", "quizzes", "config", "content")
 MARK_SAFE_ALLOWED = {
     "courseware/rendering/sanitize.py",  # the sanitizer itself
     "courseware/rendering/chapter.py",  # sanitized body + the site's escaped sources list
+    # A memoised question section: our own templates' escaped output, with only the request's
+    # CSRF token and server-made form keys put back in (tests/security/test_attack_section_cache).
+    "quizzes/presenters/fragments.py",
 }
 SAFE_FILTER_ALLOWED = {
     # Django's password validators' help text: server-made, never user text.
