@@ -120,6 +120,20 @@
   refreshNavigator();
   document.addEventListener("htmx:afterSwap", refreshNavigator);
 
+  // Exam autosave: each save carries a sequence that only grows, and the server keeps a save
+  // only if no save with a larger sequence is stored, so a slow request arriving after a newer
+  // one cannot overwrite it. The sequence is this page's clock in ms (a reloaded page or a
+  // second tab typing later goes above what was sent before), never below the stored save's
+  // (rendered into the form: a clock set back, another device) nor this page's last one.
+  document.addEventListener("htmx:configRequest", function (event) {
+    var form = event.detail.elt;
+    var field = form && form.querySelector && form.querySelector("input[data-save-sequence]");
+    if (!field) return;
+    var next = Math.max(Date.now(), parseInt(field.value, 10) || 1);
+    field.value = String(next + 1);
+    event.detail.parameters.sequence = String(next);
+  });
+
   // Forms with data-confirm ask before posting (submitting an exam cannot be undone), naming
   // the parts that are empty or cannot be read.
   document.addEventListener("submit", function (event) {
