@@ -422,7 +422,7 @@ def autosave(
 
     `sequence` is the page's, growing with every save of the part: a save whose sequence is
     below the stored one (a slow request arriving after a newer save) is not applied, and the
-    returned row says so (`superseded`); the same sequence again (a retry) stores the same
+    returned row says so (`superseded`, with the `stored_sequence`); the same sequence again (a retry) stores the same
     text again. A save without a sequence counts as 0: older than any save that has one.
     """
     variant = _owned(variant, student)
@@ -441,6 +441,12 @@ def autosave(
         raise QuizRuleError(too_long.replace("Write it", "It was not saved; write it"))
     saved = SavedAnswer(variant=variant, part_id=part_id, raw=text, updated_at=now, sequence=number)
     saved.superseded = not _upsert_newer(saved)
+    # The sequence stored instead (a page whose clock is behind another device's starts above
+    # it for its next save); read only for a superseded save, which is rare.
+    saved.stored_sequence = number
+    if saved.superseded:
+        stored = SavedAnswer.objects.filter(variant=variant, part_id=part_id)
+        saved.stored_sequence = stored.values_list("sequence", flat=True).first() or number
     Attempt.objects.filter(pk=attempt.pk).update(last_activity_at=now)
     return saved
 

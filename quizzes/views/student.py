@@ -314,8 +314,10 @@ def autosave(request: HttpRequest, attempt_id: int, variant_id: int, part_id: st
         )
         response = HttpResponse(html)
         if status == "superseded":
-            # Not an error and not this text saved: the status line keeps the newer save's.
+            # Not an error and not this text saved: the status line keeps the newer save's,
+            # and the page's next save goes above the stored one (quiz.js).
             response["HX-Reswap"] = "none"
+            response["X-Save-Sequence"] = str(saved.stored_sequence)
         if status == "refused":
             # Refused: the attempt may have closed meanwhile (time ran out), so read it again.
             attempt.refresh_from_db()

@@ -133,6 +133,16 @@
     field.value = String(next + 1);
     event.detail.parameters.sequence = String(next);
   });
+  // A save superseded by a newer one from another window: this text was not stored and the
+  // status line stays as it was; the page's next save (the student typing on here) goes above
+  // the stored one even when this device's clock is behind the other's.
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail.elt;
+    var xhr = event.detail.xhr;
+    var field = form && form.querySelector && form.querySelector("input[data-save-sequence]");
+    var stored = field && xhr && parseInt(xhr.getResponseHeader("X-Save-Sequence") || "", 10);
+    if (stored && stored >= (parseInt(field.value, 10) || 1)) field.value = String(stored + 1);
+  });
 
   // Forms with data-confirm ask before posting (submitting an exam cannot be undone), naming
   // the parts that are empty or cannot be read.

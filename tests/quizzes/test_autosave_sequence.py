@@ -48,6 +48,7 @@ def test_an_older_save_arriving_after_a_newer_one_leaves_the_newer_and_submit_gr
     body = stale.content.decode()
     assert "superseded" in body and "refused" not in body  # an acknowledgement, not an error
     assert stale["HX-Reswap"] == "none"  # the status line keeps the newer save's
+    assert stale["X-Save-Sequence"] == "1800000000200"  # the page's next save goes above it
     assert (_stored(variant).raw, _stored(variant).sequence) == (right, 1_800_000_000_200)
     service.submit_attempt(attempt=attempt, student=student, now=timezone.now())
     graded = Response.objects.get(variant=variant, part_id="t")
