@@ -422,8 +422,9 @@ def autosave(
 
     `sequence` is the page's, growing with every save of the part: a save whose sequence is
     below the stored one (a slow request arriving after a newer save) is not applied, and the
-    returned row says so (`superseded`, with the `stored_sequence`); the same sequence again (a retry) stores the same
-    text again. A save without a sequence counts as 0: older than any save that has one.
+    returned row says so (`superseded`, with the `stored_sequence`); the same sequence again
+    (a retry) stores the same text again. A save without a sequence counts as 0: older than
+    any save that has one.
     """
     variant = _owned(variant, student)
     attempt = variant.attempt
