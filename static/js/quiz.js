@@ -129,7 +129,10 @@
     var form = event.detail.elt;
     var field = form && form.querySelector && form.querySelector("input[data-save-sequence]");
     if (!field) return;
+    // At the largest the server takes (only a hand-made save gets there) it stays there: an
+    // equal sequence is still stored, so the page keeps saving, in arrival order.
     var next = Math.max(Date.now(), parseInt(field.value, 10) || 1);
+    next = Math.min(next, Number.MAX_SAFE_INTEGER);
     field.value = String(next + 1);
     event.detail.parameters.sequence = String(next);
   });

@@ -97,6 +97,9 @@ def test_the_largest_sequence_a_page_can_send_is_taken(client, exam):
     reply = _post(client, url, "2 s", sequence=str(2**53 - 1))
     assert "save-status saved" in reply.content.decode()
     assert _stored(variant).sequence == 2**53 - 1
+    # A page whose sequence reached it stays there (quiz.js), and such saves are still stored.
+    _post(client, url, "3 s", sequence=str(2**53 - 1))
+    assert _stored(variant).raw == "3 s"
 
 
 def test_a_plain_post_told_it_was_superseded_is_informed_not_warned(client, exam):
