@@ -1,5 +1,9 @@
 """A small browser for load runs: one keep-alive connection, cookies, forms and CSRF tokens.
 
+A connection idle longer than the servers' keep-alive, or already closed by the server, is
+replaced before a request is written; a POST is retried only when its connection failed before
+anything was written (the server provably never saw it), a GET also after.
+
 Plain `http.client` (no dependency) against a server on loopback; redirects are returned, not
 followed, so every request is timed and counted on its own.  Forms are found with regular
 expressions over the site's own markup, which is enough for the pages it is pointed at.
@@ -10,8 +14,10 @@ from __future__ import annotations
 import html
 import http.client
 import re
+import select
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
@@ -65,17 +71,51 @@ def forms(page: str) -> list[Form]:
     return found
 
 
+# The bench's servers close a keep-alive connection idle for 10 s (gunicorn --keep-alive 10):
+# one idle longer than this is replaced before a request is written on it, as a browser does,
+# rather than raced against the server closing it.
+IDLE_REUSE_S = 8.0
+
+
+def closed_by_peer(sock) -> bool:
+    """Whether the server has closed (or reset) an idle connection: it is readable with no
+    request outstanding, which on a keep-alive connection can only be the end of it."""
+    if sock is None:
+        return False
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(readable)
+
+
 @dataclass
 class Browser:
     port: int
     timeout: float = 30.0
     cookies: dict[str, str] = field(default_factory=dict)
     _conn: http.client.HTTPConnection | None = None
+    # How a connection is made (a test passes a fake one).
+    opener: Callable[..., http.client.HTTPConnection] = http.client.HTTPConnection
+    _idle_since: float = 0.0
 
     def _connection(self) -> http.client.HTTPConnection:
         if self._conn is None:
-            self._conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
+            self._conn = self.opener("127.0.0.1", self.port, timeout=self.timeout)
         return self._conn
+
+    def _ready(self) -> http.client.HTTPConnection:
+        """A connected connection the server has not closed, made now if need be. Nothing of
+        the request is written yet, so a failure here is safe to retry for any method."""
+        conn = self._conn
+        if conn is not None and (
+            time.monotonic() - self._idle_since > IDLE_REUSE_S or closed_by_peer(conn.sock)
+        ):
+            self.close()
+        conn = self._connection()
+        if conn.sock is None:
+            conn.connect()
+        return conn
 
     def close(self) -> None:
         if self._conn is not None:
@@ -91,17 +131,30 @@ class Browser:
         sent.update(headers or {})
         started = time.perf_counter()
         for retry in (True, False):
-            conn = self._connection()
+            try:
+                conn = self._ready()
+            except TimeoutError:
+                self.close()
+                raise
+            except OSError:
+                # The connection failed before any byte of the request was written: the server
+                # never saw it, so even a POST is sent once more on a new connection.
+                self.close()
+                if not retry:
+                    raise
+                continue
             try:
                 conn.request(method, path, body=body, headers=sent)
                 response = conn.getresponse()
                 data = response.read()
                 break
             except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
-                # A keep-alive connection the server closed while idle: a browser reconnects.
+                # Failed once the request was being written: the server may have taken it, so
+                # only a GET (which changes nothing) is sent again; a POST's failure is reported.
                 self.close()
                 if not retry or method != "GET":
                     raise
+        self._idle_since = time.monotonic()
         elapsed = time.perf_counter() - started
         reply_headers = {k.lower(): v for k, v in response.getheaders()}
         for key, value in response.getheaders():

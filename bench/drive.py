@@ -33,7 +33,19 @@ INVALID = ["about three", "3,35 TB/s", "12 parsecs", "n +* 2", "1e", "fast"]
 THINK_S = (1.0, 4.0)
 # An autosave's reply states that mean the text was stored ("refused" means it was not).
 STORED = ("saved", "unreadable")
+# A stale save the server did not apply because a newer one is stored (not an error).
+SUPERSEDED = "save-status superseded"
 DEADLINE_MARGIN_S = 5.0
+
+
+def next_sequence(fields: dict[str, str]) -> str:
+    """The sequence the attempt page sends with an autosave, as its script works it out: the
+    clock in ms, never below the form's `sequence` (the stored save's plus one), which then
+    moves above it. `fields` is the form's, kept across the part's saves."""
+    floor = int(fields.get("sequence") or 1)
+    sequence = max(int(time.time() * 1000), floor)
+    fields["sequence"] = str(sequence + 1)
+    return str(sequence)
 
 
 class Log:
@@ -210,7 +222,8 @@ class Student:
                 if typing:
                     self.pause(saves_left, submit_at)
                     saves_left -= 1
-                fields = {**form.fields, "answer": draft}
+                sequence = next_sequence(form.fields)
+                fields = {**form.fields, "answer": draft, "sequence": sequence}
                 reply = self.call("autosave", "POST", form.action, fields, True)
                 # Stored either way: "saved", or "unreadable" (kept, and scored 0 unless fixed).
                 acked = (
@@ -218,8 +231,14 @@ class Student:
                     and reply.status == 200
                     and any(f"save-status {state}" in reply.body for state in STORED)
                 )
+                if reply is not None and reply.status == 200 and SUPERSEDED in reply.body:
+                    # A newer save of this part is stored: what is expected of it stands.
+                    acked = True
+                    continue
                 stored = (draft if isinstance(draft, str) else draft[0]) if acked else None
                 with self.log.lock:
+                    # The newest save sent: its text if acknowledged; else unknown (None), as
+                    # it may still arrive, but never an older text (the sequence forbids it).
                     self.log.exam_saves[attempt_id][f"{key[0]}:{key[1]}"] = stored
             self.progress.autosaves_acked += acked  # the final save of the part
             kind = answers.get(key, ("numeric",))[0]

@@ -197,6 +197,10 @@ class SavedAnswer(models.Model):
     part_id = models.CharField(max_length=50)
     raw = models.TextField(blank=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # The page's save sequence (it only grows; see `services.attempts.autosave`): a save
+    # applies only when its sequence is at least this one, so a slow request that arrives
+    # after a newer save of the same part cannot overwrite it. 0: saved without a sequence.
+    sequence = models.PositiveBigIntegerField(default=0)
 
     class Meta:
         constraints = [

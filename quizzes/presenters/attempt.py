@@ -166,6 +166,8 @@ class StudentPart:
     # what the student is told ("Read as 3.25 GB", why it cannot be read).
     save_state: str = ""
     save_message: str = ""
+    # The stored save's sequence: the page's next autosave must send a larger one.
+    save_sequence: int = 0
     # The part's form URLs (`PartLinks`): Check, exam autosave, formula preview.
     check_url: str = ""
     autosave_url: str = ""
@@ -336,6 +338,7 @@ def attempt_blocks(
                 rows.responses.get(latest.pk, []),
                 rows.saved,
                 submitted=submitted,
+                sequences=rows.sequences,
                 show=quiz.is_homework or (submitted and released),
                 render_solutions=render_solutions,
                 gate=gate,
@@ -358,6 +361,7 @@ def item_block(
     gate,
     states=None,
     links: PartLinks | None = None,
+    sequences=None,
 ) -> ItemBlock:
     """The block of one variant (number `number` on the page) from its already loaded rows.
 
@@ -394,6 +398,7 @@ def item_block(
                 state=state,
                 number=number_in_item,
                 saved=saved.get((variant.pk, view.id), ""),
+                save_sequence=(sequences or {}).get((variant.pk, view.id), 0),
                 show_result=show,
                 answer_html=correct_answer_html(variant, view) if released else "",
                 answer_released=released,
@@ -442,6 +447,7 @@ def checked_block(variant, *, states=None, window=None) -> ItemBlock:
         rows.responses[variant.pk] if rows else [],
         rows.saved if rows else {},
         submitted=False,
+        sequences=rows.sequences if rows else None,
         show=attempt.quiz.is_homework,
         render_solutions=True,
         gate=answer_gate(attempt, window=window),

@@ -98,6 +98,7 @@ def _part_facts(p) -> tuple:
         p.preview_url,
         p.save_state,
         p.save_message,
+        p.save_sequence,
         p.state.tries_left,
         p.show_result,
         _result_facts(p.result) if p.show_result else (),

@@ -18,6 +18,13 @@ class AttemptRows:
     variants: list[Variant]
     responses: dict[int, list[Response]] = field(default_factory=dict)
     saved: dict[tuple[int, str], str] = field(default_factory=dict)
+    # Each saved answer's sequence (the page starts its own save sequence above it).
+    sequences: dict[tuple[int, str], int] = field(default_factory=dict)
+
+    def keep_saved(self, saved_answers) -> None:
+        for s in saved_answers:
+            self.saved[(s.variant_id, s.part_id)] = s.raw
+            self.sequences[(s.variant_id, s.part_id)] = s.sequence
 
     def by_item(self) -> dict[int, list[Variant]]:
         grouped: dict[int, list[Variant]] = {}
@@ -39,10 +46,7 @@ def attempt_rows(attempt) -> AttemptRows:
     for response in Response.objects.filter(variant__attempt=attempt).order_by("created_at", "pk"):
         rows.responses.setdefault(response.variant_id, []).append(response)
     if attempt.quiz.is_exam:
-        rows.saved = {
-            (s.variant_id, s.part_id): s.raw
-            for s in SavedAnswer.objects.filter(variant__attempt=attempt)
-        }
+        rows.keep_saved(SavedAnswer.objects.filter(variant__attempt=attempt))
     return rows
 
 
@@ -58,9 +62,7 @@ def variant_rows(variant) -> AttemptRows:
         Response.objects.filter(variant=variant).order_by("created_at", "pk")
     )
     if variant.attempt.quiz.is_exam:
-        rows.saved = {
-            (s.variant_id, s.part_id): s.raw for s in SavedAnswer.objects.filter(variant=variant)
-        }
+        rows.keep_saved(SavedAnswer.objects.filter(variant=variant))
     return rows
 
 

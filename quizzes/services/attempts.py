@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 
 from quizzes.models import (
@@ -402,8 +402,36 @@ def _record(variant, part_id, raw, kind, grade, student, key, window, now) -> Ch
     return Checked(response, variant, states, window)
 
 
-def autosave(*, variant: Variant, part_id: str, raw, student, now: datetime) -> SavedAnswer:
-    """Exam mode: keep the latest text typed into a part (refused after the deadline)."""
+# The largest sequence a page can send exactly (a JavaScript number's integer range); anything
+# larger, negative or not a whole number is refused, so nothing stored changes.
+MAX_SAVE_SEQUENCE = 2**53 - 1
+
+
+def save_sequence(value) -> int:
+    """The sequence an autosave was sent with: 0 when none was (a page from before sequences),
+    else a whole number from 1 to MAX_SAVE_SEQUENCE; QuizRuleError for anything else."""
+    if value is None or value == "":
+        return 0
+    text = str(value).strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 16:
+        raise QuizRuleError("This save was not understood (a bad sequence); reload the page.")
+    number = int(text)
+    if not 1 <= number <= MAX_SAVE_SEQUENCE:
+        raise QuizRuleError("This save was not understood (a bad sequence); reload the page.")
+    return number
+
+
+def autosave(
+    *, variant: Variant, part_id: str, raw, student, now: datetime, sequence=None
+) -> SavedAnswer:
+    """Exam mode: keep the latest text typed into a part (refused after the deadline).
+
+    `sequence` is the page's, growing with every save of the part: a save whose sequence is
+    below the stored one (a slow request arriving after a newer save) is not applied, and the
+    returned row says so (`superseded`, with the `stored_sequence`); the same sequence again
+    (a retry) stores the same text again. A save without a sequence counts as 0: older than
+    any save that has one.
+    """
     variant = _owned(variant, student)
     attempt = variant.attempt
     check_open(attempt, student_window(attempt.quiz, student), now)
@@ -413,21 +441,47 @@ def autosave(*, variant: Variant, part_id: str, raw, student, now: datetime) -> 
     kind = questions.kind_of(variant, part_id)
     if kind is None:
         raise QuizRuleError("That part is not in this question.")
+    number = save_sequence(sequence)
     text = kind.draft(raw)
     too_long = kind.too_long(text)
     if too_long:
         raise QuizRuleError(too_long.replace("Write it", "It was not saved; write it"))
-    # One statement (INSERT ... ON CONFLICT DO UPDATE) instead of a read, a savepoint and a
-    # write in a transaction: the row is the latest text, whichever save wins.
-    saved = SavedAnswer(variant=variant, part_id=part_id, raw=text, updated_at=now)
-    SavedAnswer.objects.bulk_create(
-        [saved],
-        update_conflicts=True,
-        unique_fields=["variant", "part_id"],
-        update_fields=["raw", "updated_at"],
-    )
+    saved = SavedAnswer(variant=variant, part_id=part_id, raw=text, updated_at=now, sequence=number)
+    saved.superseded = not _upsert_newer(saved)
+    # The sequence stored instead (a page whose clock is behind another device's starts above
+    # it for its next save); read only for a superseded save, which is rare.
+    saved.stored_sequence = number
+    if saved.superseded:
+        stored = SavedAnswer.objects.filter(variant=variant, part_id=part_id)
+        saved.stored_sequence = stored.values_list("sequence", flat=True).first() or number
     Attempt.objects.filter(pk=attempt.pk).update(last_activity_at=now)
     return saved
+
+
+def _upsert_newer(saved: SavedAnswer) -> bool:
+    """Insert `saved`, or update the part's row only if its sequence is not newer: whether the
+    row now holds `saved`.
+
+    One statement (INSERT ... ON CONFLICT DO UPDATE ... WHERE), so two saves racing each other
+    need no lock and the newer always stays; the same SQL on SQLite (3.24+) and PostgreSQL.
+    Django's bulk_create cannot put a condition on the update, hence the SQL written here.
+    """
+    meta = SavedAnswer._meta
+    q = connection.ops.quote_name
+    columns = ["variant", "part_id", "raw", "updated_at", "sequence"]
+    fields = [meta.get_field(name) for name in columns]
+    names = [q(f.column) for f in fields]
+    values = [f.get_db_prep_save(getattr(saved, f.attname), connection) for f in fields]
+    table, sequence = q(meta.db_table), q(meta.get_field("sequence").column)
+    updates = ", ".join(f"{name} = EXCLUDED.{name}" for name in names[2:])
+    sql = (
+        f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join(['%s'] * len(names))}) "
+        f"ON CONFLICT ({names[0]}, {names[1]}) DO UPDATE SET {updates} "
+        f"WHERE {table}.{sequence} <= EXCLUDED.{sequence}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        return cursor.rowcount == 1
 
 
 def new_variant(*, variant: Variant, student, now: datetime) -> Variant:

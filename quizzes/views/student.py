@@ -275,6 +275,9 @@ def preview_part(request: HttpRequest, attempt_id: int, variant_id: int, part_id
     return render(request, "quizzes/formula_preview.html", {**context, "attempt": attempt})
 
 
+SUPERSEDED = "A newer save of this answer is already stored; this one was not applied."
+
+
 @require_POST
 @student_required
 def autosave(request: HttpRequest, attempt_id: int, variant_id: int, part_id: str):
@@ -283,15 +286,24 @@ def autosave(request: HttpRequest, attempt_id: int, variant_id: int, part_id: st
     now = timezone.now()
     try:
         saved = service.autosave(
-            variant=variant, part_id=part_id, raw=_answer(request), student=request.user, now=now
+            variant=variant,
+            part_id=part_id,
+            raw=_answer(request),
+            student=request.user,
+            now=now,
+            sequence=request.POST.get("sequence"),
         )
-        # Parsed (never graded) so the student sees how it will be read, or why it cannot be.
-        status, reading = questions.saved_state(variant, part_id, saved.raw)
-        message = f"Saved at {timezone.localtime(now):%H:%M:%S}" + (
-            f" · {reading}" if reading else ""
-        )
-        if status == "unreadable":
-            message += " Fix it before you submit: an answer that cannot be read scores 0."
+        if saved.superseded:
+            # A slow save that arrived after a newer one: the newer text stays stored.
+            status, message = "superseded", SUPERSEDED
+        else:
+            # Parsed (never graded) so the student sees how it will be read, or why it cannot be.
+            status, reading = questions.saved_state(variant, part_id, saved.raw)
+            message = f"Saved at {timezone.localtime(now):%H:%M:%S}" + (
+                f" · {reading}" if reading else ""
+            )
+            if status == "unreadable":
+                message += " Fix it before you submit: an answer that cannot be read scores 0."
     except QuizRuleError as refusal:
         status, message = "refused", refusal.message
     if request.htmx:
@@ -301,13 +313,19 @@ def autosave(request: HttpRequest, attempt_id: int, variant_id: int, part_id: st
             request=request,
         )
         response = HttpResponse(html)
+        if status == "superseded":
+            # Not an error and not this text saved: the status line keeps the newer save's,
+            # and the page's next save goes above the stored one (quiz.js).
+            response["HX-Reswap"] = "none"
+            response["X-Save-Sequence"] = str(saved.stored_sequence)
         if status == "refused":
             # Refused: the attempt may have closed meanwhile (time ran out), so read it again.
             attempt.refresh_from_db()
         if attempt.status != AttemptStatus.IN_PROGRESS:
             response["HX-Redirect"] = reverse("quizzes:attempt_results", args=[attempt.pk])
         return response
-    _tell(request, messages.SUCCESS if status == "saved" else messages.ERROR, message)
+    level = {"saved": messages.SUCCESS, "superseded": messages.INFO}.get(status, messages.ERROR)
+    _tell(request, level, message)
     return redirect(_part_url(attempt, variant, part_id))
 
 

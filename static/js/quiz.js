@@ -120,6 +120,33 @@
   refreshNavigator();
   document.addEventListener("htmx:afterSwap", refreshNavigator);
 
+  // Exam autosave: each save carries a sequence that only grows, and the server keeps a save
+  // only if no save with a larger sequence is stored, so a slow request arriving after a newer
+  // one cannot overwrite it. The sequence is this page's clock in ms (a reloaded page or a
+  // second tab typing later goes above what was sent before), never below the stored save's
+  // (rendered into the form: a clock set back, another device) nor this page's last one.
+  document.addEventListener("htmx:configRequest", function (event) {
+    var form = event.detail.elt;
+    var field = form && form.querySelector && form.querySelector("input[data-save-sequence]");
+    if (!field) return;
+    // At the largest the server takes (only a hand-made save gets there) it stays there: an
+    // equal sequence is still stored, so the page keeps saving, in arrival order.
+    var next = Math.max(Date.now(), parseInt(field.value, 10) || 1);
+    next = Math.min(next, Number.MAX_SAFE_INTEGER);
+    field.value = String(next + 1);
+    event.detail.parameters.sequence = String(next);
+  });
+  // A save superseded by a newer one from another window: this text was not stored and the
+  // status line stays as it was; the page's next save (the student typing on here) goes above
+  // the stored one even when this device's clock is behind the other's.
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail.elt;
+    var xhr = event.detail.xhr;
+    var field = form && form.querySelector && form.querySelector("input[data-save-sequence]");
+    var stored = field && xhr && parseInt(xhr.getResponseHeader("X-Save-Sequence") || "", 10);
+    if (stored && stored >= (parseInt(field.value, 10) || 1)) field.value = String(stored + 1);
+  });
+
   // Forms with data-confirm ask before posting (submitting an exam cannot be undone), naming
   // the parts that are empty or cannot be read.
   document.addEventListener("submit", function (event) {

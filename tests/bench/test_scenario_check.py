@@ -203,3 +203,13 @@ def test_a_spread_browser_alternates_servers_with_one_set_of_cookies():
     assert tally == {8001: 3, 8002: 2}
     spread.browsers[0].cookies["sessionid"] = "made-on-the-first"
     assert spread.browsers[1].cookies["sessionid"] == "made-on-the-first"
+
+
+def test_a_simulated_student_sends_a_growing_sequence_above_the_stored_one():
+    from bench.drive import next_sequence
+
+    fields = {"sequence": str(2**50)}  # the page's form: the stored save's sequence plus one
+    first, second = next_sequence(fields), next_sequence(fields)
+    assert int(first) == 2**50 and int(second) == 2**50 + 1
+    fresh = {"sequence": "1"}
+    assert int(next_sequence(fresh)) < int(next_sequence(fresh))  # the clock, then above it

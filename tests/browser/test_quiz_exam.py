@@ -40,7 +40,9 @@ def test_exam_autosaves_survives_reload_and_grades_at_submission(page):
     choice = page.locator(f"#part-{bound.pk}-bound")
     choice.locator(f"input[value='{correct_answers(bound)['bound'][0]}']").check()
     choice.locator(".save-status.saved").wait_for()
-    assert SavedAnswer.objects.get(variant=decode).raw == answer
+    saved = SavedAnswer.objects.get(variant=decode)
+    assert saved.raw == answer
+    assert saved.sequence > 10**12  # the page's clock in ms: a save that only a later one beats
     assert "Correct" not in page.locator("main").inner_text()  # no feedback during an exam
     # Right answers saved: the navigator says answered, never correct, before release.
     assert page.locator(".question-nav a.answered").count() == 2
@@ -51,6 +53,22 @@ def test_exam_autosaves_survives_reload_and_grades_at_submission(page):
     page.reload()
     assert page.locator(f"#part-{decode.pk}-t").get_by_label("Your answer").input_value() == answer
     assert page.locator(f"#part-{bound.pk}-bound input:checked").count() == 1
+    floor = part.locator("input[data-save-sequence]").input_value()
+    assert int(floor) == saved.sequence + 1  # the reloaded page starts above the stored save
+    # Another device whose clock is ahead saved last: this page's save is superseded (nothing
+    # stored, no error), and its next one goes above the stored save.
+    ahead = saved.sequence + 10**9
+    SavedAnswer.objects.filter(variant=decode).update(sequence=ahead, raw="9 s")
+    box = part.get_by_label("Your answer")
+    with page.expect_response(lambda r: "/autosave/" in r.url) as first:
+        box.press("End")
+        box.type("0")
+    assert first.value.headers.get("x-save-sequence") == str(ahead)
+    assert SavedAnswer.objects.get(variant=decode).raw == "9 s"
+    assert "refused" not in part.locator(".save-status").get_attribute("class")
+    with page.expect_response(lambda r: "/autosave/" in r.url):
+        box.press("Backspace")
+    assert SavedAnswer.objects.get(variant=decode).raw == answer
 
     # Submitting asks first: declining stays on the attempt, accepting submits.
     page.once("dialog", lambda dialog: dialog.dismiss())

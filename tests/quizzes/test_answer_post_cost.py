@@ -60,11 +60,14 @@ def test_a_numeric_check_reads_the_responses_once_and_the_variant_once(client, c
 def test_an_autosave_is_one_upsert_without_reading_the_saved_row(client, course, student):
     attempt, variant = _open(client, course, student, mode=QuizMode.EXAM)
     url = reverse("quizzes:autosave", args=[attempt.pk, variant.pk, "t"])
-    client.post(url, {"answer": "1 s"}, HTTP_HX_REQUEST="true")
+    client.post(url, {"answer": "1 s", "sequence": "1"}, HTTP_HX_REQUEST="true")
     with CaptureQueriesContext(connection) as queries:
-        reply = client.post(url, {"answer": "2 s"}, HTTP_HX_REQUEST="true")
+        reply = client.post(url, {"answer": "2 s", "sequence": "2"}, HTTP_HX_REQUEST="true")
     assert "save-status saved" in reply.content.decode()
     assert not _reads(queries, "quizzes_savedanswer")
+    # The sequence is checked inside the one upsert, not by a read before it.
+    writes = [q["sql"] for q in queries.captured_queries if "quizzes_savedanswer" in q["sql"]]
+    assert len(writes) == 1 and writes[0].startswith("INSERT"), writes
     assert len(_reads(queries, "quizzes_variant")) == 1
     assert len(_reads(queries, "quizzes_attempt")) == 1  # the view's; no read-back after saving
     assert len(queries) <= 11, [q["sql"] for q in queries.captured_queries]
