@@ -40,6 +40,23 @@ def _arguments(argv):
         "--workers", default="2", help="gunicorn worker counts per server for the load test"
     )
     parser.add_argument(
+        "--load-scenario",
+        action="append",
+        choices=("exam minute", "homework evening"),
+        help="load: run only this scenario (repeatable; default both)",
+    )
+    parser.add_argument(
+        "--load-database",
+        action="append",
+        choices=("SQLite", "PostgreSQL"),
+        help="load: run only on this database (repeatable; default both)",
+    )
+    parser.add_argument(
+        "--load-servers",
+        default="1,2",
+        help="load: server counts on PostgreSQL (default 1,2; SQLite always runs one)",
+    )
+    parser.add_argument(
         "--report-only", action="store_true", help="rebuild docs/BENCHMARKS.md from results"
     )
     return parser.parse_args(argv)

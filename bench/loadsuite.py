@@ -118,14 +118,23 @@ def one_run(
 def load(pg_url: str, args) -> dict:
     students = 20 if args.quick and args.students == 300 else args.students
     workers = [int(w) for w in args.workers.split(",")]
-    sqlite = f"sqlite:///{Path(tempfile.mkdtemp(prefix='bench-sqlite.')) / 'load.sqlite3'}"
-    print("bench: load: preparing SQLite")
-    django("prepare", sqlite)
+    databases = getattr(args, "load_database", None) or ["SQLite", "PostgreSQL"]
+    wanted = getattr(args, "load_scenario", None)
+    chosen = [s for s in scenarios(quick=args.quick) if not wanted or s.name in wanted]
+    server_counts = {int(n) for n in getattr(args, "load_servers", "1,2").split(",")}
+    sites = []
+    if "SQLite" in databases:
+        sqlite = f"sqlite:///{Path(tempfile.mkdtemp(prefix='bench-sqlite.')) / 'load.sqlite3'}"
+        print("bench: load: preparing SQLite")
+        django("prepare", sqlite)
+        sites.append(("SQLite", sqlite))
+    if "PostgreSQL" in databases:
+        sites.append(("PostgreSQL", pg_url))
     runs, skipped = [], []
     missing = redis_missing()
-    for label, url in (("SQLite", sqlite), ("PostgreSQL", pg_url)):
-        for scenario in scenarios(quick=args.quick):
-            for w in workers:
+    for label, url in sites:
+        for scenario in chosen:
+            for w in workers if label == "SQLite" or 1 in server_counts else []:
                 runs.append(
                     one_run(
                         url,
@@ -137,7 +146,7 @@ def load(pg_url: str, args) -> dict:
                         quick=args.quick,
                     )
                 )
-            if label != "PostgreSQL":
+            if label != "PostgreSQL" or 2 not in server_counts:
                 continue  # two servers share one PostgreSQL, as the deployment guide has it
             if missing:
                 skipped.append(f"two servers, {scenario.name}: skipped, {missing}")
@@ -159,7 +168,7 @@ def load(pg_url: str, args) -> dict:
     return {
         "harness": 2,
         "students": students,
-        "scenarios": [s.__dict__ for s in scenarios(quick=args.quick)],
+        "scenarios": [s.__dict__ for s in chosen],
         "runs": runs,
         "skipped": skipped,
         "ok": all(r["ok"] for r in runs),
