@@ -1,6 +1,6 @@
 """axe-core (Deque's accessibility engine, injected by axe-playwright-python) over every page
 kind, for every role, at desktop width and at a phone's 390 px: no violation of impact serious
-or critical. At phone width every page outside the instructor area also fits the screen: a wide
+or critical. At phone width every page also fits the screen: a wide
 table scrolls inside its own box, the page itself never sideways.
 
 One walk through the real book and bank per test keeps the browser cost down; every page is a
@@ -40,9 +40,7 @@ def _audit(page, path: str, found: dict[str, list[str]]) -> None:
     results = AXE.run(page).response
     where = path
     width = page.viewport_size["width"]
-    # The instructor pages' own phone layout is outside this check (their tables are another
-    # change's); their axe findings still count.
-    if width < 600 and not path.startswith("/instructor/"):
+    if width < 600:
         wide, room = page.evaluate(
             "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
         )
