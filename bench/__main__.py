@@ -57,6 +57,11 @@ def _arguments(argv):
         help="load: server counts on PostgreSQL (default 1,2; SQLite always runs one)",
     )
     parser.add_argument(
+        "--load-keep",
+        action="store_true",
+        help="load: keep saved runs of the same size that this invocation does not redo",
+    )
+    parser.add_argument(
         "--report-only", action="store_true", help="rebuild docs/BENCHMARKS.md from results"
     )
     return parser.parse_args(argv)

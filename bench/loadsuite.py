@@ -115,6 +115,25 @@ def one_run(
     return result
 
 
+def kept_runs(runs: list[dict], students: int) -> list[dict]:
+    """The runs just made, plus the saved runs of the same size this invocation did not redo
+    (same scenario, database and server count), so runs made in turns form one report."""
+    import json
+
+    saved = Path(__file__).parent / "results" / "load.json"
+    if not saved.exists():
+        return runs
+    old = json.loads(saved.read_text())["data"]
+    if old.get("students") != students or old.get("harness") != 2:
+        return runs
+
+    def ident(run):
+        return (run["scenario"], run["database"], run["servers"])
+
+    made = {ident(run) for run in runs}
+    return [run for run in old["runs"] if ident(run) not in made] + runs
+
+
 def load(pg_url: str, args) -> dict:
     students = 20 if args.quick and args.students == 300 else args.students
     workers = [int(w) for w in args.workers.split(",")]
@@ -165,10 +184,12 @@ def load(pg_url: str, args) -> dict:
                         env={"REDIS_URL": redis_url},
                     )
                 )
+    if getattr(args, "load_keep", False):
+        runs = kept_runs(runs, students)
     return {
         "harness": 2,
         "students": students,
-        "scenarios": [s.__dict__ for s in chosen],
+        "scenarios": [s.__dict__ for s in scenarios(quick=args.quick)],
         "runs": runs,
         "skipped": skipped,
         "ok": all(r["ok"] for r in runs),
