@@ -36,6 +36,11 @@ from quizzes.services.parts import stored_choice
 from quizzes.services.release import AnswerGate, answer_gate
 
 
+def _graded(response) -> bool:
+    """A homework try that was read and graded (an unreadable one costs no try)."""
+    return response is not None and response.status != ResponseStatus.INVALID
+
+
 @dataclass
 class ResultView:
     """One stored response as the student sees it: verdict, how it was read, feedback."""
@@ -284,23 +289,27 @@ class ItemBlock:
         "correct" only in homework, where every result is shown as it is graded, and only when
         each part was graded correct; an exam's navigator never tells correctness before
         release (its page shows no verdicts). Else "attention" (an exam answer that cannot be
-        read), "answered" (every part done or saved readable) or "" (not answered yet).
+        read), "answered" (every part graded at least once, or saved readable), "partial" (some
+        parts, not all) or "" (not answered yet).
         """
         if not self.parts:
             return ""
         if self.variant.attempt.quiz.is_homework:
             if all(p.show_result and p.state.is_correct for p in self.parts):
                 return "correct"
-            return "answered" if all(p.is_final for p in self.parts) else ""
-        if any(p.save_state == "unreadable" for p in self.parts):
-            return "attention"
-        return "answered" if all(p.save_state == "saved" for p in self.parts) else ""
+            done = [p.is_final or _graded(p.last) for p in self.parts]
+        else:
+            if any(p.save_state == "unreadable" for p in self.parts):
+                return "attention"
+            done = [p.save_state == "saved" for p in self.parts]
+        return "answered" if all(done) else "partial" if any(done) else ""
 
     @property
     def nav_label(self) -> str:
         words = {
             "correct": "correct",
             "answered": "answered",
+            "partial": "partly answered",
             "attention": "an answer cannot be read",
         }
         return f"Question {self.number}, {words.get(self.nav_state, 'not answered yet')}"

@@ -48,7 +48,7 @@
   }
 
   // The question navigator: a question whose parts all have a readable saved answer (exam) or
-  // are done (homework) is marked answered; one with an unreadable answer asks for attention.
+  // were graded at least once (homework) is marked answered, one with some of them partly; one with an unreadable answer asks for attention.
   // Homework marks a question correct once every part's latest verdict is "correct"; an exam
   // navigator (no data-shows-correct) never does.
   function refreshNavigator() {
@@ -65,17 +65,21 @@
         if (status) {
           if (status.classList.contains("saved")) done++;
           if (status.classList.contains("unreadable")) bad = true;
-        } else if (part.classList.contains("final") || part.querySelector(".feedback.correct")) {
-          done++;
+        } else if (part.classList.contains("final") ||
+                   part.querySelector(".part-result .feedback.correct, .part-result .feedback.incorrect")) {
+          done++;  // homework: graded at least once
           if (showsCorrect && part.querySelector(".part-result .feedback.correct")) right++;
         }
       });
       var answered = parts.length > 0 && done === parts.length;
+      var partial = done > 0 && !answered;
       var correct = showsCorrect && parts.length > 0 && right === parts.length;
       link.classList.toggle("correct", correct && !bad);
       link.classList.toggle("answered", answered && !bad && !correct);
       link.classList.toggle("attention", bad);
-      var state = bad ? "an answer cannot be read" : correct ? "correct" : answered ? "answered" : "not answered yet";
+      link.classList.toggle("partial", partial && !bad && !correct);
+      var state = bad ? "an answer cannot be read" : correct ? "correct" : answered ? "answered" :
+        partial ? "partly answered" : "not answered yet";
       var flagged = link.classList.contains("flagged");
       total++; if (answered && !bad) answeredCount++; if (flagged) flaggedCount++;
       if (correct && !bad) correctCount++;

@@ -100,3 +100,31 @@ def test_an_exam_answer_that_cannot_be_read_asks_for_attention(client, course, s
     links, _ = _nav(client, attempt)
     anchor = _anchor(attempt, decode)
     assert links[anchor] == ("attention", f"Question {anchor[1:]}, an answer cannot be read")
+
+
+def test_homework_a_question_with_some_parts_graded_is_partly_answered(client, course, student):
+    quiz = make_quiz(course, examples=("kv-cache-fits", "decode-step-memory-floor"))
+    attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
+    fits = attempt.variants.get(item__template__slug="kv-cache-fits")
+    decode = attempt.variants.get(item__template__slug="decode-step-memory-floor")
+    service.submit_response(
+        variant=fits,
+        part_id="kv",
+        raw="1 B",  # graded, wrong, tries left: the part was answered
+        student=student,
+        idempotency_key=uuid.uuid4().hex,
+        now=timezone.now(),
+    )
+    service.submit_response(
+        variant=decode,
+        part_id="t",
+        raw=f"{correct_answers(decode)['t'] * 9:.4g} s",  # wrong, tries left: answered
+        student=student,
+        idempotency_key=uuid.uuid4().hex,
+        now=timezone.now(),
+    )
+    client.force_login(student)
+    links, _ = _nav(client, attempt)
+    partly, whole = _anchor(attempt, fits), _anchor(attempt, decode)
+    assert links[partly] == ("partial", f"Question {partly[1:]}, partly answered")
+    assert links[whole] == ("answered", f"Question {whole[1:]}, answered")
