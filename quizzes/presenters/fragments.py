@@ -22,6 +22,7 @@ value the section reads that is not in the digest would be served stale.
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -187,9 +188,16 @@ def _remember(key: str, entry: tuple[str, str]) -> None:
             _local.popitem(last=False)
 
 
+# What may be put back into a memoised section: Django's CSRF tokens and the form keys are
+# letters and digits, so the joined HTML is our templates' escaped output and nothing else.
+_PLAIN = re.compile(r"[A-Za-z0-9]{1,128}")
+
+
 def _fill(entry: tuple[str, str], csrf: str, keys: list[str]) -> SafeString:
     """The entry's HTML with each placeholder replaced: `<mark>c` by the CSRF token and
     `<mark>k<n>_` by part n's form key (a plain split: a pattern search costs more)."""
+    if not _PLAIN.fullmatch(csrf) or not all(_PLAIN.fullmatch(key) for key in keys):
+        raise ValueError("only plain tokens are put back into a memoised section")
     mark, html = entry
     first, *rest = html.split(mark)
     out = [first]
@@ -217,6 +225,8 @@ def render_section(block, context, render: Callable[[], str]) -> SafeString | st
     except Exception:  # noqa: BLE001 - a section that cannot be keyed is simply drawn
         return render()
     keys = [p.view.idempotency_key for p in block.parts]
+    if not _PLAIN.fullmatch(csrf) or not all(_PLAIN.fullmatch(k or "") for k in keys):
+        return render()  # never happens with Django's tokens; the template escapes it then
     entry = _get(key)
     if entry is not None:
         try:

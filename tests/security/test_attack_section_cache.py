@@ -236,3 +236,17 @@ def test_text_shaped_like_a_placeholder_is_shown_as_typed(course, student):
     typed = "0123456789abcdef0123456789abcdefc k0_"
     _answer(attempt.variants.get(), student, typed)
     assert typed in _twice(_client(student), attempt)
+
+
+def test_only_plain_tokens_are_put_back_into_a_memoised_section():
+    """The one mark_safe outside the sanitizer joins escaped template output with the CSRF
+    token and form keys; anything else put back is refused, so it cannot carry markup."""
+    from quizzes.presenters.fragments import _fill
+
+    mark = "zzMARKzz"
+    entry = (mark, f'<input name="csrfmiddlewaretoken" value="{mark}c"><i>{mark}k0_</i>')
+    assert "abc123" in _fill(entry, "abc123", ["f00d"])
+    with pytest.raises(ValueError):
+        _fill(entry, '"><script>alert(1)</script>', ["f00d"])
+    with pytest.raises(ValueError):
+        _fill(entry, "abc123", ["<b>x</b>"])
