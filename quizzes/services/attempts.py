@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 
 from quizzes.models import (
     Attempt,
@@ -447,14 +447,29 @@ def autosave(
     if too_long:
         raise QuizRuleError(too_long.replace("Write it", "It was not saved; write it"))
     saved = SavedAnswer(variant=variant, part_id=part_id, raw=text, updated_at=now, sequence=number)
-    saved.superseded = not _upsert_newer(saved)
+    # The attempt may have been submitted since it was read above (the Submit click fires its
+    # field's last save): the update of the attempt's row is the check, made under the row lock
+    # a submission holds (PostgreSQL re-reads the row once that lock is released; SQLite's
+    # IMMEDIATE transactions run one at a time), so a save either lands before the submission
+    # reads the saved answers or is refused. No savepoint: nothing is raised inside the block.
+    with transaction.atomic(savepoint=False):
+        still_open = (
+            Attempt.objects.filter(pk=attempt.pk, status=AttemptStatus.IN_PROGRESS)
+            .filter(Q(deadline__isnull=True) | Q(deadline__gte=now))
+            .update(last_activity_at=now)
+        )
+        if still_open:
+            saved.superseded = not _upsert_newer(saved)
+    if not still_open:
+        raise QuizRuleError(
+            "This attempt was submitted before this answer arrived; it was not saved."
+        )
     # The sequence stored instead (a page whose clock is behind another device's starts above
     # it for its next save); read only for a superseded save, which is rare.
     saved.stored_sequence = number
     if saved.superseded:
         stored = SavedAnswer.objects.filter(variant=variant, part_id=part_id)
         saved.stored_sequence = stored.values_list("sequence", flat=True).first() or number
-    Attempt.objects.filter(pk=attempt.pk).update(last_activity_at=now)
     return saved
 
 

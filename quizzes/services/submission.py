@@ -56,12 +56,24 @@ def close_expired_attempts(*, now: datetime) -> int:
     return closed
 
 
-def _grade_saved_answers(attempt: Attempt, variants: list[Variant]) -> list[tuple]:
-    """Exam: grade every saved answer not yet graded (before any transaction is opened)."""
-    saved = {
-        (s.variant_id, s.part_id): s.raw
-        for s in SavedAnswer.objects.filter(variant__attempt=attempt)
+def _saved_texts(attempt: Attempt) -> dict[tuple[int, str], str]:
+    """The attempt's saved answers: (variant pk, part id) -> text."""
+    rows = SavedAnswer.objects.filter(variant__attempt=attempt)
+    return {
+        (variant, part): raw
+        for variant, part, raw in rows.values_list("variant_id", "part_id", "raw")
     }
+
+
+def _grade_saved_answers(
+    attempt: Attempt, variants: list[Variant], saved: dict, only: set | None = None
+) -> list[tuple]:
+    """Exam: grade every saved answer not yet graded (`only`: just these (variant, part) keys).
+
+    Called before any transaction is opened, so grading never holds the attempt's lock; the
+    submission then re-reads the saved answers under the lock and grades here again only the
+    few a save changed in between.
+    """
     graded = set(
         Response.objects.filter(variant__attempt=attempt).values_list("variant_id", "part_id")
     )
@@ -70,6 +82,8 @@ def _grade_saved_answers(attempt: Attempt, variants: list[Variant]) -> list[tupl
         variant.attempt = attempt
         states, _ = states_of(variant, responses=[])
         for part_id in states:
+            if only is not None and (variant.pk, part_id) not in only:
+                continue
             raw = saved.get((variant.pk, part_id), "")
             if (variant.pk, part_id) in graded or not raw.strip():
                 continue
@@ -95,13 +109,28 @@ def submit_attempt(*, attempt: Attempt, student, now: datetime, auto: bool = Fal
     if not auto:
         check_open(attempt, student_window(quiz, student), now)
     variants = list(attempt.variants.select_related("version", "item"))
-    pending = _grade_saved_answers(attempt, variants) if quiz.mode == QuizMode.EXAM else []
+    is_exam = quiz.mode == QuizMode.EXAM
+    saved = _saved_texts(attempt) if is_exam else {}
+    pending = _grade_saved_answers(attempt, variants, saved) if is_exam else []
     window = student_window(quiz, student)
     moment = min(now, attempt.deadline) if auto and attempt.deadline else now
     with transaction.atomic():
         locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
         if locked.status != AttemptStatus.IN_PROGRESS:
             return False
+        if is_exam:
+            # A save that landed after the grading above (the Submit click's own last save) is
+            # graded now, under the lock, in place of the text it replaced: what is graded is
+            # what is stored. Saves after this point are refused (autosave checks this row).
+            now_saved = _saved_texts(locked)
+            changed = {
+                key
+                for key in now_saved.keys() | saved.keys()
+                if now_saved.get(key) != saved.get(key)
+            }
+            if changed:
+                pending = [entry for entry in pending if (entry[0].pk, entry[1]) not in changed]
+                pending += _grade_saved_answers(locked, variants, now_saved, only=changed)
         # The server's own namespace: no key, one exam grade per part (a constraint). One
         # insert for every part; a grade already stored (the constraint) is kept, never doubled.
         Response.objects.bulk_create(

@@ -151,6 +151,20 @@
     if (stored && stored >= (parseInt(field.value, 10) || 1)) field.value = String(stored + 1);
   });
 
+  // Saves still on their way. Clicking Submit fires the field's last save (its change event)
+  // just before the submission: the submission waits for it, so the text graded is the one
+  // typed last (the server refuses, and says so, a save that arrives after a submission).
+  var savesInFlight = 0, whenSaved = null;
+  function isSave(elt) { return !!(elt && elt.querySelector && elt.querySelector("input[data-save-sequence]")); }
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (isSave(event.detail.elt)) savesInFlight++;
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    if (!isSave(event.detail.elt)) return;
+    savesInFlight = Math.max(0, savesInFlight - 1);
+    if (!savesInFlight && whenSaved) whenSaved();
+  });
+
   // Forms with data-confirm ask before posting (submitting an exam cannot be undone), naming
   // the parts that are empty or cannot be read.
   document.addEventListener("submit", function (event) {
@@ -162,6 +176,19 @@
       question = missing.length + " part" + (missing.length === 1 ? "" : "s") +
         " would score 0 as saved now:\n- " + missing.join("\n- ") + "\n\n" + question;
     }
-    if (!window.confirm(question)) event.preventDefault();
+    if (!window.confirm(question)) { event.preventDefault(); return; }
+    if (!savesInFlight) return;
+    event.preventDefault();
+    var button = form.querySelector("button[type=submit]");
+    if (button) { button.disabled = true; button.textContent = "Saving your last answer…"; }
+    var sent = false;
+    var send = function () {
+      if (sent) return;
+      sent = true;
+      whenSaved = null;
+      form.submit();  // no submit event again: the student has already confirmed
+    };
+    whenSaved = send;
+    setTimeout(send, 10000);  // a save that never answers does not hold the submission
   });
 })();

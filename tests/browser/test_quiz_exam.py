@@ -157,3 +157,42 @@ def test_keyboard_only_exam_with_readback_timer_and_pre_submit_list(page):
     page.keyboard.press("Enter")
     page.wait_for_url("**/results/")
     assert SavedAnswer.objects.filter(variant__attempt__student=student).count() == 3
+
+
+def test_submit_waits_for_the_last_save_so_the_text_typed_last_is_graded(page, monkeypatch):
+    """The Submit click fires the field's last save; a slow network delays it past the click.
+    The page holds the submission until the save is answered, so what is graded is what was
+    typed (without the wait, the server would refuse the late save and grade the older text)."""
+    import time
+
+    from quizzes.models import Response
+
+    course = CourseFactory()
+    quiz = make_quiz(course, examples=["decode-step-memory-floor"], mode="exam", slug="late-save")
+    student = EnrollmentFactory(course=course, user__username="ada").user
+    log_in(page, student.username, PASSWORD)
+    page.goto(f"/quizzes/{quiz.slug}/")
+    page.get_by_role("button", name="Start attempt").click()
+    page.wait_for_url("**/attempts/*/")
+    decode = Variant.objects.get(attempt__student=student)
+    answer = f"{correct_answers(decode)['t'] * 1000:.4g} ms"
+    box = page.locator(f"#part-{decode.pk}-t").get_by_label("Your answer")
+    box.fill("1000 s")
+    page.locator(f"#part-{decode.pk}-t .save-status.saved").wait_for()
+
+    from quizzes.views import student as views
+
+    real_autosave = views.service.autosave
+
+    def slow_autosave(**kwargs):
+        time.sleep(1.5)  # the save is on its way when the submission is clicked
+        return real_autosave(**kwargs)
+
+    monkeypatch.setattr(views.service, "autosave", slow_autosave)
+    box.fill(answer)  # no input-delay save yet: the click's change event sends it
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Submit attempt").click()
+    page.wait_for_url("**/results/")
+    graded = Response.objects.get(variant=decode, part_id="t")
+    assert graded.raw == answer == SavedAnswer.objects.get(variant=decode).raw
+    assert answer in page.locator("main").inner_text()
