@@ -4,7 +4,8 @@ Run as `python -m bench.djangoside COMMAND --out FILE [options]` with DATABASE_U
 database (SQLite, PostgreSQL) gets its own settings.  Commands: `prepare` (migrate, demo
 accounts, the book and the bank, the bench's own quizzes), `seed` (grow the demo class),
 `pages` (in-process page measurements), `ratios` (the question page against the floor, side
-by side, `bench.ratios`), `accounts` (load-test students with a known password),
+by side, `bench.ratios`), `postcost` (an autosave and a Check against the floor, CPU per
+request, `bench.postcost`), `accounts` (load-test students with a known password),
 `exam` (a fresh exam quiz for one load run), `quiz` (a fresh quiz of `--mode` for one run),
 `classload` (one run of a class scenario, `bench.classload`), `answers` (the correct answers
 of attempts, for the simulated students), `verify` (the integrity checks after a load or fault
@@ -130,6 +131,7 @@ def main(argv=None) -> int:
         "seed": "bench.djangoside:seed",
         "pages": "bench.pagetimes:run",
         "ratios": "bench.ratios:run",
+        "postcost": "bench.postcost:run",
         "accounts": "bench.loadprep:accounts",
         "exam": "bench.loadprep:exam",
         "quiz": "bench.loadprep:quiz",

@@ -101,8 +101,18 @@ def window_for(quiz: Quiz, extension: Extension | None) -> QuizWindow:
 
 
 def student_window(quiz: Quiz, student) -> QuizWindow:
-    extension = Extension.objects.filter(quiz=quiz, student=student).first()
+    known = quiz.__dict__.get("_extensions_read", {})
+    if student.pk in known:
+        extension = known[student.pk]
+    else:
+        extension = Extension.objects.filter(quiz=quiz, student=student).first()
     return window_for(quiz, extension)
+
+
+def remember_extension(quiz: Quiz, student, extension: Extension | None) -> None:
+    """The student's extension (or None), read by the caller's own query in this request:
+    `student_window` then reads no row. Kept on this quiz object only, never across requests."""
+    quiz.__dict__.setdefault("_extensions_read", {})[student.pk] = extension
 
 
 def results_released(quiz: Quiz, window: QuizWindow, now: datetime) -> bool:

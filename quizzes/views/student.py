@@ -32,6 +32,7 @@ from quizzes.services import attempts as service
 from quizzes.services import questions
 from quizzes.services.availability import QuizRuleError, results_released, student_window
 from quizzes.services.release import answer_gate
+from quizzes.views.targets import student_part_view
 
 
 def _tell(request: HttpRequest, level: int, message: str) -> None:
@@ -219,10 +220,9 @@ def _partial(request: HttpRequest, name: str, context: dict) -> str:
 
 
 @require_POST
-@student_required
-def submit_part(request: HttpRequest, attempt_id: int, variant_id: int, part_id: str):
-    attempt = _attempt(request, attempt_id)
-    variant = _variant(attempt, variant_id)
+@student_part_view
+def submit_part(request: HttpRequest, variant: Variant, part_id: str):
+    attempt = variant.attempt
     error, checked = "", None
     try:
         checked = service.check_answer(
@@ -254,10 +254,9 @@ def submit_part(request: HttpRequest, attempt_id: int, variant_id: int, part_id:
 
 
 @require_GET
-@student_required
-def preview_part(request: HttpRequest, attempt_id: int, variant_id: int, part_id: str):
-    attempt = _attempt(request, attempt_id)
-    variant = _variant(attempt, variant_id)
+@student_part_view
+def preview_part(request: HttpRequest, variant: Variant, part_id: str):
+    attempt = variant.attempt
     raw = request.GET.get("answer", "")
     kind = questions.kind_of(variant, part_id)
     if kind is None or not kind.math_answers:
@@ -279,10 +278,9 @@ SUPERSEDED = "A newer save of this answer is already stored; this one was not ap
 
 
 @require_POST
-@student_required
-def autosave(request: HttpRequest, attempt_id: int, variant_id: int, part_id: str):
-    attempt = _attempt(request, attempt_id)
-    variant = _variant(attempt, variant_id)
+@student_part_view
+def autosave(request: HttpRequest, variant: Variant, part_id: str):
+    attempt = variant.attempt
     now = timezone.now()
     try:
         saved = service.autosave(

@@ -1,0 +1,77 @@
+"""A query the hottest requests run, compiled once per process instead of once per request.
+
+Measured on an autosave: the database answers its variant lookup in well under a millisecond,
+while Django spends about 3.4 ms of CPU building and compiling the same SQL again (the joins of
+select_related, a subquery, the filtered relation). `PreparedLookup` builds the queryset once,
+with stand-in values, keeps its SQL and the compiler's description of the columns, and then
+only executes that SQL with the request's values and turns the row into model instances the
+way Django's own iterator does (`from_db`, the related populators, the converters). The query
+is still written with the ORM, so its columns follow the models.
+
+Only for a fixed shape: every value that changes between requests is one of the lookup's named
+parameters (checked when it compiles: a value that is not one of them is refused, since it
+would be frozen into the SQL).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from django.db import connections
+from django.db.models.query import get_related_populators
+
+
+class PreparedLookup:
+    def __init__(self, build, *names: str):
+        """`build(**values)` returns the queryset for those values (at most one row is read)."""
+        self.build, self.names = build, names
+        self._compiled: dict[str, tuple] = {}
+        self._lock = threading.Lock()
+
+    def first(self, using: str = "default", **values):
+        """The first row's model instance for these values, or None."""
+        compiled = self._compiled.get(using) or self._compile(using)
+        sql, order, model, init_list, start, end, populators, annotations, converters = compiled
+        connection = connections[using]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [values[name] for name in order])
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        row = list(row)
+        for position, (functions, expression) in converters:
+            for function in functions:
+                row[position] = function(row[position], expression, connection)
+        obj = model.from_db(using, init_list, row[start:end])
+        for populator in populators:
+            populator.populate(row, obj)
+        for name, position in annotations.items():
+            setattr(obj, name, row[position])
+        return obj
+
+    def _compile(self, using: str) -> tuple:
+        # Stand-ins no real row has: each parameter of the SQL must be one of them.
+        stand_ins = {name: -(900_000_001 + i) for i, name in enumerate(self.names)}
+        compiler = self.build(**stand_ins)[:1].query.get_compiler(using=using)
+        sql, params = compiler.as_sql()
+        by_value = {value: name for name, value in stand_ins.items()}
+        unknown = [p for p in params if p not in by_value]
+        if unknown:
+            raise ValueError(f"a prepared lookup may only take its named values, not {unknown}")
+        select, klass_info = compiler.select, compiler.klass_info
+        fields = klass_info["select_fields"]
+        start, end = fields[0], fields[-1] + 1
+        compiled = (
+            sql,
+            [by_value[p] for p in params],
+            klass_info["model"],
+            [column[0].target.attname for column in select[start:end]],
+            start,
+            end,
+            get_related_populators(klass_info, select, using),
+            dict(compiler.annotation_col_map),
+            list(compiler.get_converters([s[0] for s in select[: compiler.col_count]]).items()),
+        )
+        with self._lock:
+            self._compiled[using] = compiled
+        return compiled

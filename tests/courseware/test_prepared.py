@@ -1,0 +1,42 @@
+"""A prepared lookup returns what its queryset returns, and refuses a shape it would freeze."""
+
+from __future__ import annotations
+
+import pytest
+from django.db.models import F, Value
+
+from courseware.models import Enrollment
+from courseware.prepared import PreparedLookup
+from tests.factories import EnrollmentFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _enrollment(*, user_id, course_id):
+    return (
+        Enrollment.objects.filter(user_id=user_id, course_id=course_id)
+        .select_related("user", "course")
+        .annotate(name=F("user__username"))
+    )
+
+
+def test_it_builds_the_same_instances_as_the_queryset_for_any_values(course):
+    lookup = PreparedLookup(_enrollment, "user_id", "course_id")
+    for role in ("student", "instructor"):
+        expected = EnrollmentFactory(course=course, role=role)
+        got = lookup.first(user_id=expected.user_id, course_id=course.pk)
+        orm = _enrollment(user_id=expected.user_id, course_id=course.pk).get()
+        assert (got.pk, got.role, got.enrolled_at) == (orm.pk, orm.role, orm.enrolled_at)
+        assert got.name == expected.user.username  # the annotation
+        assert got.user.username == expected.user.username  # select_related, no query
+        assert Enrollment.user.is_cached(got) and got.course.title == course.title
+    assert lookup.first(user_id=-1, course_id=course.pk) is None
+
+
+def test_a_value_that_is_not_a_named_parameter_is_refused(course):
+    frozen = PreparedLookup(
+        lambda *, user_id: Enrollment.objects.filter(user_id=user_id, role=Value("student")),
+        "user_id",
+    )
+    with pytest.raises(ValueError, match="only take its named values"):
+        frozen.first(user_id=1)
