@@ -7,6 +7,9 @@ background tasks (`quizzes/tasks.py`); the pages only read the run's row. Only c
 are regraded: an invalid response cost no try, and turning it into a graded one would rewrite
 the try history.
 
+Applying a run moves every variant it covers to the target version, so open attempts' later
+Checks and an exam's Submit grade with it; without recomputing, the variant's numbers stay.
+
 A variant keeps the catalog figures it was made with (its snapshot). A regrade that recomputes
 answers is the one way to move it to today's catalog: the same seed and drawn choices, catalog
 entries and derived parameters read again, answers recomputed, a new snapshot stored; its
@@ -315,12 +318,16 @@ def _apply(row: Variant, result: VariantRegrade, run: RegradeRun, now) -> None:
         [regrade_response(response, grade, now=now) for response, grade in result.updates],
         [*GRADE_FIELDS, "regraded_at"],
     )
+    # Every variant the run covers moves to the target version, even when its answers are
+    # kept: the run graded it with that version, and an attempt still open (an exam with no
+    # responses yet, a homework part not yet checked) must be graded the corrected way too.
+    # Without recomputing, the seed, parameters and stored answers stay as they were.
     row.score = result.score
-    fields = ["score"]
+    row.version = run.target_version
+    fields = ["score", "version"]
     if result.answers is not None:
         row.answers = result.answers
         row.parameters = result.parameters
         row.outcome = result.outcome
-        row.version = run.target_version
-        fields += ["answers", "parameters", "outcome", "version"]
+        fields += ["answers", "parameters", "outcome"]
     row.save(update_fields=fields)
