@@ -26,11 +26,20 @@ from quizzes.services.parts import grade_answer, states_of
 
 
 def check_open(attempt: Attempt, window: QuizWindow, now: datetime) -> None:
+    """Refuse work on an attempt that is submitted or past its end.
+
+    An attempt with a deadline ends at its deadline, the moment its timer counts down to: it
+    was set from the student's window (at the start, or when an extension was granted), so it
+    is never refused earlier by a close date it was allowed to run past. An attempt without
+    one follows the window.
+    """
     if attempt.status != AttemptStatus.IN_PROGRESS:
         raise QuizRuleError("This attempt has been submitted; no more answers are accepted.")
     if attempt.deadline and now > attempt.deadline:
         expire_if_due(attempt, now=now)
         raise QuizRuleError("Time is up: this attempt has been submitted with your saved answers.")
+    if attempt.deadline:
+        return
     refusal = window.refusal(now)
     if refusal:
         raise QuizRuleError(refusal)
