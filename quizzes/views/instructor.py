@@ -139,7 +139,8 @@ def override_score(request: HttpRequest, attempt_id: int) -> HttpResponse:
             "error": error,
         }
         messages.error(request, f"The override was not saved. {error}")
-        return redirect(back)
+        # To the error itself (focusable): the browser scrolls to it and focuses it.
+        return redirect(f"{back.partition('#')[0]}#override-error-{attempt.pk}")
 
     if not form.is_valid():
         return refuse(
