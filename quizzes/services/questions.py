@@ -170,7 +170,7 @@ def read_back(row, part_id: str, raw: str) -> tuple[bool, str]:
     try:
         target = parse_unit(part.unit) if part.unit else None
         dims = target.dimensions if target else ()
-        quantity = (read_count(text) if not dims else None) or parse_quantity(text)
+        quantity = (read_count(text) if not dims else None) or parse_quantity(text, like=target)
     except ResponseError as error:
         return False, f"Cannot be read: {error.message}"
     except (ValueError, TypeError):

@@ -49,6 +49,9 @@ def test_a_reading_in_another_unit_names_the_unit_it_was_read_in(course, student
     # Only a moved decimal point: the reading alone says it.
     assert saved_state(kv, "kv", "3250 MB") == ("saved", "Read as 3.25 GB")
     assert saved_state(kv, "kv", "3.25 GB") == ("saved", "Read as 3.25 GB")
+    # The example of what to write is in the part's dimension (an amount of data here).
+    unreadable = ("unreadable", "Cannot be read: Write the number before the unit, as in 2.1 GB.")
+    assert saved_state(kv, "kv", "banana") == unreadable
 
 
 def test_autosave_says_how_it_read_the_answer_and_the_page_lists_what_is_missing(
