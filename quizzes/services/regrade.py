@@ -298,8 +298,10 @@ def advance_regrade(*, run_id: int, batch: int = BATCH) -> RegradeRun:
         parsed = engine_template(run.target_version)
         rows = _with_responses(_variants(run.template_id)[run.processed : run.processed + batch])
         now = timezone.now()
+        parts = {part.id for part in parsed.parts}
         for row in rows:
-            _apply(row, regrade_variant(row, parsed, recompute=run.recompute_answers), run, now)
+            result = regrade_variant(row, parsed, recompute=run.recompute_answers)
+            _apply(row, result, run, now, moves=_gradable(row, result, parts))
         attempts = list(Attempt.objects.filter(pk__in={row.attempt_id for row in rows}))
         for attempt in attempts:
             recompute_attempt_score(attempt)
@@ -313,7 +315,14 @@ def advance_regrade(*, run_id: int, batch: int = BATCH) -> RegradeRun:
     return run
 
 
-def _apply(row: Variant, result: VariantRegrade, run: RegradeRun, now) -> None:
+def _gradable(row: Variant, result: VariantRegrade, parts: set[str]) -> bool:
+    """Whether the target version can grade the variant: its answers were recomputed, or every
+    part of the target is among the answers it keeps (a version that added or renamed a part
+    leaves a variant whose answers were kept on its own version)."""
+    return result.answers is not None or parts <= set(questions.correct_answers(row))
+
+
+def _apply(row: Variant, result: VariantRegrade, run: RegradeRun, now, *, moves: bool) -> None:
     Response.objects.bulk_update(
         [regrade_response(response, grade, now=now) for response, grade in result.updates],
         [*GRADE_FIELDS, "regraded_at"],
@@ -323,8 +332,10 @@ def _apply(row: Variant, result: VariantRegrade, run: RegradeRun, now) -> None:
     # responses yet, a homework part not yet checked) must be graded the corrected way too.
     # Without recomputing, the seed, parameters and stored answers stay as they were.
     row.score = result.score
-    row.version = run.target_version
-    fields = ["score", "version"]
+    fields = ["score"]
+    if moves:
+        row.version = run.target_version
+        fields.append("version")
     if result.answers is not None:
         row.answers = result.answers
         row.parameters = result.parameters

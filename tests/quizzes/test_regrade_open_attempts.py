@@ -66,3 +66,26 @@ def test_an_open_attempt_is_graded_with_the_regraded_version(course, student, in
         )
     response = Response.objects.get(variant=variant, part_id="t")
     assert (response.status, response.score) == ("correct", 1.0)
+
+
+def test_a_version_with_a_part_the_kept_answers_lack_leaves_the_variant_on_its_own(
+    course, student, instructor
+):
+    quiz = make_quiz(course, examples=[SLUG], mode=QuizMode.HOMEWORK)
+    attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
+    variant = attempt.variants.select_related("item__template").get()
+    own = variant.version
+    renamed = _version(
+        variant.item.template,
+        example_source(SLUG).replace("  - id: t\n", "  - id: t2\n").replace("part_t", "part_t2"),
+    )
+    run = regrade.preview_regrade(
+        template=variant.item.template,
+        target_version=renamed,
+        recompute_answers=False,
+        by=instructor,
+    )
+    regrade.start_regrade(run=run)
+    assert regrade.apply_regrade(run_id=run.pk).status == RegradeStatus.APPLIED
+    variant.refresh_from_db()
+    assert variant.version == own  # its kept answers have no "t2" to grade against
