@@ -1,13 +1,13 @@
 """What instructors read and record about their class.
 
-`overview` (dashboard, at-risk report), `grades` (the gradebook), `history` (one student's
+`overview` (dashboard, at-risk report), `book` (the gradebook), `history` (one student's
 history) and `search` (variant search) only read; `writes` records score overrides and
 extensions. Dependencies point one way: these modules use the models, `analytics` and
 `regrade`, and only views, presenters and forms import them. `items` loads the item pages',
 regrade pages' and forms' rows.
 """
 
-from quizzes.services.instructor.grades import (
+from quizzes.services.instructor.book import (
     FILTERS,
     PER_PAGE,
     SORTS,

@@ -3,7 +3,7 @@ over each student's best submitted score per quiz.
 
 Every reader runs a fixed number of queries whatever the class size. Scores are in points; an
 attempt's score is kept by the attempt service, an override replacing it (the latest override
-wins). The gradebook (`grades`) builds on these.
+wins). The gradebook (`book`) builds on these.
 """
 
 from __future__ import annotations
