@@ -7,42 +7,14 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from content.expressions import did_you_mean
-from quizzes.engine import Template, TemplateError, TemplateIssue
-from quizzes.services.bank import (
-    content_hash,
-    folder_files,
-    gate,
-    is_quiz_path,
-    questions_dir,
-    read_one,
-)
+from quizzes.engine import Template, TemplateError
+from quizzes.services.bank import content_hash, gate, read_folder_templates
 
 
 def templates_to_validate(directory: Path | None = None):
     """Every template the command validates, as (templates, parse errors): the template files of
-    the bank's folder (`settings.QUESTIONS_DIR`), each read by the bank's one reader
-    (`read_one`), as sync, import and the studio read them. Quiz files are not templates."""
-    root = questions_dir() if directory is None else Path(directory)
-    templates: list[Template] = []
-    errors: list[TemplateError] = []
-    seen: dict[str, str] = {}
-    for path, text in folder_files(root):
-        if is_quiz_path(path):
-            continue
-        # Named from the folder's own name down ("questions/roofline.yaml"), as authors see it.
-        source = f"{root.name}/{path}"
-        parsed, issues = read_one(source, text)
-        if parsed is None:
-            errors.append(TemplateError(issues, source))
-        elif parsed.slug in seen:
-            issue = TemplateIssue(
-                None, "slug", f"'{parsed.slug}' is also used by {seen[parsed.slug]}"
-            )
-            errors.append(TemplateError([issue], source))
-        else:
-            seen[parsed.slug] = source
-            templates.append(parsed.template)
-    return templates, errors
+    the bank's folder (`settings.QUESTIONS_DIR`), read by the bank's one reader."""
+    return read_folder_templates(directory)
 
 
 class Command(BaseCommand):

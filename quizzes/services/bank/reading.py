@@ -201,6 +201,36 @@ def folder_files(root: Path, *, display=None) -> list[tuple[str, str | None]]:
     return pairs
 
 
+def read_folder_templates(
+    root: Path | None = None,
+) -> tuple[list[Template], list[TemplateError]]:
+    """Every template file under ``root`` (default: the bank's folder), each read by `read_one`,
+    as (parsed templates, the errors of files that are unusable or reuse a slug), in path
+    order; quiz files are left out. For `validate_questions` and the bench, which check
+    templates one by one rather than load a bank; sources read "questions/<path>"."""
+    root = questions_dir() if root is None else Path(root)
+    templates: list[Template] = []
+    errors: list[TemplateError] = []
+    seen: dict[str, str] = {}
+    for path, text in folder_files(root):
+        if is_quiz_path(path):
+            continue
+        # Named from the folder's own name down ("questions/roofline.yaml"), as authors see it.
+        source = f"{root.name}/{path}"
+        parsed, issues = read_one(source, text)
+        if parsed is None:
+            errors.append(TemplateError(issues, source))
+        elif parsed.slug in seen:
+            issue = TemplateIssue(
+                None, "slug", f"'{parsed.slug}' is also used by {seen[parsed.slug]}"
+            )
+            errors.append(TemplateError([issue], source))
+        else:
+            seen[parsed.slug] = source
+            templates.append(parsed.template)
+    return templates, errors
+
+
 def read_bank(root: Path | None = None, *, gate_for=None) -> Bank:
     """Read and check every file under ``root`` (default: the bank's folder, `questions_dir`);
     raise BankError listing every problem.
