@@ -129,7 +129,7 @@ def _grade_numeric(response, expected, unit, rtol, atol, sigfigs, decimals, fact
     target_dims = target.dimensions if target else ()
     try:
         count = read_count(response) if not target_dims else None
-        quantity = count or parse_quantity(response)
+        quantity = count or parse_quantity(response, like=target)
     except ResponseError as error:
         return invalid(error.message)
     if quantity.dimensions != target_dims:

@@ -352,14 +352,20 @@ class ParsedQuantity:
         return value / (target.base_factor if target else 1)
 
 
-def parse_quantity(text: object, unit: str | None = None) -> ParsedQuantity:
-    """Read "2.1 GB/s"; with `unit` given, refuse a missing unit (but not a wrong dimension)."""
+def parse_quantity(
+    text: object, unit: str | None = None, *, like: ParsedUnit | None = None
+) -> ParsedQuantity:
+    """Read "2.1 GB/s"; with `unit` given, refuse a missing unit (but not a wrong dimension).
+
+    `like`, the part's unit, picks the example of a refusal ("as in 2.1 TFLOP" for an amount of
+    compute), so it names the dimension the unit hint beside the field already names."""
     cleaned = normalise(text, limit=MAX_NUMBER_LENGTH)
     dollar = re.match(r"([+-]?)\s*\$\s*", cleaned)
     if dollar:
         cleaned = dollar.group(1) + cleaned[dollar.end() :]
     if re.match(r"[^\W\d_]", cleaned):
-        raise ResponseError("Write the number before the unit, as in 2.1 GB/s.")
+        example = example_unit(like) if like is not None and like.dimensions else "GB/s"
+        raise ResponseError(f"Write the number before the unit, as in 2.1 {example}.")
     number, rest = scan_number(cleaned)
     if dollar:
         if rest:

@@ -7,6 +7,7 @@ engine internals. (What the browser sees is built in `quizzes.presenters.display
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
@@ -147,7 +148,8 @@ def saved_state(row, part_id: str, raw: str) -> tuple[str, str]:
 def read_back(row, part_id: str, raw: str) -> tuple[bool, str]:
     """How an exam answer will be read when it is graded, without grading it: (readable, text).
 
-    "Read as 3.25 GB" (26 Gbit, in the part's base unit), why it cannot be read, or the
+    "Read as 3.2 ms" (3200 us, in the part's base unit with a prefix; "Read as 26 Gbit = 3.25 GB"
+    when the conversion is more than a moved decimal point), why it cannot be read, or the
     formula's reading. Nothing here depends on the correct answer, only on the part's unit or
     variables, which the question already shows."""
     text = (raw or "").strip()
@@ -168,7 +170,7 @@ def read_back(row, part_id: str, raw: str) -> tuple[bool, str]:
     try:
         target = parse_unit(part.unit) if part.unit else None
         dims = target.dimensions if target else ()
-        quantity = (read_count(text) if not dims else None) or parse_quantity(text)
+        quantity = (read_count(text) if not dims else None) or parse_quantity(text, like=target)
     except ResponseError as error:
         return False, f"Cannot be read: {error.message}"
     except (ValueError, TypeError):
@@ -187,4 +189,27 @@ def read_back(row, part_id: str, raw: str) -> tuple[bool, str]:
         shown = format_quantity(float(value), unit) if unit else format_number(value)
     except (ValueError, KeyError):
         shown = f"{format_number(value)} {unit}".strip()
+    typed = f"{format_number(quantity.number.value)} {_spelled(quantity.unit)}" if target else ""
+    if typed and typed != shown and not _decimal_shift(quantity.unit.factor / target.base_factor):
+        # Bits for bytes, GiB for GB: the shown number is not the typed one with its point
+        # moved, so say what was typed as well ("26 Gbit = 3.25 GB").
+        shown = f"{typed} = {shown}"
     return True, f"Read as {shown}"
+
+
+def _decimal_shift(ratio) -> bool:
+    """Whether a unit conversion factor is a power of ten (ms to s, TB to B, FLOP/B to FLOP/B)."""
+    whole = ratio.numerator if ratio.denominator == 1 else ratio.denominator
+    if min(ratio.numerator, ratio.denominator) != 1:
+        return False
+    digits = str(whole)
+    return digits[0] == "1" and set(digits[1:]) <= {"0"}
+
+
+def _spelled(unit) -> str:
+    """A typed unit written for the readback, a bit spelled out ("Gbit", never "Gb")."""
+    atoms = tuple(
+        dataclasses.replace(atom, symbol="bit") if atom.symbol == "b" else atom
+        for atom in unit.atoms
+    )
+    return dataclasses.replace(unit, atoms=atoms).text

@@ -7,6 +7,9 @@ background tasks (`quizzes/tasks.py`); the pages only read the run's row. Only c
 are regraded: an invalid response cost no try, and turning it into a graded one would rewrite
 the try history.
 
+Applying a run moves every variant it covers to the target version, so open attempts' later
+Checks and an exam's Submit grade with it; without recomputing, the variant's numbers stay.
+
 A variant keeps the catalog figures it was made with (its snapshot). A regrade that recomputes
 answers is the one way to move it to today's catalog: the same seed and drawn choices, catalog
 entries and derived parameters read again, answers recomputed, a new snapshot stored; its
@@ -295,8 +298,10 @@ def advance_regrade(*, run_id: int, batch: int = BATCH) -> RegradeRun:
         parsed = engine_template(run.target_version)
         rows = _with_responses(_variants(run.template_id)[run.processed : run.processed + batch])
         now = timezone.now()
+        parts = {part.id for part in parsed.parts}
         for row in rows:
-            _apply(row, regrade_variant(row, parsed, recompute=run.recompute_answers), run, now)
+            result = regrade_variant(row, parsed, recompute=run.recompute_answers)
+            _apply(row, result, run, now, moves=_gradable(row, result, parts))
         attempts = list(Attempt.objects.filter(pk__in={row.attempt_id for row in rows}))
         for attempt in attempts:
             recompute_attempt_score(attempt)
@@ -310,17 +315,30 @@ def advance_regrade(*, run_id: int, batch: int = BATCH) -> RegradeRun:
     return run
 
 
-def _apply(row: Variant, result: VariantRegrade, run: RegradeRun, now) -> None:
+def _gradable(row: Variant, result: VariantRegrade, parts: set[str]) -> bool:
+    """Whether the target version can grade the variant: its answers were recomputed, or every
+    part of the target is among the answers it keeps (a version that added or renamed a part
+    leaves a variant whose answers were kept on its own version)."""
+    return result.answers is not None or parts <= set(questions.correct_answers(row))
+
+
+def _apply(row: Variant, result: VariantRegrade, run: RegradeRun, now, *, moves: bool) -> None:
     Response.objects.bulk_update(
         [regrade_response(response, grade, now=now) for response, grade in result.updates],
         [*GRADE_FIELDS, "regraded_at"],
     )
+    # Every variant the run covers moves to the target version, even when its answers are
+    # kept: the run graded it with that version, and an attempt still open (an exam with no
+    # responses yet, a homework part not yet checked) must be graded the corrected way too.
+    # Without recomputing, the seed, parameters and stored answers stay as they were.
     row.score = result.score
     fields = ["score"]
+    if moves:
+        row.version = run.target_version
+        fields.append("version")
     if result.answers is not None:
         row.answers = result.answers
         row.parameters = result.parameters
         row.outcome = result.outcome
-        row.version = run.target_version
-        fields += ["answers", "parameters", "outcome", "version"]
+        fields += ["answers", "parameters", "outcome"]
     row.save(update_fields=fields)

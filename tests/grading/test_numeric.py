@@ -232,3 +232,13 @@ def test_unreadable_expected_unit_is_an_invalid_grade_naming_the_unit(unit):
 def test_expected_value_that_is_not_a_finite_number_is_an_invalid_grade(expected):
     grade = grade_numeric("3.35 TB/s", expected, unit="B/s")
     assert grade.status == "invalid" and "not a finite number" in grade.feedback
+
+
+@pytest.mark.parametrize(
+    "unit, example",
+    [("FLOP", "2.1 TFLOP"), ("FLOP/B", "2.1 FLOP/B"), ("s", "2.1 ms"), ("B/s", "2.1 TB/s")],
+)
+def test_a_word_for_a_number_is_told_an_example_in_the_parts_dimension(unit, example):
+    grade = grade_numeric("banana", 1.0, unit=unit)
+    assert grade.status == "invalid"
+    assert grade.feedback == f"Write the number before the unit, as in {example}."

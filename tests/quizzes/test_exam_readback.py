@@ -40,6 +40,20 @@ def test_saved_answers_are_read_back_without_being_graded(exam_attempt):
     assert wrong.startswith("Read as") and "correct" not in wrong.lower()
 
 
+def test_a_reading_in_another_unit_names_the_unit_it_was_read_in(course, student):
+    quiz = make_quiz(course, examples=["kv-cache-fits"], mode="exam", time_limit_minutes=30)
+    attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
+    kv = Variant.objects.get(attempt=attempt)
+    assert saved_state(kv, "kv", "26 Gb") == ("saved", "Read as 26 Gbit = 3.25 GB")
+    assert saved_state(kv, "kv", "4 GiB") == ("saved", "Read as 4 GiB = 4.29 GB")
+    # Only a moved decimal point: the reading alone says it.
+    assert saved_state(kv, "kv", "3250 MB") == ("saved", "Read as 3.25 GB")
+    assert saved_state(kv, "kv", "3.25 GB") == ("saved", "Read as 3.25 GB")
+    # The example of what to write is in the part's dimension (an amount of data here).
+    unreadable = ("unreadable", "Cannot be read: Write the number before the unit, as in 2.1 GB.")
+    assert saved_state(kv, "kv", "banana") == unreadable
+
+
 def test_autosave_says_how_it_read_the_answer_and_the_page_lists_what_is_missing(
     client, student, exam_attempt
 ):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from datetime import timedelta
 from decimal import Decimal
 
@@ -204,6 +205,19 @@ def test_override_refuses_bad_input_with_a_message(client, instructor, alice, da
     assert message in response.content.decode()
 
 
+def test_a_refused_override_lands_on_its_error_which_takes_focus(client, instructor, alice):
+    _login(client, instructor)
+    pk = alice.attempt.pk
+    url = reverse("instructor:override_score", args=[pk])
+    response = client.post(url, {"score": "9999", "reason": "too much"})
+    detail = reverse("instructor:student_detail", args=[alice.pk])
+    # Not the top of the attempt's panel (its error sits below every question's responses).
+    assert response.status_code == 302 and response.url == f"{detail}#override-error-{pk}"
+    html = client.get(detail).content.decode()
+    error = re.search(rf'<p [^>]*id="override-error-{pk}"[^>]*>', html)
+    assert error and 'tabindex="-1"' in error.group(0) and 'role="alert"' in error.group(0)
+
+
 def test_extension_is_granted_from_the_student_page(client, instructor, alice, quiz_and_items):
     quiz, _ = quiz_and_items
     _login(client, instructor)
@@ -223,12 +237,15 @@ def test_extension_moves_the_deadline_of_an_open_exam_attempt(course, instructor
     from tests.factories import AttemptFactory
 
     quiz, _ = quiz_and_items
+    quiz.time_limit_minutes = 30
+    quiz.save(update_fields=["time_limit_minutes"])
     student = make_student(course, "examinee")
-    deadline = timezone.now() + timedelta(minutes=30)
-    attempt = AttemptFactory(quiz=quiz, student=student, number=1, deadline=deadline)
+    attempt = AttemptFactory(quiz=quiz, student=student, number=1)
+    attempt.deadline = attempt.started_at + timedelta(minutes=30)
+    attempt.save(update_fields=["deadline"])
     grant_extension(quiz=quiz, student=student, by=instructor, extra_minutes=15)
     attempt.refresh_from_db()
-    assert attempt.deadline == deadline + timedelta(minutes=15)
+    assert attempt.deadline == attempt.started_at + timedelta(minutes=45)
 
 
 def test_student_history_shows_parameters_answer_key_and_responses(

@@ -5,7 +5,7 @@ ValidationError with a message meant for the instructor.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
 
 from django.core.exceptions import ValidationError
@@ -21,6 +21,7 @@ from quizzes.models import (
     ScoreOverride,
     Variant,
 )
+from quizzes.services.availability import window_for
 from quizzes.services.grades import statistics_changed
 from quizzes.services.submission import recompute_attempt_score
 
@@ -104,7 +105,12 @@ def grant_extension(
 ) -> Extension:
     """Give one student new dates and/or extra exam minutes on a quiz (replacing any earlier one).
 
-    An exam attempt the student has open gets its deadline moved by the change in extra minutes.
+    Each attempt the student has open gets the deadline it would have been given at its start
+    under the new extension (`QuizWindow.deadline_for`): the time limit plus the extra minutes
+    from its start, never past the student's last moment (the extension's close or due date, or
+    the quiz's). So a new close date counts as well as extra minutes; extra minutes on an attempt
+    the close would cut short need a later close date too. The same rule as at the start, so a
+    smaller extension replacing a larger one shortens the deadline again.
     """
     if due_at is None and closes_at is None and not extra_minutes:
         raise ValidationError("Set a new due date, a new close date or extra minutes.")
@@ -113,9 +119,7 @@ def grant_extension(
     if extra_minutes < 0:
         raise ValidationError("Extra minutes cannot be negative.")
     with transaction.atomic():
-        earlier = Extension.objects.select_for_update().filter(quiz=quiz, student=student).first()
-        added = extra_minutes - (earlier.extra_minutes if earlier else 0)
-        extension, _ = Extension.objects.update_or_create(
+        extension, _ = Extension.objects.select_for_update().update_or_create(
             quiz=quiz,
             student=student,
             defaults={
@@ -126,13 +130,12 @@ def grant_extension(
                 "granted_by": by,
             },
         )
-        if added:
-            for attempt in Attempt.objects.select_for_update().filter(
-                quiz=quiz,
-                student=student,
-                status=AttemptStatus.IN_PROGRESS,
-                deadline__isnull=False,
-            ):
-                attempt.deadline += timedelta(minutes=added)
+        window = window_for(quiz, extension)
+        for attempt in Attempt.objects.select_for_update().filter(
+            quiz=quiz, student=student, status=AttemptStatus.IN_PROGRESS
+        ):
+            deadline = window.deadline_for(attempt.started_at)
+            if deadline != attempt.deadline:
+                attempt.deadline = deadline
                 attempt.save(update_fields=["deadline"])
     return extension
