@@ -31,7 +31,7 @@ from quizzes.models import (
     SavedAnswer,
     Variant,
 )
-from quizzes.services import grading_budget, questions, scoring
+from quizzes.services import grading_budget, page_stamp, questions, scoring
 from quizzes.services.availability import QuizRuleError, QuizWindow, student_window
 from quizzes.services.grades import (
     ensure_statistics_counter,
@@ -385,8 +385,9 @@ def _record(variant, part_id, raw, kind, grade, student, key, window, now) -> Ch
                 state.tries_used += 1
                 locked.score = scoring.variant_score(states, points)
                 locked.save(update_fields=["score"])
-            if window.is_late(now) and not variant.attempt.is_late:
-                Attempt.objects.filter(pk=variant.attempt_id).update(is_late=True)
+            # The attempt's page changes (a result, a try less): its stamp, and lateness with it.
+            late = {"is_late": True} if window.is_late(now) and not variant.attempt.is_late else {}
+            Attempt.objects.filter(pk=variant.attempt_id).update(**page_stamp.bump(), **late)
             if not invalid:  # an unreadable answer is no try and changes no statistic
                 statistics_changed(quiz_ids=[variant.attempt.quiz_id])
             variant.score = locked.score
@@ -456,7 +457,7 @@ def autosave(
         still_open = (
             Attempt.objects.filter(pk=attempt.pk, status=AttemptStatus.IN_PROGRESS)
             .filter(Q(deadline__isnull=True) | Q(deadline__gte=now))
-            .update(last_activity_at=now)
+            .update(last_activity_at=now, **page_stamp.bump())
         )
         if still_open:
             saved.superseded = not _upsert_newer(saved)
@@ -521,12 +522,14 @@ def new_variant(*, variant: Variant, student, now: datetime) -> Variant:
     seen = _numbers_seen(student.pk, [variant.item_id]).get(variant.item_id, set())
     try:
         with transaction.atomic():
-            return _make_variant(
+            fresh = _make_variant(
                 attempt=attempt,
                 item=variant.item,
                 index=latest.index + 1,
                 practice=practice,
                 seen=seen,
             )
+            page_stamp.bump_attempts([attempt.pk])
+            return fresh
     except IntegrityError:
         return Variant.objects.filter(attempt=attempt, item=variant.item_id).order_by("-index")[0]

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from quizzes.models import AnswerRelease, Response
 from quizzes.presenters import attempt as attempt_presenter
-from quizzes.presenters import display, fragments
+from quizzes.presenters import display, fragments, page_memo
 from quizzes.services import attempts as service
 from quizzes.services.questions import correct_answers
 from tests.factories import EnrollmentFactory, make_quiz
@@ -34,6 +34,10 @@ ANSWER = 'class="correct-answer"'
 @pytest.fixture(autouse=True)
 def empty_caches(monkeypatch):
     monkeypatch.setenv("GRADING_INLINE", "1")
+    # These attack the sections' memo, so every page is drawn: the whole-page memo over it
+    # (keyed on the attempt's stamp, which the raw updates below do not raise) has its own
+    # attacks in test_attack_page_memo.py.
+    monkeypatch.setattr(page_memo, "served", lambda request, key: None)
     cache.clear()
     display.clear_local_cache()
     fragments.clear_local_cache()
