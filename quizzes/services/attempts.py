@@ -47,6 +47,7 @@ from quizzes.services.parts import (
     stored_choice,
 )
 from quizzes.services.submission import (
+    SUBMITTED,
     check_open,
     close_expired_attempts,
     expire_if_due,
@@ -330,6 +331,18 @@ def _checked_input(variant, part_id, raw, kind, window, now):
     return clean_raw(raw, kind)
 
 
+SUBMITTED_MEANWHILE = "This attempt was submitted before this answer arrived; it was not saved."
+
+
+def _still_open(attempt_id: int, now: datetime):
+    """The attempt, if it is still open at `now`: updating it is the check made under the lock
+    an exam submission holds (PostgreSQL re-reads the row once that lock is released; SQLite
+    runs IMMEDIATE transactions one at a time)."""
+    return Attempt.objects.filter(pk=attempt_id, status=AttemptStatus.IN_PROGRESS).filter(
+        Q(deadline__isnull=True) | Q(deadline__gte=now)
+    )
+
+
 def _replayed(responses, key: str, part_id: str) -> Response | None:
     """The Check this form already made: the same key on the same part of this (the
     student's own) variant."""
@@ -354,6 +367,18 @@ def _record(variant, part_id, raw, kind, grade, student, key, window, now) -> Ch
     beyond the limit. `grade` None: `raw` is the input as sent, checked and graded here."""
     try:
         with transaction.atomic():
+            # The attempt may have been submitted since the view read it (another tab, or the
+            # Submit pressed while this Check was on its way): this update is the open check,
+            # under the row lock a submission holds, and takes the attempt's lock before the
+            # variant's, in the order a submission takes them (no deadlock).
+            # It raises the attempt's page stamp too (services.page_stamp): a result, a try less.
+            opened = _still_open(variant.attempt_id, now).update(
+                last_activity_at=now,
+                **page_stamp.bump(),
+                **({"is_late": True} if window.is_late(now) else {}),
+            )
+            if not opened:
+                raise QuizRuleError(SUBMITTED)
             # Serialise answers to one variant (PostgreSQL row lock; SQLite locks on write).
             locked = Variant.objects.select_for_update().get(pk=variant.pk)
             responses = list(Response.objects.filter(variant_id=variant.pk))
@@ -385,9 +410,6 @@ def _record(variant, part_id, raw, kind, grade, student, key, window, now) -> Ch
                 state.tries_used += 1
                 locked.score = scoring.variant_score(states, points)
                 locked.save(update_fields=["score"])
-            # The attempt's page changes (a result, a try less): its stamp, and lateness with it.
-            late = {"is_late": True} if window.is_late(now) and not variant.attempt.is_late else {}
-            Attempt.objects.filter(pk=variant.attempt_id).update(**page_stamp.bump(), **late)
             if not invalid:  # an unreadable answer is no try and changes no statistic
                 statistics_changed(quiz_ids=[variant.attempt.quiz_id])
             variant.score = locked.score
@@ -454,17 +476,11 @@ def autosave(
     # IMMEDIATE transactions run one at a time), so a save either lands before the submission
     # reads the saved answers or is refused. No savepoint: nothing is raised inside the block.
     with transaction.atomic(savepoint=False):
-        still_open = (
-            Attempt.objects.filter(pk=attempt.pk, status=AttemptStatus.IN_PROGRESS)
-            .filter(Q(deadline__isnull=True) | Q(deadline__gte=now))
-            .update(last_activity_at=now, **page_stamp.bump())
-        )
+        still_open = _still_open(attempt.pk, now).update(last_activity_at=now, **page_stamp.bump())
         if still_open:
             saved.superseded = not _upsert_newer(saved)
     if not still_open:
-        raise QuizRuleError(
-            "This attempt was submitted before this answer arrived; it was not saved."
-        )
+        raise QuizRuleError(SUBMITTED_MEANWHILE)
     # The sequence stored instead (a page whose clock is behind another device's starts above
     # it for its next save); read only for a superseded save, which is rare.
     saved.stored_sequence = number

@@ -25,10 +25,12 @@ from quizzes.services.availability import QuizRuleError, QuizWindow, student_win
 from quizzes.services.grades import grade_fields, statistics_changed, try_number_for
 from quizzes.services.parts import grade_answer, states_of
 
+SUBMITTED = "This attempt has been submitted; no more answers are accepted."
+
 
 def check_open(attempt: Attempt, window: QuizWindow, now: datetime) -> None:
     if attempt.status != AttemptStatus.IN_PROGRESS:
-        raise QuizRuleError("This attempt has been submitted; no more answers are accepted.")
+        raise QuizRuleError(SUBMITTED)
     if attempt.deadline and now > attempt.deadline:
         expire_if_due(attempt, now=now)
         raise QuizRuleError("Time is up: this attempt has been submitted with your saved answers.")

@@ -48,7 +48,8 @@ def test_a_numeric_check_reads_the_responses_once_and_the_variant_once(client, c
     before = [s for s in sql[:stored] if s.startswith("SELECT") and 'FROM "quizzes_variant"' in s]
     # The view's read of the variant, then the row lock: no third load in the service.
     assert len(before) == 2, before
-    # 16: the answer raises its attempt's page stamp (one UPDATE; services.page_stamp).
+    # 16: the conditional update of the attempt row is the open check under the lock a
+    # submission holds (a Check racing Submit is refused, not stored on a submitted attempt).
     assert len(queries) <= 16, [q["sql"] for q in queries.captured_queries]
     # The same form again (a double click): the first response, and still one row.
     with CaptureQueriesContext(connection) as queries:

@@ -155,3 +155,36 @@ def test_saves_racing_a_submission_in_threads_never_leave_an_acknowledged_save_u
         else:
             assert graded is None
         attempt.delete()
+
+
+def test_a_homework_check_racing_submit_is_refused_not_stored_on_a_submitted_attempt(
+    course, student
+):
+    """The view read the attempt before another tab's Submit committed; the Check arrives
+    after: it is refused, nothing is stored, and no variant score moves past the total."""
+    import uuid
+
+    from quizzes.models import Attempt, Variant
+
+    quiz = make_quiz(course, examples=["decode-step-memory-floor"])
+    attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
+    stale = Variant.objects.select_related("attempt__quiz", "item", "version").get(
+        attempt=attempt
+    )  # what the Check's request holds
+    right = f"{float(correct_answers(stale)['t']):.6g} s"
+    service.submit_attempt(
+        attempt=Attempt.objects.get(pk=attempt.pk), student=student, now=timezone.now()
+    )
+    with pytest.raises(service.QuizRuleError, match="submitted"):
+        service.check_answer(
+            variant=stale,
+            part_id="t",
+            raw=right,
+            student=student,
+            idempotency_key=uuid.uuid4().hex,
+            now=timezone.now(),
+        )
+    assert not Response.objects.filter(variant=stale).exists()
+    stale.refresh_from_db()
+    attempt.refresh_from_db()
+    assert stale.score == attempt.score == 0
