@@ -252,7 +252,9 @@ class Student:
             # After a long wait a browser opens a new connection rather than reuse an idle one
             # the server may be closing at that moment.
             self.browser.close()
-        reply = self.call("submit exam", "POST", submit.action, submit.fields)
+        # The page's script sets `confirm` once the student accepts its dialog.
+        fields = {**submit.fields, "confirm": "1"} if "confirm" in submit.fields else submit.fields
+        reply = self.call("submit exam", "POST", submit.action, fields)
         if reply is not None and reply.status == 302 and "/results/" in reply.location:
             self.progress.exam_submitted = True
             with self.log.lock:

@@ -18,7 +18,17 @@ from quizzes import engine
 from quizzes.grading import shutdown_pool
 
 ROOT = Path(__file__).resolve().parent.parent
-QUESTIONS = ROOT / "content" / "questions"
+
+
+def _templates():
+    """The bank's templates as the app reads them: the folder of the `QUESTIONS_DIR` setting,
+    each file through the bank's one reader (what `validate_questions` validates)."""
+    from bench.djangoside import setup
+
+    setup()
+    from quizzes.services.bank import read_folder_templates
+
+    return read_folder_templates()
 
 
 def _generation(template, seeds: range) -> dict:
@@ -46,7 +56,7 @@ def _command(seeds: int | None) -> dict:
 
 
 def run(*, quick: bool = False) -> dict:
-    templates, errors = engine.load_templates_collecting(QUESTIONS)
+    templates, errors = _templates()
     seeds = range(50 if quick else 300)
     validate_seeds = 20 if quick else 200
     per_template = {}

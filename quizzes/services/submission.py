@@ -221,3 +221,30 @@ def recompute_attempt_score(attempt: Attempt) -> Decimal | None:
     attempt.save(update_fields=["score", "max_score", "page_stamp"])
     attempt.__dict__.pop("page_stamp")  # deferred now: read again only if asked for
     return attempt.score
+
+
+def parts_to_look_at(attempt: Attempt) -> list[str]:
+    """Exam: the parts that would score 0 as saved now ("Question 2, part 1: empty"), in the
+    attempt's order; what the confirmation before a submission lists (the page's script lists
+    the same from its save states, this is the server's own list for a page without it)."""
+    saved = _saved_texts(attempt)
+    variants = {v.item_id: v for v in attempt.variants.select_related("version")}
+    found = []
+    for number, item_id in enumerate(attempt.item_ids, start=1):
+        variant = variants.get(item_id)
+        if variant is None:
+            continue
+        try:
+            parts = questions.template_for(variant.version).parts
+        except questions.QuestionUnavailable:
+            continue
+        for index, part in enumerate(parts, start=1):
+            name = f"Question {number}" + (f", part {index}" if len(parts) > 1 else "")
+            status, _ = questions.saved_state(
+                variant, part.id, saved.get((variant.pk, part.id), "")
+            )
+            if status == "empty":
+                found.append(f"{name}: empty")
+            elif status == "unreadable":
+                found.append(f"{name}: cannot be read")
+    return found

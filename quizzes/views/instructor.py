@@ -8,7 +8,6 @@ request, calls one service reader or writer, and renders.
 
 from __future__ import annotations
 
-from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
@@ -18,7 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from courseware.roles import instructor_required
 from quizzes import tasks as jobs
-from quizzes.models import Quiz
+from quizzes.forms import ExtensionForm, GradebookForm, OverrideForm
 from quizzes.presenters import instructor as pages
 from quizzes.services import analytics, instructor
 from quizzes.services.instructor import items
@@ -40,39 +39,22 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     return render(request, "instructor/dashboard.html", pages.dashboard_page(request.course))
 
 
-def gradebook_choices(params) -> dict:
-    """The gradebook's search, filter and sort from its query string (the page and the CSV
-    export read the same ones, so what the instructor sees is what they download)."""
-    sort = params.get("sort", "name")
-    show = params.get("show", "")
-    return {
-        "search": params.get("q", "").strip()[:100],
-        "sort": "name" if sort == "name" else "quiz",
-        "quiz_slug": sort,
-        "descending": params.get("dir") == "desc",
-        "show": show if show in instructor.FILTERS else "",
-        "diagnosis": params.get("diagnosis", "").strip()[:50],
-    }
-
-
 @require_GET
 @instructor_required
 def gradebook(request: HttpRequest) -> HttpResponse:
-    params = request.GET
-    choices = gradebook_choices(params)
-    book = instructor.gradebook(request.course, page=params.get("page", 1), **choices)
-    query = params.copy()
-    query.pop("page", None)
+    form = GradebookForm(request.GET)
+    values = form.values
     context = {
-        "book": book,
-        "q": params.get("q", ""),
-        "sort": params.get("sort", "name"),
-        "dir": params.get("dir", "asc"),
-        "show": choices["show"],
-        "diagnosis": params.get("diagnosis", ""),
+        "book": instructor.gradebook(request.course, page=values["page"], **form.choices()),
+        "q": values["q"],
+        "sort": values["sort"],
+        "dir": values["dir"],
+        "show": values["show"],
+        "diagnosis": values["diagnosis"],
         "filters": instructor.FILTERS,
-        "query": query.urlencode(),
-        "filtered": bool(choices["search"] or choices["show"] or choices["diagnosis"]),
+        "query": form.query(),
+        "filtered": form.filtered,
+        "ignored": form.ignored,
     }
     return _page(request, "instructor/gradebook.html", context, "table")
 
@@ -80,30 +62,8 @@ def gradebook(request: HttpRequest) -> HttpResponse:
 # ---------------------------------------------------------------- one student
 
 
+# A refused override's typed values, kept in the session for the one page view that shows them.
 FAILED_OVERRIDE = "instructor_failed_override"
-OVERRIDE_FIELDS = {"score": "New score", "reason": "Reason", "item": "Applies to"}
-
-
-class OverrideForm(forms.Form):
-    item = forms.IntegerField(required=False, widget=forms.HiddenInput)
-    score = forms.DecimalField(max_digits=8, decimal_places=3, min_value=0)
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=2000)
-
-
-class ExtensionForm(forms.Form):
-    quiz = forms.ModelChoiceField(queryset=Quiz.objects.none(), empty_label=None)
-    due_at = forms.DateTimeField(
-        required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
-    )
-    closes_at = forms.DateTimeField(
-        required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
-    )
-    extra_minutes = forms.IntegerField(required=False, min_value=0, max_value=10_000, initial=0)
-    reason = forms.CharField(required=False, max_length=300)
-
-    def __init__(self, *args, course, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["quiz"].queryset = Quiz.objects.for_course(course)
 
 
 @require_GET
@@ -142,12 +102,7 @@ def override_score(request: HttpRequest, attempt_id: int) -> HttpResponse:
         return redirect(back)
 
     if not form.is_valid():
-        return refuse(
-            " ".join(
-                f"{OVERRIDE_FIELDS.get(name, name)}: {' '.join(errors)}"
-                for name, errors in form.errors.items()
-            )
-        )
+        return refuse(form.error_sentence())
     item = None
     if form.cleaned_data["item"]:
         item = items.attempt_item(attempt, form.cleaned_data["item"])

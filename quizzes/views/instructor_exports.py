@@ -16,9 +16,9 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from courseware.roles import instructor_required
+from quizzes.forms import GradebookForm
 from quizzes.models import Response
 from quizzes.services.instructor.export import gradebook_rows
-from quizzes.views.instructor import gradebook_choices
 
 CHUNK = 2000
 # The full-width forms too: some spreadsheets (East Asian locales) read them as the ASCII signs.
@@ -133,6 +133,6 @@ def _points(value) -> str:
 def export_gradebook_csv(request: HttpRequest) -> StreamingHttpResponse:
     """The students the gradebook shows with the same search, filter and sort (every page),
     exact points, and each override's value and reason beside the score it replaced."""
-    header, rows = gradebook_rows(request.course, **gradebook_choices(request.GET))
+    header, rows = gradebook_rows(request.course, **GradebookForm(request.GET).choices())
     cells = ([_points(v) if isinstance(v, Decimal) else v for v in row] for row in rows)
     return _download(_csv_stream(header, cells), "text/csv; charset=utf-8", "gradebook", "csv")

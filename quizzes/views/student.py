@@ -34,6 +34,7 @@ from quizzes.services import attempts as service
 from quizzes.services import questions
 from quizzes.services.availability import QuizRuleError, results_released, student_window
 from quizzes.services.release import answer_gate
+from quizzes.services.submission import parts_to_look_at
 
 
 def _tell(request: HttpRequest, level: int, message: str) -> None:
@@ -337,6 +338,9 @@ def autosave(request: HttpRequest, attempt_id: int, variant_id: int, part_id: st
             attempt.refresh_from_db()
         if attempt.status != AttemptStatus.IN_PROGRESS:
             response["HX-Redirect"] = reverse("quizzes:attempt_results", args=[attempt.pk])
+        elif attempt.deadline:
+            # The deadline as it stands (an extension moves it): the page's timer follows it.
+            response["X-Attempt-Deadline"] = attempt.deadline.isoformat()
         return response
     level = {"saved": messages.SUCCESS, "superseded": messages.INFO}.get(status, messages.ERROR)
     _tell(request, level, message)
@@ -361,6 +365,16 @@ def new_variant(request: HttpRequest, attempt_id: int, variant_id: int) -> HttpR
 @student_required
 def submit_attempt(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _attempt(request, attempt_id)
+    open_exam = attempt.quiz.is_exam and attempt.status == AttemptStatus.IN_PROGRESS
+    if open_exam and request.POST.get("confirm") != "1":
+        # An exam is submitted once: a Submit the page's script did not confirm (no JavaScript)
+        # is asked here, with the server's own list of parts that would score 0.
+        context = {
+            "attempt": attempt,
+            "quiz": attempt.quiz,
+            "to_look_at": parts_to_look_at(attempt),
+        }
+        return render(request, "quizzes/submit_confirm.html", context)
     try:
         service.submit_attempt(attempt=attempt, student=request.user, now=timezone.now())
     except QuizRuleError as refusal:

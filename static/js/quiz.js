@@ -3,18 +3,26 @@
 (function () {
   "use strict";
 
-  // Exam countdown. The ticking figure is hidden from screen readers; the live region speaks
-  // at sensible moments only: every 10 minutes, then at 5, 2 and 1 minute left.
+  // Exam countdown, on the server's clock: the page carries the server's time when it was
+  // drawn (data-server-now, seconds), so a laptop clock that is fast or slow moves neither the
+  // figure nor the moment the page reloads. The ticking figure is hidden from screen readers;
+  // the live region speaks at sensible moments only: every 10 minutes, then at 5, 2 and 1
+  // minute left, and when the deadline moves (an extension, read from each save's reply).
   var timer = document.querySelector("[data-deadline]");
+  var moveDeadline = function () {};
   if (timer) {
     var end = Date.parse(timer.getAttribute("data-deadline"));
+    var serverNow = parseInt(timer.getAttribute("data-server-now") || "", 10) * 1000;
+    var skew = isNaN(serverNow) ? 0 : serverNow - Date.now();  // server minus this device
+    var now = function () { return Date.now() + skew; };
     var out = timer.querySelector("[data-countdown]");
     var say = timer.querySelector("[data-timer-announce]");
     var warning = timer.querySelector("[data-timer-warning]");
+    var shown = timer.querySelector("time");
     var spoken = {};
     var pad = function (n) { return (n < 10 ? "0" : "") + n; };
     var tick = function () {
-      var left = Math.max(0, Math.floor((end - Date.now()) / 1000));
+      var left = Math.max(0, Math.floor((end - now()) / 1000));
       var h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), s = left % 60;
       out.textContent = "· " + (h ? h + ":" + pad(m) : m) + ":" + pad(s) + " left";
       out.classList.toggle("urgent", left < 300);
@@ -24,13 +32,33 @@
         spoken[minutes] = true;
         if (say) say.textContent = minutes + " minute" + (minutes === 1 ? "" : "s") + " left in this exam.";
       }
-      if (warning && left <= 300 && left > 0) {
-        warning.hidden = false;
+      if (warning) {
+        warning.hidden = !(left <= 300 && left > 0);
         warning.textContent = "Less than " + minutes + " minute" + (minutes === 1 ? "" : "s") +
           " left: your saved answers are graded when the time runs out.";
       }
-      if (left === 0) { window.location.reload(); return; }
+      if (left === 0) {
+        // A moment's grace (the page's clock is the server's to within a second), then once:
+        // the server has submitted the attempt by then and the reload lands on its results.
+        setTimeout(function () { window.location.reload(); }, 2000);
+        return;
+      }
       setTimeout(tick, 1000);
+    };
+    moveDeadline = function (iso) {
+      var moved = Date.parse(iso);
+      if (isNaN(moved) || moved === end) return;
+      end = moved;
+      spoken = {};
+      timer.setAttribute("data-deadline", iso);
+      if (shown) {
+        shown.setAttribute("datetime", iso);
+        shown.textContent = new Date(moved).toLocaleString([], {
+          day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit",
+          timeZoneName: "short"
+        });
+      }
+      if (say) say.textContent = "The deadline of this exam has moved: it now ends at " + shown.textContent + ".";
     };
     tick();
   }
@@ -151,19 +179,56 @@
     if (stored && stored >= (parseInt(field.value, 10) || 1)) field.value = String(stored + 1);
   });
 
-  // Saves still on their way. Clicking Submit fires the field's last save (its change event)
-  // just before the submission: the submission waits for it, so the text graded is the one
-  // typed last (the server refuses, and says so, a save that arrives after a submission).
-  var savesInFlight = 0, whenSaved = null;
-  function isSave(elt) { return !!(elt && elt.querySelector && elt.querySelector("input[data-save-sequence]")); }
+  // The answer forms of an exam, and for each the values the server has acknowledged. The
+  // Submit click fires its field's last save (its change event) just before the submission,
+  // and htmx holds a save back while the same form's previous one is on its way: the
+  // submission waits until every form's current values are acknowledged, sending a last save
+  // for any that is not, so the text graded is the one on the screen. A save that does not
+  // get through in time is named, and the student chooses (the server refuses, and says so,
+  // a save that arrives after a submission).
+  var saveForms = [];
+  function formValues(form) {
+    var values = [];
+    form.querySelectorAll("input, textarea, select").forEach(function (field) {
+      if (!field.name || field.name === "sequence" || field.name === "csrfmiddlewaretoken") return;
+      if ((field.type === "radio" || field.type === "checkbox") && !field.checked) return;
+      values.push(field.name + "=" + field.value);
+    });
+    return values.join("&");
+  }
+  document.querySelectorAll("form").forEach(function (form) {
+    if (!form.querySelector("input[data-save-sequence]")) return;
+    form._acked = formValues(form);  // what the page was drawn with is what is stored
+    form._inFlight = 0;
+    saveForms.push(form);
+  });
+  function saveFormOf(elt) { return elt && elt._inFlight !== undefined ? elt : null; }
   document.addEventListener("htmx:beforeRequest", function (event) {
-    if (isSave(event.detail.elt)) savesInFlight++;
+    var form = saveFormOf(event.detail.elt);
+    if (!form) return;
+    form._inFlight++;
+    if (event.detail.xhr) event.detail.xhr._sentValues = formValues(form);
   });
   document.addEventListener("htmx:afterRequest", function (event) {
-    if (!isSave(event.detail.elt)) return;
-    savesInFlight = Math.max(0, savesInFlight - 1);
-    if (!savesInFlight && whenSaved) whenSaved();
+    var form = saveFormOf(event.detail.elt);
+    if (!form) return;
+    form._inFlight = Math.max(0, form._inFlight - 1);
+    var xhr = event.detail.xhr;
+    var text = (xhr && xhr.responseText) || "";
+    var superseded = xhr && xhr.getResponseHeader("X-Save-Sequence");
+    if (xhr && xhr.status === 200 && !superseded && text.indexOf("save-status refused") === -1) {
+      form._acked = xhr._sentValues;
+    }
+    var deadline = xhr && xhr.getResponseHeader("X-Attempt-Deadline");
+    if (deadline) moveDeadline(deadline);
   });
+  function unsaved(forms) {
+    return forms.filter(function (form) { return form._inFlight > 0 || formValues(form) !== form._acked; });
+  }
+  function partName(form) {
+    var part = form.closest(".part[data-part-name]");
+    return part ? part.getAttribute("data-part-name") : "an answer";
+  }
 
   // Forms with data-confirm ask before posting (submitting an exam cannot be undone), naming
   // the parts that are empty or cannot be read.
@@ -177,18 +242,31 @@
         " would score 0 as saved now:\n- " + missing.join("\n- ") + "\n\n" + question;
     }
     if (!window.confirm(question)) { event.preventDefault(); return; }
-    if (!savesInFlight) return;
+    var confirmed = form.querySelector("input[name=confirm]");
+    if (confirmed) confirmed.value = "1";  // asked here: the server need not ask again
+    if (!unsaved(saveForms).length) return;
     event.preventDefault();
     var button = form.querySelector("button[type=submit]");
-    if (button) { button.disabled = true; button.textContent = "Saving your last answer…"; }
-    var sent = false;
-    var send = function () {
-      if (sent) return;
-      sent = true;
-      whenSaved = null;
-      form.submit();  // no submit event again: the student has already confirmed
+    var label = button ? button.textContent : "";
+    if (button) { button.disabled = true; button.textContent = "Saving your last answers…"; }
+    var resent = [];
+    var started = Date.now();
+    var wait = function () {
+      var pending = unsaved(saveForms);
+      // A form with nothing on its way whose values are not acknowledged: send its save once.
+      pending.forEach(function (f) {
+        if (f._inFlight === 0 && resent.indexOf(f) === -1) { resent.push(f); htmx.trigger(f, "submit"); }
+      });
+      if (!pending.length) { form.submit(); return; }
+      var stuck = pending.filter(function (f) { return f._inFlight === 0 && resent.indexOf(f) !== -1; });
+      if (Date.now() - started < 10000 && stuck.length < pending.length) { setTimeout(wait, 100); return; }
+      var names = pending.map(partName);
+      var go = window.confirm(names.length + " answer" + (names.length === 1 ? " has" : "s have") +
+        " not reached the server:\n- " + names.join("\n- ") + "\n\nSubmit anyway? " +
+        "They would be graded as last saved. Cancel to stay on the exam and try again.");
+      if (go) { form.submit(); return; }
+      if (button) { button.disabled = false; button.textContent = label; }
     };
-    whenSaved = send;
-    setTimeout(send, 10000);  // a save that never answers does not hold the submission
+    setTimeout(wait, 0);
   });
 })();

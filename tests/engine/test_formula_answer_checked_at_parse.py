@@ -10,7 +10,6 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from quizzes.engine import TemplateError, generate_variant, grade_part, parse_template
-from quizzes.management.commands import validate_questions
 
 from .test_bounded_formula_grading import FORMULA
 
@@ -51,15 +50,11 @@ def _inline(kind, **kwargs):
     return grade_symbolic_inline(**kwargs)
 
 
-def test_validate_questions_reports_the_unknown_function(tmp_path, monkeypatch):
+def test_validate_questions_reports_the_unknown_function(tmp_path, settings):
     folder = tmp_path / "questions"
     folder.mkdir()
     (folder / "angles.yaml").write_text(FORMULA.format(answer="pi/2 - atanh(n)"))
-    monkeypatch.setattr(
-        validate_questions,
-        "templates_to_validate",
-        lambda: validate_questions.load_templates_collecting(folder),
-    )
+    settings.QUESTIONS_DIR = folder
     out = StringIO()
     with pytest.raises(CommandError, match="1 failures"):
         call_command("validate_questions", "--seeds", "3", stdout=out, no_color=True)

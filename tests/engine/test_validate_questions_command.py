@@ -7,22 +7,16 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from quizzes.management.commands import validate_questions
-
 from .samples import NUMERIC
 
 
 @pytest.fixture
-def bank(tmp_path, monkeypatch):
+def bank(tmp_path, settings):
     folder = tmp_path / "questions"
     (folder / "quizzes").mkdir(parents=True)
     (folder / "bandwidth-time.yaml").write_text(NUMERIC)
     (folder / "quizzes" / "chapter.yaml").write_text("not: a template\n")
-    monkeypatch.setattr(
-        validate_questions,
-        "templates_to_validate",
-        lambda: validate_questions.load_templates_collecting(folder),
-    )
+    settings.QUESTIONS_DIR = folder
     return folder
 
 
@@ -72,3 +66,16 @@ def test_slug_arguments_select_templates_and_typos_get_a_suggestion(bank):
     assert output.strip().endswith("validated 1 templates (12 variants): 0 failures")
     with pytest.raises(CommandError, match="did you mean 'bandwidth-time'"):
         run("bandwidth-tme")
+
+
+def test_files_are_read_by_the_banks_one_reader(bank):
+    # Only the bank's reader refuses binary data and draws a few variants while reading, so a
+    # command that walked the folder with a reader of its own would say something else here.
+    (bank / "binary.yaml").write_bytes(b"slug: binary\x00\n")
+    (bank / "same.yml").write_text(NUMERIC)
+    out = StringIO()
+    with pytest.raises(CommandError, match="2 failures"):
+        call_command("validate_questions", "--seeds", "5", stdout=out, no_color=True)
+    assert "questions/binary.yaml, file: contains binary data" in out.getvalue()
+    assert "questions/same.yml, slug: 'bandwidth-time' is also used by" in out.getvalue()
+    assert "chapter.yaml" not in out.getvalue()

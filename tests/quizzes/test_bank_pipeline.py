@@ -11,7 +11,7 @@ from django.core.management.base import CommandError
 
 from quizzes.engine import validate
 from quizzes.management.commands import validate_questions
-from quizzes.models import QuestionTemplate
+from quizzes.models import QuestionTemplate, Quiz
 from quizzes.services.bank import content_hash, gate, read_bank
 from tests.quizzes.test_bank import TEMPLATE, write_bank
 
@@ -139,3 +139,39 @@ def test_a_quiz_file_error_reads_like_a_template_error_with_its_line():
     assert problems[0] == (
         "quizzes/q.yaml, line 3, mdoe: unknown field in a quiz file; did you mean 'mode'?"
     )
+
+
+@pytest.mark.parametrize("quiz", [False, True])
+def test_a_lone_uploaded_file_is_parsed_once(course, author, monkeypatch, quiz):
+    import yaml
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from quizzes.services import authoring
+
+    # Every YAML parse, composed (`yamlnodes.compose`) or loaded (`safe_load`), builds the
+    # document's node tree once through `get_single_node` (the guard before it only scans).
+    parsed: list[str] = []
+    real = yaml.SafeLoader.get_single_node
+
+    def counting(self):
+        parsed.append(self.buffer.rstrip("\0"))
+        return real(self)
+
+    monkeypatch.setattr(yaml.SafeLoader, "get_single_node", counting)
+    if quiz:
+        authoring.import_upload(
+            SimpleUploadedFile("t.yaml", TEMPLATE.format(slug="floor-a", rtol="0.02").encode()),
+            course=course,
+            user=author,
+        )
+        text = "slug: week-1\ntitle: Week 1\nchapter: inference\nitems:\n  - template: floor-a\n"
+    else:
+        text = TEMPLATE.format(slug="floor-a", rtol="0.02")
+    parsed.clear()
+    authoring.import_upload(
+        SimpleUploadedFile("one.yaml", text.encode()), course=course, user=author
+    )
+    # Once to tell a quiz from a template; the reader parses that same composition.
+    assert parsed.count(text) == 1
+    model = Quiz if quiz else QuestionTemplate
+    assert model.objects.filter(slug="week-1" if quiz else "floor-a").exists()

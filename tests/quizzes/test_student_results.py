@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from quizzes.models import Response
+from quizzes.models import AttemptStatus, Response
 from quizzes.presenters.results import scoring_variant
 from quizzes.services import attempts as service
 from quizzes.services.questions import correct_answers
@@ -129,7 +129,20 @@ def test_exam_submit_asks_for_confirmation_and_still_posts_without_javascript(
     assert 'src="/static/js/quiz.js"' in html
     own = service.start_attempt(quiz=homework, student=student, now=timezone.now())
     assert "data-confirm=" not in logged_in.get(own.get_absolute_url()).content.decode()
-    # The fallback is the plain POST it always was.
-    response = logged_in.post(reverse("quizzes:submit_attempt", args=[exam_attempt.pk]))
+    # Without JavaScript nothing confirmed the Submit: the server asks, with its own list of
+    # the parts that would score 0, and submits nothing yet.
+    url = reverse("quizzes:submit_attempt", args=[exam_attempt.pk])
+    asked = logged_in.post(url)
+    page = asked.content.decode()
+    assert asked.status_code == 200 and "Submit this exam now?" in page
+    assert "would score 0 as saved now" in page and "Question 1" in page and "empty" in page
+    assert 'name="confirm" value="1"' in page and "csrfmiddlewaretoken" in page
+    exam_attempt.refresh_from_db()
+    assert exam_attempt.status == AttemptStatus.IN_PROGRESS
+    # Confirmed (the page's script sets the field after its dialog): submitted.
+    response = logged_in.post(url, {"confirm": "1"})
     assert response.status_code == 302 and response["Location"].endswith("/results/")
+    # Homework is submitted by its plain POST, as before.
+    done = logged_in.post(reverse("quizzes:submit_attempt", args=[own.pk]))
+    assert done.status_code == 302 and done["Location"].endswith("/results/")
     assert not Response.objects.filter(variant__attempt=exam_attempt, status="correct").exists()

@@ -66,7 +66,7 @@ class Student:
 
     def submit(self) -> str:
         url = reverse("quizzes:submit_attempt", args=[self.attempt.pk])
-        return self.client.post(url, follow=True).content.decode()
+        return self.client.post(url, {"confirm": "1"}, follow=True).content.decode()
 
     def results(self) -> str:
         url = reverse("quizzes:attempt_results", args=[self.attempt.pk])

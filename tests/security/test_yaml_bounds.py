@@ -296,8 +296,9 @@ def test_a_preview_over_its_budget_says_so(settings, monkeypatch):
     work = count_work(monkeypatch)
     preview = authoring.build_preview(HOPELESS, 0)
     assert "within the preview's budget of 0.05 s" in preview.error
-    # The budget, not the end of max_tries, stopped the draws (counted rather than timed).
-    assert work.yaml_aliases == 0 and 0 < work.draws < every_try, (work, every_try)
+    # The budget, not the end of max_tries, stopped the draws (counted rather than timed; on a
+    # loaded machine the budget may run out before the first draw, which is still the budget).
+    assert work.yaml_aliases == 0 and work.draws < every_try, (work, every_try)
 
 
 def test_a_validation_over_its_budget_stops_and_says_how_far_it_got(settings, monkeypatch):

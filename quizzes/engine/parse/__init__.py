@@ -29,10 +29,13 @@ from quizzes.engine.parse.plausible import PlausibleRules
 from quizzes.engine.yamlnodes import Loc
 
 
-def parse_template(text: str, *, source: str) -> Template:
-    """Parse a YAML template; raise ``TemplateError`` listing every problem with its line."""
+def parse_template(text: str, *, source: str, root: Loc | None = None) -> Template:
+    """Parse a YAML template; raise ``TemplateError`` listing every problem with its line.
+
+    ``root``: the text already composed (``yamlnodes.compose``) by a caller that had to look
+    inside it first, so that it is not composed twice."""
     parser = _Parser(source)
-    template = parser.parse(text)
+    template = parser.parse(text, root)
     if parser.issues or template is None:
         raise TemplateError(parser.issues, source)
     return template
@@ -41,8 +44,8 @@ def parse_template(text: str, *, source: str) -> Template:
 class _Parser(ParameterRules, PartRules, PlausibleRules):
     # -- the template --------------------------------------------------------------------------
 
-    def parse(self, text: str) -> Template | None:
-        root = self.compose_root(text, "the template")
+    def parse(self, text: str, root: Loc | None = None) -> Template | None:
+        root = self.compose_root(text, "the template", root)
         if root is None:
             return None
         self.unknown_keys(root, TOP_FIELDS, "the template")

@@ -70,21 +70,24 @@ class ParserBase:
         for key, line in loc.duplicates:
             self.issue(line, key, "appears twice; keep one")
 
-    def compose_root(self, text: str, what: str) -> Loc | None:
+    def compose_root(self, text: str, what: str, root: Loc | None = None) -> Loc | None:
         """The text's top-level mapping, or None with the issue said (bad YAML, a refused
-        feature, not a mapping); `what` names the file ("the template", "the quiz")."""
-        try:
-            root = compose(text)
-        except PlainYAMLError as exc:
-            mark = exc.problem_mark
-            self.issue(mark.line + 1 if mark is not None else None, "yaml", exc.problem)
-            return None
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = mark.line + 1 if mark is not None else None
-            problem = getattr(exc, "problem", None) or str(exc)
-            self.issue(line, "yaml", f"not valid YAML: {problem}")
-            return None
+        feature, not a mapping); `what` names the file ("the template", "the quiz"). A caller
+        that already composed the text (`yamlnodes.compose`) passes its `root`: it is used as
+        it is, not composed again."""
+        if root is None:
+            try:
+                root = compose(text)
+            except PlainYAMLError as exc:
+                mark = exc.problem_mark
+                self.issue(mark.line + 1 if mark is not None else None, "yaml", exc.problem)
+                return None
+            except yaml.YAMLError as exc:
+                mark = getattr(exc, "problem_mark", None)
+                line = mark.line + 1 if mark is not None else None
+                problem = getattr(exc, "problem", None) or str(exc)
+                self.issue(line, "yaml", f"not valid YAML: {problem}")
+                return None
         if root is None or not isinstance(root.children, dict):
             field = what.split()[-1]
             self.issue(1, field, "must be a YAML mapping of fields (slug: ..., title: ...)")

@@ -7,14 +7,14 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from content.expressions import did_you_mean
-from quizzes.engine import Template, TemplateError, load_templates_collecting
-from quizzes.services.bank import content_hash, gate, questions_dir
+from quizzes.engine import Template, TemplateError
+from quizzes.services.bank import content_hash, gate, read_folder_templates
 
 
 def templates_to_validate(directory: Path | None = None):
-    """Every template the command validates, as (templates, parse errors): the files of the
-    bank's folder (`settings.QUESTIONS_DIR`)."""
-    return load_templates_collecting(questions_dir() if directory is None else directory)
+    """Every template the command validates, as (templates, parse errors): the template files of
+    the bank's folder (`settings.QUESTIONS_DIR`), read by the bank's one reader."""
+    return read_folder_templates(directory)
 
 
 class Command(BaseCommand):

@@ -22,7 +22,6 @@ from pathlib import Path, PurePosixPath
 import yaml
 from django.db import transaction
 
-from quizzes.engine.yamlnodes import safe_load as safe_yaml_load
 from quizzes.models import QuestionTemplate, Quiz, QuizItem
 from quizzes.services.authoring.budgets import deadline_after, validation_budget
 from quizzes.services.authoring.drafts import AuthoringError
@@ -31,6 +30,7 @@ from quizzes.services.bank import (
     BankError,
     SyncReport,
     TemplateFile,
+    compose_mapping,
     content_hash,
     cross_check,
     folder_files,
@@ -202,9 +202,10 @@ def read_import_files(
     course,
     seeds: int | None = None,
     budget_s: float | None = None,
+    roots: dict | None = None,
 ) -> Bank:
     """Check (path, text) pairs through the bank's one reader and the publication gate; raise
-    BankError naming each bad file.
+    BankError naming each bad file. ``roots``: texts already composed, by path (`read_files`).
 
     With ``budget_s`` (an upload in a web request) the validations share that many seconds;
     a file left unvalidated when it runs out is a problem, so nothing is imported unchecked.
@@ -218,6 +219,7 @@ def read_import_files(
         files,
         is_quiz=is_quiz_path,
         on_template=lambda tf: _validation_problems(tf, seeds, deadline, budget_s, passes),
+        roots=roots,
     )
     known = set(QuestionTemplate.objects.for_course(course).values_list("slug", flat=True))
     problems.extend(cross_check(bank, known))
@@ -245,10 +247,15 @@ def import_dir(
 
 
 def import_files(
-    files: list[tuple[str, str | None]], *, course, user=None, budget_s: float | None = None
+    files: list[tuple[str, str | None]],
+    *,
+    course,
+    user=None,
+    budget_s: float | None = None,
+    roots: dict | None = None,
 ) -> ImportReport:
     """Check (path, text) pairs, then write all of them in one transaction, or nothing."""
-    bank = read_import_files(files, course=course, budget_s=budget_s)
+    bank = read_import_files(files, course=course, budget_s=budget_s, roots=roots)
     return _write_import(bank, course=course, user=user)
 
 
@@ -280,13 +287,17 @@ def import_upload(upload, *, course, user=None) -> ImportReport:
         )
     data = upload.read(MAX_UPLOAD_BYTES + 1)
     lower = name.lower()
+    roots = {}
     if lower.endswith(".zip"):
         files = _zip_files(data)
     elif lower.endswith(YAML_SUFFIXES):
-        files = [_single_file(name, data)]
+        path, text, root = _single_file(name, data)
+        files = [(path, text)]
+        if root is not None:
+            roots[path] = root
     else:
         raise AuthoringError("Upload a .zip made by the export, or a single .yaml file.")
-    return import_files(files, course=course, user=user, budget_s=validation_budget())
+    return import_files(files, course=course, user=user, budget_s=validation_budget(), roots=roots)
 
 
 def _zip_files(data: bytes) -> list[tuple[str, str]]:
@@ -342,15 +353,16 @@ def _check_text(name: str, content: bytes) -> None:
         raise AuthoringError(f"'{name}' is not UTF-8 text.") from None
 
 
-def _single_file(name: str, content: bytes) -> tuple[str, str]:
+def _single_file(name: str, content: bytes):
+    """(path, text, composed root or None) of a lone uploaded file: the path says whether it
+    is a quiz or a template, which only its fields tell, so the text is composed here once and
+    the reader is handed the result (bad YAML is left for the reader to report, with its line).
+    """
     _check_text(name, content)
     if not _SAFE_NAME.match(name):
         name = "upload.yaml"
-    try:
-        # Checked first: the bank's readers report what the check refuses, with its line.
-        data = safe_yaml_load(content.decode("utf-8"))
-    except yaml.YAMLError:
-        data = None
+    text = content.decode("utf-8")
+    root = compose_mapping(text)
     # A quiz definition lists items; anything else is read (and reported on) as a template.
-    folder = "quizzes" if isinstance(data, dict) and "items" in data else "templates"
-    return f"{folder}/{name}", content.decode("utf-8")
+    folder = "quizzes" if root is not None and "items" in root.keys() else "templates"
+    return f"{folder}/{name}", text, root

@@ -92,10 +92,11 @@ class QuizFile:
         return content_hash(self.text)
 
 
-def read_quiz_text(text: str, *, source: str) -> QuizFile:
-    """Parse one quiz definition; raise `TemplateError` listing every problem with its line."""
+def read_quiz_text(text: str, *, source: str, root: Loc | None = None) -> QuizFile:
+    """Parse one quiz definition; raise `TemplateError` listing every problem with its line.
+    ``root``: the text already composed, as `parse_template` takes it."""
     parser = _QuizParser(source)
-    quiz = parser.parse(text)
+    quiz = parser.parse(text, root)
     if parser.issues or quiz is None:
         raise TemplateError(parser.issues, source)
     return quiz
@@ -112,8 +113,8 @@ MOMENTS = (("opens", "opens_at"), ("due", "due_at"), ("closes", "closes_at"))
 
 
 class _QuizParser(ParserBase):
-    def parse(self, text: str) -> QuizFile | None:
-        root = self.compose_root(text, "the quiz")
+    def parse(self, text: str, root: Loc | None = None) -> QuizFile | None:
+        root = self.compose_root(text, "the quiz", root)
         if root is None:
             return None
         self.unknown_keys(root, sorted(QUIZ_FIELDS), "a quiz file")

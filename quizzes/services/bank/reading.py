@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+import yaml
 from django.conf import settings
 
 from content.expressions import ExpressionError
@@ -20,6 +21,7 @@ from quizzes.engine import (
     render_solution,
 )
 from quizzes.engine.errors import OverBudget
+from quizzes.engine.yamlnodes import Loc, compose
 
 from . import gate
 from .common import BankError, _close, content_hash
@@ -63,14 +65,17 @@ def template_kind(template) -> str:
 SMOKE_SEEDS = 3
 
 
-def read_template_text(text: str, *, source: str, deadline: float | None = None) -> TemplateFile:
+def read_template_text(
+    text: str, *, source: str, deadline: float | None = None, root: Loc | None = None
+) -> TemplateFile:
     """Parse one template's text and draw a few variants from it.
 
     Raises TemplateError with every problem and its line. The draws catch what only shows when
     an expression runs (a misspelt catalog field); `validate_questions` checks hundreds of seeds.
     With `deadline` (a `time.monotonic()` value) the draws stop, as an error, once it passes.
+    `root` is the text already composed, if a caller had to look inside it first.
     """
-    template = parse_template(text, source=source)
+    template = parse_template(text, source=source, root=root)
     for seed in range(SMOKE_SEEDS):
         try:
             variant = generate_variant(template, seed, deadline=deadline)
@@ -100,6 +105,17 @@ def _message(exc: Exception) -> str:
     return f"{expr}: {message}" if expr else message
 
 
+def compose_mapping(text: str) -> Loc | None:
+    """The text composed as YAML (`yamlnodes.compose`) if it is a mapping, else None (the
+    parser that reads it then says what is wrong, with its line): for a caller that must look
+    inside a file before reading it, and hands the result to `read_one` as its `root`."""
+    try:
+        root = compose(text)
+    except yaml.YAMLError:  # PlainYAMLError is one
+        return None
+    return root if root is not None and isinstance(root.children, dict) else None
+
+
 def is_quiz_file(path: Path, root: Path) -> bool:
     """Quiz definitions live in any folder named ``quizzes`` below the bank's root."""
     return "quizzes" in path.relative_to(root).parts[:-1]
@@ -111,12 +127,18 @@ def is_quiz_path(rel: str) -> bool:
 
 
 def read_one(
-    path: str, text: str | None, *, is_quiz: bool = False, deadline: float | None = None
+    path: str,
+    text: str | None,
+    *,
+    is_quiz: bool = False,
+    deadline: float | None = None,
+    root: Loc | None = None,
 ) -> tuple[TemplateFile | QuizFile | None, list[TemplateIssue]]:
     """Read one (path, text) pair: (the parsed file, or None; its issues, with their lines).
 
     The one reader of a bank file wherever it comes from: a folder, a zip, the studio's editor.
-    A text of None could not be read as UTF-8. Never raises for anything in the text.
+    A text of None could not be read as UTF-8. Never raises for anything in the text. `root`:
+    the text already composed (`compose_mapping`), which is then not composed again.
     """
     if text is None:
         return None, [TemplateIssue(None, "file", "cannot be read as UTF-8 text")]
@@ -124,15 +146,17 @@ def read_one(
         return None, [TemplateIssue(None, "file", "contains binary data")]
     try:
         if is_quiz:
-            return read_quiz_text(text, source=path), []
-        return read_template_text(text, source=path, deadline=deadline), []
+            return read_quiz_text(text, source=path, root=root), []
+        return read_template_text(text, source=path, deadline=deadline, root=root), []
     except TemplateError as exc:
         return None, list(exc.errors)
 
 
-def add_bank_file(bank: Bank, text: str, *, source: str, is_quiz: bool) -> list[str]:
+def add_bank_file(
+    bank: Bank, text: str, *, source: str, is_quiz: bool, root: Loc | None = None
+) -> list[str]:
     """Parse one file's text into ``bank``; return its problems (nothing is added then)."""
-    parsed, issues = read_one(source, text, is_quiz=is_quiz)
+    parsed, issues = read_one(source, text, is_quiz=is_quiz, root=root)
     if parsed is None:
         # A whole-file problem has no line: "path: message", as the engine's own loader says.
         return [f"{source}: {i.message}" if i.field == "file" else f"{source}, {i}" for i in issues]
@@ -145,17 +169,20 @@ def read_files(
     *,
     is_quiz: Callable[[str], bool],
     on_template: Callable[[TemplateFile], list[str]] | None = None,
+    roots: dict[str, Loc] | None = None,
 ) -> tuple[Bank, list[str]]:
     """The one reader of bank files, over (path, text) pairs (`read_one` reads each).
 
     Each template is parsed once (its TemplateFile carries the parsed template) and handed to
-    ``on_template`` for further checks (the publication gate). Returns the bank and every
-    problem as "path, line N, field: message", cross-file ones excluded (``cross_check``).
+    ``on_template`` for further checks (the publication gate). ``roots`` holds, by path, the
+    texts a caller already composed (`compose_mapping`). Returns the bank and every problem as
+    "path, line N, field: message", cross-file ones excluded (``cross_check``).
     """
     bank, problems = Bank(), []
+    roots = roots or {}
     for path, text in files:
         quiz = is_quiz(path)
-        found = add_bank_file(bank, text, source=path, is_quiz=quiz)
+        found = add_bank_file(bank, text, source=path, is_quiz=quiz, root=roots.get(path))
         problems.extend(found)
         if not quiz and not found and on_template is not None:
             problems.extend(on_template(bank.templates[-1]))
@@ -172,6 +199,36 @@ def folder_files(root: Path, *, display=None) -> list[tuple[str, str | None]]:
             text = None
         pairs.append((display(path) if display else str(path.relative_to(root)), text))
     return pairs
+
+
+def read_folder_templates(
+    root: Path | None = None,
+) -> tuple[list[Template], list[TemplateError]]:
+    """Every template file under ``root`` (default: the bank's folder), each read by `read_one`,
+    as (parsed templates, the errors of files that are unusable or reuse a slug), in path
+    order; quiz files are left out. For `validate_questions` and the bench, which check
+    templates one by one rather than load a bank; sources read "questions/<path>"."""
+    root = questions_dir() if root is None else Path(root)
+    templates: list[Template] = []
+    errors: list[TemplateError] = []
+    seen: dict[str, str] = {}
+    for path, text in folder_files(root):
+        if is_quiz_path(path):
+            continue
+        # Named from the folder's own name down ("questions/roofline.yaml"), as authors see it.
+        source = f"{root.name}/{path}"
+        parsed, issues = read_one(source, text)
+        if parsed is None:
+            errors.append(TemplateError(issues, source))
+        elif parsed.slug in seen:
+            issue = TemplateIssue(
+                None, "slug", f"'{parsed.slug}' is also used by {seen[parsed.slug]}"
+            )
+            errors.append(TemplateError([issue], source))
+        else:
+            seen[parsed.slug] = source
+            templates.append(parsed.template)
+    return templates, errors
 
 
 def read_bank(root: Path | None = None, *, gate_for=None) -> Bank:

@@ -1,28 +1,31 @@
 """What instructors read and record about their class.
 
-`readers` (dashboard, at-risk report, gradebook, one student's history) and `search` (variant
-search) only read; `writes` records score overrides and extensions. Dependencies point one way:
-these modules use the models, `analytics` and `regrade`, and only views and presenters
-import them. `items` loads the item pages', regrade pages' and forms' rows.
+`overview` (dashboard, at-risk report), `book` (the gradebook), `history` (one student's
+history) and `search` (variant search) only read; `writes` records score overrides and
+extensions. Dependencies point one way: these modules use the models, `analytics` and
+`regrade`, and only views, presenters and forms import them. `items` loads the item pages',
+regrade pages' and forms' rows.
 """
 
-from quizzes.services.instructor.readers import (
+from quizzes.services.instructor.book import (
     FILTERS,
-    INACTIVE_DAYS,
-    INVALID_SHARE,
-    LOW_SCORE,
-    MANY_INVALID,
     PER_PAGE,
     SORTS,
     Cell,
     Gradebook,
+    gradebook,
+    gradebook_students,
+)
+from quizzes.services.instructor.history import student_history
+from quizzes.services.instructor.overview import (
+    INACTIVE_DAYS,
+    INVALID_SHARE,
+    LOW_SCORE,
+    MANY_INVALID,
     RiskReport,
     at_risk,
     best_scores,
     dashboard,
-    gradebook,
-    gradebook_students,
-    student_history,
     students_of,
 )
 from quizzes.services.instructor.search import parse_parameter_filters, variant_search

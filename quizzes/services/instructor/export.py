@@ -13,7 +13,7 @@ from decimal import Decimal
 from itertools import islice
 
 from quizzes.models import Attempt, AttemptStatus, Quiz, ScoreOverride
-from quizzes.services.instructor.readers import gradebook_students
+from quizzes.services.instructor.book import gradebook_students
 
 STUDENT_CHUNK = 500
 PER_QUIZ = ("best", "out of", "attempts", "late", "override", "override reason")

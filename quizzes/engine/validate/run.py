@@ -1,0 +1,218 @@
+"""``validate_template``: generate many variants and check every promise a template makes.
+
+Each failure carries the seed that reproduces it, so an author can open exactly that variant.
+A variant is checked whole here (its text renders, its ``plausible`` checks hold) and part by
+part by its kind, through ``checks.Checks``; a variant drawn again is not checked again.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from content.expressions import ExpressionError
+from quizzes.engine import kinds
+from quizzes.engine.errors import GenerationError, OverBudget
+from quizzes.engine.model import WHOLE_QUESTION, Template
+from quizzes.engine.namespace import names_for
+from quizzes.engine.plausible import broken_checks
+from quizzes.engine.render import (
+    render_hints,
+    render_parts,
+    render_prompt,
+    render_solution,
+    render_text,
+)
+from quizzes.engine.validate.checks import Checks, FormulaChecks
+from quizzes.engine.validate.report import Collector, ValidationReport, part_stats
+from quizzes.engine.variants import Variant, generate_variant
+
+
+def validate_template(
+    template: Template,
+    seeds: int = 200,
+    *,
+    grade_fn: Callable[..., Any] | None = None,
+    budget_s: float | None = None,
+) -> ValidationReport:
+    """Generate variants for seeds ``0 .. seeds-1`` and apply every check of the format doc.
+
+    With ``budget_s``, the run stops once that many seconds have passed: the report says how
+    many seeds were checked (``stopped_after``) and carries a "budget" failure, so a run that
+    was cut short is never mistaken for a clean one.
+    """
+    grade_fn = grade_fn or kinds.run_grader
+    report = ValidationReport(template.slug, template.source, seeds)
+    failures = Collector()
+    keys: set[str] = set()
+    answers: dict[str, list[float]] = {
+        p.id: [] for p in template.parts if kinds.kind_for(p).numeric_answer
+    }
+    ratios: dict[str, dict[str, list[float]]] = {p: {} for p in answers}
+    outcomes: Counter[str] = Counter()
+    formulas = FormulaChecks(grade_fn, failures)
+    checked: dict[str, list[tuple]] = {}
+    deadline = None if budget_s is None else time.monotonic() + budget_s
+    _check_hint_parts(template, failures)
+    for seed in range(seeds):
+        try:
+            if deadline is not None and time.monotonic() > deadline:
+                raise OverBudget("")
+            variant = _generate(template, seed, failures, deadline)
+        except OverBudget:
+            report.stopped_after = seed
+            failures.add("budget", _stopped(seed, seeds, budget_s), None)
+            break
+        if variant is None:
+            continue
+        report.variants += 1
+        try:
+            key = variant.key()
+        except ValueError as exc:
+            failures.add("storage", str(exc), seed)
+            key = None
+        else:
+            keys.add(key)
+        _collect_answers(template, variant, answers, ratios)
+        # Every check depends only on the variant's parameters (answers, common errors and text
+        # are computed from them), so a variant drawn again is not checked again: its failures
+        # are counted for this seed too.
+        if key is not None and key in checked:
+            failures.replay(checked[key], seed)
+        else:
+            recorded = failures.record()
+            _check_variant(template, variant, seed, failures, grade_fn, formulas)
+            failures.stop()
+            if key is not None:
+                checked[key] = recorded
+        if variant.outcome is not None:
+            outcomes[variant.outcome] += 1
+    report.distinct_variants = len(keys)
+    if report.stopped_after is not None:
+        # Counts over part of the seeds would be misleading: report only what was checked.
+        report.failures = failures.failures()
+        return report
+    if report.variants and report.distinct_variants < template.min_variants:
+        failures.add(
+            "variants",
+            f"{report.distinct_variants} distinct variants over {seeds} seeds, fewer than "
+            f"min_variants {template.min_variants}",
+            None,
+        )
+    _check_outcomes(template, outcomes, report, failures)
+    report.parts = part_stats(template, answers, ratios)
+    report.failures = failures.failures()
+    return report
+
+
+def _check_hint_parts(template: Template, failures: Collector) -> None:
+    """With several parts, every hint says which part it helps with (or `part: all`): an
+    unscoped hint shows after a wrong try at any part, so a hint about one part would appear
+    beside a wrong answer to another."""
+    if len(template.parts) < 2:
+        return
+    for number, hint in enumerate(template.hints, start=1):
+        if not hint.part_named:
+            failures.add(
+                "hints",
+                f"hint {number} names no part; with several parts, say which one it helps "
+                f"with (`part: <id>`), or `part: {WHOLE_QUESTION}` for a hint about every part",
+                None,
+            )
+
+
+def _check_variant(template, variant: Variant, seed: int, failures, grade_fn, formulas) -> None:
+    _check_rendering(template, variant, seed, failures)
+    _check_plausibility(template, variant, seed, failures)
+    checks = Checks(template, failures, grade_fn, formulas)
+    for part in template.parts:
+        kinds.kind_for(part).validate(checks, part, variant, seed)
+
+
+def _collect_answers(template: Template, variant: Variant, answers, ratios) -> None:
+    """Answer and common-error statistics count every seed, repeated variants included."""
+    for part in template.parts:
+        if part.id not in answers or not math.isfinite(variant.answers[part.id]):
+            continue
+        answer = variant.answers[part.id]
+        answers[part.id].append(answer)
+        for code, value in variant.common_errors.get(part.id, {}).items():
+            if answer != 0:
+                ratios[part.id].setdefault(code, []).append(value / answer)
+
+
+def _stopped(seed: int, seeds: int, budget_s: float | None) -> str:
+    return (
+        f"stopped after {seed:,} of {seeds:,} seeds: the time budget of {budget_s:g} s ran out; "
+        "validate fewer seeds, or make the template cheaper to draw (fewer constraint rejections)"
+    )
+
+
+def _generate(template: Template, seed: int, failures: Collector, deadline=None):
+    """The variant of ``seed``, or None with its failure recorded; ``OverBudget`` passes up."""
+    try:
+        # Nothing is stored, and every text is rendered below anyway.
+        return generate_variant(template, seed, record_texts=False, deadline=deadline)
+    except OverBudget:
+        raise
+    except ExpressionError as exc:
+        failures.add("expression", str(exc), seed)
+    except GenerationError as exc:
+        failures.add("constraints", str(exc), seed)
+    return None
+
+
+def _check_plausibility(template: Template, variant: Variant, seed: int, failures) -> None:
+    """Every declared ``plausible`` check, judged on this variant's parameters."""
+    try:
+        broken = broken_checks(template, variant.params)
+    except ExpressionError as exc:
+        failures.add("expression", str(exc), seed)
+        return
+    for check, message in broken:
+        where = f"{template.source}, line {check.line}"
+        failures.add(f"plausible {check.check}", f"{where}: {message}", seed, fold=where)
+
+
+def _check_rendering(template: Template, variant: Variant, seed: int, failures) -> None:
+    most_tries = max((hint.after for hint in template.hints), default=0)
+    steps = (
+        lambda: render_prompt(template, variant),
+        lambda: render_parts(template, variant),
+        lambda: render_hints(template, variant, most_tries),
+        lambda: render_solution(template, variant),
+        lambda: _render_feedback(template, variant),
+    )
+    for step in steps:
+        try:
+            step()
+        except ExpressionError as exc:
+            failures.add("expression", str(exc), seed)
+
+
+def _render_feedback(template: Template, variant: Variant) -> None:
+    for part in template.parts:
+        names = names_for(variant.params, {u: variant.answers[u] for u in part.uses})
+        for spec in part.common_errors:
+            render_text(template, spec.feedback, names)
+        for option in part.options:
+            render_text(template, option.feedback, names_for(variant.params))
+
+
+def _check_outcomes(template, outcomes: Counter, report: ValidationReport, failures) -> None:
+    if template.outcomes is None or not report.variants:
+        return
+    total = sum(outcomes.values())
+    categories = set(outcomes) | set(template.outcomes.expect)
+    report.outcomes = {c: outcomes.get(c, 0) / total for c in sorted(categories)}
+    for category, share in report.outcomes.items():
+        if share < template.outcomes.min_share:
+            failures.add(
+                "outcomes",
+                f"category {category!r} is {share:.0%} of variants, below min_share "
+                f"{template.outcomes.min_share:.0%}",
+                None,
+            )

@@ -1,0 +1,195 @@
+"""The gradebook: students × quizzes, searched, filtered, sorted and paged.
+
+One page runs a fixed number of queries whatever the class size. An item's score is its points
+times its best variant's fraction; a cell is a quiz's best submitted attempt, an override
+replacing its score. The page and the CSV export (`export`) read the same students.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from django.core.paginator import Paginator
+from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce, Lower
+from django.utils import timezone
+
+from quizzes.models import Attempt, AttemptStatus, Extension, Quiz, Response, ScoreOverride
+from quizzes.services.instructor.overview import at_risk, score_fraction, students_of
+
+PER_PAGE = 50
+
+SORTS = ("name", "quiz")
+FILTERS = {"": "Everyone", "at-risk": "At risk", "missing": "Missing work"}
+
+
+@dataclass
+class Cell:
+    quiz: Quiz
+    best: Decimal | None = None
+    max_score: Decimal | None = None
+    fraction: float | None = None
+    attempts: int = 0
+    late: bool = False
+    overridden: bool = False
+    extended: bool = False
+    in_progress: bool = False
+    attempt_id: int | None = None
+
+    # Rounded for people (16.33, 11.5); exports keep the exact points.
+    @property
+    def best_shown(self) -> float | None:
+        return None if self.best is None else round(float(self.best), 2)
+
+    @property
+    def max_shown(self) -> float | None:
+        return None if self.max_score is None else round(float(self.max_score), 2)
+
+
+@dataclass
+class Gradebook:
+    quizzes: list
+    page: object
+    rows: list
+    total: int
+    # Why the "missing work" filter can find no one (no due date has passed yet), or "".
+    missing_note: str = ""
+
+
+def gradebook_students(
+    course,
+    *,
+    quizzes: list,
+    search: str = "",
+    sort: str = "name",
+    quiz_slug: str = "",
+    descending: bool = False,
+    show: str = "",
+    diagnosis: str = "",
+    now: datetime | None = None,
+):
+    """The gradebook's students, searched, filtered and sorted as the page shows them (the
+    page and the CSV export share it), and why the "missing work" filter is empty, or ""."""
+    now = now or timezone.now()
+    students = students_of(course)
+    if search:
+        for word in search.split():
+            students = students.filter(
+                Q(username__icontains=word)
+                | Q(first_name__icontains=word)
+                | Q(last_name__icontains=word)
+            )
+    if show == "at-risk":
+        students = students.filter(pk__in=[r.student_id for r in at_risk(course, now=now)])
+    missing_note = ""
+    if show == "missing":
+        due = [q.pk for q in quizzes if q.is_published and q.due_at and q.due_at <= now]
+        if not due:
+            missing_note = (
+                "No quiz has a due date that has passed, so no work counts as missing yet. "
+                "Give a quiz a due date in its quiz file to use this filter."
+            )
+        students = students.annotate(
+            done=Count(
+                "attempts__quiz",
+                filter=Q(attempts__quiz__in=due, attempts__status=AttemptStatus.SUBMITTED),
+                distinct=True,
+            )
+        ).filter(done__lt=len(due))
+    if diagnosis:
+        students = students.filter(
+            pk__in=Response.objects.filter(
+                diagnosis=diagnosis, variant__attempt__quiz__course=course
+            ).values("variant__attempt__student_id")
+        )
+    by_quiz = next((q for q in quizzes if q.slug == quiz_slug), None)
+    if sort == "quiz" and by_quiz is not None:
+        best = (
+            Attempt.objects.filter(
+                student=OuterRef("pk"), quiz=by_quiz, status=AttemptStatus.SUBMITTED
+            )
+            .order_by("-score")
+            .values("score")[:1]
+        )
+        key = Coalesce(Subquery(best), Decimal("-1"))
+        students = students.annotate(sort_score=key).order_by(
+            "-sort_score" if descending else "sort_score", Lower("username")
+        )
+    else:
+        names = [Lower("last_name"), Lower("first_name"), Lower("username")]
+        students = students.order_by(*[n.desc() if descending else n for n in names])
+    return students, missing_note
+
+
+def gradebook(
+    course,
+    *,
+    page: int | str = 1,
+    per_page: int = PER_PAGE,
+    **choices,
+) -> Gradebook:
+    """One page of students × quizzes: best score, attempts, late, override and extension flags.
+    `choices` are `gradebook_students`' search, filter and sort."""
+    quizzes = list(Quiz.objects.for_course(course))
+    students, missing_note = gradebook_students(course, quizzes=quizzes, **choices)
+    paginator = Paginator(students.only("pk", "username", "first_name", "last_name"), per_page)
+    page_obj = paginator.get_page(page)
+    people = list(page_obj.object_list)
+    rows = _gradebook_rows(course, quizzes, people)
+    return Gradebook(quizzes, page_obj, rows, paginator.count, missing_note)
+
+
+def _gradebook_rows(course, quizzes, people) -> list[dict]:
+    ids = [p.pk for p in people]
+    cells = {(p.pk, q.pk): Cell(q) for p in people for q in quizzes}
+    overridden = set(
+        ScoreOverride.objects.filter(attempt__student_id__in=ids).values_list(
+            "attempt_id", flat=True
+        )
+    )
+    for student, quiz in Extension.objects.filter(
+        student_id__in=ids, quiz__course=course
+    ).values_list("student_id", "quiz_id"):
+        if (student, quiz) in cells:
+            cells[student, quiz].extended = True
+    for pk, student, quiz, status, score, max_score, late in (
+        Attempt.objects.filter(student_id__in=ids, quiz__course=course)
+        .order_by("number")
+        .values_list("pk", "student_id", "quiz_id", "status", "score", "max_score", "is_late")
+    ):
+        cell = cells.get((student, quiz))
+        if cell is None:
+            continue
+        cell.attempts += 1
+        if status != AttemptStatus.SUBMITTED:
+            cell.in_progress = True
+            cell.attempt_id = cell.attempt_id or pk
+            continue
+        if cell.best is None or (score is not None and score > cell.best):
+            cell.best, cell.max_score, cell.late = score, max_score, late
+            cell.fraction = score_fraction(score, max_score)
+            cell.attempt_id = pk
+            cell.overridden = pk in overridden
+    # A quiz's maximum is known from any submitted attempt at it; a quiz no one on this page has
+    # submitted is left out of every total rather than guessed.
+    out_of = {}
+    for (_, quiz_id), cell in cells.items():
+        if cell.max_score is not None:
+            out_of.setdefault(quiz_id, cell.max_score)
+    rows = []
+    for p in people:
+        row_cells = [cells[p.pk, q.pk] for q in quizzes]
+        total = sum((c.best for c in row_cells if c.best is not None), Decimal(0))
+        total_max = sum(out_of.values(), Decimal(0))
+        rows.append(
+            {
+                "student": p,
+                "cells": row_cells,
+                "total": round(float(total), 2),
+                "total_max": round(float(total_max), 2),
+                "total_fraction": score_fraction(total, total_max),
+            }
+        )
+    return rows

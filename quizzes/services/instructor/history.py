@@ -1,0 +1,54 @@
+"""One student's history for the instructor: every attempt, variant and response, with the
+score overrides and extensions recorded for them (a fixed number of queries)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from quizzes.models import Attempt, Extension, Quiz, Response, ScoreOverride, Variant
+
+
+def student_history(course, student) -> dict:
+    """Every attempt, variant and response of one student, with overrides and extensions."""
+    attempts = list(
+        Attempt.objects.filter(student=student, quiz__course=course)
+        .select_related("quiz")
+        .order_by("quiz__position", "quiz__slug", "number")
+    )
+    variants = defaultdict(list)
+    for variant in (
+        Variant.objects.filter(attempt__in=attempts)
+        .select_related("item__template", "version")
+        .order_by("attempt_id", "item__position", "index")
+    ):
+        variant.response_list = []
+        variants[variant.attempt_id].append(variant)
+    by_variant = {v.pk: v for vs in variants.values() for v in vs}
+    for response in Response.objects.filter(variant_id__in=list(by_variant)).order_by(
+        "part_id", "created_at", "pk"
+    ):
+        by_variant[response.variant_id].response_list.append(response)
+    overrides = defaultdict(list)
+    for override in (
+        ScoreOverride.objects.filter(attempt__in=attempts)
+        .select_related("created_by", "item__template")
+        .order_by("-created_at", "-pk")
+    ):
+        overrides[override.attempt_id].append(override)
+    for attempt in attempts:
+        attempt.variant_list = variants[attempt.pk]
+        attempt.override_list = overrides[attempt.pk]
+        items = {}
+        for variant in attempt.variant_list:
+            items.setdefault(variant.item_id, variant.item)
+        attempt.item_list = list(items.values())
+    extensions = list(
+        Extension.objects.filter(student=student, quiz__course=course).select_related(
+            "quiz", "granted_by"
+        )
+    )
+    return {
+        "attempts": attempts,
+        "extensions": extensions,
+        "quizzes": list(Quiz.objects.for_course(course)),
+    }
