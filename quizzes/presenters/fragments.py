@@ -193,17 +193,23 @@ def _remember(key: str, entry: tuple[str, str]) -> None:
 _PLAIN = re.compile(r"[A-Za-z0-9]{1,128}")
 
 
-def fill(entry: tuple[str, str], csrf: str, keys: list[str]) -> SafeString:
-    """The entry's HTML with each placeholder replaced: `<mark>c` by the CSRF token and
-    `<mark>k<n>_` by part n's form key (a plain split: a pattern search costs more)."""
+def fill(entry: tuple[str, str], csrf: str, keys: list[str], now: str | None = None) -> SafeString:
+    """The entry's HTML with each placeholder replaced: `<mark>c` by the CSRF token,
+    `<mark>k<n>_` by part n's form key and (a whole page, `page_memo`) `<mark>t` by the
+    server's clock in seconds (a plain split: a pattern search costs more)."""
     if not _PLAIN.fullmatch(csrf) or not all(_PLAIN.fullmatch(key) for key in keys):
         raise ValueError("only plain tokens are put back into a memoised section")
+    if now is not None and not now.isdigit():
+        raise ValueError("the clock is put back as digits only")
     mark, html = entry
     first, *rest = html.split(mark)
     out = [first]
     for piece in rest:
         if piece[:1] == "c":
             out += (csrf, piece[1:])
+            continue
+        if piece[:1] == "t" and now is not None:
+            out += (now, piece[1:])
             continue
         number, sep, tail = piece[1:].partition("_")
         if piece[:1] != "k" or not sep or not number.isdigit():

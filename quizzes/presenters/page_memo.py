@@ -19,10 +19,11 @@ page's templates. So a drawn page is kept under a digest of:
 
 A page with flash messages queued is never served from the memo nor kept (it shows them once).
 What differs on every request is never kept: the page is stored with placeholders in place of
-its CSRF token and of each part's form key, and the request's own token and fresh keys are put
-in on the way out (`fragments.fill`: only plain letters and digits). The memo lives in this
-process only, bounded in bytes: a deploy starts it empty, and no other process or user can
-read it. Nothing is kept that the page did not show its own student.
+its CSRF token, of each part's form key and of the exam timer's server clock, and the request's
+own token, fresh keys and the clock now are put in on the way out (`fragments.fill`: only
+plain letters and digits). The memo lives in this process only, bounded in bytes: a deploy
+starts it empty, and no other process or user can read it. Nothing is kept that the page did
+not show its own student.
 """
 
 from __future__ import annotations
@@ -110,26 +111,33 @@ def served(request, key: str | None):
         return None
     mark, html, count = entry
     try:
-        return fragments.fill((mark, html), get_token(request), _keys(count))
+        return fragments.fill((mark, html), get_token(request), _keys(count), server_now())
     except (IndexError, ValueError):
         return None
+
+
+def server_now() -> str:
+    """The exam timer's server clock (seconds): put in on every request, never kept."""
+    return str(int(timezone.now().timestamp()))
 
 
 def _keys(count: int) -> list[str]:
     return [uuid.uuid4().hex for _ in range(count)]
 
 
-def keep(key: str | None, html: str, csrf: str, keys: list[str]) -> None:
-    """Remember a page drawn for `key` with `csrf` and form `keys`, as placeholders."""
+def keep(key: str | None, html: str, csrf: str, keys: list[str], now: str) -> None:
+    """Remember a page drawn for `key` with `csrf`, form `keys` and the server clock `now`
+    (the timer's `data-server-now`), as placeholders."""
     global _bytes
     mark = fragments.MARK
     if key is None or mark in html or len(set(keys)) != len(keys) or csrf in keys:
         return
-    stored = html.replace(csrf, f"{mark}c")
+    clock = f'data-server-now="{now}"'
+    stored = html.replace(clock, f'data-server-now="{mark}t"').replace(csrf, f"{mark}c")
     for number, form_key in enumerate(keys):
         stored = stored.replace(form_key, f"{mark}k{number}_")
     try:  # what is kept must give back exactly what was sent
-        if fragments.fill((mark, stored), csrf, keys) != html:
+        if fragments.fill((mark, stored), csrf, keys, now) != html:
             return
     except (IndexError, ValueError):
         return

@@ -160,9 +160,11 @@ def attempt_detail(request: HttpRequest, attempt_id: int) -> HttpResponse:
     if html is not None:
         return HttpResponse(html)
     blocks = attempt_blocks(attempt, released=False, gate=gate)
-    csrf = get_token(request)
+    csrf, clock = get_token(request), page_memo.server_now()
     context = {
         "csrf_token": csrf,
+        # The exam timer's server clock: a memoised page gets the clock of its own request.
+        "server_now": clock,
         "attempt": attempt,
         "quiz": attempt.quiz,
         "window": window,
@@ -184,7 +186,7 @@ def attempt_detail(request: HttpRequest, attempt_id: int) -> HttpResponse:
     }
     response = render(request, "quizzes/attempt_detail.html", context)
     keys = [p.view.idempotency_key for block in blocks for p in block.parts]
-    page_memo.keep(key, response.content.decode(), csrf, keys)
+    page_memo.keep(key, response.content.decode(), csrf, keys, clock)
     return response
 
 
