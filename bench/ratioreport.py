@@ -67,36 +67,47 @@ read the ratios. {"; ".join(loads)}.
 
 {table(header, rows)}
 
-{_verdict(data)} Before this work the same bench gave the homework attempt 11.7× (SQLite) and
-8.8× (PostgreSQL), the exam attempt 10.0× and 7.8× (2026-12-01 15:13 UTC, load average 12.0
-and 14.6 at the start); the first view was not measured side by side (the pages section had it
-at about 16× on a quieter machine).
+{_verdict(data)}
 
-What changed. Django's template engine drawing about 20 parts was 58 % of the request: each
-question's section is now memoised on everything it shows (`quizzes/presenters/fragments.py`:
-the attempt and student, the variant and its catalog stamp, every part's state, saved answer,
-last result with its feedback and "read as", tries left, the correct answer, hints and
-solution only as the release policy allows them now, the language and the templates' own
-source) and served with the request's own CSRF token and fresh form keys put in place of
-placeholders; a regrade, an override, a release, a new template version or a catalog change
-changes the key. An exam's saved answers are read back once per text, not on every view. A
-new attempt's question text is shared by students whose numbers coincide, and a variant's
-catalog snapshot is rebuilt once per rendering instead of once per text. Queries are
-unchanged (8 for homework, 9 for an exam).
+Before this step the same bench on the same machine, run on the tree without it just before
+(2026-12-01 20:44 UTC on SQLite, 20:54 UTC on PostgreSQL, load average 8.0 and 15.9 at the
+start), gave the homework attempt 8.5× (SQLite) and 5.6× (PostgreSQL), the exam attempt 8.2×
+and 5.9×, the first view 26.3× and 16.0×; earlier still (2026-12-01 15:13 UTC) 11.7× and 8.8×,
+10.0× and 7.8×.
 
-What is left, by a cProfile of the warm homework page through the test client: the 8 queries
-(Django compiling them costs more than SQLite running them) about 30 % of the request, loading
-and decoding the attempt's variants and responses being the largest; the page around the
-sections (base layout, header, navigator, Finish form) about 16 %; serving the sections from
-the memo, their key included, about 14 %; building the blocks (question views from the render
-cache, part states, hints) about 8 %; the session, user, course, role, attempt and window
-lookups the rest. The floor pays 2 of those queries and no template; the empty base layout
-alone is about 2× the floor, so 3× would leave under one floor's time for six more queries and
-the attempt itself. Reaching it needs the page's rows read less often, for example a per-attempt
-version stamp bumped by every write (answers, autosaves, regrades, overrides) so a whole page
-can be served from one cheap query; that touches every write path and is not done here. A first
-view stays dearer: it renders the question text (Markdown and MathML of every prompt and part)
-and draws every section once.
+What changed. A warm attempt page is now served whole from a memo
+(`quizzes/presenters/page_memo.py`), kept per process and bounded in bytes, under a digest of
+the attempt's row with a new `page_stamp` column, the quiz's row, the student's dates (an
+extension applied), what the release policy allows at that moment (`AnswerGate`: past the due
+date, submitted, another attempt possible), the quiz window's refusal now, the user, course and
+role, the language and time zone, the templates' own source and the live catalog's
+fingerprint. Every write that changes the page raises the stamp in its own transaction
+(`quizzes/services/page_stamp.py`): a homework Check, graded or unreadable, and an exam save
+(both in the attempt-row update they already make), new numbers, a submission, each regrade
+batch, an override or recomputed score; an item's points or a question version edited by an
+author (`quizzes/signals.py`) or a student's rows edited in the admin raise the stamps of every
+attempt that shows them. A page with flash messages is drawn and not kept. The CSRF token and
+each part's form key are kept as placeholders and the request's own token and fresh keys are
+put in on the way out, as for the memoised sections. A warm page runs 6 queries (session,
+user, course, role, the attempt, the student's extension) instead of 8 (homework) or 9
+(exam); a page after a change, or a first view, is drawn as before through the section memo
+and runs 8 or 9. The time-based facts (a due date or release date passing, a window closing)
+are read on every request, never stamped. Each invalidation source has a test that fails if
+the memoised page were served (`tests/security/test_attack_page_memo.py`).
+
+What is left. The warm page is now its 6 queries, the session and user lookups among them that
+the floor pays too, the attempt and extension lookups and the memo's key. On PostgreSQL both
+attempt pages measure 3.1×, just over the target (which sits inside their interquartile ranges);
+SQLite's ratios come out higher and much more spread in this run because its floor is a quarter
+of PostgreSQL's (5 ms against 24 ms), so the same fixed Python costs (compiling 4 more queries,
+the key's digest) weigh more. Cutting further means fewer of those queries: the course and role
+lookups are shared with every page and belong to the per-request lookups' own work, and the
+attempt and extension could be read in one query. A page whose answers just changed, and a
+first view (Markdown and MathML of every prompt and part, every section drawn once), stay
+dearer: the first view is measured above and does not meet 3×. It came out higher in this run
+than in the run before (21.4× against 16.0× on PostgreSQL, 29.9× against 26.3× on SQLite):
+drawing a page now also stores it (placeholders put in and checked once), and the two runs had
+different load; this run does not separate the two.
 """
     return text, targets
 

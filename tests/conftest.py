@@ -166,5 +166,8 @@ def _fresh_cache():
     user ids come back between tests, so counts must not carry over."""
     from django.core.cache import cache
 
+    from quizzes.presenters import page_memo
+
     cache.clear()
+    page_memo.clear()  # rolled-back rows give their ids to the next test's rows
     yield

@@ -41,6 +41,10 @@ class Attempt(models.Model):
     score = models.DecimalField(max_digits=8, decimal_places=3, null=True, blank=True)
     max_score = models.DecimalField(max_digits=8, decimal_places=3, default=0)
     last_activity_at = models.DateTimeField(auto_now=True)
+    # Raised, in the same transaction, by every write that changes what the attempt's page
+    # shows (an answer, a save, new numbers, a regrade, a score change): the page's memo
+    # (`presenters.page_memo`) is keyed on it, so a page drawn before a write is never found.
+    page_stamp = models.PositiveBigIntegerField(default=0, editable=False)
 
     objects = AttemptQuerySet.as_manager()
 

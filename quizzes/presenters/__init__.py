@@ -8,7 +8,10 @@ service readers it calls. Views parse the request, call a service or a presenter
 
 - `display`: a variant's question, parts, hints and solution as HTML (render cache).
 - `markup`: Markdown and math to sanitized HTML, feedback that quotes the student literally.
-- `attempt`: the attempt page's item blocks and parts, and the block after a Check.
+- `attempt`: the attempt page's item blocks, and the block after a Check.
+- `student_parts`: one part of an attempt as the student's pages show it, its results, its URLs.
+- `fragments`: the attempt page's question sections, memoised on what each one shows.
+- `page_memo`: the whole warm attempt page, memoised per process on the attempt's stamp.
 - `results`: the results page's items and the instructor's score overrides.
 - `progress`: the quiz list, My progress and the results page's roofline charts.
 - `studio`: the studio's histograms, diffs and preview HTML.

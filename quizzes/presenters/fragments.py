@@ -47,7 +47,7 @@ _lock = threading.Lock()
 
 # The placeholders' stem: random per process and never sent (every occurrence is replaced), so
 # no text a student types can imitate one.
-_MARK = secrets.token_hex(16)
+MARK = secrets.token_hex(16)
 # Context values only the htmx fragments set; a section rendered with them is never kept.
 _FRAGMENT_ONLY = ("error", "closed", "oob", "save_status", "save_message")
 _TEMPLATES = (
@@ -160,7 +160,7 @@ def _valid(entry) -> bool:
         isinstance(entry, tuple)
         and len(entry) == 2
         and all(isinstance(x, str) for x in entry)
-        and len(entry[0]) == len(_MARK)
+        and len(entry[0]) == len(MARK)
         and all(c in "0123456789abcdef" for c in entry[0])
     )
 
@@ -193,17 +193,23 @@ def _remember(key: str, entry: tuple[str, str]) -> None:
 _PLAIN = re.compile(r"[A-Za-z0-9]{1,128}")
 
 
-def _fill(entry: tuple[str, str], csrf: str, keys: list[str]) -> SafeString:
-    """The entry's HTML with each placeholder replaced: `<mark>c` by the CSRF token and
-    `<mark>k<n>_` by part n's form key (a plain split: a pattern search costs more)."""
+def fill(entry: tuple[str, str], csrf: str, keys: list[str], now: str | None = None) -> SafeString:
+    """The entry's HTML with each placeholder replaced: `<mark>c` by the CSRF token,
+    `<mark>k<n>_` by part n's form key and (a whole page, `page_memo`) `<mark>t` by the
+    server's clock in seconds (a plain split: a pattern search costs more)."""
     if not _PLAIN.fullmatch(csrf) or not all(_PLAIN.fullmatch(key) for key in keys):
         raise ValueError("only plain tokens are put back into a memoised section")
+    if now is not None and not now.isdigit():
+        raise ValueError("the clock is put back as digits only")
     mark, html = entry
     first, *rest = html.split(mark)
     out = [first]
     for piece in rest:
         if piece[:1] == "c":
             out += (csrf, piece[1:])
+            continue
+        if piece[:1] == "t" and now is not None:
+            out += (now, piece[1:])
             continue
         number, sep, tail = piece[1:].partition("_")
         if piece[:1] != "k" or not sep or not number.isdigit():
@@ -230,21 +236,25 @@ def render_section(block, context, render: Callable[[], str]) -> SafeString | st
     entry = _get(key)
     if entry is not None:
         try:
-            return _fill(entry, csrf, keys)
+            return fill(entry, csrf, keys)
         except (IndexError, ValueError):
             pass  # an entry with placeholders this section does not have: draw it again
     for number, part in enumerate(block.parts):
-        part.view.idempotency_key = f"{_MARK}k{number}_"
+        part.view.idempotency_key = f"{MARK}k{number}_"
     try:
-        with context.push(csrf_token=f"{_MARK}c"):
+        with context.push(csrf_token=f"{MARK}c"):
             html = str(render())
     finally:
         for part, real in zip(block.parts, keys, strict=True):
             part.view.idempotency_key = real
-    entry = (_MARK, html)
+    entry = (MARK, html)
     _remember(key, entry)
     try:
         cache.set(key, entry, FRAGMENT_SECONDS, version=FRAGMENT_VERSION)
     except Exception:  # noqa: BLE001,S110 - the shared cache is an optimisation
         pass
-    return _fill(entry, csrf, keys)
+    return fill(entry, csrf, keys)
+
+
+# The names the attack tests were written against.
+_MARK, _fill = MARK, fill

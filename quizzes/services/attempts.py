@@ -31,7 +31,7 @@ from quizzes.models import (
     SavedAnswer,
     Variant,
 )
-from quizzes.services import grading_budget, questions, scoring
+from quizzes.services import grading_budget, page_stamp, questions, scoring
 from quizzes.services.availability import QuizRuleError, QuizWindow, student_window
 from quizzes.services.grades import (
     ensure_statistics_counter,
@@ -371,8 +371,11 @@ def _record(variant, part_id, raw, kind, grade, student, key, window, now) -> Ch
             # Submit pressed while this Check was on its way): this update is the open check,
             # under the row lock a submission holds, and takes the attempt's lock before the
             # variant's, in the order a submission takes them (no deadlock).
+            # It raises the attempt's page stamp too (services.page_stamp): a result, a try less.
             opened = _still_open(variant.attempt_id, now).update(
-                last_activity_at=now, **({"is_late": True} if window.is_late(now) else {})
+                last_activity_at=now,
+                **page_stamp.bump(),
+                **({"is_late": True} if window.is_late(now) else {}),
             )
             if not opened:
                 raise QuizRuleError(SUBMITTED)
@@ -473,7 +476,7 @@ def autosave(
     # IMMEDIATE transactions run one at a time), so a save either lands before the submission
     # reads the saved answers or is refused. No savepoint: nothing is raised inside the block.
     with transaction.atomic(savepoint=False):
-        still_open = _still_open(attempt.pk, now).update(last_activity_at=now)
+        still_open = _still_open(attempt.pk, now).update(last_activity_at=now, **page_stamp.bump())
         if still_open:
             saved.superseded = not _upsert_newer(saved)
     if not still_open:
@@ -535,12 +538,14 @@ def new_variant(*, variant: Variant, student, now: datetime) -> Variant:
     seen = _numbers_seen(student.pk, [variant.item_id]).get(variant.item_id, set())
     try:
         with transaction.atomic():
-            return _make_variant(
+            fresh = _make_variant(
                 attempt=attempt,
                 item=variant.item,
                 index=latest.index + 1,
                 practice=practice,
                 seen=seen,
             )
+            page_stamp.bump_attempts([attempt.pk])
+            return fresh
     except IntegrityError:
         return Variant.objects.filter(attempt=attempt, item=variant.item_id).order_by("-index")[0]

@@ -42,7 +42,7 @@ from quizzes.models import (
     TemplateVersion,
     Variant,
 )
-from quizzes.services import questions, scoring
+from quizzes.services import page_stamp, questions, scoring
 from quizzes.services.grades import GRADE_FIELDS, regrade_response, statistics_changed
 from quizzes.services.submission import recompute_attempt_score
 
@@ -303,6 +303,8 @@ def advance_regrade(*, run_id: int, batch: int = BATCH) -> RegradeRun:
             result = regrade_variant(row, parsed, recompute=run.recompute_answers)
             _apply(row, result, run, now, moves=_gradable(row, result, parts))
         attempts = list(Attempt.objects.filter(pk__in={row.attempt_id for row in rows}))
+        # Open attempts too (a submitted one's is raised again with its new score).
+        page_stamp.bump_attempts([attempt.pk for attempt in attempts])
         for attempt in attempts:
             recompute_attempt_score(attempt)
         statistics_changed(quiz_ids={attempt.quiz_id for attempt in attempts})

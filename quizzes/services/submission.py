@@ -7,6 +7,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from django.db import transaction
+from django.db.models import F
 
 from quizzes.models import (
     Attempt,
@@ -186,6 +187,7 @@ def submit_attempt(*, attempt: Attempt, student, now: datetime, auto: bool = Fal
         locked.status = AttemptStatus.SUBMITTED
         locked.submitted_at = moment
         locked.auto_submitted = auto
+        locked.page_stamp = F("page_stamp") + 1  # the attempt's page changes (services.page_stamp)
         locked.save()
         statistics_changed(quiz_ids=[locked.quiz_id])
     return True
@@ -223,7 +225,10 @@ def recompute_attempt_score(attempt: Attempt) -> Decimal | None:
         late_penalty=attempt.quiz.late_penalty,
         overrides=list(ScoreOverride.objects.filter(attempt=attempt)),
     )
-    attempt.save(update_fields=["score", "max_score"])
+    # A new score follows a regrade or an override: the attempt's page changes with it.
+    attempt.page_stamp = F("page_stamp") + 1
+    attempt.save(update_fields=["score", "max_score", "page_stamp"])
+    attempt.__dict__.pop("page_stamp")  # deferred now: read again only if asked for
     return attempt.score
 
 

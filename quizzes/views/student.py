@@ -14,6 +14,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -23,6 +24,7 @@ from django.views.decorators.http import require_GET, require_POST
 from courseware.models import Role
 from courseware.roles import enrolled_required, student_required
 from quizzes.models import Attempt, AttemptStatus, Quiz, Variant
+from quizzes.presenters import page_memo
 from quizzes.presenters import progress as progress_data
 from quizzes.presenters.attempt import attempt_blocks, checked_block
 from quizzes.presenters.markup import render_inline
@@ -151,8 +153,19 @@ def attempt_detail(request: HttpRequest, attempt_id: int) -> HttpResponse:
         return redirect("quizzes:attempt_results", attempt_id=attempt.pk)
     window = student_window(attempt.quiz, request.user)
     gate = answer_gate(attempt, now=now, window=window)
+    refusal = window.refusal(now)
+    # A warm page is served from the memo (presenters.page_memo: keyed on the attempt's stamp,
+    # its quiz, the student's dates and what the release policy allows now).
+    key = page_memo.page_key(request, attempt, window=window, gate=gate, refusal=refusal)
+    html = page_memo.served(request, key)
+    if html is not None:
+        return HttpResponse(html)
     blocks = attempt_blocks(attempt, released=False, gate=gate)
+    csrf, clock = get_token(request), page_memo.server_now()
     context = {
+        "csrf_token": csrf,
+        # The exam timer's server clock: a memoised page gets the clock of its own request.
+        "server_now": clock,
         "attempt": attempt,
         "quiz": attempt.quiz,
         "window": window,
@@ -169,10 +182,13 @@ def attempt_detail(request: HttpRequest, attempt_id: int) -> HttpResponse:
             if p.save_state in ("empty", "unreadable")
         ],
         "is_exam": attempt.quiz.is_exam,
-        "refusal": window.refusal(now),
+        "refusal": refusal,
         "now": now,
     }
-    return render(request, "quizzes/attempt_detail.html", context)
+    response = render(request, "quizzes/attempt_detail.html", context)
+    keys = [p.view.idempotency_key for block in blocks for p in block.parts]
+    page_memo.keep(key, response.content.decode(), csrf, keys, clock)
+    return response
 
 
 def _part_url(attempt: Attempt, variant: Variant, part_id: str) -> str:

@@ -168,8 +168,10 @@ def test_attempt_page_runs_a_fixed_number_of_queries(client, course, django_asse
         with CaptureQueriesContext(connection) as queries:
             assert client.get(attempt.get_absolute_url()).status_code == 200
         counts.append(len(queries))
-    assert counts[0] == counts[1]  # five questions cost no more queries than one
-    with django_assert_max_num_queries(12):
+    assert counts[0] == counts[1] <= 8  # five questions cost no more queries than one
+    # Read again unchanged: served from the page memo (session, user, course, role, attempt,
+    # extension).
+    with django_assert_max_num_queries(6):
         client.get(pages[1].get_absolute_url())
 
 

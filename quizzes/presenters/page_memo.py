@@ -1,0 +1,159 @@
+"""A student's whole attempt page, memoised per process on everything it shows.
+
+A student reloads the same attempt page again and again with nothing changed, and drawing it
+costs the attempt's variants and responses (two or three queries and their decoding) and the
+page's templates. So a drawn page is kept under a digest of:
+
+- the attempt's row, every field, its `page_stamp` among them: every write that changes what
+  the page shows raises that stamp in its own transaction (`services.page_stamp`: answers,
+  exam saves, new numbers, submissions, regrades, overrides; author writes to items and
+  question versions through `quizzes.signals`, admin edits through `quizzes.admin`), and a
+  full save of the row moves `last_activity_at`;
+- the quiz's row, every field (titles, tries, modes, dates, the answer release policy);
+- the student's dates (their extension applied), what the release policy allows at this
+  moment (`AnswerGate`: past the due date or not, submitted, another attempt possible) and the
+  quiz window's refusal now (closed, not open yet): the time-based facts, read on every request;
+- the user (id, name, whether they have a password), the course and their role in it;
+- the language, the time zone, the URL conf, the debug flag, the templates' own source and the
+  render caches' versions, the live catalog's fingerprint.
+
+A page with flash messages queued is never served from the memo nor kept (it shows them once).
+What differs on every request is never kept: the page is stored with placeholders in place of
+its CSRF token, of each part's form key and of the exam timer's server clock, and the request's
+own token, fresh keys and the clock now are put in on the way out (`fragments.fill`: only
+plain letters and digits). The memo lives in this process only, bounded in bytes: a deploy
+starts it empty, and no other process or user can read it. Nothing is kept that the page did
+not show its own student.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import uuid
+from collections import OrderedDict
+from functools import lru_cache
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.messages import get_messages
+from django.middleware.csrf import get_token
+from django.template import loader
+from django.utils import timezone, translation
+
+from quizzes import engine
+from quizzes.presenters import display, fragments
+
+PAGE_VERSION = 1
+_BUDGET_BYTES = 64 * 1024 * 1024
+_memo: OrderedDict[str, tuple[str, str, int]] = OrderedDict()
+_bytes = 0
+_lock = threading.Lock()
+_PAGE_TEMPLATES = ("base.html", "quizzes/base.html")
+
+
+@lru_cache(maxsize=1)
+def _layout_digest() -> str:
+    """The layouts around the sections (`fragments.templates_digest` has the sections')."""
+    digest = hashlib.sha256()
+    for name in _PAGE_TEMPLATES:
+        origin = loader.get_template(name).origin.name
+        digest.update(name.encode() + b"\0" + Path(origin).read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _row(instance) -> tuple:
+    return tuple((f.attname, f.value_from_object(instance)) for f in instance._meta.concrete_fields)
+
+
+def page_key(request, attempt, *, window, gate, refusal) -> str | None:
+    """The memo key of this request's attempt page, or None when it must be drawn afresh."""
+    user = request.user
+    if request.method != "GET" or getattr(request, "htmx", False) or not user.is_authenticated:
+        return None
+    if len(get_messages(request)):
+        return None  # a page with messages shows them once: drawn, never kept
+    course = getattr(request, "course", None)
+    facts = (
+        PAGE_VERSION,
+        fragments.FRAGMENT_VERSION,
+        display.RENDER_CACHE_VERSION,
+        fragments.templates_digest(),
+        _layout_digest(),
+        engine.catalog_digest(None),
+        translation.get_language(),
+        timezone.get_current_timezone_name(),
+        getattr(request, "urlconf", None) or settings.ROOT_URLCONF,
+        settings.DEBUG,
+        request.get_full_path(),
+        (user.pk, user.get_username(), user.get_full_name(), user.has_usable_password()),
+        _row(course) if course is not None else None,
+        getattr(request, "course_role", None),
+        _row(attempt),
+        _row(attempt.quiz),
+        repr(window),
+        repr(gate),
+        refusal,
+    )
+    return "page:" + hashlib.sha256(repr(facts).encode()).hexdigest()
+
+
+def served(request, key: str | None):
+    """The memoised page's HTML for `key` with this request's CSRF token and fresh form keys,
+    or None."""
+    if key is None:
+        return None
+    with _lock:
+        entry = _memo.get(key)
+        if entry is not None:
+            _memo.move_to_end(key)
+    if entry is None:
+        return None
+    mark, html, count = entry
+    try:
+        return fragments.fill((mark, html), get_token(request), _keys(count), server_now())
+    except (IndexError, ValueError):
+        return None
+
+
+def server_now() -> str:
+    """The exam timer's server clock (seconds): put in on every request, never kept."""
+    return str(int(timezone.now().timestamp()))
+
+
+def _keys(count: int) -> list[str]:
+    return [uuid.uuid4().hex for _ in range(count)]
+
+
+def keep(key: str | None, html: str, csrf: str, keys: list[str], now: str) -> None:
+    """Remember a page drawn for `key` with `csrf`, form `keys` and the server clock `now`
+    (the timer's `data-server-now`), as placeholders."""
+    global _bytes
+    mark = fragments.MARK
+    if key is None or mark in html or len(set(keys)) != len(keys) or csrf in keys:
+        return
+    clock = f'data-server-now="{now}"'
+    stored = html.replace(clock, f'data-server-now="{mark}t"').replace(csrf, f"{mark}c")
+    for number, form_key in enumerate(keys):
+        stored = stored.replace(form_key, f"{mark}k{number}_")
+    try:  # what is kept must give back exactly what was sent
+        if fragments.fill((mark, stored), csrf, keys, now) != html:
+            return
+    except (IndexError, ValueError):
+        return
+    size = len(stored)
+    with _lock:
+        if key in _memo:
+            return
+        _memo[key] = (mark, stored, len(keys))
+        _bytes += size
+        while _bytes > _BUDGET_BYTES and _memo:
+            _, (_, old, _) = _memo.popitem(last=False)
+            _bytes -= len(old)
+
+
+def clear() -> None:
+    global _bytes
+    with _lock:
+        _memo.clear()
+        _bytes = 0
