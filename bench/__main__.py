@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
-SUITES = ("grading", "variants", "pages", "ratios", "load", "faults", "hostile")
-DATABASE_SUITES = ("pages", "ratios", "load", "faults", "hostile")
+SUITES = ("grading", "variants", "pages", "ratios", "postcost", "load", "faults", "hostile")
+DATABASE_SUITES = ("pages", "ratios", "postcost", "load", "faults", "hostile")
 
 
 def _arguments(argv):
@@ -60,6 +60,12 @@ def _arguments(argv):
         "--load-keep",
         action="store_true",
         help="load: keep saved runs of the same size that this invocation does not redo",
+    )
+    parser.add_argument(
+        "--postcost-before",
+        metavar="COMMIT",
+        help="postcost: also measure this commit's tree, alternately with the current one "
+        "(writes bench/results/postcost-before.json)",
     )
     parser.add_argument(
         "--report-only", action="store_true", help="rebuild docs/BENCHMARKS.md from results"

@@ -1,4 +1,5 @@
-"""The suites that need a database and a served site: pages, load, faults, hostile.
+"""The suites that need a database and a served site: pages, ratios, postcost, load, faults,
+hostile.
 
 One throwaway PostgreSQL cluster serves them all and is stopped at the end, even on failure.
 Each Django-side step runs in its own process (`bench.djangoside`) with its DATABASE_URL, so
@@ -252,6 +253,10 @@ def run(wanted: list[str], args, *, save) -> None:
             save("pages", data, quick=args.quick, machine=facts)
         if "ratios" in wanted:
             save("ratios", ratios(cluster, args), quick=args.quick, machine=facts)
+        if "postcost" in wanted:
+            from bench import postcostsuite
+
+            postcostsuite.run(cluster, args, save=save)
         served = [s for s in wanted if s in ("load", "faults", "hostile")]
         if served:
             url = cluster.create_database("bench_site")

@@ -558,11 +558,18 @@ def ratios_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
     return side_by_side(result)
 
 
+def postcost_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
+    from bench.postcostreport import postcost_section as answer_posts
+
+    return answer_posts(result, _load("postcost-before"))
+
+
 SECTIONS = [
     ("grading", grading_section),
     ("variants", variants_section),
     ("pages", pages_section),
     ("ratios", ratios_section),
+    ("postcost", postcost_section),
     ("load", load_section),
     ("load-old-harness", old_load_section),
     ("faults", faults_section),

@@ -1,0 +1,105 @@
+"""The `postcost` suite: `bench.postcost` on SQLite and PostgreSQL, optionally beside an older tree.
+
+With `--postcost-before COMMIT` the commit is exported (`git archive`) into a temporary folder,
+the current `bench/postcost.py` is copied into it (it runs in an older checkout: it needs only
+`bench.djangoside`'s setup and quiz maker, `bench.stats` and the floor in `bench.urls`), and each
+tree gets its own database prepared by its own code (its own migrations). The two trees are then
+measured alternately, current first, `RUNS` runs each, on the same database server in the same
+minutes; the folder is removed at the end, even on failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench import machine
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNS = 2
+
+
+def _django(command: str, url: str, tree: Path, *options: str) -> dict:
+    """`python -m bench.djangoside COMMAND` (or `bench.postcost`) in `tree`; its JSON result."""
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as out:
+        path = out.name
+    module = ["bench.postcost"] if command == "postcost" else ["bench.djangoside", command]
+    try:
+        subprocess.run(
+            [sys.executable, "-m", *module, "--out", path, *options],
+            cwd=tree,
+            env={**os.environ, "DATABASE_URL": url},
+            check=True,
+        )
+        return json.loads(Path(path).read_text())
+    finally:
+        os.unlink(path)
+
+
+def export(commit: str, folder: Path) -> str:
+    """The commit's tree into `folder`, with the current postcost bench; the full hash."""
+    full = subprocess.run(
+        ["git", "rev-parse", "--verify", f"{commit}^{{commit}}"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    archive = subprocess.run(["git", "archive", full], cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    shutil.copy(ROOT / "bench" / "postcost.py", folder / "bench" / "postcost.py")
+    return full
+
+
+def _databases(cluster, name: str) -> list[tuple[str, str]]:
+    sqlite = Path(tempfile.mkdtemp(prefix="bench-sqlite.")) / "bench.sqlite3"
+    return [("sqlite", f"sqlite:///{sqlite}"), ("postgresql", cluster.create_database(name))]
+
+
+def run(cluster, args, *, save) -> None:
+    """Measure, save `postcost` (and `postcost-before` when a commit is given)."""
+    facts = machine.describe(cluster.bin)
+    blocks = "4" if args.quick else "6"
+    session = time.strftime("%Y-%m-%d %H:%M:%S")
+    old = Path(tempfile.mkdtemp(prefix="bench-before.")) if args.postcost_before else None
+    try:
+        trees = [("current", ROOT, "bench_postcost")]
+        commit = None
+        if old:
+            commit = export(args.postcost_before, old)
+            trees.append(("before", old, "bench_postcost_before"))
+        runs = {tree: {} for tree, _, _ in trees}
+        for tree, folder, name in trees:
+            for key, url in _databases(cluster, name):
+                print(f"bench: postcost, {tree} tree, on {key}: preparing")
+                _django("prepare", url, folder)
+                runs[tree][key] = {"url": url, "runs": []}
+        for key in ("sqlite", "postgresql"):
+            for number in range(RUNS):
+                for tree, folder, _ in trees:
+                    print(f"bench: postcost on {key}: {tree} tree, run {number + 1} of {RUNS}")
+                    entry = runs[tree][key]
+                    entry["runs"].append(
+                        _django("postcost", entry["url"], folder, "--repeat", blocks)
+                    )
+    finally:
+        if old:
+            shutil.rmtree(old, ignore_errors=True)
+    for tree, _, _ in trees:
+        data = {"session": session, "runs_per_database": RUNS, "alternated": len(trees) > 1}
+        data.update({key: entry["runs"] for key, entry in runs[tree].items()})
+        if tree == "before":
+            data["commit"] = commit
+            data["asked"] = args.postcost_before
+        save(
+            "postcost" if tree == "current" else "postcost-before",
+            data,
+            quick=args.quick,
+            machine=facts,
+        )
