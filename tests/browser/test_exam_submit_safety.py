@@ -45,6 +45,22 @@ def _slow_saves(monkeypatch, seconds=1.5):
     monkeypatch.setattr(views.service, "autosave", slow)
 
 
+def test_submit_waits_for_the_save_its_click_sent(page, monkeypatch):
+    """The Submit click's own change event sends the field's last save; a slow server answers
+    it after the click. Without the wait the server would refuse it and grade the older text."""
+    variant, answer, box = _start(page, "ada")
+    box.fill("1000 s")
+    page.locator(f"#part-{variant.pk}-t .save-status.saved").wait_for()
+    _slow_saves(monkeypatch)
+    box.fill(answer)  # no input-delay save yet: the click's change event sends it
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Submit attempt").click()
+    page.wait_for_url("**/results/")
+    graded = Response.objects.get(variant=variant, part_id="t")
+    assert graded.raw == answer == SavedAnswer.objects.get(variant=variant).raw
+    assert answer in page.locator("main").inner_text()
+
+
 def test_a_save_held_back_behind_a_slow_one_is_sent_and_graded_before_the_submission(
     page, monkeypatch
 ):
