@@ -5,7 +5,7 @@ the current `bench/postcost.py` is copied into it (it runs in an older checkout:
 `bench.djangoside`'s setup and quiz maker, `bench.stats` and the floor in `bench.urls`), and each
 tree gets its own database prepared by its own code (its own migrations). The two trees are then
 measured alternately, current first, `RUNS` runs each, on the same database server in the same
-minutes; the folder is removed at the end, even on failure.
+minutes; the exported tree and the SQLite files are removed at the end, even on failure.
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ def export(commit: str, folder: Path) -> str:
     return full
 
 
-def _databases(cluster, name: str) -> list[tuple[str, str]]:
-    sqlite = Path(tempfile.mkdtemp(prefix="bench-sqlite.")) / "bench.sqlite3"
+def _databases(cluster, name: str, scratch: Path) -> list[tuple[str, str]]:
+    sqlite = scratch / f"{name}.sqlite3"
     return [("sqlite", f"sqlite:///{sqlite}"), ("postgresql", cluster.create_database(name))]
 
 
@@ -68,6 +68,7 @@ def run(cluster, args, *, save) -> None:
     blocks = "4" if args.quick else "6"
     session = time.strftime("%Y-%m-%d %H:%M:%S")
     old = Path(tempfile.mkdtemp(prefix="bench-before.")) if args.postcost_before else None
+    scratch = Path(tempfile.mkdtemp(prefix="bench-sqlite."))
     try:
         trees = [("current", ROOT, "bench_postcost")]
         commit = None
@@ -76,7 +77,7 @@ def run(cluster, args, *, save) -> None:
             trees.append(("before", old, "bench_postcost_before"))
         runs = {tree: {} for tree, _, _ in trees}
         for tree, folder, name in trees:
-            for key, url in _databases(cluster, name):
+            for key, url in _databases(cluster, name, scratch):
                 print(f"bench: postcost, {tree} tree, on {key}: preparing")
                 _django("prepare", url, folder)
                 runs[tree][key] = {"url": url, "runs": []}
@@ -89,6 +90,7 @@ def run(cluster, args, *, save) -> None:
                         _django("postcost", entry["url"], folder, "--repeat", blocks)
                     )
     finally:
+        shutil.rmtree(scratch, ignore_errors=True)
         if old:
             shutil.rmtree(old, ignore_errors=True)
     for tree, _, _ in trees:
