@@ -88,26 +88,20 @@ batch, an override or recomputed score; an item's points or a question version e
 author (`quizzes/signals.py`) or a student's rows edited in the admin raise the stamps of every
 attempt that shows them. A page with flash messages is drawn and not kept. The CSRF token and
 each part's form key are kept as placeholders and the request's own token and fresh keys are
-put in on the way out, as for the memoised sections. A warm page runs 6 queries (session,
-user, course, role, the attempt, the student's extension) instead of 8 (homework) or 9
-(exam); a page after a change, or a first view, is drawn as before through the section memo
-and runs 8 or 9. The time-based facts (a due date or release date passing, a window closing)
-are read on every request, never stamped. Each invalidation source has a test that fails if
-the memoised page were served (`tests/security/test_attack_page_memo.py`).
+put in on the way out, as for the memoised sections. A warm page runs 5 queries (session,
+user, role, the attempt, the student's extension; the course row is kept a minute per process,
+issue 20's per-request work) instead of 8 (homework) or 9 (exam); a page after a change, or a
+first view, is drawn through the section memo and runs 7 (homework) or 8 (exam). The
+time-based facts (a due date or release date passing, a window closing) are read on every
+request, never stamped. Each invalidation source has a test that fails if the memoised page
+were served (`tests/security/test_attack_page_memo.py`).
 
-What is left. The warm page is now its 6 queries, the session and user lookups among them that
-the floor pays too, the attempt and extension lookups and the memo's key. On PostgreSQL both
-attempt pages measure 3.1×, just over the target (which sits inside their interquartile ranges);
-SQLite's ratios come out higher and much more spread in this run because its floor is a quarter
-of PostgreSQL's (5 ms against 24 ms), so the same fixed Python costs (compiling 4 more queries,
-the key's digest) weigh more. Cutting further means fewer of those queries: the course and role
-lookups are shared with every page and belong to the per-request lookups' own work, and the
-attempt and extension could be read in one query. A page whose answers just changed, and a
-first view (Markdown and MathML of every prompt and part, every section drawn once), stay
-dearer: the first view is measured above and does not meet 3×. It came out higher in this run
-than in the run before (21.4× against 16.0× on PostgreSQL, 29.9× against 26.3× on SQLite):
-drawing a page now also stores it (placeholders put in and checked once), and the two runs had
-different load; this run does not separate the two.
+What is left. A warm page is now its 5 queries (two of them, the session and the user, the
+floor pays too), the memo's key and the base layout around the page; its ratio sits close to
+the target, so a busy machine or a few more queries would put it over again. A page whose
+answers just changed, and a first view (Markdown and MathML of every prompt and part, every
+section drawn once), stay dearer: the first view is measured above and is far from 3×; it is
+drawn once per attempt, and a page after an answer once per change.
 """
     return text, targets
 
