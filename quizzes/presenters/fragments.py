@@ -58,15 +58,19 @@ _TEMPLATES = (
 )
 
 
-@lru_cache(maxsize=1)
-def templates_digest() -> str:
-    """The section's templates' own source, so a changed template is never served old HTML."""
-    names = list(_TEMPLATES) + sorted(kind.template_name for kind in kinds.all_kinds())
+def source_digest(names) -> str:
+    """A digest of these templates' own source files (names in order)."""
     digest = hashlib.sha256()
     for name in names:
         origin = loader.get_template(name).origin.name
         digest.update(name.encode() + b"\0" + Path(origin).read_bytes() + b"\0")
     return digest.hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def templates_digest() -> str:
+    """The section's templates' own source, so a changed template is never served old HTML."""
+    return source_digest(list(_TEMPLATES) + sorted(k.template_name for k in kinds.all_kinds()))
 
 
 def _result_facts(result) -> tuple:

@@ -33,12 +33,10 @@ import threading
 import uuid
 from collections import OrderedDict
 from functools import lru_cache
-from pathlib import Path
 
 from django.conf import settings
 from django.contrib.messages import get_messages
 from django.middleware.csrf import get_token
-from django.template import loader
 from django.utils import timezone, translation
 
 from quizzes import engine
@@ -55,11 +53,7 @@ _PAGE_TEMPLATES = ("base.html", "quizzes/base.html")
 @lru_cache(maxsize=1)
 def _layout_digest() -> str:
     """The layouts around the sections (`fragments.templates_digest` has the sections')."""
-    digest = hashlib.sha256()
-    for name in _PAGE_TEMPLATES:
-        origin = loader.get_template(name).origin.name
-        digest.update(name.encode() + b"\0" + Path(origin).read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
+    return fragments.source_digest(_PAGE_TEMPLATES)
 
 
 def _row(instance) -> tuple:
