@@ -7,7 +7,8 @@ kill is a second line of defence.  On the main thread a box is a real-time inter
 clock on every Python function call.  Either raises `TimeBoxExpired` inside the running
 computation.  Neither can interrupt a single long C-level operation (one huge big-integer
 power): that is what the size checks before any computation are for (`formula.growth`,
-the parser's constant limits).
+the parser's constant limits), nor a generator driven by C that calls no Python function (the
+trace box does not raise inside generator frames; see `_RESUMABLE`).
 
 `TimeBoxExpired` derives from BaseException so that library code catching ``Exception`` (sympy
 does, in places) cannot swallow it and run on.
@@ -16,6 +17,7 @@ does, in places) cannot swallow it and run on.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import signal
 import sys
 import threading
@@ -49,13 +51,19 @@ def time_box(seconds: float):
         yield
 
 
+# A generator's frame is also entered when the garbage collector closes it, and an exception
+# raised there is not the caller's: Python prints it as "Exception ignored in" and goes on.  The
+# box raises in the next ordinary function call instead, which always reaches the caller.
+_RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
 @contextlib.contextmanager
 def _traced_box(seconds: float):
     previous = sys.gettrace()
     deadline = time.monotonic() + seconds
 
     def tracer(frame, event, arg):
-        if time.monotonic() > deadline:
+        if time.monotonic() > deadline and not frame.f_code.co_flags & _RESUMABLE:
             raise TimeBoxExpired
         return previous(frame, event, arg) if previous is not None else None
 

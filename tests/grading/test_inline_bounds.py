@@ -7,6 +7,7 @@ outcome, and fails (instead of hanging the suite) when a call never returns.
 
 from __future__ import annotations
 
+import sys
 import threading
 
 import pytest
@@ -93,6 +94,49 @@ def test_the_time_box_works_on_a_thread_without_signals():
     worker.join(GENEROUS)
     assert not worker.is_alive()
     assert "elapsed" in outcome
+
+
+def test_an_expired_box_does_not_raise_into_a_generator_being_collected():
+    """CI printed "Exception ignored in: <generator ...>" with TimeBoxExpired's traceback.
+
+    A box that expires while the garbage collector closes a generator raised inside that close,
+    where nobody can catch it; the box now raises at the next ordinary call.
+    """
+    import gc
+    import time
+
+    from quizzes.grading.timebox import TimeBoxExpired, time_box
+
+    unraisable = []
+    outcome = {}
+
+    def ordinary():
+        return 1
+
+    def run():
+        try:
+            with time_box(0.05):
+                numbers = (n for n in range(3))
+                next(numbers)
+                time.sleep(0.1)  # a C call: no trace event, the deadline passes
+                del numbers  # closed now, after the deadline
+                gc.collect()
+                outcome["closed"] = True
+                ordinary()
+        except TimeBoxExpired:
+            outcome["expired"] = True
+
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = unraisable.append
+    try:
+        worker = threading.Thread(target=run, daemon=True)
+        worker.start()
+        worker.join(GENEROUS)
+    finally:
+        sys.unraisablehook = previous_hook
+    assert not worker.is_alive()
+    assert unraisable == []
+    assert outcome == {"closed": True, "expired": True}
 
 
 def test_a_swallowing_except_exception_cannot_hide_an_expired_box():
