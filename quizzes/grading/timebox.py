@@ -8,7 +8,7 @@ clock on every Python function call.  Either raises `TimeBoxExpired` inside the 
 computation.  Neither can interrupt a single long C-level operation (one huge big-integer
 power): that is what the size checks before any computation are for (`formula.growth`,
 the parser's constant limits), nor a generator driven by C that calls no Python function (the
-trace box does not raise inside generator frames; see `_RESUMABLE`).
+trace box does not raise on entering a generator frame; see `_in_a_finalizer`).
 
 `TimeBoxExpired` derives from BaseException so that library code catching ``Exception`` (sympy
 does, in places) cannot swallow it and run on.
@@ -51,10 +51,22 @@ def time_box(seconds: float):
         yield
 
 
-# A generator's frame is also entered when the garbage collector closes it, and an exception
-# raised there is not the caller's: Python prints it as "Exception ignored in" and goes on.  The
-# box raises in the next ordinary function call instead, which always reaches the caller.
+# Python calls finalizers in whatever frame is running: a generator's close when the last
+# reference goes, a `__del__` when the garbage collector runs. An exception raised there is not
+# the caller's: Python prints it as "Exception ignored in", goes on, and unsets the trace
+# function, which would lose the box. So the box never raises in a generator frame's entry or
+# under a `__del__`; it raises at the next ordinary call, which always reaches the caller.
 _RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
+def _in_a_finalizer(frame) -> bool:
+    if frame.f_code.co_flags & _RESUMABLE:
+        return True
+    while frame is not None:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
 
 
 @contextlib.contextmanager
@@ -63,7 +75,7 @@ def _traced_box(seconds: float):
     deadline = time.monotonic() + seconds
 
     def tracer(frame, event, arg):
-        if time.monotonic() > deadline and not frame.f_code.co_flags & _RESUMABLE:
+        if time.monotonic() > deadline and not _in_a_finalizer(frame):
             raise TimeBoxExpired
         return previous(frame, event, arg) if previous is not None else None
 
