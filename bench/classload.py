@@ -21,6 +21,7 @@ from itertools import count
 from django.db import close_old_connections
 
 from bench.browser import Browser
+from bench.cpusample import Sampler
 from bench.drive import Log, Student
 from bench.scenarios import by_kind, exercised, scenarios
 
@@ -129,6 +130,9 @@ def command(args) -> dict:
     require_fresh(usernames)
     ports = [int(p) for p in args.ports.split(",")]
     load_average = [round(x, 2) for x in os.getloadavg()]
+    pids = [int(p) for p in args.server_pids.split(",") if p]
+    sampler = Sampler(servers=pids, client=os.getpid())
+    sampler.start()
     log, progress = simulate(
         ports=ports,
         usernames=usernames,
@@ -136,6 +140,7 @@ def command(args) -> dict:
         scenario=scenario,
         slug=args.slug,
     )
+    process_cpu = sampler.stop()  # the class only: the database check below is not counted
     summary = log.summary()
     timeouts = sum(c.get("timeout", 0) for c in log.statuses.values())
     result = {
@@ -156,6 +161,7 @@ def command(args) -> dict:
         "kinds": by_kind(log.timings, log.statuses),
         "endpoints": summary["endpoints"],
         "exercised": exercised(scenario, progress, len(usernames)),
+        "process_cpu": process_cpu,
     }
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(log.for_verify(), f)

@@ -109,7 +109,7 @@ def ratios(cluster: pg.Cluster, args) -> dict:
 class Site:
     """gunicorn with `workers` workers on a free loopback port, production settings."""
 
-    def __init__(self, database_url: str, workers: int, env=None):
+    def __init__(self, database_url: str, workers: int, env=None, app: str = "config.wsgi"):
         self.port = pg.free_port()
         self.workers = workers
         env = {
@@ -124,7 +124,7 @@ class Site:
         self.process = subprocess.Popen(
             [
                 str(BIN / "gunicorn"),
-                "config.wsgi",
+                app,
                 "-w",
                 str(workers),
                 "-b",

@@ -119,6 +119,7 @@ def main(argv=None) -> int:
     parser.add_argument("--run", default="")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--ports", default="")
+    parser.add_argument("--server-pids", default="")
     parser.add_argument("--scenario", default="")
     parser.add_argument("--mode", default="exam")
     parser.add_argument("--quick", action="store_true")

@@ -104,6 +104,53 @@ def kind_rows(run: dict) -> list[list[str]]:
     return rows
 
 
+CPU_KIND_HEADER = ["request kind", "requests", "CPU ms / request", "share of app CPU"]
+CPU_KIND_HEADER += ["in the app, wall ms / request"]
+PROCESS_HEADER = ["process", "CPU s", "cores used (of {cores})"]
+
+
+def code_line(run: dict) -> str:
+    code = run.get("code")
+    if not code:
+        return "code: not recorded (a run before the harness recorded it)"
+    changed = " with uncommitted changes" if code["changed"] else ""
+    return f"code `{code['commit']}`{changed}, measured {code['measured']}"
+
+
+def cpu_tables(run: dict) -> str:
+    """Where the run's CPU went: per request kind inside the app, and per kind of process."""
+    text = ""
+    by_kind = run.get("server_cpu_by_kind")
+    if by_kind:
+        total = sum(k["cpu_s"] for k in by_kind.values()) or 1.0
+        rows = [
+            [kind, num(k["n"]), ms(k["cpu_ms"]), f"{k['cpu_s'] / total:.0%}", ms(k["wall_ms"])]
+            for kind, k in sorted(by_kind.items(), key=lambda kv: -kv[1]["cpu_s"])
+        ]
+        text += "\nServer CPU by request kind (each request's own thread CPU in the app):\n\n"
+        text += table(CPU_KIND_HEADER, rows) + "\n"
+    processes = run.get("process_cpu")
+    if processes and processes.get("cpu_s"):
+        seconds = processes["seconds"] or 1.0
+        header = [h.format(cores=processes["cores"]) for h in PROCESS_HEADER]
+        rows = [
+            [role, f"{cpu:.1f}", f"{cpu / seconds:.2f}"] for role, cpu in processes["cpu_s"].items()
+        ]
+        rows.append(
+            [
+                "**all**",
+                f"{sum(processes['cpu_s'].values()):.1f}",
+                f"**{sum(processes['cpu_s'].values()) / seconds:.2f}**",
+            ]
+        )
+        text += (
+            f"\nCPU by process over the {seconds:.0f} s the class ran:\n\n"
+            + table(header, rows)
+            + "\n"
+        )
+    return text
+
+
 def method(scenarios: list[dict]) -> str:
     """What the harness does and checks (also shown before its first run)."""
     listed = "\n".join(f"- **{s['name']}**: {s['description']}." for s in scenarios)
@@ -172,9 +219,10 @@ def load_section(result: dict, before: dict | None = None) -> tuple[str, list[tu
     for run in runs:
         detail += (
             f"\n**{run['scenario']}, {run['database']}, {run['servers']} server(s) × "
-            f"{run['workers']} workers**, {run['students']} students:\n\n"
+            f"{run['workers']} workers**, {run['students']} students; {code_line(run)}:\n\n"
             + table(KIND_HEADER, kind_rows(run))
             + "\n"
+            + cpu_tables(run)
         )
         if run["error_samples"]:
             detail += "\nErrors: " + "; ".join(f"`{e}`" for e in run["error_samples"][:5]) + "\n"

@@ -69,6 +69,40 @@ def redis_server():
 GUNICORN_ARGS = "--worker-class gthread --threads 4 --keep-alive 10"
 
 
+def cpuwsgi_totals(folder: Path) -> dict:
+    # Read without Django: bench.cpuwsgi imports the site's settings at import time.
+    import json
+
+    totals: dict[str, list[float]] = {}
+    for path in folder.glob("worker-*.json"):
+        for kind, (n, cpu, wall) in json.loads(path.read_text()).items():
+            entry = totals.setdefault(kind, [0, 0.0, 0.0])
+            entry[0], entry[1], entry[2] = entry[0] + n, entry[1] + cpu, entry[2] + wall
+    return {
+        kind: {"n": int(n), "cpu_s": cpu, "cpu_ms": cpu / n * 1000, "wall_ms": wall / n * 1000}
+        for kind, (n, cpu, wall) in sorted(totals.items())
+        if n
+    }
+
+
+def code_version() -> dict:
+    """The commit measured, whether the tree had changes on top of it, and when."""
+    root = Path(__file__).resolve().parents[1]
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    outside_results = ["--", ".", ":!bench/results", ":!docs"]
+    changed = git("status", "--porcelain", "--untracked-files=no", *outside_results)
+    return {
+        "commit": git("rev-parse", "--short=10", "HEAD") or "unknown",
+        "subject": git("log", "-1", "--format=%s")[:120],
+        "changed": bool(changed),
+        "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    }
+
+
 def run_names(scenario) -> tuple[str, str]:
     """A new account prefix and quiz slug: no run ever meets another run's accounts or quiz."""
     run_id = uuid.uuid4().hex[:8]
@@ -93,17 +127,23 @@ def one_run(
     django("quiz", url, "--slug", slug, "--mode", "exam" if scenario.exam else "homework")
     sites = []
     print(f"bench: load, {scenario.name}, {label}, {students} students, {servers}×{workers}")
+    cpu_dir = Path(tempfile.mkdtemp(prefix="bench-cpu."))
     try:
-        served = {"GUNICORN_CMD_ARGS": GUNICORN_ARGS, **(env or {})}
+        served = {"GUNICORN_CMD_ARGS": GUNICORN_ARGS, "BENCH_CPU_DIR": str(cpu_dir), **(env or {})}
         for _ in range(servers):
-            sites.append(Site(url, workers, env=served))
+            # The site's own application, wrapped to count each request's CPU (bench.cpuwsgi).
+            sites.append(Site(url, workers, env=served, app="bench.cpuwsgi:application"))
         options = ["--ports", ",".join(str(s.port) for s in sites), "--slug", slug]
         options += ["--students", str(students), "--prefix", prefix, "--scenario", scenario.name]
+        options += ["--server-pids", ",".join(str(s.process.pid) for s in sites)]
         result = django("classload", url, *options, *(["--quick"] if quick else []))
     finally:
         for site in sites:
             site.stop()
+    result["server_cpu_by_kind"] = cpuwsgi_totals(cpu_dir)
+    shutil.rmtree(cpu_dir, ignore_errors=True)
     result.update(database=label, workers=workers, prefix=prefix, quiz=slug, gunicorn=GUNICORN_ARGS)
+    result["code"] = code_version()
     result["server_log_errors"] = sorted({e for site in sites for e in site.server_errors()})
     print(
         f"bench: {result['throughput_per_s']:.1f} req/s, {result['errors']} errors, "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from dataclasses import replace
 
 import pytest
@@ -91,3 +92,73 @@ def test_a_student_with_an_open_attempt_makes_the_run_fail(live_server, homework
     _, check = drive(live_server, homework, [fresh.username, used.username])
     assert not check["ok"]
     assert "1 of 2 students did not open the homework" in check["problems"]
+
+
+# -- where the CPU goes (bench.cpuwsgi, bench.cpusample) --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "name", "args", "kind"),
+    [
+        ("POST", "quizzes:autosave", [3, 4, "bytes"], "autosave"),
+        ("POST", "quizzes:submit_part", [3, 4, "bytes"], "answer post"),
+        ("POST", "quizzes:submit_attempt", [3], "submit"),
+        ("POST", "quizzes:start_attempt", ["ch1-exam"], "start"),
+        ("GET", "quizzes:attempt_detail", [3], "page"),
+        ("GET", "quizzes:quiz_detail", ["ch1-exam"], "page"),
+        ("POST", "login", [], "login"),
+        ("GET", "login", [], "login"),
+    ],
+)
+def test_each_request_the_class_sends_is_counted_under_its_kind(method, name, args, kind):
+    from django.urls import reverse
+
+    from bench import cpuwsgi
+
+    assert cpuwsgi.kind_of(method, reverse(name, args=args)) == kind
+    assert cpuwsgi.kind_of("GET", "/static/quiz.js") == "other"
+
+
+def test_the_wrapped_site_counts_each_request_and_the_suite_adds_the_workers_up(
+    tmp_path, monkeypatch
+):
+    from bench import cpuwsgi
+
+    def busy_site(environ, start_response):
+        start_response("200 OK", [])
+        sum(i * i for i in range(200_000))  # some CPU of this request's own
+        return [b"ok"]
+
+    monkeypatch.setenv("BENCH_CPU_DIR", str(tmp_path))
+    monkeypatch.setattr(cpuwsgi, "site", busy_site)
+    monkeypatch.setattr(cpuwsgi, "_totals", {})
+    path = "/attempts/3/variants/4/parts/bytes/autosave/"
+    for _ in range(3):
+        body = cpuwsgi.application({"REQUEST_METHOD": "POST", "PATH_INFO": path}, lambda *a: None)
+        assert body == [b"ok"]
+    cpuwsgi._dump()
+    (tmp_path / "worker-1.json").write_text('{"autosave": [2, 0.5, 1.0], "page": [1, 0.1, 0.2]}')
+    totals = loadsuite.cpuwsgi_totals(tmp_path)
+    assert totals["autosave"]["n"] == 5
+    assert totals["autosave"]["cpu_s"] > 0.5  # the workers' seconds added, ours included
+    assert totals["page"] == {"n": 1, "cpu_s": 0.1, "cpu_ms": 100.0, "wall_ms": 200.0}
+
+
+def test_the_sampler_puts_a_server_childs_cpu_under_gunicorn():
+    import subprocess
+    import sys
+
+    from bench.cpusample import Sampler
+
+    sampler = Sampler(servers=[os.getpid()], interval=0.1)  # this process plays the server
+    sampler.start()
+    burn = "import time\nend = time.process_time() + 0.6\nwhile time.process_time() < end: pass"
+    subprocess.run([sys.executable, "-c", burn], check=True)
+    totals = sampler.stop()
+    assert totals["cpu_s"].get("gunicorn", 0) >= 0.3, totals
+
+
+def test_each_run_records_the_commit_it_measured():
+    code = loadsuite.code_version()
+    assert len(code["commit"]) == 10 and code["commit"] != "unknown"
+    assert isinstance(code["changed"], bool) and code["measured"].endswith("UTC")

@@ -1,0 +1,76 @@
+"""Where a load run's server CPU goes: the site's WSGI application, counting each request's
+thread CPU time (`time.thread_time`: this request's own work, not other threads' nor time spent
+waiting for the GIL or the database) and wall time by request kind.
+
+The load harness serves `bench.cpuwsgi:application` in place of `config.wsgi` with
+`BENCH_CPU_DIR` set; each gunicorn worker writes its totals there as JSON every 200 requests
+and at exit (`{kind: [requests, cpu s, wall s]}`); `bench.loadsuite` adds the workers up. The
+kinds are the harness's own (`bench.scenarios.KINDS`), matched on the path the way the
+simulated students send them.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import re
+import threading
+import time
+from pathlib import Path
+
+from config.wsgi import application as site
+
+# (kind, method, path pattern), first match wins; every other request counts as "other".
+ROUTES = [
+    ("autosave", "POST", re.compile(r"^/attempts/\d+/variants/\d+/parts/[\w-]+/autosave/$")),
+    ("answer post", "POST", re.compile(r"^/attempts/\d+/variants/\d+/parts/[\w-]+/$")),
+    ("submit", "POST", re.compile(r"^/attempts/\d+/submit/$")),
+    ("start", "POST", re.compile(r"^/quizzes/[\w-]+/start/$")),
+    ("login", "", re.compile(r"^/accounts/login/$")),
+    ("page", "GET", re.compile(r"^/(quizzes/[\w-]+|attempts/\d+)/")),
+]
+DUMP_EVERY = 200
+
+_lock = threading.Lock()
+_totals: dict[str, list[float]] = {}
+_count = 0
+
+
+def kind_of(method: str, path: str) -> str:
+    for kind, wanted, pattern in ROUTES:
+        if (not wanted or wanted == method) and pattern.match(path):
+            return kind
+    return "other"
+
+
+def _dump() -> None:
+    folder = os.environ.get("BENCH_CPU_DIR")
+    if not folder:
+        return
+    with _lock:
+        snapshot = json.dumps(_totals)
+    (Path(folder) / f"worker-{os.getpid()}.json").write_text(snapshot)
+
+
+def application(environ, start_response):
+    global _count
+    kind = kind_of(environ.get("REQUEST_METHOD", ""), environ.get("PATH_INFO", ""))
+    cpu, wall = time.thread_time(), time.perf_counter()
+    try:
+        # The body is produced inside the timing: Django's responses are not streamed here.
+        return list(site(environ, start_response))
+    finally:
+        cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
+        with _lock:
+            entry = _totals.setdefault(kind, [0, 0.0, 0.0])
+            entry[0] += 1
+            entry[1] += cpu
+            entry[2] += wall
+            _count += 1
+            due = _count % DUMP_EVERY == 0
+        if due:
+            _dump()
+
+
+atexit.register(_dump)
