@@ -3,7 +3,7 @@ thread CPU time (`time.thread_time`: this request's own work, not other threads'
 waiting for the GIL or the database) and wall time by request kind.
 
 The load harness serves `bench.cpuwsgi:application` in place of `config.wsgi` with
-`BENCH_CPU_DIR` set; each gunicorn worker writes its totals there as JSON every 200 requests
+`BENCH_CPU_DIR` set; each gunicorn worker writes its totals there as JSON every second
 and at exit (`{kind: [requests, cpu s, wall s]}`); `bench.loadsuite` adds the workers up. The
 kinds are the harness's own (`bench.scenarios.KINDS`), matched on the path the way the
 simulated students send them.
@@ -12,9 +12,11 @@ simulated students send them.
 from __future__ import annotations
 
 import atexit
+import faulthandler
 import json
 import os
 import re
+import signal
 import threading
 import time
 from pathlib import Path
@@ -30,11 +32,14 @@ ROUTES = [
     ("login", "", re.compile(r"^/accounts/login/$")),
     ("page", "GET", re.compile(r"^/(quizzes/[\w-]+|attempts/\d+)/")),
 ]
-DUMP_EVERY = 200
+DUMP_EVERY_S = 1.0
+# `kill -SIGRTMIN+2 <worker>` writes every thread's stack to BENCH_CPU_DIR/stacks-<pid>.txt:
+# what a request that does not come back is waiting for.
+STACKS_SIGNAL = signal.SIGRTMIN + 2
 
 _lock = threading.Lock()
 _totals: dict[str, list[float]] = {}
-_count = 0
+_dumper: threading.Thread | None = None
 
 
 def kind_of(method: str, path: str) -> str:
@@ -53,8 +58,29 @@ def _dump() -> None:
     (Path(folder) / f"worker-{os.getpid()}.json").write_text(snapshot)
 
 
+def _dump_every_second() -> None:
+    while True:
+        time.sleep(DUMP_EVERY_S)
+        _dump()
+
+
+def _start_in_this_worker() -> None:
+    """Once per worker process (gunicorn forks after import): the dumping thread, the stacks."""
+    global _dumper
+    with _lock:
+        if _dumper is not None:
+            return
+        _dumper = threading.Thread(target=_dump_every_second, daemon=True, name="cpu-dump")
+        _dumper.start()
+    folder = os.environ.get("BENCH_CPU_DIR")
+    if folder:
+        stacks = open(Path(folder) / f"stacks-{os.getpid()}.txt", "a")  # noqa: SIM115 (kept open)
+        faulthandler.register(STACKS_SIGNAL, file=stacks, all_threads=True)
+
+
 def application(environ, start_response):
-    global _count
+    if _dumper is None:
+        _start_in_this_worker()
     kind = kind_of(environ.get("REQUEST_METHOD", ""), environ.get("PATH_INFO", ""))
     cpu, wall = time.thread_time(), time.perf_counter()
     try:
@@ -67,10 +93,6 @@ def application(environ, start_response):
             entry[0] += 1
             entry[1] += cpu
             entry[2] += wall
-            _count += 1
-            due = _count % DUMP_EVERY == 0
-        if due:
-            _dump()
 
 
 atexit.register(_dump)

@@ -69,6 +69,10 @@ def redis_server():
 GUNICORN_ARGS = "--worker-class gthread --threads 4 --keep-alive 10"
 
 
+def cpuwsgi_dump_every_s() -> float:
+    return 1.0  # bench.cpuwsgi.DUMP_EVERY_S (that module imports the site: not imported here)
+
+
 def cpuwsgi_totals(folder: Path) -> dict:
     # Read without Django: bench.cpuwsgi imports the site's settings at import time.
     import json
@@ -137,6 +141,7 @@ def one_run(
         options += ["--students", str(students), "--prefix", prefix, "--scenario", scenario.name]
         options += ["--server-pids", ",".join(str(s.process.pid) for s in sites)]
         result = django("classload", url, *options, *(["--quick"] if quick else []))
+        time.sleep(2 * cpuwsgi_dump_every_s())  # the workers' last counts reach their files
     finally:
         for site in sites:
             site.stop()
