@@ -39,7 +39,6 @@ STACKS_SIGNAL = signal.SIGRTMIN + 2
 
 _lock = threading.Lock()
 _totals: dict[str, list[float]] = {}
-_dumper: threading.Thread | None = None
 
 
 def kind_of(method: str, path: str) -> str:
@@ -64,23 +63,15 @@ def _dump_every_second() -> None:
         _dump()
 
 
-def _start_in_this_worker() -> None:
-    """Once per worker process (gunicorn forks after import): the dumping thread, the stacks."""
-    global _dumper
-    with _lock:
-        if _dumper is not None:
-            return
-        _dumper = threading.Thread(target=_dump_every_second, daemon=True, name="cpu-dump")
-        _dumper.start()
-    folder = os.environ.get("BENCH_CPU_DIR")
-    if folder:
-        stacks = open(Path(folder) / f"stacks-{os.getpid()}.txt", "a")  # noqa: SIM115 (kept open)
-        faulthandler.register(STACKS_SIGNAL, file=stacks, all_threads=True)
+def _start_in_this_worker(folder: str) -> None:
+    """At import, in each gunicorn worker (the app is not preloaded): the dumping thread, and
+    the stacks signal (a process that never imported this module must not be sent it)."""
+    threading.Thread(target=_dump_every_second, daemon=True, name="cpu-dump").start()
+    stacks = open(Path(folder) / f"stacks-{os.getpid()}.txt", "a")  # noqa: SIM115 (kept open)
+    faulthandler.register(STACKS_SIGNAL, file=stacks, all_threads=True)
 
 
 def application(environ, start_response):
-    if _dumper is None:
-        _start_in_this_worker()
     kind = kind_of(environ.get("REQUEST_METHOD", ""), environ.get("PATH_INFO", ""))
     cpu, wall = time.thread_time(), time.perf_counter()
     try:
@@ -96,3 +87,5 @@ def application(environ, start_response):
 
 
 atexit.register(_dump)
+if os.environ.get("BENCH_CPU_DIR"):
+    _start_in_this_worker(os.environ["BENCH_CPU_DIR"])
