@@ -7,8 +7,8 @@ kill is a second line of defence.  On the main thread a box is a real-time inter
 clock on every Python function call.  Either raises `TimeBoxExpired` inside the running
 computation.  Neither can interrupt a single long C-level operation (one huge big-integer
 power): that is what the size checks before any computation are for (`formula.growth`,
-the parser's constant limits), nor a generator driven by C that calls no Python function (the
-trace box does not raise on entering a generator frame; see `_in_a_finalizer`).
+the parser's constant limits), nor code that calls nothing of sympy's, mpmath's or the
+grader's own (a box raises only where that is safe; see `_safe_to_raise`).
 
 `TimeBoxExpired` derives from BaseException so that library code catching ``Exception`` (sympy
 does, in places) cannot swallow it and run on.
@@ -17,7 +17,10 @@ does, in places) cannot swallow it and run on.
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib.util
 import inspect
+import os
 import signal
 import sys
 import threading
@@ -28,22 +31,33 @@ class TimeBoxExpired(BaseException):
     """A time-boxed step ran out of time; the caller treats its result as undecided."""
 
 
+_signal_box_running = False  # the main thread's interval timer belongs to a box
+
+
 def _expire(signum, frame):
+    if not _signal_box_running:
+        return  # a late signal after the box closed: nothing to stop
+    if not _safe_to_raise(frame):
+        signal.setitimer(signal.ITIMER_REAL, RETRY_S)  # raise in the next safe frame instead
+        return
     raise TimeBoxExpired
 
 
 @contextlib.contextmanager
 def time_box(seconds: float):
+    global _signal_box_running
     on_main = threading.current_thread() is threading.main_thread()
     if on_main and hasattr(signal, "setitimer"):
         if signal.getitimer(signal.ITIMER_REAL)[0] > 0:
             yield  # an enclosing box is running; it bounds this one too
             return
         previous = signal.signal(signal.SIGALRM, _expire)
+        _signal_box_running = True
         signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
             yield
         finally:
+            _signal_box_running = False
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
         return
@@ -51,22 +65,44 @@ def time_box(seconds: float):
         yield
 
 
-# Python calls finalizers in whatever frame is running: a generator's close when the last
-# reference goes, a `__del__` when the garbage collector runs. An exception raised there is not
-# the caller's: Python prints it as "Exception ignored in", goes on, and unsets the trace
-# function, which would lose the box. So the box never raises in a generator frame's entry or
-# under a `__del__`; it raises at the next ordinary call, which always reaches the caller.
+# An expired box raises asynchronously, in whatever frame runs next, and that frame may be one
+# that must not be cut short. Raised inside the import system (between taking a module's lock
+# and releasing it) the lock stays held and every other thread importing that module waits
+# forever: load runs saw a web worker's threads hang on sympy's lazy imports this way. Raised
+# in an `__exit__` the resource it releases stays taken. Raised in a finalizer (a generator's
+# close, a `__del__`) Python prints "Exception ignored in", goes on, and unsets the trace
+# function, which loses the box. So a box raises only in the code it bounds, sympy's, mpmath's
+# and the grader's own (and sympy's generated functions), never on entering an `__enter__`,
+# `__exit__` or generator frame, and never while an import or a `__del__` is under way; it
+# raises at the next call that is safe, which always reaches the box's caller.
 _RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+_NEVER_ENTERED = frozenset({"__enter__", "__exit__", "__del__"})
+_GENERATED = "<lambdifygenerated"
+RETRY_S = 0.005
 
 
-def _in_a_finalizer(frame) -> bool:
-    if frame.f_code.co_flags & _RESUMABLE:
-        return True
+@functools.cache
+def _bounded_roots() -> tuple[str, ...]:
+    roots = [os.path.dirname(os.path.abspath(__file__))]
+    for name in ("sympy", "mpmath"):
+        spec = importlib.util.find_spec(name)
+        roots += list(spec.submodule_search_locations or []) if spec else []
+    return tuple(os.path.join(root, "") for root in roots)
+
+
+def _safe_to_raise(frame) -> bool:
+    code = frame.f_code
+    if code.co_flags & _RESUMABLE or code.co_name in _NEVER_ENTERED:
+        return False
+    if not (
+        code.co_filename.startswith(_bounded_roots()) or code.co_filename.startswith(_GENERATED)
+    ):
+        return False
     while frame is not None:
-        if frame.f_code.co_name == "__del__":
-            return True
+        if frame.f_code.co_name == "__del__" or frame.f_code.co_filename.startswith("<frozen"):
+            return False
         frame = frame.f_back
-    return False
+    return True
 
 
 @contextlib.contextmanager
@@ -75,7 +111,7 @@ def _traced_box(seconds: float):
     deadline = time.monotonic() + seconds
 
     def tracer(frame, event, arg):
-        if time.monotonic() > deadline and not _in_a_finalizer(frame):
+        if time.monotonic() > deadline and _safe_to_raise(frame):
             raise TimeBoxExpired
         return previous(frame, event, arg) if previous is not None else None
 

@@ -78,14 +78,13 @@ def test_the_time_box_works_on_a_thread_without_signals():
     outcome = {}
 
     def spin():
-        def busy(depth):
-            return depth if depth == 0 else busy(depth - 1)
+        import sympy
 
         started = time.monotonic()
         try:
             with time_box(0.2):
                 while True:
-                    busy(5)
+                    sympy.Integer(5) * 2  # sympy's own code: where a box may raise
         except TimeBoxExpired:
             outcome["elapsed"] = time.monotonic() - started
 
@@ -107,11 +106,13 @@ def test_an_expired_box_raises_past_finalizers_and_is_not_lost():
 
     from quizzes.grading.timebox import TimeBoxExpired, time_box
 
+    import sympy
+
     unraisable = []
     outcome = {"finalized": []}
 
     def ordinary():
-        return 1
+        return int(sympy.Integer(1) * 1)  # sympy's own code: where a box may raise
 
     class Holder:
         def __del__(self):
@@ -143,6 +144,65 @@ def test_an_expired_box_raises_past_finalizers_and_is_not_lost():
     assert not worker.is_alive()
     assert [hook.exc_type for hook in unraisable] == []
     assert outcome == {"finalized": [1], "went on": True, "expired": True}
+
+
+def test_an_expired_box_lets_an_import_finish_and_raises_after_it(tmp_path, monkeypatch):
+    """Load runs hung a web worker: threads grading inline waited forever on a module lock of
+    sympy's lazy imports, held by a thread whose box had raised inside the import system.
+    Now an import started in an expired box finishes, and the box raises after it."""
+    import time
+
+    from quizzes.grading.timebox import TimeBoxExpired, time_box
+
+    (tmp_path / "slow_to_import.py").write_text(
+        "import time\nimport sympy\ntime.sleep(0.1)\nVALUE = int(sympy.Integer(2) + 1)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    outcome = {}
+
+    def run():
+        import sympy
+
+        try:
+            with time_box(0.05):
+                import slow_to_import  # its body outlives the box
+
+                outcome["imported"] = slow_to_import.VALUE
+                sympy.Integer(1) + 1
+                outcome["not stopped"] = True
+        except TimeBoxExpired:
+            outcome["expired"] = True
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(GENEROUS)
+    assert not worker.is_alive()
+    assert outcome == {"imported": 3, "expired": True}
+    sys.modules.pop("slow_to_import", None)
+
+
+def test_the_signal_box_raises_after_an_import_too(tmp_path, monkeypatch):
+    from quizzes.grading.timebox import TimeBoxExpired, time_box
+
+    (tmp_path / "slow_on_main.py").write_text(
+        "import time\nimport sympy\ntime.sleep(0.1)\nVALUE = int(sympy.Integer(2) + 1)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import sympy
+
+    outcome = {}
+    try:
+        with time_box(0.05):
+            import slow_on_main
+
+            outcome["imported"] = slow_on_main.VALUE
+            for _ in range(100_000):
+                sympy.Integer(1) + 1
+            outcome["not stopped"] = True
+    except TimeBoxExpired:
+        outcome["expired"] = True
+    sys.modules.pop("slow_on_main", None)
+    assert outcome == {"imported": 3, "expired": True}
 
 
 def test_a_swallowing_except_exception_cannot_hide_an_expired_box():
