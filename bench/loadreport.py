@@ -154,8 +154,8 @@ def cpu_tables(run: dict) -> str:
 def method(scenarios: list[dict]) -> str:
     """What the harness does and checks (also shown before its first run)."""
     listed = "\n".join(f"- **{s['name']}**: {s['description']}." for s in scenarios)
-    return f"""The site is served the production way (`gunicorn config.wsgi`,
-`DJANGO_DEBUG=0`, loopback only) on SQLite and on PostgreSQL; on PostgreSQL once more with two
+    return f"""The site is served the production way (`gunicorn config.wsgi`, wrapped by
+`bench.cpuwsgi` to count each request's CPU, `DJANGO_DEBUG=0`, loopback only) on SQLite and on PostgreSQL; on PostgreSQL once more with two
 gunicorn instances on different ports sharing the database and one Redis cache (`REDIS_URL`),
 each student's requests alternating between the two servers. Every run has its own fresh
 accounts (a new prefix; the run refuses accounts that already have an attempt) and its own
@@ -170,6 +170,13 @@ numeric and one formula answer) **and** the database check holds: every acknowle
 is stored exactly once with the text sent, nothing else is stored, every submitted attempt's
 score equals the one recomputed from its rows. A run that exercised nothing fails.
 Latencies are per request kind; "timeouts" are requests the client gave up on (30 s).
+
+Where the time goes, per run: each request's own thread CPU inside the app by kind
+(`bench.cpuwsgi`: thread time, so neither the GIL's queue nor the database's reply counts), and
+every process's CPU, read from `/proc` each second while the class runs (`bench.cpusample`:
+the servers, the grading pool, PostgreSQL, Redis and the simulated class itself, which shares
+the machine). "Cores used" near the machine's count means the class asked for more CPU than
+there is, and the latencies are queueing. Each run records the commit it measured.
 """
 
 
