@@ -156,8 +156,9 @@ def method(scenarios: list[dict]) -> str:
     listed = "\n".join(f"- **{s['name']}**: {s['description']}." for s in scenarios)
     return f"""The site is served the production way (`gunicorn config.wsgi`, wrapped by
 `bench.cpuwsgi` to count each request's CPU, `DJANGO_DEBUG=0`, loopback only) on SQLite and
-on PostgreSQL; on PostgreSQL once more with two gunicorn instances on different ports sharing the database and one Redis cache (`REDIS_URL`),
-each student's requests alternating between the two servers. Every run has its own fresh
+on PostgreSQL; on PostgreSQL once more with two gunicorn instances on different ports sharing
+the database and one Redis cache (`REDIS_URL`), each student's requests alternating between
+the two servers. Every run has its own fresh
 accounts (a new prefix; the run refuses accounts that already have an attempt) and its own
 quiz. Each student is a thread with its own connection, cookies and CSRF token; runs are
 bounded and stop by themselves.
