@@ -151,6 +151,34 @@ def cpu_tables(run: dict) -> str:
     return text
 
 
+def gap(run: dict) -> str:
+    """Why a run's latencies are what they are, from its own CPU figures: how much of the
+    machine the class asked for, and the autosave's share of it."""
+    processes, by_kind = run.get("process_cpu") or {}, run.get("server_cpu_by_kind") or {}
+    if not processes.get("cpu_s") or not by_kind:
+        return ""
+    seconds = processes["seconds"] or 1.0
+    used = sum(processes["cpu_s"].values())
+    app = sum(k["cpu_s"] for k in by_kind.values()) or 1.0
+    save = by_kind.get("autosave") or by_kind.get("answer post")
+    if not save:
+        return ""
+    name = "autosave" if "autosave" in by_kind else "answer post"
+    return (
+        f"\n**Where the time goes ({run['scenario']}, {run['database']}, "
+        f"{run['servers']} × {run['workers']}).** The class used {used:.0f} CPU-seconds in "
+        f"{seconds:.0f} s: {used / seconds:.2f} of the machine's {processes['cores']} cores, "
+        "the simulated class and the database included (a process that lived less than a "
+        "second is missed, so this is a floor). Each "
+        f"{name} costs {ms(save['cpu_ms'])} ms of the app's own CPU and there are "
+        f"{num(save['n'])} of them: {save['cpu_s'] / app:.0%} of the app's CPU. With the cores "
+        "this busy, a request's latency is mostly its wait for a free thread and a core, "
+        "not its own work (compare the app's wall time per request above with the client's). "
+        "The p95 target needs the class to ask for clearly less CPU than the machine has: "
+        "cheaper requests, or fewer of them per student, or more cores.\n"
+    )
+
+
 def method(scenarios: list[dict]) -> str:
     """What the harness does and checks (also shown before its first run)."""
     listed = "\n".join(f"- **{s['name']}**: {s['description']}." for s in scenarios)
@@ -232,6 +260,8 @@ def load_section(result: dict, before: dict | None = None) -> tuple[str, list[tu
             + "\n"
             + cpu_tables(run)
         )
+        if run["scenario"] == "exam minute":
+            detail += gap(run)
         if run["error_samples"]:
             detail += "\nErrors: " + "; ".join(f"`{e}`" for e in run["error_samples"][:5]) + "\n"
         if run.get("server_log_errors"):
