@@ -104,9 +104,9 @@ def test_an_expired_box_raises_past_finalizers_and_is_not_lost():
     """
     import time
 
-    from quizzes.grading.timebox import TimeBoxExpired, time_box
-
     import sympy
+
+    from quizzes.grading.timebox import TimeBoxExpired, time_box
 
     unraisable = []
     outcome = {"finalized": []}
@@ -150,7 +150,6 @@ def test_an_expired_box_lets_an_import_finish_and_raises_after_it(tmp_path, monk
     """Load runs hung a web worker: threads grading inline waited forever on a module lock of
     sympy's lazy imports, held by a thread whose box had raised inside the import system.
     Now an import started in an expired box finishes, and the box raises after it."""
-    import time
 
     from quizzes.grading.timebox import TimeBoxExpired, time_box
 
