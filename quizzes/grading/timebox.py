@@ -10,6 +10,9 @@ power): that is what the size checks before any computation are for (`formula.gr
 the parser's constant limits), nor code that calls nothing of sympy's, mpmath's or the
 grader's own (a box raises only where that is safe; see `_safe_to_raise`).
 
+The signal box fires every 5 ms until it closes; the trace box raises once (CPython unsets a
+trace function that raised), so a grader step must not catch `TimeBoxExpired` and go on.
+
 `TimeBoxExpired` derives from BaseException so that library code catching ``Exception`` (sympy
 does, in places) cannot swallow it and run on.
 """
@@ -37,10 +40,30 @@ _signal_box_running = False  # the main thread's interval timer belongs to a box
 def _expire(signum, frame):
     if not _signal_box_running:
         return  # a late signal after the box closed: nothing to stop
-    if not _safe_to_raise(frame):
-        signal.setitimer(signal.ITIMER_REAL, RETRY_S)  # raise in the next safe frame instead
-        return
-    raise TimeBoxExpired
+    # Fire again until the box closes: in an unsafe frame this one waits for the next safe one,
+    # and a raise that something caught (mpmath has bare excepts) does not end the bound.
+    signal.setitimer(signal.ITIMER_REAL, RETRY_S)
+    if _safe_to_raise(frame):
+        raise TimeBoxExpired
+
+
+@contextlib.contextmanager
+def _restored_globals():
+    """Put back the process's and thread's numeric settings an interrupted step may have left
+    changed: mpmath's working precision (one for the process) and sympy's evaluate/distribute
+    flags (one per thread), which the `finally:` blocks of a cut-short step would restore."""
+    import mpmath
+    from sympy.core.parameters import global_parameters
+
+    precision, flags = mpmath.mp.prec, dict(vars(global_parameters))
+    try:
+        yield
+    except TimeBoxExpired:
+        mpmath.mp.prec = precision
+        for name, value in flags.items():
+            if getattr(global_parameters, name) != value:
+                setattr(global_parameters, name, value)
+        raise
 
 
 @contextlib.contextmanager
@@ -55,13 +78,14 @@ def time_box(seconds: float):
         _signal_box_running = True
         signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
-            yield
+            with _restored_globals():
+                yield
         finally:
             _signal_box_running = False
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
         return
-    with _traced_box(seconds):
+    with _restored_globals(), _traced_box(seconds):
         yield
 
 
@@ -72,12 +96,15 @@ def time_box(seconds: float):
 # in an `__exit__` the resource it releases stays taken. Raised in a finalizer (a generator's
 # close, a `__del__`) Python prints "Exception ignored in", goes on, and unsets the trace
 # function, which loses the box. So a box raises only in the code it bounds, sympy's, mpmath's
-# and the grader's own (and sympy's generated functions), never on entering an `__enter__`,
-# `__exit__` or generator frame, and never while an import or a `__del__` is under way; it
-# raises at the next call that is safe, which always reaches the box's caller.
+# and the grader's own (and sympy's generated functions), never on entering a generator frame,
+# and never while an import, an `__enter__`, an `__exit__` or a `__del__` is under way; it
+# raises at the next call that is safe, which always reaches the box's caller. What a cut-short
+# `finally:` would have put back (mpmath's precision, sympy's flags) `_restored_globals` does.
 _RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
-_NEVER_ENTERED = frozenset({"__enter__", "__exit__", "__del__"})
+_NEVER_UNDER = frozenset({"__enter__", "__exit__", "__del__"})
 _GENERATED = "<lambdifygenerated"
+# Only the import system: `<frozen runpy>` is at the bottom of every `python -m` program.
+_IMPORT_SYSTEM = ("<frozen importlib.", "<frozen zipimport")
 RETRY_S = 0.005
 
 
@@ -92,14 +119,15 @@ def _bounded_roots() -> tuple[str, ...]:
 
 def _safe_to_raise(frame) -> bool:
     code = frame.f_code
-    if code.co_flags & _RESUMABLE or code.co_name in _NEVER_ENTERED:
+    if code.co_flags & _RESUMABLE:
         return False
     if not (
         code.co_filename.startswith(_bounded_roots()) or code.co_filename.startswith(_GENERATED)
     ):
         return False
     while frame is not None:
-        if frame.f_code.co_name == "__del__" or frame.f_code.co_filename.startswith("<frozen"):
+        code = frame.f_code
+        if code.co_name in _NEVER_UNDER or code.co_filename.startswith(_IMPORT_SYSTEM):
             return False
         frame = frame.f_back
     return True

@@ -7,8 +7,10 @@ outcome, and fails (instead of hanging the suite) when a call never returns.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -121,8 +123,8 @@ def test_an_expired_box_raises_past_finalizers_and_is_not_lost():
     def run():
         try:
             with time_box(0.05):
-                numbers = (n for n in range(3))
-                next(numbers)
+                numbers = iter(sympy.preorder_traversal(sympy.Symbol("x") + 1))
+                next(numbers)  # a generator of sympy's own, where a box may raise
                 holder = Holder()
                 time.sleep(0.1)  # a C call: no trace event, the deadline passes
                 del numbers  # the generator is closed now, after the deadline
@@ -202,6 +204,72 @@ def test_the_signal_box_raises_after_an_import_too(tmp_path, monkeypatch):
         outcome["expired"] = True
     sys.modules.pop("slow_on_main", None)
     assert outcome == {"imported": 3, "expired": True}
+
+
+@pytest.mark.parametrize("on_thread", [True, False], ids=["trace box", "signal box"])
+@pytest.mark.parametrize("setting", ["precision", "evaluate"])
+def test_a_box_expiring_inside_a_settings_block_leaves_the_settings_as_they_were(
+    on_thread, setting
+):
+    """The reviewer's finding: a box that expired under `mpmath.workdps(60)` or
+    `sympy.evaluate(False)` raised in the `__exit__` that restores them, and left mpmath's
+    precision at 60 digits for the process, or sympy unevaluating for the thread."""
+    import time
+
+    import mpmath
+    import sympy
+    from sympy.core.parameters import global_parameters
+
+    from quizzes.grading.timebox import TimeBoxExpired, time_box
+
+    block = mpmath.workdps(60) if setting == "precision" else sympy.evaluate(False)
+    outcome = {}
+
+    def run():
+        try:
+            with time_box(0.05):
+                with block:
+                    time.sleep(0.1)  # the deadline passes inside; the next call is __exit__'s
+                for _ in range(100_000):
+                    sympy.Integer(1) + 1
+        except TimeBoxExpired:
+            outcome["expired"] = True
+        outcome["dps"], outcome["evaluate"] = mpmath.mp.dps, global_parameters.evaluate
+
+    if on_thread:
+        worker = threading.Thread(target=run, daemon=True)
+        worker.start()
+        worker.join(GENEROUS)
+        assert not worker.is_alive()
+    else:
+        run()
+    assert outcome == {"expired": True, "dps": 15, "evaluate": True}
+
+
+def test_the_signal_box_fires_in_a_program_run_with_python_m(tmp_path):
+    """`<frozen runpy>` sits under every frame of a `python -m` program; the box took it for
+    an import under way and never fired."""
+    import subprocess
+
+    (tmp_path / "boxed_main.py").write_text(
+        "import time, sympy\n"
+        "from quizzes.grading.timebox import TimeBoxExpired, time_box\n"
+        "started = time.monotonic()\n"
+        "try:\n"
+        "    with time_box(0.05):\n"
+        "        while time.monotonic() - started < 5:\n"
+        "            sympy.Integer(1) + 1\n"
+        "    print('not stopped')\n"
+        "except TimeBoxExpired:\n"
+        "    print('expired after', round(time.monotonic() - started, 2))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{root}"}
+    done = subprocess.run(
+        [sys.executable, "-m", "boxed_main"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.startswith("expired after"), done.stdout + done.stderr
+    assert float(done.stdout.split()[-1]) < 2.0
 
 
 def test_a_swallowing_except_exception_cannot_hide_an_expired_box():
