@@ -475,10 +475,16 @@ def autosave(
     # a submission holds (PostgreSQL re-reads the row once that lock is released; SQLite's
     # IMMEDIATE transactions run one at a time), so a save either lands before the submission
     # reads the saved answers or is refused. No savepoint: nothing is raised inside the block.
-    with transaction.atomic(savepoint=False):
-        still_open = _still_open(attempt.pk, now).update(last_activity_at=now, **page_stamp.bump())
-        if still_open:
-            saved.superseded = not _upsert_newer(saved)
+    if connection.vendor == "postgresql":
+        still_open, stored = _save_if_open_in_one_statement(saved, attempt.pk, now)
+        saved.superseded = still_open and not stored
+    else:
+        with transaction.atomic(savepoint=False):
+            still_open = _still_open(attempt.pk, now).update(
+                last_activity_at=now, **page_stamp.bump()
+            )
+            if still_open:
+                saved.superseded = not _upsert_newer(saved)
     if not still_open:
         raise QuizRuleError(SUBMITTED_MEANWHILE)
     # The sequence stored instead (a page whose clock is behind another device's starts above
@@ -490,14 +496,9 @@ def autosave(
     return saved
 
 
-def _upsert_newer(saved: SavedAnswer) -> bool:
-    """Insert `saved`, or update the part's row only if its sequence is not newer: whether the
-    row now holds `saved`.
-
-    One statement (INSERT ... ON CONFLICT DO UPDATE ... WHERE), so two saves racing each other
-    need no lock and the newer always stays; the same SQL on SQLite (3.24+) and PostgreSQL.
-    Django's bulk_create cannot put a condition on the update, hence the SQL written here.
-    """
+def _upsert_sql(saved: SavedAnswer, source: str) -> tuple[str, list]:
+    """INSERT ... ON CONFLICT DO UPDATE ... WHERE of `saved`, its rows selected by `source`
+    (`VALUES (...)`, or a SELECT), and its parameters."""
     meta = SavedAnswer._meta
     q = connection.ops.quote_name
     columns = ["variant", "part_id", "raw", "updated_at", "sequence"]
@@ -506,11 +507,58 @@ def _upsert_newer(saved: SavedAnswer) -> bool:
     values = [f.get_db_prep_save(getattr(saved, f.attname), connection) for f in fields]
     table, sequence = q(meta.db_table), q(meta.get_field("sequence").column)
     updates = ", ".join(f"{name} = EXCLUDED.{name}" for name in names[2:])
+    rows = source.format(values=", ".join(["%s"] * len(names)))
     sql = (
-        f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join(['%s'] * len(names))}) "
+        f"INSERT INTO {table} ({', '.join(names)}) {rows} "
         f"ON CONFLICT ({names[0]}, {names[1]}) DO UPDATE SET {updates} "
         f"WHERE {table}.{sequence} <= EXCLUDED.{sequence}"
     )
+    return sql, values
+
+
+def _save_if_open_in_one_statement(saved: SavedAnswer, attempt_id: int, now) -> tuple[bool, bool]:
+    """PostgreSQL: the attempt's check-and-touch and the part's upsert as one statement, so one
+    round trip instead of four (BEGIN, UPDATE, INSERT, COMMIT): (still open, `saved` stored).
+
+    The same guarantees as the transaction it replaces: the UPDATE in the WITH waits for a
+    submission's row lock and re-reads the row after it (READ COMMITTED), so a save lands
+    before the submission reads the saved answers or is refused; the upsert runs only for a row
+    the UPDATE returned, and only if its sequence is not older than the stored one.
+    """
+    attempt = Attempt._meta
+    q = connection.ops.quote_name
+    field = attempt.get_field
+    insert, values = _upsert_sql(saved, "SELECT {values} FROM still_open")
+    touched = [
+        field("last_activity_at").get_db_prep_save(now, connection),
+        attempt_id,
+        AttemptStatus.IN_PROGRESS.value,
+        field("deadline").get_db_prep_save(now, connection),
+    ]
+    sql = (
+        f"WITH still_open AS (UPDATE {q(attempt.db_table)} "
+        f"SET {q(field('last_activity_at').column)} = %s, "
+        f"{q(field('page_stamp').column)} = {q(field('page_stamp').column)} + 1 "
+        f"WHERE {q(field('id').column)} = %s AND {q(field('status').column)} = %s "
+        f"AND ({q(field('deadline').column)} IS NULL OR {q(field('deadline').column)} >= %s) "
+        f"RETURNING 1), stored AS ({insert} RETURNING 1) "
+        "SELECT (SELECT COUNT(*) FROM still_open), (SELECT COUNT(*) FROM stored)"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, touched + values)
+        opened, stored = cursor.fetchone()
+    return opened == 1, stored == 1
+
+
+def _upsert_newer(saved: SavedAnswer) -> bool:
+    """Insert `saved`, or update the part's row only if its sequence is not newer: whether the
+    row now holds `saved`.
+
+    One statement (INSERT ... ON CONFLICT DO UPDATE ... WHERE), so two saves racing each other
+    need no lock and the newer always stays; the same SQL on SQLite (3.24+) and PostgreSQL.
+    Django's bulk_create cannot put a condition on the update, hence the SQL written here.
+    """
+    sql, values = _upsert_sql(saved, "VALUES ({values})")
     with connection.cursor() as cursor:
         cursor.execute(sql, values)
         return cursor.rowcount == 1
