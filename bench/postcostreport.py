@@ -100,10 +100,11 @@ def postcost_section(result: dict, before: dict | None = None) -> tuple[str, lis
         ]
         commit = old["commit"][:7]
         compared = (
-            f'"Before" is the tree at {commit} (before issue 20\'s per-request changes), exported '
-            f'and measured with the same bench; "after" is the current tree. The two were run '
-            f"alternately, current first, {data['runs_per_database']} runs each per database, "
-            f"in the same minutes; CPU ms and × floor are the means of the runs' figures "
+            f'"Before" is the tree at {commit}'
+            + (f' ("{old["subject"]}")' if old.get("subject") else "")
+            + ', exported and measured with the same bench; "after" is the current tree. The two '
+            f"were run alternately, current first, {data['runs_per_database']} runs each per "
+            f"database, in the same minutes; CPU ms and × floor are the means of the runs' figures "
             f"(each run's ratio in brackets)."
         )
     else:

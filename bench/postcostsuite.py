@@ -99,6 +99,12 @@ def run(cluster, args, *, save) -> None:
         if tree == "before":
             data["commit"] = commit
             data["asked"] = args.postcost_before
+            data["subject"] = subprocess.run(
+                ["git", "log", "-1", "--format=%s", commit],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+            ).stdout.strip()[:120]
         save(
             "postcost" if tree == "current" else "postcost-before",
             data,
