@@ -1,4 +1,5 @@
-"""CPU seconds each kind of process used during a load run, read from /proc (Linux).
+"""CPU seconds each kind of process used during a load run, read from /proc (Linux), and the
+per-request-kind totals `bench.cpuwsgi`'s workers wrote, added up.
 
 `Sampler(roles)` is a thread that reads every process's CPU time (user + system) every second
 and sorts it by role: the gunicorn servers and their workers (the pids the harness started and
@@ -10,12 +11,30 @@ their limit. Where /proc is missing the sampler reports nothing.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
 from pathlib import Path
 
 PROC = Path("/proc")
+# How often each worker of `bench.cpuwsgi` (which imports the site, so is not imported here)
+# writes its per-kind totals.
+DUMP_EVERY_S = 1.0
+
+
+def worker_totals(folder: Path) -> dict:
+    """{kind: {n, cpu_s, cpu_ms, wall_ms}} over the files `bench.cpuwsgi`'s workers wrote."""
+    totals: dict[str, list[float]] = {}
+    for path in folder.glob("worker-*.json"):
+        for kind, (n, cpu, wall) in json.loads(path.read_text()).items():
+            entry = totals.setdefault(kind, [0, 0.0, 0.0])
+            entry[0], entry[1], entry[2] = entry[0] + n, entry[1] + cpu, entry[2] + wall
+    return {
+        kind: {"n": int(n), "cpu_s": cpu, "cpu_ms": cpu / n * 1000, "wall_ms": wall / n * 1000}
+        for kind, (n, cpu, wall) in sorted(totals.items())
+        if n
+    }
 
 
 def _stat(pid: int) -> tuple[str, int, float] | None:

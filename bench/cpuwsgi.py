@@ -15,24 +15,24 @@ import atexit
 import faulthandler
 import json
 import os
-import re
 import signal
 import threading
 import time
 from pathlib import Path
 
+from django.urls import Resolver404, resolve
+
+from bench.cpusample import DUMP_EVERY_S
 from config.wsgi import application as site
 
-# (kind, method, path pattern), first match wins; every other request counts as "other".
-ROUTES = [
-    ("autosave", "POST", re.compile(r"^/attempts/\d+/variants/\d+/parts/[\w-]+/autosave/$")),
-    ("answer post", "POST", re.compile(r"^/attempts/\d+/variants/\d+/parts/[\w-]+/$")),
-    ("submit", "POST", re.compile(r"^/attempts/\d+/submit/$")),
-    ("start", "POST", re.compile(r"^/quizzes/[\w-]+/start/$")),
-    ("login", "", re.compile(r"^/accounts/login/$")),
-    ("page", "GET", re.compile(r"^/(quizzes/[\w-]+|attempts/\d+)/")),
-]
-DUMP_EVERY_S = 1.0
+# The URL names the class posts to, by the harness's kinds; a GET of any other page of the
+# quizzes app counts as "page", anything else (static files, 404s) as "other".
+POSTED = {
+    "autosave": "autosave",
+    "submit_part": "answer post",
+    "submit_attempt": "submit",
+    "start_attempt": "start",
+}
 # `kill -SIGRTMIN+2 <worker>` writes every thread's stack to BENCH_CPU_DIR/stacks-<pid>.txt:
 # what a request that does not come back is waiting for.
 STACKS_SIGNAL = signal.SIGRTMIN + 2
@@ -42,10 +42,15 @@ _totals: dict[str, list[float]] = {}
 
 
 def kind_of(method: str, path: str) -> str:
-    for kind, wanted, pattern in ROUTES:
-        if (not wanted or wanted == method) and pattern.match(path):
-            return kind
-    return "other"
+    try:
+        match = resolve(path)  # the site's own URLconf, not a second copy of its patterns
+    except Resolver404:
+        return "other"
+    if match.url_name == "login":
+        return "login"
+    if method == "POST" and match.url_name in POSTED:
+        return POSTED[match.url_name]
+    return "page" if method == "GET" and match.namespace == "quizzes" else "other"
 
 
 def _dump() -> None:

@@ -20,6 +20,7 @@ import uuid
 from pathlib import Path
 
 from bench import pg
+from bench.cpusample import DUMP_EVERY_S, worker_totals
 from bench.database_suites import Site, django
 from bench.scenarios import scenarios
 
@@ -67,26 +68,6 @@ def redis_server():
 # another request of the same worker waits on the database or hashes a password (Argon2 releases
 # the GIL); keep-alive outlasts a typing student's pause between autosaves.
 GUNICORN_ARGS = "--worker-class gthread --threads 4 --keep-alive 10"
-
-
-def cpuwsgi_dump_every_s() -> float:
-    return 1.0  # bench.cpuwsgi.DUMP_EVERY_S (that module imports the site: not imported here)
-
-
-def cpuwsgi_totals(folder: Path) -> dict:
-    # Read without Django: bench.cpuwsgi imports the site's settings at import time.
-    import json
-
-    totals: dict[str, list[float]] = {}
-    for path in folder.glob("worker-*.json"):
-        for kind, (n, cpu, wall) in json.loads(path.read_text()).items():
-            entry = totals.setdefault(kind, [0, 0.0, 0.0])
-            entry[0], entry[1], entry[2] = entry[0] + n, entry[1] + cpu, entry[2] + wall
-    return {
-        kind: {"n": int(n), "cpu_s": cpu, "cpu_ms": cpu / n * 1000, "wall_ms": wall / n * 1000}
-        for kind, (n, cpu, wall) in sorted(totals.items())
-        if n
-    }
 
 
 def code_version() -> dict:
@@ -141,11 +122,11 @@ def one_run(
         options += ["--students", str(students), "--prefix", prefix, "--scenario", scenario.name]
         options += ["--server-pids", ",".join(str(s.process.pid) for s in sites)]
         result = django("classload", url, *options, *(["--quick"] if quick else []))
-        time.sleep(2 * cpuwsgi_dump_every_s())  # the workers' last counts reach their files
+        time.sleep(2 * DUMP_EVERY_S)  # the workers' last counts reach their files
     finally:
         for site in sites:
             site.stop()
-    result["server_cpu_by_kind"] = cpuwsgi_totals(cpu_dir)
+    result["server_cpu_by_kind"] = worker_totals(cpu_dir)
     shutil.rmtree(cpu_dir, ignore_errors=True)
     result.update(database=label, workers=workers, prefix=prefix, quiz=slug, gunicorn=GUNICORN_ARGS)
     result["code"] = code_version()

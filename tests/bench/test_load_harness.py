@@ -14,7 +14,7 @@ from dataclasses import replace
 import pytest
 from django.utils import timezone
 
-from bench import classload, loadprep, loadsuite
+from bench import classload, cpusample, loadprep, loadsuite
 from bench.scenarios import exercised, scenarios
 from tests.factories import PASSWORD, EnrollmentFactory, QuizFactory, QuizItemFactory
 
@@ -138,7 +138,7 @@ def test_the_wrapped_site_counts_each_request_and_the_suite_adds_the_workers_up(
         assert body == [b"ok"]
     cpuwsgi._dump()
     (tmp_path / "worker-1.json").write_text('{"autosave": [2, 0.5, 1.0], "page": [1, 0.1, 0.2]}')
-    totals = loadsuite.cpuwsgi_totals(tmp_path)
+    totals = cpusample.worker_totals(tmp_path)
     assert totals["autosave"]["n"] == 5
     assert totals["autosave"]["cpu_s"] > 0.5  # the workers' seconds added, ours included
     assert totals["page"] == {"n": 1, "cpu_s": 0.1, "cpu_ms": 100.0, "wall_ms": 200.0}
