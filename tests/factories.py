@@ -220,3 +220,20 @@ def make_quiz(course, examples=("decode-step-memory-floor",), **fields) -> Quiz:
         template = QuestionTemplateFactory(course=course, example=slug)
         QuizItemFactory(quiz=quiz, template=template, position=position)
     return quiz
+
+
+def check_answer(variant, student, raw, part="t", *, now=None):
+    """A student's homework Check of `raw` on one part, through the service, with a fresh
+    idempotency key (a new try each call)."""
+    from django.utils import timezone
+
+    from quizzes.services import attempts
+
+    return attempts.submit_response(
+        variant=variant,
+        part_id=part,
+        raw=raw,
+        student=student,
+        idempotency_key=uuid.uuid4().hex,
+        now=now or timezone.now(),
+    )

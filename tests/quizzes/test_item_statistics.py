@@ -5,7 +5,6 @@ regrades, overrides), and once refreshed they equal a recomputation from every s
 from __future__ import annotations
 
 import threading
-import uuid
 from decimal import Decimal
 from unittest import mock
 
@@ -21,21 +20,10 @@ from quizzes.services import analytics, regrade
 from quizzes.services import attempts as service
 from quizzes.services.instructor import override_score, statistics
 from quizzes.services.questions import correct_answers
-from tests.factories import PASSWORD, make_quiz
+from tests.factories import PASSWORD, check_answer, make_quiz
 from tests.quizzes.test_instructor_helpers import make_student
 
 pytestmark = pytest.mark.django_db
-
-
-def _answer(variant, student, raw):
-    service.submit_response(
-        variant=variant,
-        part_id="t",
-        raw=raw,
-        student=student,
-        idempotency_key=uuid.uuid4().hex,
-        now=timezone.now(),
-    )
 
 
 def _class(course, quiz, names, *, submit_every=True):
@@ -47,7 +35,7 @@ def _class(course, quiz, names, *, submit_every=True):
         for variant in attempt.variants.all():
             right = f"{correct_answers(variant)['t']} s"
             for raw in ([right], ["1 s", right], ["1 s", "2 s"], ["banana", right])[n % 4]:
-                _answer(variant, student, raw)
+                check_answer(variant, student, raw)
         if submit_every or n % 3:
             service.submit_attempt(attempt=attempt, student=student, now=timezone.now())
         attempts.append(attempt)
@@ -119,7 +107,7 @@ def test_an_unreadable_answer_changes_no_statistic_and_leaves_them_current(cours
     service.start_attempt(quiz=quiz, student=attempt.student, now=timezone.now())
     variant = attempt.variants.first()
     with pytest.raises(service.QuizRuleError):  # the attempt is submitted: nothing stored
-        _answer(variant, attempt.student, "banana")
+        check_answer(variant, attempt.student, "banana")
     assert QuizActivity.objects.get(quiz=quiz).changes == before
     assert not statistics.kept(template).stale
 
@@ -201,7 +189,7 @@ def test_students_answering_the_same_part_at_once_each_count(course):
     def answer(student, variant):
         try:
             barrier.wait(timeout=10)
-            _answer(variant, student, "1 s")
+            check_answer(variant, student, "1 s")
         except Exception as error:  # noqa: BLE001 - reported below
             errors.append(error)
         finally:

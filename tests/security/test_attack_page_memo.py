@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import uuid
 from datetime import timedelta
 
 import pytest
@@ -29,7 +28,13 @@ from quizzes.services import attempts as service
 from quizzes.services import regrade
 from quizzes.services.instructor import grant_extension, override_score
 from quizzes.services.questions import correct_answers
-from tests.factories import EnrollmentFactory, TemplateVersionFactory, example_source, make_quiz
+from tests.factories import (
+    EnrollmentFactory,
+    TemplateVersionFactory,
+    check_answer,
+    example_source,
+    make_quiz,
+)
 
 pytestmark = pytest.mark.django_db
 TOKENS = re.compile(r'(?:name="csrfmiddlewaretoken" value="|"X-CSRFToken": ")([A-Za-z0-9]+)"')
@@ -68,17 +73,6 @@ def _warm(client, attempt) -> str:
     )
     assert fragments.MARK not in second
     return second
-
-
-def _answer(variant, student, raw, part="t"):
-    return service.submit_response(
-        variant=variant,
-        part_id=part,
-        raw=raw,
-        student=student,
-        idempotency_key=uuid.uuid4().hex,
-        now=timezone.now(),
-    )
 
 
 def _right(variant) -> str:
@@ -120,7 +114,7 @@ def test_a_new_answer_shows(course, student):
     attempt = service.start_attempt(quiz=make_quiz(course), student=student, now=timezone.now())
     client = _client(student)
     assert "Not quite" not in _warm(client, attempt)
-    _answer(attempt.variants.get(), student, "2 s")
+    check_answer(attempt.variants.get(), student, "2 s")
     assert "Not quite" in _get(client, attempt)[0]
 
 
@@ -141,7 +135,7 @@ def test_an_unreadable_answer_shows(course, student):
     attempt = service.start_attempt(quiz=make_quiz(course), student=student, now=timezone.now())
     client = _client(student)
     _warm(client, attempt)
-    _answer(attempt.variants.get(), student, "two seconds please")
+    check_answer(attempt.variants.get(), student, "two seconds please")
     assert "Could not read this answer" in _get(client, attempt)[0]
 
 
@@ -164,7 +158,7 @@ def test_new_numbers_show(course, student):
     attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
     variant = attempt.variants.get()
     client = _client(student)
-    _answer(variant, student, "2 s")
+    check_answer(variant, student, "2 s")
     assert "numbers set 2" not in _warm(client, attempt)
     service.new_variant(variant=variant, student=student, now=timezone.now())
     assert "numbers set 2" in _get(client, attempt)[0]
@@ -173,7 +167,7 @@ def test_new_numbers_show(course, student):
 def test_a_regrade_shows(course, student):
     attempt = service.start_attempt(quiz=make_quiz(course), student=student, now=timezone.now())
     variant = attempt.variants.get()
-    _answer(variant, student, f"{correct_answers(variant)['t'] * 1.03!r} s")  # 3 % off: wrong
+    check_answer(variant, student, f"{correct_answers(variant)['t'] * 1.03!r} s")  # 3 % off: wrong
     client = _client(student)
     assert "Not quite" in _warm(client, attempt)
     template = variant.item.template
@@ -196,7 +190,7 @@ def test_a_regrade_shows(course, student):
 def test_an_override_raises_the_stamp(course, student, instructor):
     # A submitted attempt's page sends the student to its results; the stamp still follows.
     attempt = service.start_attempt(quiz=make_quiz(course), student=student, now=timezone.now())
-    _answer(attempt.variants.get(), student, "2 s")
+    check_answer(attempt.variants.get(), student, "2 s")
     service.submit_attempt(attempt=attempt, student=student, now=timezone.now())
     stamp = Attempt.objects.get(pk=attempt.pk).page_stamp
     fresh = Attempt.objects.get(pk=attempt.pk)
@@ -213,7 +207,7 @@ def test_an_extension_and_the_due_date_passing_release_answers(
     quiz.closes_at = now + timedelta(days=3)
     quiz.save()
     attempt = service.start_attempt(quiz=quiz, student=student, now=now)
-    _answer(attempt.variants.get(), student, "2 s")  # final: its one try spent
+    check_answer(attempt.variants.get(), student, "2 s")  # final: its one try spent
     client = _client(student)
     assert ANSWER not in _warm(client, attempt)  # not yet: the due date is ahead
     later = now + timedelta(hours=2)

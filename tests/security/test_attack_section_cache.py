@@ -9,7 +9,6 @@ section changes its key, and that bad cache contents only cost a re-render.
 from __future__ import annotations
 
 import re
-import uuid
 
 import pytest
 from django.core.cache import cache
@@ -22,7 +21,7 @@ from quizzes.presenters import attempt as attempt_presenter
 from quizzes.presenters import display, fragments, page_memo
 from quizzes.services import attempts as service
 from quizzes.services.questions import correct_answers
-from tests.factories import EnrollmentFactory, make_quiz
+from tests.factories import EnrollmentFactory, check_answer, make_quiz
 
 pytestmark = pytest.mark.django_db
 # Every CSRF token on a page: the forms' and the one htmx sends in its headers.
@@ -72,17 +71,6 @@ def _twice(client, attempt) -> str:
     return second
 
 
-def _answer(variant, student, raw):
-    return service.submit_response(
-        variant=variant,
-        part_id="t",
-        raw=raw,
-        student=student,
-        idempotency_key=uuid.uuid4().hex,
-        now=timezone.now(),
-    )
-
-
 def _wrong(variant) -> str:
     return f"{float(correct_answers(variant)['t']) * 7:.4g} s"
 
@@ -127,7 +115,7 @@ def test_one_students_answers_and_feedback_never_reach_another(course, student):
     quiz = make_quiz(course)
     mine = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
     theirs = service.start_attempt(quiz=quiz, student=other, now=timezone.now())
-    _answer(mine.variants.get(), student, "123.456789 ms")
+    check_answer(mine.variants.get(), student, "123.456789 ms")
     assert "123.456789 ms" in _twice(_client(student), mine)
     assert "123.456789" not in _twice(_client(other), theirs)
     # Even blocks that showed the very same facts are kept apart by attempt and student.
@@ -142,16 +130,16 @@ def test_a_homework_answer_stays_hidden_while_tries_are_left(course, student):
     attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
     variant = attempt.variants.get()
     client = _client(student)
-    _answer(variant, student, _wrong(variant))
+    check_answer(variant, student, _wrong(variant))
     assert ANSWER not in _twice(client, attempt)
-    _answer(variant, student, _wrong(variant))  # the last try: now the answer may show
+    check_answer(variant, student, _wrong(variant))  # the last try: now the answer may show
     assert ANSWER in _twice(client, attempt)
 
 
 def test_a_release_withdrawn_after_a_section_was_kept_hides_the_answer_again(course, student):
     quiz = make_quiz(course, tries_per_variant=1)
     attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
-    _answer(attempt.variants.get(), student, "1 s")
+    check_answer(attempt.variants.get(), student, "1 s")
     client = _client(student)
     assert ANSWER in _twice(client, attempt)
     assert "Worked solution" in _page(client, attempt)
@@ -178,7 +166,7 @@ def test_an_exam_section_shows_no_answer_or_verdict_before_release(course, stude
 def test_a_regrade_changes_what_a_kept_section_shows(course, student):
     quiz = make_quiz(course)
     attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
-    response = _answer(attempt.variants.get(), student, "2 s")
+    response = check_answer(attempt.variants.get(), student, "2 s")
     client = _client(student)
     _twice(client, attempt)
     Response.objects.filter(pk=response.pk).update(feedback="Regraded: see the new key.")
@@ -242,7 +230,7 @@ def test_text_shaped_like_a_placeholder_is_shown_as_typed(course, student):
     quiz = make_quiz(course)
     attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
     typed = "0123456789abcdef0123456789abcdefc k0_"
-    _answer(attempt.variants.get(), student, typed)
+    check_answer(attempt.variants.get(), student, typed)
     assert typed in _twice(_client(student), attempt)
 
 
