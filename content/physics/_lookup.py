@@ -29,6 +29,21 @@ OVERLAY: ContextVar[Mapping[str, Mapping[str, Any]] | None] = ContextVar(
 )
 
 
+class _MissingMessage:
+    """A miss's message, worked out only when it is shown: finding the close matches costs
+    far more than the look-up, and most misses are caught and never shown (generating a
+    variant tries a derived entry's name in every catalog)."""
+
+    def __init__(self, registry: Registry, name: str):
+        self.registry, self.name = registry, name
+
+    def __str__(self) -> str:
+        return self.registry.missing_message(self.name)
+
+    def __repr__(self) -> str:  # KeyError shows its argument's repr
+        return repr(str(self))
+
+
 def normalize(name: str) -> str:
     """Fold a catalog name to the form used for comparison."""
     return _SEPARATORS.sub("", str(name).strip().lower())
@@ -123,7 +138,7 @@ class Registry(Generic[T]):
             try:
                 entry = self._index[folded]
             except KeyError:
-                raise KeyError(self.missing_message(name)) from None
+                raise KeyError(_MissingMessage(self, name)) from None
         used = RECORDING.get()
         if used is not None:
             used[(self.kind, getattr(entry, "key", None) or entry.name)] = entry

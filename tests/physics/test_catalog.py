@@ -163,6 +163,24 @@ def test_a_typo_names_the_close_match():
         dtype("bf61")
 
 
+def test_a_miss_finds_its_close_matches_only_when_the_message_is_shown(monkeypatch):
+    # Generating a variant tries a derived entry's name in every catalog and catches the misses;
+    # the close-match search behind the message must not run for those.
+    import difflib
+
+    searches = []
+    real = difflib.get_close_matches
+    monkeypatch.setattr(
+        difflib, "get_close_matches", lambda *a, **k: searches.append(a) or real(*a, **k)
+    )
+    with pytest.raises(KeyError) as caught:
+        accelerator("H10O")
+    assert searches == []
+    assert "did you mean 'H100" in str(caught.value)
+    assert len(searches) == 1
+    assert str(caught.value.args[0]).startswith("unknown accelerator 'H10O'")
+
+
 def test_v100_has_no_bf16_and_the_error_lists_what_it_supports():
     with pytest.raises(KeyError, match="fp16"):
         accelerator("V100").peak("bf16")
