@@ -18,6 +18,9 @@ Environment:
     DJANGO_PROXY_COUNT     trusted reverse proxies in front of the site (default 0), so that
                            the client's address is read from X-Forwarded-For.
     DJANGO_SESSION_DAYS    how long a login lasts (default 14).
+    DJANGO_DB_PREPARED     PostgreSQL: "1" (default) binds parameters on the server and keeps
+                           the plans of repeated queries per connection; "0" for a connection
+                           pooler that cannot keep prepared statements (docs/deploy.md).
     DJANGO_TASKS_BACKEND   the background-task backend class (default: the database backend,
                            which needs no other service; docs/deploy.md for a Redis one).
     QUIZ_EXPIRY_SWEEP_SECONDS  how often the task worker closes expired attempts (default 60).
@@ -147,6 +150,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_flag(
+    "DJANGO_DB_PREPARED", True
+):
+    # Parameters bound on the server, and a query run a second time on a connection prepared:
+    # PostgreSQL then plans the few queries every request makes (the session, the user, the
+    # answer posts' variant lookup) once per connection instead of once per request, which
+    # measured about 60% of its CPU per autosave (docs/BENCHMARKS.md, "Load").
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"server_side_binding": True, "prepare_threshold": 2}
+    )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -102,6 +102,28 @@ def test_an_autosave_is_one_upsert_without_reading_the_saved_row(client, course,
     assert SavedAnswer.objects.get(variant=variant, part_id="t").raw == "2 s"
 
 
+@pytest.mark.postgres
+def test_on_postgresql_the_autosave_queries_are_planned_once_per_connection(
+    client, course, student
+):
+    """The session, user and variant reads and the save statement are prepared on the
+    connection once they repeat (config/settings.py, DJANGO_DB_PREPARED), so PostgreSQL does
+    not plan them again for every save."""
+    attempt, variant = _open(client, course, student, mode=QuizMode.EXAM)
+    url = reverse("quizzes:autosave", args=[attempt.pk, variant.pk, "t"])
+    for sequence in range(1, 5):
+        data = {"answer": f"{sequence} s", "sequence": str(sequence)}
+        reply = client.post(url, data, HTTP_HX_REQUEST="true")
+        assert "save-status saved" in reply.content.decode()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    for start in ("WITH still_open AS (UPDATE", 'SELECT "quizzes_variant"."id"'):
+        assert any(sql.startswith(start) for sql in prepared), (start, prepared)
+    assert any('FROM "django_session"' in sql for sql in prepared), prepared
+    assert SavedAnswer.objects.get(variant=variant, part_id="t").raw == "4 s"
+
+
 def test_a_service_caller_with_a_bare_variant_is_still_checked_for_ownership(course, student):
     from tests.factories import UserFactory
 
