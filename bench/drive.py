@@ -54,6 +54,10 @@ class Log:
     def __init__(self):
         self.lock = threading.Lock()
         self.timings: dict[str, list[float]] = defaultdict(list)
+        # When each timed request was sent, in seconds since the log was opened (the run's
+        # start), in the order of `timings`.
+        self.sent_at: dict[str, list[float]] = defaultdict(list)
+        self.opened = time.perf_counter()
         self.statuses: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         self.errors: list[str] = []
         self.slow: list[tuple[str, float]] = []
@@ -77,6 +81,7 @@ class Log:
                 self.errors.append(f"{endpoint}: {error}")
                 return
             self.timings[endpoint].append(reply.seconds)
+            self.sent_at[endpoint].append(now - reply.seconds - self.opened)
             self.statuses[endpoint][str(reply.status)] += 1
             if reply.status >= 500:
                 self.errors.append(f"{endpoint}: HTTP {reply.status}")

@@ -117,6 +117,21 @@ def code_line(run: dict) -> str:
     return f"code `{code['commit']}`{changed}, measured {code['measured']}"
 
 
+def window_table(run: dict) -> str:
+    """The answer posts' latency by when they were sent: where in the run the slow ones are."""
+    text = ""
+    for kind, rows in (run.get("windows") or {}).items():
+        cells = [
+            [f"{r['from_s']:.0f}–{r['to_s']:.0f} s", num(r["n"]), ms(r["p50_ms"]), ms(r["p95_ms"])]
+            for r in rows
+        ]
+        text += (
+            f"\n{kind[:1].upper() + kind[1:]} latency by when it was sent (seconds from the "
+            "run's start):\n\n" + table(["sent", "n", "p50 ms", "p95 ms"], cells) + "\n"
+        )
+    return text
+
+
 def cpu_tables(run: dict) -> str:
     """Where the run's CPU went: per request kind inside the app, and per kind of process."""
     text = ""
@@ -258,6 +273,7 @@ def load_section(result: dict, before: dict | None = None) -> tuple[str, list[tu
             f"{run['workers']} workers**, {run['students']} students; {code_line(run)}:\n\n"
             + table(KIND_HEADER, kind_rows(run))
             + "\n"
+            + window_table(run)
             + cpu_tables(run)
         )
         if run["scenario"] == "exam minute":

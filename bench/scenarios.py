@@ -145,6 +145,39 @@ def exercised(scenario: Scenario, progress: dict[str, Progress], students: int) 
     return {"ok": not problems, "problems": problems, **totals}
 
 
+WINDOW_S = 20.0  # the width of a run's time windows in `by_window`
+
+
+def by_window(
+    timings: dict[str, list[float]],
+    sent_at: dict[str, list[float]],
+    kinds: tuple[str, ...] = ("autosave", "answer post"),
+) -> dict:
+    """{kind: [{from_s, to_s, n, p50_ms, p95_ms}, ...]}: each kind's latencies by when the
+    request was sent, in windows of WINDOW_S from the run's start (kinds with none left out)."""
+    found = {}
+    for kind in kinds:
+        windows: dict[int, list[float]] = {}
+        for endpoint in KINDS[kind]:
+            for seconds, at in zip(timings.get(endpoint, []), sent_at.get(endpoint, [])):
+                windows.setdefault(int(at // WINDOW_S), []).append(seconds)
+        rows = []
+        for index in sorted(windows):
+            s = summarize(windows[index])
+            rows.append(
+                {
+                    "from_s": index * WINDOW_S,
+                    "to_s": (index + 1) * WINDOW_S,
+                    "n": len(windows[index]),
+                    "p50_ms": s["median_ms"],
+                    "p95_ms": s["p95_ms"],
+                }
+            )
+        if rows:
+            found[kind] = rows
+    return found
+
+
 def by_kind(timings: dict[str, list[float]], statuses: dict[str, dict[str, int]]) -> dict:
     """{kind: {n, p50/p95/p99 ms, errors, timeouts}} over the endpoints of each kind."""
     found = {}

@@ -38,3 +38,33 @@ def test_a_run_says_which_commit_it_measured_or_that_it_did_not_record_it():
     )
     assert "not recorded" in loadreport.code_line({})
     assert loadreport.gap({"scenario": "exam minute"}) == ""
+
+
+def test_answer_post_latencies_are_put_in_the_window_they_were_sent_in():
+    from bench.scenarios import by_window
+
+    timings = {"autosave": [0.1, 0.3, 2.0, 0.2], "submit part": [0.05]}
+    sent_at = {"autosave": [1.0, 19.9, 20.0, 45.0], "submit part": [61.0]}
+    windows = by_window(timings, sent_at)
+    assert [(w["from_s"], w["n"]) for w in windows["autosave"]] == [(0, 2), (20, 1), (40, 1)]
+    assert windows["autosave"][1]["p95_ms"] == 2000.0
+    assert [(w["from_s"], w["n"]) for w in windows["answer post"]] == [(60, 1)]
+    text = loadreport.window_table({"windows": windows})
+    assert "Autosave latency by when it was sent" in text
+    assert "| 20–40 s | 1 | 2 000 | 2 000 |" in text
+    assert loadreport.window_table({}) == ""
+
+
+def test_the_log_records_when_each_timed_request_was_sent():
+    import time
+
+    from bench.drive import Log
+
+    class Reply:
+        seconds, status = 0.25, 200
+
+    log = Log()
+    log.opened = time.perf_counter() - 10.0
+    log.record("autosave", Reply())
+    (at,) = log.sent_at["autosave"]
+    assert 9.7 < at < 10.0 and log.timings["autosave"] == [0.25]
