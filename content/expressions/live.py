@@ -7,6 +7,7 @@ Shared by chapters, question prompts, options, hints and solutions.  The scanner
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -46,7 +47,31 @@ _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 
 
 def scan_live(text: str, *, source: str = "<text>", first_line: int = 1) -> Iterator[LiveSpan]:
-    """Yield every live expression of ``text`` in order; raise ExpressionError if unclosed."""
+    """Yield every live expression of ``text`` in order; raise ExpressionError if unclosed.
+
+    The spans of a text are found once per process (texts are the templates' and chapters',
+    rendered again for every variant and every view); a text that does not scan is scanned
+    anew each time, so its earlier spans still come before the error."""
+    if len(text) > _CACHED_TEXT_CHARS:
+        yield from _scan(text, source, first_line)
+        return
+    try:
+        yield from _scanned(text, source, first_line)
+    except ExpressionError:
+        yield from _scan(text, source, first_line)
+
+
+# Texts up to this length are cached (a question's prompt or feedback; a chapter's paragraph is
+# rendered once per view anyway), so the cache stays a few megabytes whatever authors preview.
+_CACHED_TEXT_CHARS = 4000
+
+
+@functools.lru_cache(maxsize=2048)
+def _scanned(text: str, source: str, first_line: int) -> tuple[LiveSpan, ...]:
+    return tuple(_scan(text, source, first_line))
+
+
+def _scan(text: str, source: str, first_line: int) -> Iterator[LiveSpan]:
     i, n = 0, len(text)
     math: str | None = None
     fence: str | None = None

@@ -91,3 +91,26 @@ def test_check_live_with_names_only_checks_statically():
 def test_conflicting_options_are_refused(names):
     with pytest.raises(ExpressionError, match="conflicts"):
         render_live("{{ 1 | % | x }}", names)
+
+
+def test_a_text_is_scanned_once_and_a_broken_or_long_one_every_time():
+    from content.expressions import live, scan_live
+
+    text = "a {{ 1 + 1 }} b $x = {{ 2 }}$ c"
+    first = list(scan_live(text, source="t.yaml", first_line=4))
+    hits = live._scanned.cache_info().hits
+    again = list(scan_live(text, source="t.yaml", first_line=4))
+    assert again == first and live._scanned.cache_info().hits == hits + 1
+    assert [(s.expr, s.in_math, s.line) for s in first] == [("1 + 1", False, 4), ("2", True, 4)]
+    # A text that does not scan still yields its spans up to the error, every time.
+    broken = "ok {{ 3 }} then {{ 4"
+    for _ in range(2):
+        seen = []
+        with pytest.raises(ExpressionError, match="without a closing"):
+            for span in scan_live(broken):
+                seen.append(span.expr)
+        assert seen == ["3"]
+    long_text = "{{ 5 }}" + "x" * live._CACHED_TEXT_CHARS
+    misses = live._scanned.cache_info().misses
+    assert [s.expr for s in scan_live(long_text)] == ["5"]
+    assert live._scanned.cache_info().misses == misses
