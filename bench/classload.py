@@ -23,7 +23,7 @@ from django.db import close_old_connections
 from bench.browser import Browser
 from bench.cpusample import Sampler
 from bench.drive import Log, Student
-from bench.scenarios import by_kind, by_window, exercised, scenarios
+from bench.scenarios import by_kind, by_phase, by_window, exercised, phases_of, scenarios
 
 # After the deadline: the client's own timeout, so a request in flight then has ended.
 GRACE_S = 35.0
@@ -160,6 +160,7 @@ def command(args) -> dict:
         "requests_per_server": list(log.per_server.values()),
         "kinds": by_kind(log.timings, log.statuses),
         "windows": by_window(log.timings, log.sent_at),
+        "phases": by_phase(log.timings, log.sent_at, phases_of(scenario)),
         "endpoints": summary["endpoints"],
         "exercised": exercised(scenario, progress, len(usernames)),
         "process_cpu": process_cpu,

@@ -168,7 +168,8 @@ def cpu_tables(run: dict) -> str:
 
 def gap(run: dict) -> str:
     """Why a run's latencies are what they are, from its own CPU figures: how much of the
-    machine the class asked for, and the autosave's share of it."""
+    machine the class asked for, what the arriving students alone asked for, the autosave's
+    share, and how its latency differs while the class arrives and after."""
     processes, by_kind = run.get("process_cpu") or {}, run.get("server_cpu_by_kind") or {}
     if not processes.get("cpu_s") or not by_kind:
         return ""
@@ -179,18 +180,36 @@ def gap(run: dict) -> str:
     if not save:
         return ""
     name = "autosave" if "autosave" in by_kind else "answer post"
-    return (
+    text = (
         f"\n**Where the time goes ({run['scenario']}, {run['database']}, "
         f"{run['servers']} × {run['workers']}).** The class used {used:.0f} CPU-seconds in "
         f"{seconds:.0f} s: {used / seconds:.2f} of the machine's {processes['cores']} cores, "
         "the simulated class and the database included (a process that lived less than a "
         "second is missed, so this is a floor). Each "
         f"{name} costs {ms(save['cpu_ms'])} ms of the app's own CPU and there are "
-        f"{num(save['n'])} of them: {save['cpu_s'] / app:.0%} of the app's CPU. With the cores "
-        "this busy, a request's latency is mostly its wait for a free thread and a core, "
-        "not its own work (compare the app's wall time per request above with the client's). "
-        "The p95 target needs the class to ask for clearly less CPU than the machine has: "
-        "cheaper requests, or fewer of them per student, or more cores.\n"
+        f"{num(save['n'])} of them: {save['cpu_s'] / app:.0%} of the app's CPU."
+    )
+    arriving = sum(by_kind[k]["cpu_s"] for k in ("login", "page", "start") if k in by_kind)
+    window, students = run.get("window_s"), run.get("students")
+    if window and students and arriving:
+        text += (
+            f" Each arriving student costs {arriving / students * 1000:.0f} ms of the app's "
+            "CPU (the login page and the login, the quiz and question pages, the start): "
+            f"{students} of them arriving over {window:.0f} s ask for "
+            f"{arriving / window:.2f} cores on their own, before any {name}."
+        )
+    phases = (run.get("phases") or {}).get(name) or {}
+    if phases:
+        told = "; ".join(
+            f"{phase}, p95 {ms(p['p95_ms'])} ms (p50 {ms(p['p50_ms'])}, {num(p['n'])} sent)"
+            for phase, p in phases.items()
+        )
+        text += f" The {name}s by when they were sent: {told}."
+    return text + (
+        " With the cores this busy, a request's latency is mostly its wait for a free thread "
+        "and a core, not its own work (compare the app's wall time per request above with "
+        "the client's). The p95 target needs the class to ask for clearly less CPU than the "
+        "machine has: cheaper requests, or fewer of them per student, or more cores.\n"
     )
 
 

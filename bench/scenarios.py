@@ -178,6 +178,45 @@ def by_window(
     return found
 
 
+def by_phase(
+    timings: dict[str, list[float]],
+    sent_at: dict[str, list[float]],
+    phases: dict[str, tuple[float, float]],
+    kinds: tuple[str, ...] = ("autosave", "answer post"),
+) -> dict:
+    """{kind: {phase: {n, p50_ms, p95_ms}}}: each kind's latencies over the requests sent
+    within each phase's [from, to) seconds of the run (phases without requests left out)."""
+    found = {}
+    for kind in kinds:
+        pairs = [
+            (seconds, at)
+            for endpoint in KINDS[kind]
+            for seconds, at in zip(timings.get(endpoint, []), sent_at.get(endpoint, []))
+        ]
+        rows = {}
+        for phase, (start, end) in phases.items():
+            times = [seconds for seconds, at in pairs if start <= at < end]
+            if times:
+                s = summarize(times)
+                rows[phase] = {"n": len(times), "p50_ms": s["median_ms"], "p95_ms": s["p95_ms"]}
+        if rows:
+            found[kind] = rows
+    return found
+
+
+def phases_of(scenario: Scenario) -> dict[str, tuple[float, float]]:
+    """The parts of a run whose latencies the report compares: while students still arrive,
+    once all have, and (an exam) from the common deadline on."""
+    end = scenario.submit_at_s if scenario.submit_at_s is not None else float("inf")
+    phases = {
+        "while the class arrives": (0.0, scenario.window_s),
+        "once all have arrived": (scenario.window_s, end),
+    }
+    if scenario.submit_at_s is not None:
+        phases["from the deadline on"] = (scenario.submit_at_s, float("inf"))
+    return phases
+
+
 def by_kind(timings: dict[str, list[float]], statuses: dict[str, dict[str, int]]) -> dict:
     """{kind: {n, p50/p95/p99 ms, errors, timeouts}} over the endpoints of each kind."""
     found = {}

@@ -16,6 +16,23 @@ RUN = {
     },
     "process_cpu": {"seconds": 10.0, "cores": 2, "cpu_s": {"gunicorn": 12.0, "PostgreSQL": 6.0}},
 }
+ARRIVING = {
+    **RUN,
+    "students": 100,
+    "window_s": 20.0,
+    "server_cpu_by_kind": {
+        **RUN["server_cpu_by_kind"],
+        "login": {"n": 200, "cpu_s": 4.0, "cpu_ms": 20.0, "wall_ms": 30.0},
+        "page": {"n": 200, "cpu_s": 8.0, "cpu_ms": 40.0, "wall_ms": 60.0},
+        "start": {"n": 100, "cpu_s": 6.0, "cpu_ms": 60.0, "wall_ms": 90.0},
+    },
+    "phases": {
+        "autosave": {
+            "while the class arrives": {"n": 300, "p50_ms": 900.0, "p95_ms": 2400.0},
+            "once all have arrived": {"n": 700, "p50_ms": 40.0, "p95_ms": 300.0},
+        }
+    },
+}
 
 
 def test_the_cpu_tables_give_each_kinds_share_and_the_cores_used():
@@ -30,6 +47,33 @@ def test_the_gap_is_stated_from_the_runs_own_figures():
     text = loadreport.gap(RUN)
     assert "18 CPU-seconds in 10 s: 1.80 of the machine's 2 cores" in text
     assert "Each autosave costs 8.00 ms" in text and "80% of the app's CPU" in text
+
+
+def test_the_gap_names_what_the_arriving_students_ask_for_and_the_latency_by_phase():
+    text = loadreport.gap(ARRIVING)
+    assert "Each arriving student costs 180 ms of the app's CPU" in text
+    assert "100 of them arriving over 20 s ask for 0.90 cores on their own" in text
+    assert "while the class arrives, p95 2 400 ms (p50 900.0, 300 sent)" in text
+    assert "once all have arrived, p95 300.0 ms" in text
+
+
+def test_phases_split_a_runs_latencies_by_when_they_were_sent():
+    from bench.scenarios import by_phase, phases_of, scenarios
+
+    exam = next(s for s in scenarios(quick=False) if s.name == "exam minute")
+    phases = phases_of(exam)
+    assert list(phases) == [
+        "while the class arrives",
+        "once all have arrived",
+        "from the deadline on",
+    ]
+    assert phases["while the class arrives"] == (0.0, exam.window_s)
+    timings = {"autosave": [1.0, 3.0, 0.1]}
+    sent_at = {"autosave": [5.0, exam.window_s - 1, exam.window_s + 1]}
+    found = by_phase(timings, sent_at, phases)["autosave"]
+    assert found["while the class arrives"]["n"] == 2
+    assert found["once all have arrived"] == {"n": 1, "p50_ms": 100.0, "p95_ms": 100.0}
+    assert "from the deadline on" not in found
 
 
 def test_a_run_says_which_commit_it_measured_or_that_it_did_not_record_it():
