@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bench.report import _machine, ms, num, rate, table, verdict
-from bench.scenarios import KINDS
+from bench.scenarios import KINDS, PHASES
 
 SUMMARY_HEADER = [
     "scenario",
@@ -202,7 +202,7 @@ def gap(run: dict) -> str:
     if phases:
         told = "; ".join(
             f"{phase}, p95 {ms(p['p95_ms'])} ms (p50 {ms(p['p50_ms'])}, {num(p['n'])} sent)"
-            for phase, p in phases.items()
+            for phase, p in sorted(phases.items(), key=lambda item: PHASES.index(item[0]))
         )
         text += f" The {name}s by when they were sent: {told}."
     return text + (

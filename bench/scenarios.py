@@ -204,16 +204,17 @@ def by_phase(
     return found
 
 
+PHASES = ("while the class arrives", "once all have arrived", "from the deadline on")
+
+
 def phases_of(scenario: Scenario) -> dict[str, tuple[float, float]]:
     """The parts of a run whose latencies the report compares: while students still arrive,
     once all have, and (an exam) from the common deadline on."""
     end = scenario.submit_at_s if scenario.submit_at_s is not None else float("inf")
-    phases = {
-        "while the class arrives": (0.0, scenario.window_s),
-        "once all have arrived": (scenario.window_s, end),
-    }
+    arriving, arrived, deadline = PHASES
+    phases = {arriving: (0.0, scenario.window_s), arrived: (scenario.window_s, end)}
     if scenario.submit_at_s is not None:
-        phases["from the deadline on"] = (scenario.submit_at_s, float("inf"))
+        phases[deadline] = (scenario.submit_at_s, float("inf"))
     return phases
 
 

@@ -26,10 +26,12 @@ ARRIVING = {
         "page": {"n": 200, "cpu_s": 8.0, "cpu_ms": 40.0, "wall_ms": 60.0},
         "start": {"n": 100, "cpu_s": 6.0, "cpu_ms": 60.0, "wall_ms": 90.0},
     },
+    # As read back from the results file, whose keys are sorted.
     "phases": {
         "autosave": {
-            "while the class arrives": {"n": 300, "p50_ms": 900.0, "p95_ms": 2400.0},
+            "from the deadline on": {"n": 10, "p50_ms": 50.0, "p95_ms": 90.0},
             "once all have arrived": {"n": 700, "p50_ms": 40.0, "p95_ms": 300.0},
+            "while the class arrives": {"n": 300, "p50_ms": 900.0, "p95_ms": 2400.0},
         }
     },
 }
@@ -55,6 +57,9 @@ def test_the_gap_names_what_the_arriving_students_ask_for_and_the_latency_by_pha
     assert "100 of them arriving over 20 s ask for 0.90 cores on their own" in text
     assert "while the class arrives, p95 2 400 ms (p50 900.0, 300 sent)" in text
     assert "once all have arrived, p95 300.0 ms" in text
+    # In the order of the run, not of the file.
+    arrives, arrived = text.index("while the class arrives"), text.index("once all have")
+    assert arrives < arrived < text.index("from the deadline on")
 
 
 def test_phases_split_a_runs_latencies_by_when_they_were_sent():
