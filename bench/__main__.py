@@ -42,8 +42,8 @@ def _arguments(argv):
     parser.add_argument(
         "--load-scenario",
         action="append",
-        choices=("exam minute", "homework evening"),
-        help="load: run only this scenario (repeatable; default both)",
+        choices=("exam minute", "exam start", "homework evening"),
+        help="load: run only this scenario (repeatable; default all)",
     )
     parser.add_argument(
         "--load-database",

@@ -98,7 +98,13 @@ def simulate(*, ports, usernames, password, scenario, slug, seed="bench") -> tup
             try:
                 if student.login():
                     if scenario.exam:
-                        student.exam(slug, typing=True, submit_at=submit_at)
+                        student.exam(
+                            slug,
+                            typing=True,
+                            submit_at=submit_at,
+                            think_s=None if scenario.every_part else scenario.think_s,
+                            typing_s=scenario.typing_s,
+                        )
                     if scenario.homework:
                         student.homework(slug)
             finally:

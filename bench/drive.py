@@ -189,20 +189,46 @@ class Student:
         value = value if right else value * self.rng.choice([0.5, 2, 8, 1000])
         return f"{value:.6g}" + (f" {unit}" if unit else "")
 
-    def pause(self, saves_left: int, submit_at: float | None) -> None:
-        """A typing student's pause before the next autosave: THINK_S (the page saves 0.8 s
-        after the last keystroke, so saves are never closer than that), shortened when needed
-        so that every save is made before the common deadline."""
-        pause = self.rng.uniform(*THINK_S)
+    def pause(
+        self, saves_left: int, submit_at: float | None, span: tuple[float, float] = THINK_S
+    ) -> None:
+        """A typing student's pause before the next autosave: drawn from `span` (THINK_S: the
+        page saves 0.8 s after the last keystroke, so saves are never closer than that),
+        shortened when needed so that every save is made before the common deadline."""
+        pause = self.rng.uniform(*span)
         if submit_at is not None:
             room = (submit_at - time.perf_counter() - DEADLINE_MARGIN_S) / max(1, saves_left)
             pause = max(0.0, min(pause, room))
         time.sleep(pause)
 
-    def exam(self, slug: str, *, typing: bool = False, submit_at: float | None = None) -> None:
+    def think(self, span: tuple[float, float], submit_at: float | None) -> bool:
+        """A student's pause before starting a part (reading it, working it out): False, with
+        no pause, when the part could not be saved before the common deadline."""
+        pause = self.rng.uniform(*span)
+        if submit_at is not None:
+            last_save = time.perf_counter() + pause + THINK_S[1]
+            if last_save > submit_at - DEADLINE_MARGIN_S:
+                return False
+        time.sleep(pause)
+        return True
+
+    def exam(
+        self,
+        slug: str,
+        *,
+        typing: bool = False,
+        submit_at: float | None = None,
+        think_s: tuple[float, float] | None = None,
+        typing_s: tuple[float, float] = THINK_S,
+    ) -> None:
         """Start, autosave every part, submit; `typing` saves a text part's prefix first and
         pauses between saves as a student typing does, `submit_at` (a `time.perf_counter()`
-        value) waits for the common deadline."""
+        value) waits for the common deadline.
+
+        With `think_s` the student works at a student's pace instead: the parts in an order of
+        their own, a pause drawn from `think_s` before each part's first save and from
+        `typing_s` before its final one, and no new part started that could not be saved
+        before the deadline (the rest stay unanswered)."""
         attempt_id, page = self.start(slug)
         if attempt_id is None or not page:
             return
@@ -215,7 +241,11 @@ class Student:
             f for f in forms(page) if PART.search(f.action) and f.action.endswith("/autosave/")
         ]
         saves_left = 2 * len(part_forms)
+        if think_s is not None:
+            self.rng.shuffle(part_forms)
         for form in part_forms:
+            if think_s is not None and not self.think(think_s, submit_at):
+                break
             found = PART.search(form.action)
             self.progress.exam_parts += 1
             key = (int(found.group(2)), found.group(3))
@@ -223,8 +253,11 @@ class Student:
             drafts = [raw]
             if typing and isinstance(raw, str):
                 drafts.insert(0, raw[: max(1, len(raw) // 2)])
-            for draft in drafts:
-                if typing:
+            for position, draft in enumerate(drafts):
+                if think_s is not None:
+                    if position:
+                        self.pause(1, submit_at, typing_s)
+                elif typing:
                     self.pause(saves_left, submit_at)
                     saves_left -= 1
                 sequence = next_sequence(form.fields)

@@ -32,16 +32,26 @@ class Scenario:
     submit_at_s: float | None  # exam: everyone submits together this long after the start
     deadline_s: float  # the run stops by itself after this long, finished or not
     description: str = ""
+    # Exam: the pause before a part's first save (reading and working it out) and before its
+    # final save (typing the rest), in seconds; each drawn uniformly from its range.
+    think_s: tuple[float, float] = (1.0, 4.0)
+    typing_s: tuple[float, float] = (1.0, 4.0)
+    # Exam: every student saves every part before the deadline (the pauses shrink to fit), or
+    # works through the parts in an order of their own and submits what the deadline finds.
+    every_part: bool = True
 
 
 EXAM_MINUTE = "exam minute"
+EXAM_START = "exam start"
 HOMEWORK_EVENING = "homework evening"
 
 
 def scenarios(*, quick: bool) -> list[Scenario]:
-    """The exam minute and the homework evening, shortened for `--quick`."""
+    """The exam minute, the exam start and the homework evening, shortened for `--quick`."""
     window, evening = (15.0, 30.0) if quick else (60.0, 600.0)
     submit_at = window + (15.0 if quick else 60.0)
+    start_submit_at = window + (30.0 if quick else 120.0)
+    think = (5.0, 15.0) if quick else (20.0, 60.0)
     return [
         Scenario(
             EXAM_MINUTE,
@@ -55,6 +65,23 @@ def scenarios(*, quick: bool) -> list[Scenario]:
                 "autosaves each text part twice as they type (a partial answer, then the "
                 "final one; 1-4 s between saves, as the page saves 0.8 s after the last "
                 f"keystroke) and each choice once, and all submit together at {submit_at:.0f} s"
+            ),
+        ),
+        Scenario(
+            EXAM_START,
+            exam=True,
+            homework=False,
+            window_s=window,
+            submit_at_s=start_submit_at,
+            deadline_s=start_submit_at + 120.0,
+            think_s=think,
+            every_part=False,
+            description=(
+                f"every student logs in and starts the timed exam within {window:.0f} s, as "
+                "in the exam minute, then works at a student's pace: parts in an order of "
+                f"their own, {think[0]:.0f}-{think[1]:.0f} s reading and working out before a "
+                "part's first save, 1-4 s typing before its final one; all submit together "
+                f"at {start_submit_at:.0f} s with the parts they reached"
             ),
         ),
         Scenario(
@@ -123,6 +150,9 @@ def exercised(scenario: Scenario, progress: dict[str, Progress], students: int) 
         unsaved = sum(1 for p in rows if p.exam_started and p.autosaves_acked < p.exam_parts)
         if unsaved or (totals["exam_started"] and totals["autosaves_acked"] == 0):
             problems.append(f"{unsaved} students had an autosave not acknowledged")
+        idle = sum(1 for p in rows if p.exam_started and p.exam_parts == 0)
+        if idle:
+            problems.append(f"{idle} students started the exam and saved no part")
         short("submit the exam", totals["exam_submitted"])
         for kind in ("numeric", "formula"):
             if not totals["autosaves_by_kind"].get(kind):

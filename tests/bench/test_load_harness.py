@@ -15,12 +15,16 @@ import pytest
 from django.utils import timezone
 
 from bench import classload, cpusample, loadprep, loadsuite
-from bench.scenarios import exercised, scenarios
+from bench.scenarios import HOMEWORK_EVENING, exercised, scenarios
 from tests.factories import PASSWORD, EnrollmentFactory, QuizFactory, QuizItemFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-HOMEWORK = replace(scenarios(quick=True)[1], window_s=0.2, deadline_s=120.0)
+HOMEWORK = replace(
+    next(s for s in scenarios(quick=True) if s.name == HOMEWORK_EVENING),
+    window_s=0.2,
+    deadline_s=120.0,
+)
 
 
 def test_each_run_gets_its_own_accounts_and_quiz():

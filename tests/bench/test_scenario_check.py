@@ -10,6 +10,7 @@ from bench.classload import Spread
 from bench.loadreport import KIND_HEADER, SUMMARY_HEADER, deploy_table, load_section
 from bench.scenarios import (
     EXAM_MINUTE,
+    EXAM_START,
     HOMEWORK_EVENING,
     KINDS,
     Progress,
@@ -18,7 +19,7 @@ from bench.scenarios import (
     scenarios,
 )
 
-EXAM, HOMEWORK = scenarios(quick=True)
+EXAM, START, HOMEWORK = scenarios(quick=True)
 
 
 def examinee(**changes) -> Progress:
@@ -47,14 +48,26 @@ def homeworker(**changes) -> Progress:
     return done
 
 
-def test_the_two_scenarios_are_the_exam_minute_and_the_homework_evening():
-    assert (EXAM.name, HOMEWORK.name) == (EXAM_MINUTE, HOMEWORK_EVENING)
+def test_the_scenarios_are_the_exam_minute_the_exam_start_and_the_homework_evening():
+    assert (EXAM.name, START.name, HOMEWORK.name) == (EXAM_MINUTE, EXAM_START, HOMEWORK_EVENING)
     assert EXAM.exam and not EXAM.homework and EXAM.submit_at_s > EXAM.window_s
     assert HOMEWORK.homework and not HOMEWORK.exam and HOMEWORK.submit_at_s is None
-    full_exam, full_evening = scenarios(quick=False)
+    full_exam, full_start, full_evening = scenarios(quick=False)
     assert full_exam.window_s == 60 and full_evening.window_s == 600
-    for scenario in (EXAM, HOMEWORK, full_exam, full_evening):
+    # The exam start: the same arrivals, a student's pace, the parts a student reaches.
+    assert full_start.window_s == full_exam.window_s and not full_start.every_part
+    assert full_start.think_s == (20.0, 60.0) and full_exam.every_part
+    assert full_start.submit_at_s > full_exam.submit_at_s
+    for scenario in (EXAM, START, HOMEWORK, full_exam, full_start, full_evening):
         assert scenario.deadline_s > scenario.window_s  # bounded: every run stops by itself
+
+
+def test_an_exam_start_where_a_student_saved_no_part_fails():
+    assert exercised(START, {"a": examinee(exam_parts=1, autosaves_acked=1)}, 1)["ok"]
+    idle = examinee(exam_parts=0, autosaves_acked=0, autosaves_by_kind={})
+    check = exercised(START, {"a": examinee(), "b": idle}, 2)
+    assert not check["ok"]
+    assert "1 students started the exam and saved no part" in check["problems"]
 
 
 def test_a_run_where_every_student_did_every_step_passes():
@@ -213,3 +226,21 @@ def test_a_simulated_student_sends_a_growing_sequence_above_the_stored_one():
     assert int(first) == 2**50 and int(second) == 2**50 + 1
     fresh = {"sequence": "1"}
     assert int(next_sequence(fresh)) < int(next_sequence(fresh))  # the clock, then above it
+
+
+def test_a_student_at_a_students_pace_starts_no_part_the_deadline_would_cut(monkeypatch):
+    import random
+    import time
+
+    from bench import drive
+
+    slept = []
+    monkeypatch.setattr(drive.time, "sleep", slept.append)
+    student = drive.Student(Spread([8001], {}), "s", "pw", drive.Log(), random.Random(1))
+    far = time.perf_counter() + 600.0
+    assert student.think((20.0, 60.0), far) and 20.0 <= slept[-1] <= 60.0
+    near = time.perf_counter() + drive.DEADLINE_MARGIN_S + 10.0
+    assert not student.think((20.0, 60.0), near) and len(slept) == 1  # no pause either
+    # The final save of a part it started is made before the deadline: its pause shrinks.
+    student.pause(1, time.perf_counter() + drive.DEADLINE_MARGIN_S + 0.5, (1.0, 4.0))
+    assert slept[-1] <= 0.5
