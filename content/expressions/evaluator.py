@@ -152,8 +152,13 @@ def evaluate_tracked(
     line: int | None = None,
     shown: str | None = None,
     track: bool = True,
+    evaluator: SafeEvaluator | None = None,
 ) -> tuple[object, list[object]]:
-    """Evaluate ``expr``; return (value, catalog objects touched)."""
+    """Evaluate ``expr``; return (value, catalog objects touched).
+
+    ``evaluator``: one made for these same ``names`` (``SafeEvaluator(names)``), reused for
+    the next expression of the same text instead of building another (building one costs
+    more than evaluating most expressions)."""
     from content.expressions.namespace import default_namespace
 
     shown = expr if shown is None else shown
@@ -164,7 +169,10 @@ def evaluate_tracked(
         raise ExpressionError(source, line, shown, f"syntax error: {exc.msg}") from None
     except _Refused as exc:
         raise ExpressionError(source, line, shown, str(exc)) from None
-    evaluator = SafeEvaluator(namespace, track=track)
+    if evaluator is None:
+        evaluator = SafeEvaluator(namespace, track=track)
+    else:
+        evaluator.touched, evaluator.track = [], track
     try:
         value = evaluator.eval(expr, previously_parsed=tree.body)
     except ExpressionError:

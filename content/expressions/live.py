@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from content.expressions.errors import ExpressionError
-from content.expressions.evaluator import evaluate_tracked
+from content.expressions.evaluator import SafeEvaluator, evaluate_tracked
 from content.expressions.formatting import LiveFormat, format_value, parse_options
 from content.expressions.policy import check_expression
 
@@ -151,10 +151,11 @@ def render_live(
     pieces: list[str] = []
     touched: list[object] = []
     position = 0
+    evaluator: list[SafeEvaluator] = []  # one for all of the text's expressions, made at the first
     for span in scan_live(text, source=source, first_line=first_line):
         pieces.append(text[position : span.start].replace("\\{{", "{{"))
         in_math = span.in_math and math_aware
-        pieces.append(_render_span(span, namespace, source, in_math, touched, citations))
+        pieces.append(_render_span(span, namespace, source, in_math, touched, citations, evaluator))
         position = span.end
     pieces.append(text[position:].replace("\\{{", "{{"))
     return RenderResult("".join(pieces), collect_citations(touched))
@@ -167,10 +168,19 @@ def _render_span(
     in_math: bool,
     touched: list,
     track: bool = True,
+    reuse: list | None = None,
 ) -> str:
     fmt = _options(span, source)
+    if reuse is not None and not reuse:
+        reuse.append(SafeEvaluator(names, track=track))
     value, seen = evaluate_tracked(
-        span.expr, names, source=source, line=span.line, shown=span.written, track=track
+        span.expr,
+        names,
+        source=source,
+        line=span.line,
+        shown=span.written,
+        track=track,
+        evaluator=reuse[0] if reuse else None,
     )
     touched.extend(seen)
     try:

@@ -114,3 +114,25 @@ def test_a_text_is_scanned_once_and_a_broken_or_long_one_every_time():
     misses = live._scanned.cache_info().misses
     assert [s.expr for s in scan_live(long_text)] == ["5"]
     assert live._scanned.cache_info().misses == misses
+
+
+def test_one_evaluator_serves_every_expression_of_a_text(names, monkeypatch):
+    from content.expressions import evaluator as module
+
+    built = []
+    original = module.SafeEvaluator.__init__
+
+    def counting(self, *args, **kwargs):
+        built.append(1)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(module.SafeEvaluator, "__init__", counting)
+    text = '{{ accelerator("H100").name | text }}, {{ 2 * 3 }} and {{ accelerator("A100") }}'
+    result = render_live(text, names)
+    assert result.text == "H100 SXM, 6 and A100 SXM"
+    assert len(built) == 1
+    # Each expression's catalog entries are still its own: both parts' sources are cited.
+    cited = {str(c) for c in result.citations}
+    h100 = {str(c) for c in render_live('{{ accelerator("H100") }}', names).citations}
+    a100 = {str(c) for c in render_live('{{ accelerator("A100") }}', names).citations}
+    assert h100 and a100 and cited == h100 | a100
