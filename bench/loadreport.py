@@ -205,6 +205,12 @@ def gap(run: dict) -> str:
             for phase, p in sorted(phases.items(), key=lambda item: PHASES.index(item[0]))
         )
         text += f" The {name}s by when they were sent: {told}."
+    slow = (run.get("kinds", {}).get(name) or {}).get("p95_ms") or 0
+    if slow < 500:
+        return text + (
+            f" The {name}s' p95 is under 500 ms: the class left the machine room enough that a "
+            "request waits little beyond its own work.\n"
+        )
     return text + (
         " With the cores this busy, a request's latency is mostly its wait for a free thread "
         "and a core, not its own work (compare the app's wall time per request above with "

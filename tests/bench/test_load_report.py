@@ -57,6 +57,9 @@ def test_the_gap_names_what_the_arriving_students_ask_for_and_the_latency_by_pha
     assert "100 of them arriving over 20 s ask for 0.90 cores on their own" in text
     assert "while the class arrives, p95 2 400 ms (p50 900.0, 300 sent)" in text
     assert "once all have arrived, p95 300.0 ms" in text
+    assert "The p95 target needs the class to ask for clearly less CPU" not in text  # no kinds
+    slow = {**ARRIVING, "kinds": {"autosave": {"p95_ms": 2400.0}}}
+    assert "The p95 target needs the class to ask for clearly less CPU" in loadreport.gap(slow)
     # In the order of the run, not of the file.
     arrives, arrived = text.index("while the class arrives"), text.index("once all have")
     assert arrives < arrived < text.index("from the deadline on")
