@@ -38,6 +38,15 @@
     focusableScrollers(document);
     document.querySelectorAll("select[data-max-for]").forEach(syncMax);
   });
+  // Looked at again once everything has loaded and the fonts are in: a formula laid out
+  // before then can be wider afterwards.
+  window.addEventListener("load", function () {
+    focusableScrollers(document);
+    if (window.requestAnimationFrame) window.requestAnimationFrame(function () { focusableScrollers(document); });
+  });
+  if (document.fonts && document.fonts.ready) {
+    document.fonts.ready.then(function () { focusableScrollers(document); });
+  }
   window.addEventListener("resize", function () { focusableScrollers(document); });
   document.addEventListener("htmx:load", function (event) { focusableScrollers(event.target); });
   document.addEventListener("htmx:afterSwap", function (event) { pricePlaceholder(event.target); });
