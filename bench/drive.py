@@ -201,12 +201,18 @@ class Student:
             pause = max(0.0, min(pause, room))
         time.sleep(pause)
 
-    def think(self, span: tuple[float, float], submit_at: float | None) -> bool:
+    def think(
+        self,
+        span: tuple[float, float],
+        submit_at: float | None,
+        typing: tuple[float, float] = THINK_S,
+    ) -> bool:
         """A student's pause before starting a part (reading it, working it out): False, with
-        no pause, when the part could not be saved before the common deadline."""
+        no pause, when the part (its typing included) could not be saved before the common
+        deadline."""
         pause = self.rng.uniform(*span)
         if submit_at is not None:
-            last_save = time.perf_counter() + pause + THINK_S[1]
+            last_save = time.perf_counter() + pause + typing[1]
             if last_save > submit_at - DEADLINE_MARGIN_S:
                 return False
         time.sleep(pause)
@@ -244,7 +250,7 @@ class Student:
         if think_s is not None:
             self.rng.shuffle(part_forms)
         for form in part_forms:
-            if think_s is not None and not self.think(think_s, submit_at):
+            if think_s is not None and not self.think(think_s, submit_at, typing_s):
                 break
             found = PART.search(form.action)
             self.progress.exam_parts += 1
