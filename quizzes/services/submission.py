@@ -118,13 +118,13 @@ def submit_attempt(*, attempt: Attempt, student, now: datetime, auto: bool = Fal
     if attempt.student_id != student.pk:
         raise QuizRuleError("That attempt is not yours.")
     quiz = attempt.quiz
+    window = student_window(quiz, student)
     if not auto:
-        check_open(attempt, student_window(quiz, student), now)
+        check_open(attempt, window, now)
     variants = list(attempt.variants.select_related("version", "item"))
     is_exam = quiz.mode == QuizMode.EXAM
     saved = _saved_texts(attempt) if is_exam else {}
     pending = _grade_saved_answers(attempt, variants, saved) if is_exam else []
-    window = student_window(quiz, student)
     moment = min(now, attempt.deadline) if auto and attempt.deadline else now
     with transaction.atomic():
         locked = Attempt.objects.select_for_update().get(pk=attempt.pk)

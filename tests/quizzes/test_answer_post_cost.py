@@ -169,3 +169,16 @@ def test_an_exam_submission_stores_its_grades_in_queries_that_do_not_grow_with_p
     )
     # At most one more: the single update of the variants' scores, when any score changed.
     assert several <= one + 1, (one, several)
+
+
+def test_an_exam_submission_reads_the_students_extension_once(course, student):
+    quiz = make_quiz(course, examples=["decode-step-memory-floor"], mode=QuizMode.EXAM)
+    now = timezone.now()
+    attempt = service.start_attempt(quiz=quiz, student=student, now=now)
+    variant = attempt.variants.get()
+    service.autosave(variant=variant, part_id="t", raw="1 s", student=student, now=now)
+    attempt = type(attempt).objects.select_related("quiz").get(pk=attempt.pk)
+    with CaptureQueriesContext(connection) as queries:
+        assert service.submit_attempt(attempt=attempt, student=student, now=now)
+    reads = [q["sql"] for q in queries.captured_queries if 'FROM "quizzes_extension"' in q["sql"]]
+    assert len(reads) == 1, reads
