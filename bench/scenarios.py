@@ -52,12 +52,11 @@ def scenarios(*, quick: bool) -> list[Scenario]:
     submit_at = window + (15.0 if quick else 60.0)
     start_submit_at = window + (30.0 if quick else 120.0)
     think = (5.0, 15.0) if quick else (20.0, 60.0)
+    arrivals = {"exam": True, "homework": False, "window_s": window}  # both exam shapes
     return [
         Scenario(
             EXAM_MINUTE,
-            exam=True,
-            homework=False,
-            window_s=window,
+            **arrivals,
             submit_at_s=submit_at,
             deadline_s=submit_at + 120.0,
             description=(
@@ -69,9 +68,7 @@ def scenarios(*, quick: bool) -> list[Scenario]:
         ),
         Scenario(
             EXAM_START,
-            exam=True,
-            homework=False,
-            window_s=window,
+            **arrivals,
             submit_at_s=start_submit_at,
             deadline_s=start_submit_at + 120.0,
             think_s=think,

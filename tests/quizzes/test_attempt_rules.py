@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from datetime import timedelta
 from decimal import Decimal
 
@@ -13,20 +12,13 @@ from quizzes.models import Attempt, Extension, Response, ScoreOverride
 from quizzes.services import attempts as service
 from quizzes.services.availability import QuizRuleError
 from quizzes.services.questions import correct_answers
-from tests.factories import EnrollmentFactory, QuizItemFactory, make_quiz
+from tests.factories import EnrollmentFactory, QuizItemFactory, check_answer, make_quiz
 
 pytestmark = pytest.mark.django_db
 
 
 def _answer(variant, part, raw, student, *, now=None):
-    return service.submit_response(
-        variant=variant,
-        part_id=part,
-        raw=raw,
-        student=student,
-        idempotency_key=uuid.uuid4().hex,
-        now=now or timezone.now(),
-    )
+    return check_answer(variant, student, raw, part, now=now)
 
 
 def _seconds(variant) -> float:

@@ -4,8 +4,6 @@ grading for everyone with free answers)."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from django.core.cache import cache
 from django.utils import timezone
@@ -14,7 +12,7 @@ from quizzes.models import Response
 from quizzes.services import attempts as service
 from quizzes.services import grading_budget
 from quizzes.services.availability import QuizRuleError
-from tests.factories import EnrollmentFactory, make_quiz
+from tests.factories import EnrollmentFactory, check_answer, make_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -28,14 +26,7 @@ def clean_cache(monkeypatch):
 
 
 def _answer(variant, part, raw, student):
-    return service.submit_response(
-        variant=variant,
-        part_id=part,
-        raw=raw,
-        student=student,
-        idempotency_key=uuid.uuid4().hex,
-        now=timezone.now(),
-    )
+    return check_answer(variant, student, raw, part)
 
 
 @pytest.fixture

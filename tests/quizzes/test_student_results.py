@@ -14,7 +14,7 @@ from quizzes.models import AttemptStatus, Response
 from quizzes.presenters.results import scoring_variant
 from quizzes.services import attempts as service
 from quizzes.services.questions import correct_answers
-from tests.factories import PASSWORD, make_quiz
+from tests.factories import PASSWORD, check_answer, make_quiz
 
 
 @pytest.fixture
@@ -24,14 +24,7 @@ def logged_in(client, student):
 
 
 def _answer(variant, student, part, raw):
-    return service.submit_response(
-        variant=variant,
-        part_id=part,
-        raw=raw,
-        student=student,
-        idempotency_key=uuid.uuid4().hex,
-        now=timezone.now(),
-    )
+    return check_answer(variant, student, raw, part)
 
 
 def _v(score, index, practice=False):
