@@ -113,6 +113,8 @@ def test_a_text_is_scanned_once_and_a_broken_or_long_one_every_time():
     long_text = "{{ 5 }}" + "x" * live._CACHED_TEXT_CHARS
     misses = live._scanned.cache_info().misses
     assert [s.expr for s in scan_live(long_text)] == ["5"]
+    many = " ".join("{{ " + str(i) + " }}" for i in range(live._CACHED_TEXT_SPANS + 1))
+    assert len(list(scan_live(many))) == live._CACHED_TEXT_SPANS + 1
     assert live._scanned.cache_info().misses == misses
 
 
