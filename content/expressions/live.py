@@ -154,10 +154,12 @@ def render_live(
     pieces: list[str] = []
     touched: list[object] = []
     position = 0
-    evaluator: list[SafeEvaluator] = []  # one for all of the text's expressions, made at the first
+    evaluator: SafeEvaluator | None = None  # one for all of the text's expressions
     for span in scan_live(text, source=source, first_line=first_line):
         pieces.append(text[position : span.start].replace("\\{{", "{{"))
         in_math = span.in_math and math_aware
+        if evaluator is None:
+            evaluator = SafeEvaluator(namespace, track=citations)
         pieces.append(_render_span(span, namespace, source, in_math, touched, citations, evaluator))
         position = span.end
     pieces.append(text[position:].replace("\\{{", "{{"))
@@ -171,11 +173,9 @@ def _render_span(
     in_math: bool,
     touched: list,
     track: bool = True,
-    reuse: list | None = None,
+    evaluator: SafeEvaluator | None = None,
 ) -> str:
     fmt = _options(span, source)
-    if reuse is not None and not reuse:
-        reuse.append(SafeEvaluator(names, track=track))
     value, seen = evaluate_tracked(
         span.expr,
         names,
@@ -183,7 +183,7 @@ def _render_span(
         line=span.line,
         shown=span.written,
         track=track,
-        evaluator=reuse[0] if reuse else None,
+        evaluator=evaluator,
     )
     touched.extend(seen)
     try:
