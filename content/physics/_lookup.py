@@ -8,6 +8,7 @@ Names are compared after folding case and dropping spaces, hyphens and underscor
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
@@ -32,13 +33,17 @@ OVERLAY: ContextVar[Mapping[str, Mapping[str, Any]] | None] = ContextVar(
 class _MissingMessage:
     """A miss's message, worked out only when it is shown: finding the close matches costs
     far more than the look-up, and most misses are caught and never shown (generating a
-    variant tries a derived entry's name in every catalog)."""
+    variant tries a derived entry's name in every catalog). Once worked out, it is kept."""
 
     def __init__(self, registry: Registry, name: str):
         self.registry, self.name = registry, name
 
-    def __str__(self) -> str:
+    @functools.cached_property
+    def text(self) -> str:
         return self.registry.missing_message(self.name)
+
+    def __str__(self) -> str:
+        return self.text
 
     def __repr__(self) -> str:  # KeyError shows its argument's repr
         return repr(str(self))

@@ -181,6 +181,21 @@ def test_a_miss_finds_its_close_matches_only_when_the_message_is_shown(monkeypat
     assert str(caught.value.args[0]).startswith("unknown accelerator 'H10O'")
 
 
+def test_a_miss_shown_again_does_not_search_again(monkeypatch):
+    import difflib
+
+    searches = []
+    real = difflib.get_close_matches
+    monkeypatch.setattr(
+        difflib, "get_close_matches", lambda *a, **k: searches.append(a) or real(*a, **k)
+    )
+    with pytest.raises(KeyError) as caught:
+        accelerator("H10O")
+    shown = [str(caught.value), repr(caught.value), str(caught.value.args[0])]
+    assert all("did you mean 'H100" in text for text in shown)
+    assert len(searches) == 1
+
+
 def test_v100_has_no_bf16_and_the_error_lists_what_it_supports():
     with pytest.raises(KeyError, match="fp16"):
         accelerator("V100").peak("bf16")
