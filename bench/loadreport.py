@@ -205,7 +205,9 @@ def gap(run: dict) -> str:
             for phase, p in sorted(phases.items(), key=lambda item: PHASES.index(item[0]))
         )
         text += f" The {name}s by when they were sent: {told}."
-    slow = (run.get("kinds", {}).get(name) or {}).get("p95_ms") or 0
+    slow = (run.get("kinds", {}).get(name) or {}).get("p95_ms")
+    if slow is None:  # no such requests measured: nothing to say of the target
+        return text + "\n"
     if slow < 500:
         return text + (
             f" The {name}s' p95 is under 500 ms: the class left the machine room enough that a "
