@@ -3,13 +3,20 @@
   "use strict";
 
   // A region that scrolls sideways (a wide formula, a table) must be reachable by keyboard:
-  // give the ones that actually overflow a tab stop, and only those. One pixel counts: a
+  // give the ones that actually scroll a tab stop, and only those. One pixel counts: a
   // formula drawn 255 px wide in 254 px scrolls, and axe-core counts it as a scroller too.
+  // Content wider than a region that does not scroll (a chapter's formula inside the box
+  // that scrolls it) is the box's to scroll, not the region's.
+  function scrollsSideways(el) {
+    if (el.scrollWidth <= el.clientWidth) return false;
+    var overflow = window.getComputedStyle(el).overflowX;
+    return overflow === "auto" || overflow === "scroll";
+  }
   function focusableScrollers(root) {
     var regions = (root || document).querySelectorAll("math[display=block], .math-display, .step-math, .table-scroll, table");
     for (var i = 0; i < regions.length; i++) {
       var el = regions[i];
-      if (el.scrollWidth > el.clientWidth && !el.hasAttribute("tabindex") && !el.querySelector("a, button, input, select, textarea")) {
+      if (scrollsSideways(el) && !el.hasAttribute("tabindex") && !el.querySelector("a, button, input, select, textarea")) {
         el.setAttribute("tabindex", "0");
       }
     }
