@@ -63,8 +63,9 @@ def scan_live(text: str, *, source: str = "<text>", first_line: int = 1) -> Iter
 
 # Texts up to this length and this many expressions are cached (a question's prompt, solution or
 # feedback; a chapter's paragraph is rendered once per view anyway). At most 2,048 of them (the
-# whole bank is about 1,400 texts), so whatever authors preview the cache stays under about
-# 32 MB per process (a full entry, 4,000 characters and 64 spans, measured about 15.5 KB).
+# whole bank is about 1,400 texts), so whatever authors preview the cache stays bounded: full
+# entries (4,000 characters and 64 spans, the text kept as the key) measured about 40 MB per
+# process for ASCII texts, up to about 90 MB for texts all of emoji.
 _CACHED_TEXT_CHARS = 4000
 _CACHED_TEXT_SPANS = 64
 
