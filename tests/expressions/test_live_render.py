@@ -138,3 +138,16 @@ def test_one_evaluator_serves_every_expression_of_a_text(names, monkeypatch):
     h100 = {str(c) for c in render_live('{{ accelerator("H100") }}', names).citations}
     a100 = {str(c) for c in render_live('{{ accelerator("A100") }}', names).citations}
     assert h100 and a100 and cited == h100 | a100
+
+
+def test_a_shared_evaluator_hands_each_expression_only_what_it_touched(names):
+    from content.expressions.evaluator import SafeEvaluator, evaluate_tracked
+
+    shared = SafeEvaluator(names)
+    _, first = evaluate_tracked('accelerator("H100")', names, evaluator=shared)
+    _, second = evaluate_tracked('accelerator("A100")', names, evaluator=shared)
+    _, third = evaluate_tracked("2 * 3", names, evaluator=shared)
+    assert first and all("H100" in str(o) for o in first)
+    assert all("A100" in str(o) for o in second) and second
+    assert not any("H100" in str(o) for o in second)
+    assert third == [] and first and second  # earlier lists are left as they were
