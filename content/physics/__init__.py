@@ -9,6 +9,7 @@ reverse, and templates and chapters see exactly ``__all__``.
 
 from content.physics.catalog import (
     Accelerator,
+    CollectiveMeasurement,
     DType,
     Link,
     MemoryLevel,
@@ -17,6 +18,8 @@ from content.physics.catalog import (
     Source,
     accelerator,
     accelerators,
+    collective_measurement,
+    collective_measurements,
     dtype,
     dtypes,
     link,
@@ -28,6 +31,16 @@ from content.physics.catalog import (
     prices,
     source,
     sources,
+)
+from content.physics.collectives import (
+    achieved_link_fraction,
+    allreduce_link_bytes,
+    allreduce_steps,
+    allreduce_time,
+    latency_bound_below,
+    multinode_allreduce_time,
+    step_latency,
+    tensor_parallel_decode_time,
 )
 from content.physics.cost import cost_per_million_tokens, dollars_per_hour_for
 from content.physics.explain import Explanation, Step, explain, explainable
@@ -89,6 +102,7 @@ from content.physics.serving import (
 __all__ = [
     # catalogs
     "Accelerator",
+    "CollectiveMeasurement",
     "DType",
     "Link",
     "MemoryLevel",
@@ -97,6 +111,8 @@ __all__ = [
     "Source",
     "accelerator",
     "accelerators",
+    "collective_measurement",
+    "collective_measurements",
     "dtype",
     "dtypes",
     "link",
@@ -156,6 +172,15 @@ __all__ = [
     "ring_allreduce_time",
     "tensor_parallel_allreduce_time",
     "transfer_time",
+    # collectives (latency plus bandwidth)
+    "achieved_link_fraction",
+    "allreduce_link_bytes",
+    "allreduce_steps",
+    "allreduce_time",
+    "latency_bound_below",
+    "multinode_allreduce_time",
+    "step_latency",
+    "tensor_parallel_decode_time",
     # cost
     "cost_per_million_tokens",
     "dollars_per_hour_for",

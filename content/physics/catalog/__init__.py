@@ -2,6 +2,11 @@
 hierarchy and prices.  Each entry cites its sources; look-ups fold case and name close matches."""
 
 from content.physics.catalog.accelerators import Accelerator, accelerator, accelerators
+from content.physics.catalog.collectives import (
+    CollectiveMeasurement,
+    collective_measurement,
+    collective_measurements,
+)
 from content.physics.catalog.dtypes import DType, dtype, dtypes
 from content.physics.catalog.hierarchy import MeasuredLevel, MemoryLevel, memory_hierarchy
 from content.physics.catalog.links import Link, link, links
@@ -11,6 +16,7 @@ from content.physics.catalog.sources import Source, source, sources
 
 __all__ = [
     "Accelerator",
+    "CollectiveMeasurement",
     "DType",
     "Link",
     "MeasuredLevel",
@@ -20,6 +26,8 @@ __all__ = [
     "Source",
     "accelerator",
     "accelerators",
+    "collective_measurement",
+    "collective_measurements",
     "dtype",
     "dtypes",
     "link",

@@ -323,6 +323,34 @@ _SOURCES = (
         "https://standards.ieee.org/ieee/802.3/",
         False,
     ),
+    # Serving systems, collectives and mixture-of-experts deployments (chapters 03-05).
+    _s(
+        "sglang-pr-2904",
+        "sgl-project/sglang PR #2904: custom all-reduce latencies on 8x H100 (vLLM's and "
+        "TensorRT-LLM's kernels)",
+        _GH + "sgl-project/sglang/pull/2904",
+        True,
+    ),
+    _s(
+        "thakur-2005",
+        "Thakur, Rabenseifner and Gropp, Optimization of Collective Communication Operations "
+        "in MPICH, IJHPCA 19(1), 2005 (latency-bandwidth costs of ring and tree algorithms)",
+        "https://doi.org/10.1177/1094342005051521",
+        False,
+    ),
+    _s(
+        "nccl-trees",
+        "NVIDIA Technical Blog: Massively Scale Your Deep Learning Training with NCCL 2.4 "
+        "(double binary trees)",
+        "https://developer.nvidia.com/blog/massively-scale-deep-learning-training-nccl-2-4/",
+        False,
+    ),
+    _s(
+        "deepseek-v3",
+        "DeepSeek-AI, DeepSeek-V3 Technical Report, arXiv:2412.19437",
+        "https://arxiv.org/abs/2412.19437",
+        True,
+    ),
     # Numeric formats.
     _s(
         "ieee-754",
