@@ -9,6 +9,7 @@ reverse, and templates and chapters see exactly ``__all__``.
 
 from content.physics.catalog import (
     Accelerator,
+    ApiPrice,
     CollectiveMeasurement,
     DType,
     Link,
@@ -18,6 +19,8 @@ from content.physics.catalog import (
     Source,
     accelerator,
     accelerators,
+    api_price,
+    api_prices,
     collective_measurement,
     collective_measurements,
     dtype,
@@ -42,7 +45,14 @@ from content.physics.collectives import (
     step_latency,
     tensor_parallel_decode_time,
 )
-from content.physics.cost import cost_per_million_tokens, dollars_per_hour_for
+from content.physics.cost import (
+    api_request_cost,
+    cost_per_million_input_tokens,
+    cost_per_million_output_tokens,
+    cost_per_million_tokens,
+    dollars_per_hour_for,
+    request_cost,
+)
 from content.physics.explain import Explanation, Step, explain, explainable
 from content.physics.formatting import format_number, format_quantity, to_unit, unit_label
 from content.physics.inference import (
@@ -92,16 +102,25 @@ from content.physics.roofline import (
     ridge_point,
 )
 from content.physics.serving import (
+    chunked_prefill_ttft,
+    free_prefill_chunk,
     max_batch_for_memory,
     max_batch_under_latency,
+    paged_kv_waste_fraction,
     pipeline_bubble_fraction,
+    prefill_to_decode_gpu_ratio,
+    prefix_cache_prefill_time,
+    request_latency,
+    reserved_kv_waste_fraction,
     speculative_expected_tokens,
     speculative_speedup,
+    speculative_speedup_at_batch,
 )
 
 __all__ = [
     # catalogs
     "Accelerator",
+    "ApiPrice",
     "CollectiveMeasurement",
     "DType",
     "Link",
@@ -111,6 +130,8 @@ __all__ = [
     "Source",
     "accelerator",
     "accelerators",
+    "api_price",
+    "api_prices",
     "collective_measurement",
     "collective_measurements",
     "dtype",
@@ -160,11 +181,19 @@ __all__ = [
     "peak_flops_from_clock",
     "tile_intensity",
     # serving
+    "chunked_prefill_ttft",
+    "free_prefill_chunk",
     "max_batch_for_memory",
     "max_batch_under_latency",
+    "paged_kv_waste_fraction",
     "pipeline_bubble_fraction",
+    "prefill_to_decode_gpu_ratio",
+    "prefix_cache_prefill_time",
+    "request_latency",
+    "reserved_kv_waste_fraction",
     "speculative_expected_tokens",
     "speculative_speedup",
+    "speculative_speedup_at_batch",
     # interconnect
     "alltoall_time",
     "moe_alltoall_bytes",
@@ -182,8 +211,12 @@ __all__ = [
     "step_latency",
     "tensor_parallel_decode_time",
     # cost
+    "api_request_cost",
+    "cost_per_million_input_tokens",
+    "cost_per_million_output_tokens",
     "cost_per_million_tokens",
     "dollars_per_hour_for",
+    "request_cost",
     # worked solutions and presentation
     "Explanation",
     "Step",

@@ -2,6 +2,7 @@
 hierarchy and prices.  Each entry cites its sources; look-ups fold case and name close matches."""
 
 from content.physics.catalog.accelerators import Accelerator, accelerator, accelerators
+from content.physics.catalog.api_prices import ApiPrice, api_price, api_prices
 from content.physics.catalog.collectives import (
     CollectiveMeasurement,
     collective_measurement,
@@ -16,6 +17,7 @@ from content.physics.catalog.sources import Source, source, sources
 
 __all__ = [
     "Accelerator",
+    "ApiPrice",
     "CollectiveMeasurement",
     "DType",
     "Link",
@@ -26,6 +28,8 @@ __all__ = [
     "Source",
     "accelerator",
     "accelerators",
+    "api_price",
+    "api_prices",
     "collective_measurement",
     "collective_measurements",
     "dtype",

@@ -351,6 +351,21 @@ _SOURCES = (
         "https://arxiv.org/abs/2412.19437",
         True,
     ),
+    _s(
+        "deepseek-api-2025",
+        "DeepSeek API docs, Models & Pricing (deepseek-chat = DeepSeek-V3), standard prices from "
+        "2025-02-08; copy in connorholly11/pwa-mobile-test docs/deepseek.md",
+        "https://api-docs.deepseek.com/quick_start/pricing",
+        True,
+    ),
+    _s(
+        "deepseek-infra-2025",
+        "DeepSeek, Day 6: DeepSeek-V3/R1 Inference System Overview (open-infra-index, "
+        "statistics of 2025-02-27/28)",
+        _GH + "deepseek-ai/open-infra-index/blob/main/202502OpenSourceWeek/"
+        "day_6_one_more_thing_deepseekV3R1_inference_system_overview.md",
+        True,
+    ),
     # Numeric formats.
     _s(
         "ieee-754",
