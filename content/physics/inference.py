@@ -69,8 +69,12 @@ def quantized_weights_bytes(
 
 def kv_cache_bytes_per_token(m: ModelLike, dt: DTypeLike) -> float:
     """KV-cache bytes per token of one sequence: 2 (K and V) · layers · n_kv_heads · head_dim ·
-    bytes.  Llama-2-13B in fp16: 2·40·40·128·2 = 819,200 bytes."""
+    bytes.  Llama-2-13B in fp16: 2·40·40·128·2 = 819,200 bytes.  A model with multi-head latent
+    attention caches one latent and one rotary key per layer instead: layers · (latent + rope)
+    · bytes (DeepSeek-V3 in bf16: 61 · 576 · 2 = 70,272 bytes)."""
     mdl = model(m)
+    if mdl.kv_latent_dim is not None:
+        return mdl.layers * (mdl.kv_latent_dim + mdl.rope_head_dim) * dtype(dt).bytes
     return 2 * mdl.layers * mdl.n_kv_heads * mdl.head_dim * dtype(dt).bytes
 
 

@@ -47,6 +47,12 @@ NUMERIC_SCALARS = {
         "ffn_dim",
         "vocab_size",
         "context_length",
+        "shared_experts",
+        "dense_layers",
+        "dense_ffn_dim",
+        "q_latent_dim",
+        "kv_latent_dim",
+        "rope_head_dim",
     ),
     "dtype": ("bits", "bytes", "exponent_bits", "mantissa_bits", "max_finite", "step_near_one"),
 }
@@ -261,7 +267,18 @@ def test_fp32_max_matches_the_platform_float32():
 def test_parameter_counts_follow_from_the_architecture(mdl):
     assert count_params(mdl) == mdl.params
     assert count_params(mdl, active=True) == mdl.active_params
-    assert mdl.head_dim * mdl.n_heads == mdl.d_model
+    if mdl.kv_latent_dim is None:  # latent attention's heads are wider than d_model / heads
+        assert mdl.head_dim * mdl.n_heads == mdl.d_model
+
+
+def test_deepseek_v3_reproduces_its_papers_counts_and_cache():
+    # 671B total and 37B active (technical report); about 70 KB of cache per token (Zhao et al.).
+    mdl = model("deepseek-v3")
+    assert round(mdl.params / 1e9) == 671
+    assert round(mdl.active_params / 1e9) in (37, 38)
+    from content.physics import kv_cache_bytes_per_token
+
+    assert kv_cache_bytes_per_token(mdl, "bf16") == 61 * (512 + 64) * 2 == 70_272
 
 
 def test_required_models_exist_and_mixtral_is_sparse():

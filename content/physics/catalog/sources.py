@@ -352,6 +352,27 @@ _SOURCES = (
         True,
     ),
     _s(
+        "vllm-paper",
+        "Kwon et al., Efficient Memory Management for Large Language Model Serving with "
+        "PagedAttention (vLLM), SOSP 2023, arXiv:2309.06180",
+        "https://arxiv.org/abs/2309.06180",
+        True,
+    ),
+    _s(
+        "leviathan-2023",
+        "Leviathan, Kalman and Matias, Fast Inference from Transformers via Speculative "
+        "Decoding, ICML 2023, arXiv:2211.17192",
+        "https://arxiv.org/abs/2211.17192",
+        True,
+    ),
+    _s(
+        "chen-2023",
+        "Chen et al., Accelerating Large Language Model Decoding with Speculative Sampling, "
+        "arXiv:2302.01318",
+        "https://arxiv.org/abs/2302.01318",
+        True,
+    ),
+    _s(
         "deepseek-api-2025",
         "DeepSeek API docs, Models & Pricing (deepseek-chat = DeepSeek-V3), standard prices from "
         "2025-02-08; copy in connorholly11/pwa-mobile-test docs/deepseek.md",
@@ -393,6 +414,20 @@ _SOURCES = (
         False,
     ),
     _s(
+        "ocp-ofp8",
+        "Open Compute Project 8-bit Floating Point Specification (OFP8) rev 1.0, 2023",
+        "https://www.opencompute.org/documents/ocp-8-bit-floating-point-specification-ofp8-"
+        "revision-1-0-2023-12-01-pdf-1",
+        False,
+    ),
+    _s(
+        "fp8-fnuz",
+        "Noune et al., 8-bit Numerical Formats for Deep Neural Networks, arXiv:2206.02915 "
+        "(the FNUZ variants AMD's MI300 implements)",
+        "https://arxiv.org/abs/2206.02915",
+        False,
+    ),
+    _s(
         "ocp-mx",
         "OCP Microscaling Formats (MX) specification v1.0",
         "https://www.opencompute.org/documents/ocp-microscaling-formats-mx-v1-0-spec-final-pdf",
@@ -403,6 +438,75 @@ _SOURCES = (
         "Dettmers et al., QLoRA, arXiv:2305.14314 (NF4 codebook)",
         "https://arxiv.org/abs/2305.14314",
         True,
+    ),
+    _s(
+        "gptq",
+        "Frantar et al., GPTQ: Accurate Post-Training Quantization for Generative Pre-trained "
+        "Transformers, arXiv:2210.17323",
+        "https://arxiv.org/abs/2210.17323",
+        True,
+    ),
+    _s(
+        "awq",
+        "Lin et al., AWQ: Activation-aware Weight Quantization for LLM Compression and "
+        "Acceleration, arXiv:2306.00978",
+        "https://arxiv.org/abs/2306.00978",
+        True,
+    ),
+    _s(
+        "smoothquant",
+        "Xiao et al., SmoothQuant: Accurate and Efficient Post-Training Quantization for Large "
+        "Language Models, ICML 2023, arXiv:2211.10438",
+        "https://arxiv.org/abs/2211.10438",
+        True,
+    ),
+    _s(
+        "quarot",
+        "Ashkboos et al., QuaRot: Outlier-Free 4-Bit Inference in Rotated LLMs, arXiv:2404.00456",
+        "https://arxiv.org/abs/2404.00456",
+        True,
+    ),
+    _s(
+        "hf-transformers-5651",
+        "huggingface/transformers issue #5651: T5 fp16 overflow in forward (fine-tuning)",
+        _GH + "huggingface/transformers/issues/5651",
+        True,
+    ),
+    _s(
+        "gptqmodel-config",
+        "ModelCloud/GPTQModel, gptqmodel/quantization/config.py (QuantizeConfig defaults: "
+        "group_size 128, sym True, lm_head False)",
+        _GH + "ModelCloud/GPTQModel/blob/main/gptqmodel/quantization/config.py",
+        True,
+    ),
+    _s(
+        "autogptq-config",
+        "AutoGPTQ, auto_gptq/quantization/config.py (BaseQuantizeConfig: sym True; the gptq "
+        "checkpoint format packs qzeros per group)",
+        _GH + "AutoGPTQ/AutoGPTQ/blob/main/auto_gptq/quantization/config.py",
+        True,
+    ),
+    _s(
+        "autoawq",
+        "casper-hansen/AutoAWQ README and examples (quant_config zero_point True, q_group_size "
+        "128, w_bit 4; decoder linear layers only)",
+        _GH + "casper-hansen/AutoAWQ",
+        True,
+    ),
+    _s(
+        "hf-bnb-docs",
+        "Hugging Face transformers, bitsandbytes integration (the output head and embeddings "
+        "stay unquantized)",
+        "https://huggingface.co/docs/transformers/main/en/quantization/bitsandbytes",
+        False,
+    ),
+    _s(
+        "nvfp4-blog",
+        "NVIDIA Technical Blog: Introducing NVFP4 for Efficient and Accurate Low-Precision "
+        "Inference (16-element blocks, E4M3 scales, one fp32 scale per tensor)",
+        "https://developer.nvidia.com/blog/introducing-nvfp4-for-efficient-and-accurate-low-"
+        "precision-inference/",
+        False,
     ),
     _s(
         "llm-int8",
@@ -457,6 +561,12 @@ _SOURCES = (
         "hf-mixtral-8x7b",
         "mistralai/Mixtral-8x7B-v0.1 config.json",
         _HF + "mistralai/Mixtral-8x7B-v0.1/blob/main/config.json",
+        True,
+    ),
+    _s(
+        "hf-deepseek-v3",
+        "deepseek-ai/DeepSeek-V3 config.json",
+        _HF + "deepseek-ai/DeepSeek-V3/blob/main/config.json",
         True,
     ),
     _s(
