@@ -272,5 +272,3 @@ def test_an_unknown_memory_level_is_a_message_not_an_error(client):
     assert response.status_code == 200
     html = response.content.decode()
     assert "Memory counted" in html and 'class="feedback invalid"' in html
-
-
