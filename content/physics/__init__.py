@@ -7,6 +7,14 @@ memory_bandwidth=4e12)``.  Nothing here imports Django: the apps depend on this 
 reverse, and templates and chapters see exactly ``__all__``.
 """
 
+from content.physics.attention import (
+    attention_flops,
+    decode_attention_intensity,
+    flash_attention_hbm_bytes,
+    kv_cache_bytes_per_token_mha,
+    kv_cache_reduction,
+    standard_attention_hbm_bytes,
+)
 from content.physics.catalog import (
     Accelerator,
     ApiPrice,
@@ -14,6 +22,7 @@ from content.physics.catalog import (
     Deployment,
     DType,
     Link,
+    Measurement,
     MemoryLevel,
     Model,
     PriceSnapshot,
@@ -32,6 +41,8 @@ from content.physics.catalog import (
     dtypes,
     link,
     links,
+    measurement,
+    measurements,
     memory_hierarchy,
     model,
     models,
@@ -63,6 +74,15 @@ from content.physics.cost import (
     request_cost,
 )
 from content.physics.explain import Explanation, Step, explain, explainable
+from content.physics.forecast import (
+    achievable_bandwidth,
+    achievable_flops,
+    bandwidth_efficiency,
+    forecast_matmul_time,
+    forecast_time,
+    matmul_efficiency,
+    wave_efficiency,
+)
 from content.physics.formatting import format_number, format_quantity, to_unit, unit_label
 from content.physics.inference import (
     critical_batch_size,
@@ -72,8 +92,7 @@ from content.physics.inference import (
     gpus_needed,
     kv_cache_bytes,
     kv_cache_bytes_per_token,
-    memory_fits,
-    min_gpus,
+    kv_cache_tokens,
     model_flops_per_token,
     pipeline_stages,
     prefill_time,
@@ -99,6 +118,15 @@ from content.physics.kernels import (
     peak_flops_from_clock,
     tile_intensity,
 )
+from content.physics.memory import (
+    fits,
+    memory_fits,
+    min_gpus,
+    runtime_reserve_bytes,
+    runtime_total_bytes,
+    spare_memory_bytes,
+    usable_memory_bytes,
+)
 from content.physics.moe import (
     expert_load_imbalance,
     expert_params,
@@ -108,6 +136,12 @@ from content.physics.moe import (
     moe_decode_weight_bytes,
     node_limited_dispatch_bytes,
     routed_params,
+)
+from content.physics.overhead import (
+    is_overhead_bound,
+    kernel_time_with_overhead,
+    launch_overhead,
+    time_with_overhead,
 )
 from content.physics.precision import (
     checkpoint_bytes,
@@ -154,6 +188,7 @@ __all__ = [
     "DType",
     "Deployment",
     "Link",
+    "Measurement",
     "MemoryLevel",
     "Model",
     "PriceSnapshot",
@@ -172,6 +207,8 @@ __all__ = [
     "dtypes",
     "link",
     "links",
+    "measurement",
+    "measurements",
     "memory_hierarchy",
     "model",
     "models",
@@ -201,8 +238,7 @@ __all__ = [
     "gpus_needed",
     "kv_cache_bytes",
     "kv_cache_bytes_per_token",
-    "memory_fits",
-    "min_gpus",
+    "kv_cache_tokens",
     "model_flops_per_token",
     "pipeline_stages",
     "prefill_time",
@@ -211,6 +247,33 @@ __all__ = [
     "tensor_parallel_bytes_per_gpu",
     "time_per_token_floor",
     "weights_bytes",
+    # usable memory: "does it fit" at a stated level
+    "fits",
+    "memory_fits",
+    "min_gpus",
+    "runtime_reserve_bytes",
+    "runtime_total_bytes",
+    "spare_memory_bytes",
+    "usable_memory_bytes",
+    # from floors to forecasts: achieved fractions and the overhead regime
+    "achievable_bandwidth",
+    "achievable_flops",
+    "bandwidth_efficiency",
+    "forecast_matmul_time",
+    "forecast_time",
+    "is_overhead_bound",
+    "kernel_time_with_overhead",
+    "launch_overhead",
+    "matmul_efficiency",
+    "time_with_overhead",
+    "wave_efficiency",
+    # attention and the KV cache
+    "attention_flops",
+    "decode_attention_intensity",
+    "flash_attention_hbm_bytes",
+    "kv_cache_bytes_per_token_mha",
+    "kv_cache_reduction",
+    "standard_attention_hbm_bytes",
     # inside one GPU
     "Occupancy",
     "bytes_in_flight",

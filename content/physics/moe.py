@@ -40,7 +40,7 @@ def expert_params(m: ModelLike) -> int:
     """Parameters of one routed expert in one layer: 3 · d_model · expert width (gate, up and
     down projections)."""
     mdl = _moe(m)
-    return 3 * mdl.d_model * mdl.ffn_dim
+    return 3 * mdl.d_model * (mdl.moe_ffn_dim or mdl.ffn_dim)
 
 
 def routed_params(m: ModelLike) -> int:

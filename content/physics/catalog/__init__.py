@@ -1,5 +1,6 @@
 """The catalogs of the physics module: sources, accelerators, formats, links, models, memory
-hierarchy and prices.  Each entry cites its sources; look-ups fold case and name close matches."""
+hierarchy, prices and published measurements.  Each entry cites its sources; look-ups fold case
+and name close matches."""
 
 from content.physics.catalog.accelerators import Accelerator, accelerator, accelerators
 from content.physics.catalog.api_prices import ApiPrice, api_price, api_prices
@@ -12,6 +13,7 @@ from content.physics.catalog.deployments import Deployment, deployment, deployme
 from content.physics.catalog.dtypes import DType, dtype, dtypes
 from content.physics.catalog.hierarchy import MeasuredLevel, MemoryLevel, memory_hierarchy
 from content.physics.catalog.links import Link, link, links
+from content.physics.catalog.measured import Measurement, measurement, measurements
 from content.physics.catalog.models import Model, model, models
 from content.physics.catalog.prices import PriceSnapshot, price, prices
 from content.physics.catalog.published import PublishedFigure, published, published_figures
@@ -26,6 +28,7 @@ __all__ = [
     "Deployment",
     "Link",
     "MeasuredLevel",
+    "Measurement",
     "MemoryLevel",
     "Model",
     "PriceSnapshot",
@@ -44,6 +47,8 @@ __all__ = [
     "dtypes",
     "link",
     "links",
+    "measurement",
+    "measurements",
     "memory_hierarchy",
     "model",
     "models",

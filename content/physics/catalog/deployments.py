@@ -77,7 +77,7 @@ def _d(key, name, stage, src, *, date, notes="", **figures) -> Deployment:
     # The H800 cluster's link rates and the routing limit are stated once, in the paper.
     for f in ("scale_up_bandwidth", "scale_out_bandwidth", "nodes_per_token"):
         if figures.get(f) is not None:
-            sources[f] = "deepseek-v3"
+            sources[f] = "deepseek-v3-report"
     return Deployment(
         key,
         name,
@@ -103,7 +103,7 @@ _DEPLOYMENTS = (
         "deepseek-v3-prefill-2024",
         "DeepSeek-V3 prefill unit (technical report)",
         "prefill",
-        "deepseek-v3",
+        "deepseek-v3-report",
         date="2024-12",
         nodes=4,
         attention_tp=4,
@@ -121,7 +121,7 @@ _DEPLOYMENTS = (
         "deepseek-v3-decode-2024",
         "DeepSeek-V3 decode unit (technical report)",
         "decode",
-        "deepseek-v3",
+        "deepseek-v3-report",
         date="2024-12",
         nodes=40,
         attention_tp=4,

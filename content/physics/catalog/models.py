@@ -3,10 +3,13 @@
 Architecture numbers are the models' published ``config.json`` values.  ``params`` is computed from
 them (untied input and output embeddings, attention, gated MLP, RMSNorm weights), which is why
 Llama-2-70B has 68.98e9 parameters and not 70e9.  ``active_params`` differs from ``params`` only for
-mixture-of-experts models (Mixtral: 2 of 8 experts per token; DeepSeek-V3: 8 of 256 routed experts
-and one shared expert, after three dense layers).  DeepSeek-V3's attention is multi-head latent
-attention (MLA): it caches one compressed latent vector and one rotary key per token and layer
-instead of K and V per head (``kv_latent_dim``, ``rope_head_dim``).
+mixture-of-experts models (Mixtral: 2 of 8 experts per token).
+
+Attention variants that shrink the KV cache are fields of the entry: ``n_kv_heads`` below
+``n_heads`` is grouped-query attention (1 would be multi-query); ``kv_lora_rank`` marks multi-head
+latent attention (DeepSeek-V2/V3), whose cache holds one compressed latent of ``kv_lora_rank``
+plus a shared rotary key of ``qk_rope_head_dim`` per token and layer; ``sliding_window`` caps the
+tokens each layer attends to (Mistral-7B).
 """
 
 from __future__ import annotations
@@ -39,16 +42,17 @@ class Model:
     experts: int = 1
     experts_per_token: int = 1
     notes: str = ""
-    # Mixture-of-experts layout beyond routed experts: experts every token uses, and leading
-    # layers that keep a dense MLP of width ``dense_ffn_dim`` (None: no such layers).
+    # Multi-head latent attention (None for ordinary attention).
+    kv_lora_rank: int | None = None
+    q_lora_rank: int | None = None
+    qk_rope_head_dim: int = 0
+    # Mixture-of-experts layout beyond "every layer, experts x ffn_dim": always-on shared
+    # experts, the routed experts' own width, and the leading layers that stay dense.
     shared_experts: int = 0
+    moe_ffn_dim: int | None = None
     dense_layers: int = 0
-    dense_ffn_dim: int | None = None
-    # Multi-head latent attention (None for ordinary attention): the query and key-value
-    # compression widths and the decoupled rotary key width, all per layer.
-    q_latent_dim: int | None = None
-    kv_latent_dim: int | None = None
-    rope_head_dim: int | None = None
+    # Tokens each layer attends to (None: the whole context).
+    sliding_window: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sources", freeze(self.sources))
@@ -69,12 +73,6 @@ _ARCH = (
     "context_length",
     "experts",
     "experts_per_token",
-    "shared_experts",
-    "dense_layers",
-    "dense_ffn_dim",
-    "q_latent_dim",
-    "kv_latent_dim",
-    "rope_head_dim",
 )
 
 
@@ -96,20 +94,14 @@ def _model(
     top_k=1,
     notes="",
     active_src=None,
-    params_src=None,
     head_dim=None,
-    **layout,
+    **extra,
 ):
     # Counts are computed from the config (``count_params``), so the config is their source.
     config = f"hf-{key}"
-    sources = dict.fromkeys((*_ARCH, "params", "active_params"), config)
-    for name_ in ("dense_ffn_dim", "q_latent_dim", "kv_latent_dim", "rope_head_dim"):
-        if layout.get(name_) is None:  # absent from this architecture: nothing to cite
-            del sources[name_]
+    sources = dict.fromkeys((*_ARCH, "params", "active_params", *extra), config)
     if active_src:
         sources["active_params"] = active_src
-    if params_src:
-        sources["params"] = params_src
     return Model(
         key,
         name,
@@ -128,7 +120,7 @@ def _model(
         experts,
         top_k,
         notes,
-        **layout,
+        **extra,
     )
 
 
@@ -225,8 +217,10 @@ _MODELS = (
         32000,
         32768,
         aliases=("Mistral 7B", "mistral-7b-v0.1"),
-        notes="Sliding-window attention of 4096 tokens caps the KV cache in practice; "
-        "kv_cache_bytes does not model the window.",
+        sliding_window=4096,
+        notes="Sliding-window attention of 4096 tokens: each layer attends to the last 4096 "
+        "tokens only, so a rolling cache holds at most that many (kv_cache_bytes counts the "
+        "whole context unless asked for the window).",
     ),
     _model(
         "mixtral-8x7b",
@@ -247,9 +241,6 @@ _MODELS = (
         notes="8 experts per layer, 2 routed per token: weight memory uses the total, FLOPs "
         "the active count (Mistral quotes 46.7B / 12.9B).",
     ),
-)
-
-_MODELS += (
     _model(
         "deepseek-v3",
         "DeepSeek-V3",
@@ -258,26 +249,26 @@ _MODELS += (
         7168,
         128,
         128,
-        2048,
+        18432,
         129280,
         163840,
         active=37_552_297_472,
         aliases=("DeepSeek V3", "deepseek-v3-671b"),
         experts=256,
         top_k=8,
+        active_src="deepseek-v3-report",
         head_dim=128,
-        params_src="deepseek-v3",
-        active_src="deepseek-v3",
+        kv_lora_rank=512,
+        q_lora_rank=1536,
+        qk_rope_head_dim=64,
         shared_experts=1,
+        moe_ffn_dim=2048,
         dense_layers=3,
-        dense_ffn_dim=18432,
-        q_latent_dim=1536,
-        kv_latent_dim=512,
-        rope_head_dim=64,
-        notes="256 routed experts (8 per token) and 1 shared expert of width 2048 in layers 4-61, "
-        "a dense MLP of width 18432 in layers 1-3; multi-head latent attention caches a "
-        "512-wide latent and a 64-wide rotary key per token and layer. Counts exclude the 14B "
-        "multi-token-prediction module of the released checkpoint (the paper's 671B and 37B).",
+        notes="Multi-head latent attention: 128 heads of 128 (plus a shared 64-wide rotary "
+        "key) decompressed from a 512-wide latent, which is all the cache holds. 256 routed "
+        "experts of width 2048, 8 per token, plus 1 shared expert; the first 3 layers are "
+        "dense (width 18432). The report's 671B/37B excludes the 14B multi-token-prediction "
+        "module, as these counts do.",
     ),
 )
 
@@ -294,33 +285,39 @@ def models() -> tuple[Model, ...]:
     return MODELS.all()
 
 
+def _attention_params(m: Model) -> int:
+    """One layer's attention weights: d·hd·(2·heads + 2·kv_heads) for (grouped-query) attention;
+    for latent attention the low-rank query (d·r_q + r_q + r_q·h·(hd + r_rope)), the compressed
+    key-value (d·(r_kv + r_rope) + r_kv + r_kv·h·2·hd) and the output projection (h·hd·d)."""
+    d, h, hd = m.d_model, m.n_heads, m.head_dim
+    if m.kv_lora_rank is None:
+        return d * hd * (2 * h + 2 * m.n_kv_heads)
+    r_q, r_kv, rope = m.q_lora_rank or 0, m.kv_lora_rank, m.qk_rope_head_dim
+    query = d * r_q + r_q + r_q * h * (hd + rope) if r_q else d * h * (hd + rope)
+    key_value = d * (r_kv + rope) + r_kv + r_kv * h * 2 * hd
+    return query + key_value + h * hd * d
+
+
 def count_params(m: Model, *, active: bool = False) -> int:
     """Parameters implied by the architecture: 2·V·d (embeddings, untied) + d (final norm) +
-    layers × (attention + 2·d norms) + the MLPs.
+    layers × (attention + MLP + 2·d norms), the MLP a gated one of 3·d·width.
 
-    Attention is d·hd·(2·heads + 2·kv_heads), or for latent attention its down- and
-    up-projections (with their norms) and the output projection.  Dense layers hold 3·d·ffn;
-    expert layers hold (experts + shared) × 3·d·ffn and a router of d·experts weights (plus one
-    bias per expert when there are shared experts, as DeepSeek's gate has).  ``active=True``
-    counts only the experts a token uses.
+    Dense layers have one MLP of ``ffn_dim``.  Mixture-of-experts layers (all but the first
+    ``dense_layers``) have ``experts`` routed experts of ``moe_ffn_dim`` (default ``ffn_dim``),
+    ``shared_experts`` always-on ones and a router of d·experts (plus DeepSeek's per-expert
+    bias when there are shared experts).  ``active=True`` counts only the experts a token uses.
     """
     d = m.d_model
-    if m.kv_latent_dim is None:
-        attention = d * m.head_dim * (2 * m.n_heads + 2 * m.n_kv_heads)
+    attention = _attention_params(m)
+    dense_mlp = 3 * d * m.ffn_dim
+    if m.experts > 1:
+        routed = m.experts_per_token if active else m.experts
+        width = m.moe_ffn_dim or m.ffn_dim
+        router = d * m.experts + (m.experts if m.shared_experts else 0)
+        moe_mlp = (routed + m.shared_experts) * 3 * d * width + router
+        moe_layers = m.layers - m.dense_layers
     else:
-        qk = m.head_dim + m.rope_head_dim
-        q_lat, kv_lat = m.q_latent_dim, m.kv_latent_dim
-        attention = (
-            d * q_lat + q_lat + q_lat * m.n_heads * qk
-            + d * (kv_lat + m.rope_head_dim) + kv_lat + kv_lat * m.n_heads * 2 * m.head_dim
-            + m.n_heads * m.head_dim * d
-        )  # fmt: skip
-    routed = m.experts_per_token if active else m.experts
-    expert_mlp = (routed + m.shared_experts) * 3 * d * m.ffn_dim
-    router = d * m.experts if m.experts > 1 else 0
-    if m.shared_experts:
-        router += m.experts
-    dense_mlp = 3 * d * (m.dense_ffn_dim or m.ffn_dim)
-    per_layer = attention + 2 * d
-    mlps = m.dense_layers * dense_mlp + (m.layers - m.dense_layers) * (expert_mlp + router)
-    return 2 * m.vocab_size * d + d + m.layers * per_layer + mlps
+        moe_mlp, moe_layers = 0, 0
+    dense_layers = m.layers - moe_layers
+    layers = m.layers * (attention + 2 * d) + dense_layers * dense_mlp + moe_layers * moe_mlp
+    return 2 * m.vocab_size * d + d + layers

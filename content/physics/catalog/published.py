@@ -104,7 +104,7 @@ _FIGURES = (
         "DeepSeek-V3: acceptance rate of the second token its MTP module predicts (low)",
         0.85,
         "",
-        "deepseek-v3",
+        "deepseek-v3-report",
         "§5.4.3",
     ),
     PublishedFigure(
@@ -112,7 +112,7 @@ _FIGURES = (
         "DeepSeek-V3: acceptance rate of the second token its MTP module predicts (high)",
         0.90,
         "",
-        "deepseek-v3",
+        "deepseek-v3-report",
         "§5.4.3",
     ),
     PublishedFigure(
@@ -120,7 +120,7 @@ _FIGURES = (
         "DeepSeek-V3: decoding speed-up from speculating with its MTP module",
         1.8,
         "",
-        "deepseek-v3",
+        "deepseek-v3-report",
         "§5.4.3",
         "Batch size and hardware not stated.",
     ),
@@ -211,7 +211,7 @@ _FIGURES = (
         "DeepSeek's H800 cluster: NVLink bandwidth per GPU as the paper states it",
         160e9,
         "B/s",
-        "deepseek-v3",
+        "deepseek-v3-report",
         "§3.2.2",
     ),
     # Chapter 04: what quantization costs in accuracy and buys in speed.

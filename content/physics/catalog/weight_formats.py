@@ -177,7 +177,7 @@ _FORMATS = (
         128 * 128,
         32,
         "fp32",
-        "deepseek-v3",
+        "deepseek-v3-report",
         notes="DeepSeek-V3 scales activations per 1 × 128 tile and weights per 128 × 128 "
         "block, and keeps E4M3 for every tensor, gradients included.",
     ),
