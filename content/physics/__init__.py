@@ -151,6 +151,8 @@ from content.physics.precision import (
     embedding_params,
     format_bits_per_weight,
     quantization_gain,
+    quantized_decode_step_time,
+    quantized_max_batch,
     smoothquant_factor,
 )
 from content.physics.roofline import (
@@ -328,6 +330,8 @@ __all__ = [
     "embedding_params",
     "format_bits_per_weight",
     "quantization_gain",
+    "quantized_decode_step_time",
+    "quantized_max_batch",
     "smoothquant_factor",
     # cost
     "api_request_cost",

@@ -15,7 +15,8 @@ from content.physics.catalog.accelerators import accelerator
 from content.physics.catalog.dtypes import DType, dtype
 from content.physics.catalog.models import model
 from content.physics.catalog.weight_formats import WeightFormat, weight_format
-from content.physics.inference import ModelLike
+from content.physics.inference import ModelLike, _compute_peak, kv_cache_bytes
+from content.physics.memory import FIT_TOLERANCE, usable_memory_bytes
 from content.physics.roofline import AcceleratorLike
 
 FormatLike = str | WeightFormat | DType
@@ -110,3 +111,61 @@ def smoothquant_factor(activation_max: float, weight_max: float, alpha: float = 
     if not 0 <= alpha <= 1:
         raise ValueError("alpha must be between 0 and 1")
     return activation_max**alpha / weight_max ** (1 - alpha)
+
+
+def _compute_format(found: WeightFormat | DType, compute_dt: str | DType | None) -> DType:
+    """The format the tensor cores multiply in: ``compute_dt`` if given; otherwise a float
+    element's own format (fp8, fp4: weights and activations both quantized), or bf16 for
+    integer and codebook elements (weight-only formats unpack to 16 bits)."""
+    if compute_dt is not None:
+        return dtype(compute_dt)
+    element = dtype(found.element) if isinstance(found, WeightFormat) else found
+    return element if element.kind == "float" else dtype("bf16")
+
+
+def quantized_decode_step_time(
+    m: ModelLike,
+    acc: AcceleratorLike,
+    fmt: FormatLike,
+    batch: int = 1,
+    context: float = 0,
+    kv_dt: str | DType = "bf16",
+    compute_dt: str | DType | None = None,
+    devices: int = 1,
+) -> float:
+    """One decode step of ``batch`` sequences with weights stored in ``fmt`` and the cache in
+    ``kv_dt``, split evenly over ``devices`` (communication left out: see ``collectives``):
+    max((decode_weight_bytes + KV) ÷ devices ÷ bandwidth, 2 · active params · batch ÷ devices ÷
+    peak), the peak of the compute format (``_compute_format``).  A format the part has no
+    rate for (fp4 before Blackwell) falls back to its 16-bit rate, as weights are dequantized."""
+    if isinstance(batch, bool) or batch < 1 or isinstance(devices, bool) or devices < 1:
+        raise ValueError("batch and devices must be at least 1")
+    mdl, part, found = model(m), accelerator(acc), _resolve(fmt)
+    read = decode_weight_bytes(mdl, found) + kv_cache_bytes(mdl, context, kv_dt, batch)
+    compute = _compute_format(found, compute_dt)
+    flops = 2 * mdl.active_params * batch
+    return max(
+        read / devices / part.memory_bandwidth,
+        flops / devices / _compute_peak(part, compute),
+    )
+
+
+def quantized_max_batch(
+    m: ModelLike,
+    acc: AcceleratorLike,
+    fmt: FormatLike,
+    context: float,
+    kv_dt: str | DType = "bf16",
+    devices: int = 1,
+    *,
+    level: str = "serving",
+) -> int:
+    """The largest batch of ``context``-token sequences whose cache (in ``kv_dt``) fits beside a
+    checkpoint in ``fmt`` on ``devices`` devices at memory ``level``:
+    ⌊(devices × usable memory − checkpoint_bytes) ÷ KV bytes per sequence⌋, 0 when the
+    checkpoint alone does not fit."""
+    if isinstance(devices, bool) or devices < 1 or context <= 0:
+        raise ValueError("devices must be at least 1 and context positive")
+    spare = devices * usable_memory_bytes(acc, level) - checkpoint_bytes(m, fmt)
+    per_sequence = kv_cache_bytes(m, context, kv_dt)
+    return max(0, math.floor(spare / per_sequence + FIT_TOLERANCE))

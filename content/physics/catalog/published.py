@@ -26,15 +26,26 @@ class PublishedFigure:
     source: str
     where: str
     notes: str = ""
+    # Decimal places the source prints (perplexity 5.60 has 2), so a table can show the figure
+    # exactly as published; None for figures printed as plain numbers.
+    decimals: int | None = None
+
+    def shown(self) -> str:
+        """The figure as the source prints it: ``value`` with the source's decimal places."""
+        if self.decimals is None:
+            return f"{self.value:g}"
+        return f"{self.value:.{self.decimals}f}"
 
     def citations(self) -> tuple[Source, ...]:
         return (source(self.source),)
 
 
-def _table(prefix, src, where, rows, *, unit="", what="WikiText-2 perplexity"):
+def _table(prefix, src, where, rows, *, unit="", what="WikiText-2 perplexity", decimals=2):
     """Entries ``prefix-<column>`` for one table row per (suffix, label, value)."""
     return tuple(
-        PublishedFigure(f"{prefix}-{suffix}", f"{label}: {what}", value, unit, src, where)
+        PublishedFigure(
+            f"{prefix}-{suffix}", f"{label}: {what}", value, unit, src, where, decimals=decimals
+        )
         for suffix, label, value in rows
     )
 
@@ -214,6 +225,35 @@ _FIGURES = (
         "deepseek-v3-report",
         "§3.2.2",
     ),
+    PublishedFigure(
+        "h100-p2p-write",
+        "NVIDIA's p2pBandwidthLatencyTest on 8 H100 SXMs: unidirectional peer-to-peer write",
+        376e9,
+        "B/s",
+        "mle-net",
+        "NVLink section, p2pBandwidthLatencyTest matrix",
+        "About 83% of NVLink 4's 450 GB/s per direction.",
+    ),
+    *(
+        PublishedFigure(
+            f"deepep-{kind}-ep{ep}",
+            f"DeepEP low-latency {kind} of 128 tokens per GPU on H800s over 400 Gb/s "
+            f"InfiniBand, {ep}-way expert parallelism",
+            seconds,
+            "s",
+            "deepep",
+            "docs/legacy.md, low-latency kernels with pure RDMA",
+            "7168 hidden, top-8 experts, fp8 dispatch, bf16 combine.",
+        )
+        for kind, ep, seconds in (
+            ("dispatch", 8, 77e-6),
+            ("dispatch", 128, 192e-6),
+            ("dispatch", 256, 194e-6),
+            ("combine", 8, 114e-6),
+            ("combine", 128, 369e-6),
+            ("combine", 256, 360e-6),
+        )
+    ),
     # Chapter 04: what quantization costs in accuracy and buys in speed.
     *_table(
         "awq-llama-2-7b",
@@ -269,6 +309,7 @@ _FIGURES = (
             ("fp4", "fp4 base weights", 52.2),
         ],
         what="MMLU accuracy, percent",
+        decimals=1,
     ),
     *_table(
         "qlora-pile",
@@ -325,6 +366,31 @@ _FIGURES = (
         "",
         "hf-transformers-5651",
         "issue description",
+    ),
+    PublishedFigure(
+        "kurtic-evaluations",
+        "Evaluations behind Kurtic et al.'s study of quantized Llama-3.1 (8B, 70B, 405B)",
+        500e3,
+        "",
+        "kurtic-2025",
+        "abstract",
+        "Over half a million evaluations, academic benchmarks and real-world tasks.",
+    ),
+    PublishedFigure(
+        "kurtic-int8-loss-low",
+        "Llama-3.1, int8 weights and activations, carefully tuned: accuracy lost (low end)",
+        0.01,
+        "",
+        "kurtic-2025",
+        "abstract",
+    ),
+    PublishedFigure(
+        "kurtic-int8-loss-high",
+        "Llama-3.1, int8 weights and activations, carefully tuned: accuracy lost (high end)",
+        0.03,
+        "",
+        "kurtic-2025",
+        "abstract",
     ),
     PublishedFigure(
         "llm-int8-outlier-threshold",

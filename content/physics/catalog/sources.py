@@ -367,6 +367,13 @@ _SOURCES = (
         True,
     ),
     _s(
+        "deepep",
+        "deepseek-ai/DeepEP, docs/legacy.md: expert-parallel dispatch and combine latencies on "
+        "H800s with 400 Gb/s InfiniBand",
+        _GH + "deepseek-ai/DeepEP/blob/main/docs/legacy.md",
+        True,
+    ),
+    _s(
         "deepseek-api-2025",
         "DeepSeek API docs, Models & Pricing (deepseek-chat = DeepSeek-V3), standard prices from "
         "2025-02-08; copy in connorholly11/pwa-mobile-test docs/deepseek.md",
@@ -464,6 +471,20 @@ _SOURCES = (
         "hf-transformers-5651",
         "huggingface/transformers issue #5651: T5 fp16 overflow in forward (fine-tuning)",
         _GH + "huggingface/transformers/issues/5651",
+        True,
+    ),
+    _s(
+        "kurtic-2025",
+        'Kurtic et al., "Give Me BF16 or Give Me Death"? Accuracy-Performance Trade-Offs in '
+        "LLM Quantization, ACL 2025, arXiv:2411.02355",
+        "https://arxiv.org/abs/2411.02355",
+        True,
+    ),
+    _s(
+        "vllm-fp8-kv-docs",
+        "vLLM documentation: Quantized KV Cache (fp8 E4M3 caches, scale calibration, no "
+        "latency gain without fused dequantization in attention)",
+        "https://docs.vllm.ai/en/latest/features/quantization/quantized_kvcache/",
         True,
     ),
     _s(
