@@ -150,3 +150,46 @@ def test_the_awq_table_reads_in_points_and_percent():
 def test_unknown_formats_are_named():
     with pytest.raises(KeyError, match="neither a weight format nor a dtype"):
         format_bits_per_weight("int3-magic")
+
+
+def test_the_max_batch_beside_a_checkpoint_uses_the_serving_budget():
+    from content.physics import kv_cache_bytes, quantized_max_batch, usable_memory_bytes
+
+    spare = usable_memory_bytes("H100") - checkpoint_bytes("llama-3-70b", "gptq-int4-g128")
+    per_seq = kv_cache_bytes("llama-3-70b", 4096, "fp8")
+    got = quantized_max_batch("llama-3-70b", "H100", "gptq-int4-g128", 4096, "fp8")
+    assert got == math.floor(spare / per_seq)
+    # bf16 weights do not fit one H100 at the serving level: no batch at all.
+    assert quantized_max_batch("llama-3-70b", "H100", "bf16", 4096) == 0
+    assert quantized_max_batch("llama-3-70b", "H100", "bf16", 4096, devices=2) > 0
+    with pytest.raises(ValueError):
+        quantized_max_batch("llama-3-70b", "H100", "bf16", 0)
+
+
+def test_quantized_steps_compute_in_the_format_the_tensor_cores_use():
+    from content.physics import kv_cache_bytes, quantized_decode_step_time
+
+    h100 = accelerator("H100")
+    mdl = model("llama-3-70b")
+    # Batch one, no context: bytes decide.
+    got = quantized_decode_step_time(mdl, "H100", "gptq-int4-g128")
+    assert got == pytest.approx(decode_weight_bytes(mdl, "gptq-int4-g128") / h100.memory_bandwidth)
+    # Large batch: 4-bit weights compute in bf16, fp8 weights in fp8 (twice the peak).
+    int4 = quantized_decode_step_time(mdl, "H100", "gptq-int4-g128", 256)
+    fp8 = quantized_decode_step_time(mdl, "H100", "fp8", 256)
+    assert int4 == pytest.approx(2 * mdl.active_params * 256 / h100.peak("bf16"))
+    assert fp8 < int4
+    # NVFP4 on a B200 multiplies in fp4; on an H100 it falls back to bf16.
+    b200 = quantized_decode_step_time(mdl, "B200", "nvfp4", 4096)
+    assert b200 == pytest.approx(
+        max(
+            decode_weight_bytes(mdl, "nvfp4") / accelerator("B200").memory_bandwidth,
+            2 * mdl.active_params * 4096 / accelerator("B200").peak("fp4"),
+        )
+    )
+    # Devices split bytes and FLOPs; the cache counts in its own format.
+    two = quantized_decode_step_time(mdl, "H100", "bf16", 8, 4096, devices=2)
+    read = decode_weight_bytes(mdl, "bf16") + kv_cache_bytes(mdl, 4096, "bf16", 8)
+    assert two == pytest.approx(read / 2 / h100.memory_bandwidth)
+    with pytest.raises(ValueError):
+        quantized_decode_step_time(mdl, "H100", "bf16", 0)
