@@ -96,6 +96,7 @@ from content.physics.memory import (
     usable_memory_bytes,
 )
 from content.physics.overhead import (
+    gpu_busy_time,
     is_overhead_bound,
     kernel_time_with_overhead,
     launch_overhead,
@@ -186,6 +187,7 @@ __all__ = [
     "bandwidth_efficiency",
     "forecast_matmul_time",
     "forecast_time",
+    "gpu_busy_time",
     "is_overhead_bound",
     "kernel_time_with_overhead",
     "launch_overhead",
