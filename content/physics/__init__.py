@@ -40,6 +40,7 @@ from content.physics.catalog import (
     source,
     sources,
 )
+from content.physics.catalog.models import layer_params
 from content.physics.cost import cost_per_million_tokens, dollars_per_hour_for
 from content.physics.explain import Explanation, Step, explain, explainable
 from content.physics.forecast import (
@@ -165,6 +166,7 @@ __all__ = [
     "kv_cache_bytes",
     "kv_cache_bytes_per_token",
     "kv_cache_tokens",
+    "layer_params",
     "model_flops_per_token",
     "pipeline_stages",
     "prefill_time",
