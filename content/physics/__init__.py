@@ -55,6 +55,7 @@ from content.physics.catalog import (
     weight_format,
     weight_formats,
 )
+from content.physics.catalog.models import layer_params
 from content.physics.collectives import (
     achieved_link_fraction,
     allreduce_link_bytes,
@@ -138,6 +139,7 @@ from content.physics.moe import (
     routed_params,
 )
 from content.physics.overhead import (
+    gpu_busy_time,
     is_overhead_bound,
     kernel_time_with_overhead,
     launch_overhead,
@@ -241,6 +243,7 @@ __all__ = [
     "kv_cache_bytes",
     "kv_cache_bytes_per_token",
     "kv_cache_tokens",
+    "layer_params",
     "model_flops_per_token",
     "pipeline_stages",
     "prefill_time",
@@ -263,6 +266,7 @@ __all__ = [
     "bandwidth_efficiency",
     "forecast_matmul_time",
     "forecast_time",
+    "gpu_busy_time",
     "is_overhead_bound",
     "kernel_time_with_overhead",
     "launch_overhead",
