@@ -187,6 +187,10 @@ def free_prefill_chunk(
     return max(0.0, memory * _compute_peak(part, fmt) / model_flops_per_token(m) - batch)
 
 
+# The most steps `chunked_prefill_ttft` sums one by one.
+MAX_PREFILL_CHUNKS = 10_000
+
+
 def chunked_prefill_ttft(
     m: ModelLike,
     acc: AcceleratorLike,
@@ -202,14 +206,21 @@ def chunked_prefill_ttft(
     and computes batch + chunk tokens.
 
     The new request pays with its first token; the users already served wait no longer while
-    chunk ≤ ``free_prefill_chunk``."""
+    chunk ≤ ``free_prefill_chunk``.  The time is summed step by step, so the steps are capped
+    at ``MAX_PREFILL_CHUNKS`` (a million-token prompt in chunks of 100 tokens)."""
     _check_tokens("prompt_tokens", prompt_tokens)
     _check_tokens("chunk", chunk)
     _check_batch(batch)
+    if not math.isfinite(prompt_tokens):
+        raise ValueError("prompt_tokens must be finite")
+    steps = math.ceil(prompt_tokens / chunk)
+    if steps > MAX_PREFILL_CHUNKS:
+        raise ValueError(
+            f"{steps:,} chunks of {chunk:g} tokens; at most {MAX_PREFILL_CHUNKS:,} are summed"
+        )
     part, fmt = accelerator(acc), dtype(dt)
     peak = _compute_peak(part, fmt)
     base = weights_bytes(m, fmt) + kv_cache_bytes(m, context, fmt, batch)
-    steps = math.ceil(prompt_tokens / chunk)
     total = 0.0
     for i in range(steps):
         done = min(i * chunk, prompt_tokens)

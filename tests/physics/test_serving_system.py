@@ -172,6 +172,9 @@ def test_every_price_list_is_dated_and_sourced(listing):
         lambda: request_latency(M, ACC, DT, 0, 10),
         lambda: chunked_prefill_ttft(M, ACC, DT, 2000, 0, 64, 1024),
         lambda: chunked_prefill_ttft(M, ACC, DT, 2000, 256, 0, 1024),
+        # the steps are summed one by one, so their number is bounded
+        lambda: chunked_prefill_ttft(M, ACC, DT, 10_000_001, 1000),
+        lambda: chunked_prefill_ttft(M, ACC, DT, float("inf"), 1000),
         lambda: free_prefill_chunk(M, ACC, DT, True, 0),
         lambda: paged_kv_waste_fraction(0),
         lambda: paged_kv_waste_fraction(100, 0),
@@ -188,6 +191,11 @@ def test_every_price_list_is_dated_and_sourced(listing):
 def test_bad_arguments_are_refused(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_chunked_prefill_sums_up_to_its_cap_of_steps():
+    # 10,000 chunks exactly are summed; the same prompt in one chunk more is refused above.
+    assert chunked_prefill_ttft(M, ACC, DT, 10_000_000, 1000) > 0
 
 
 def test_long_chunked_prompts_read_their_own_growing_cache():
