@@ -58,6 +58,7 @@ from content.physics.catalog import (
 from content.physics.catalog.models import layer_params
 from content.physics.collectives import (
     achieved_link_fraction,
+    allreduce_crossover_bytes,
     allreduce_link_bytes,
     allreduce_steps,
     allreduce_time,
@@ -310,6 +311,7 @@ __all__ = [
     "transfer_time",
     # collectives (latency plus bandwidth)
     "achieved_link_fraction",
+    "allreduce_crossover_bytes",
     "allreduce_link_bytes",
     "allreduce_steps",
     "allreduce_time",

@@ -135,6 +135,24 @@ def latency_bound_below(
     return allreduce_steps(n, algorithm) * step_latency * link(ln).bandwidth / per_byte
 
 
+def allreduce_crossover_bytes(
+    n: int, ln: LinkLike, first: str, second: str, step_latency: float
+) -> float:
+    """The payload (bytes) at which two all-reduce algorithms take equal time:
+    (s₁ − s₂) · α · W ÷ (f₂ − f₁), with s the steps and f the link bytes per payload byte.
+
+    Below it the algorithm with fewer steps is faster, above it the one that moves fewer
+    bytes.  ValueError when one algorithm is never slower (fewer or as many steps and no more
+    bytes), so the two never cross."""
+    if step_latency < 0:
+        raise ValueError("step_latency must not be negative")
+    steps = allreduce_steps(n, first) - allreduce_steps(n, second)
+    per_byte = allreduce_link_bytes(1.0, n, second) - allreduce_link_bytes(1.0, n, first)
+    if steps == 0 or per_byte == 0 or (steps > 0) != (per_byte > 0):
+        raise ValueError(f"{first} and {second} never take equal time on {n} GPUs")
+    return steps * step_latency * link(ln).bandwidth / per_byte
+
+
 def multinode_allreduce_time(
     bytes_moved: float,
     nodes: int,

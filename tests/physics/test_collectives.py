@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from content.physics import (
     accelerator,
     achieved_link_fraction,
+    allreduce_crossover_bytes,
     allreduce_link_bytes,
     allreduce_steps,
     allreduce_time,
@@ -129,6 +130,40 @@ def test_the_latency_bound_size_matches_where_nccl_stops_being_slow():
     assert 4 * 2**20 < size < 16 * 2**20
     steps_part = allreduce_steps(8) * alpha
     assert allreduce_link_bytes(size, 8) / link("nvlink4").bandwidth == pytest.approx(steps_part)
+
+
+@pytest.mark.parametrize(
+    "fewer_steps,fewer_bytes", [("one-shot", "in-switch"), ("tree", "ring"), ("one-shot", "ring")]
+)
+def test_two_algorithms_cross_where_their_times_are_equal(fewer_steps, fewer_bytes):
+    alpha = step_latency("nccl-8xh200-32kib")
+    size = allreduce_crossover_bytes(8, "nvlink4", fewer_steps, fewer_bytes, alpha)
+
+    def time(algorithm, payload):
+        return allreduce_time(payload, 8, "nvlink4", algorithm, alpha)
+
+    assert time(fewer_steps, size) == pytest.approx(time(fewer_bytes, size))
+    assert time(fewer_steps, size / 2) < time(fewer_bytes, size / 2)
+    assert time(fewer_steps, size * 2) > time(fewer_bytes, size * 2)
+    # The order of the two names does not matter.
+    assert allreduce_crossover_bytes(8, "nvlink4", fewer_bytes, fewer_steps, alpha) == size
+
+
+def test_one_shot_beats_in_switch_reduction_only_below_a_few_hundred_kib():
+    # α W ÷ (n − 2): one step against two, (n − 1) B against B.
+    alpha = step_latency("nccl-8xh200-32kib")
+    size = allreduce_crossover_bytes(8, "nvlink4", "one-shot", "in-switch", alpha)
+    assert size == pytest.approx(alpha * link("nvlink4").bandwidth / 6)
+    assert 100 * 2**10 < size < 400 * 2**10
+
+
+@pytest.mark.parametrize(
+    "first,second,alpha",
+    [("in-switch", "ring", 3e-6), ("ring", "ring", 3e-6), ("ring", "tree", -1e-6)],
+)
+def test_algorithms_that_never_cross_are_refused(first, second, alpha):
+    with pytest.raises(ValueError):
+        allreduce_crossover_bytes(8, "nvlink4", first, second, alpha)
 
 
 def test_large_ring_all_reduces_use_about_four_fifths_of_nvlink():
