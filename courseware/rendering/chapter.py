@@ -24,10 +24,10 @@ from content.physics.catalog import snapshot as catalog_snapshot
 from .frontmatter import ContentError, split_front_matter
 from .markdown import TocEntry, render_book_markdown
 
-# A directive stands alone on its line: {% sources %}, {% roofline_chart %}.
+# A directive stands alone on its line: {% sources %}, {% roofline_chart %}, {% allreduce_chart %}.
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*\{%\s*([A-Za-z_]+)\s*%\}[ \t]*$", re.MULTILINE)
 _STRAY_TAG = re.compile(r"\{%.*?(%\}|$)", re.MULTILINE)
-DIRECTIVES = ("sources", "roofline_chart")
+DIRECTIVES = ("sources", "roofline_chart", "allreduce_chart")
 CACHE_SECONDS = 60 * 60 * 24
 
 _ROOT = Path(__file__).resolve().parents[2]
@@ -39,8 +39,11 @@ _CODE = (
     "content/expressions",
     "courseware/rendering",
     "courseware/charts.py",
+    "courseware/allreduce_chart.py",
     "templates/courseware/_roofline_widget.html",
     "templates/courseware/_roofline_chart.html",
+    "templates/courseware/_allreduce_chart.html",
+    "templates/courseware/_allreduce_figure.html",
 )
 
 
@@ -169,6 +172,10 @@ def render_body(body: str, *, source: str = "<chapter>", first_line: int = 1) ->
     html = result.html.replace(_rendered_marker("sources"), sources_html(citations))
     if _rendered_marker("roofline_chart") in html:
         html = html.replace(_rendered_marker("roofline_chart"), _chart_html())
+    if _rendered_marker("allreduce_chart") in html:
+        from courseware.allreduce_chart import allreduce_figure_html
+
+        html = html.replace(_rendered_marker("allreduce_chart"), allreduce_figure_html())
     # result.html is sanitized; what the directives add is the site's own escaped markup.
     return RenderedChapter(mark_safe(html), tuple(result.toc), citations, result.title)  # noqa: S308
 
