@@ -172,7 +172,10 @@ def test_01_i2_a_cpu_with_matrix_engines_is_an_order_of_magnitude_behind(text):
     amx = H100.peak("bf16") / xeon.peak("bf16")
     assert 8 < amx < 9
     assert f"Xeon 8480+ (AMX matrix engines) {format_number(amx, 2)}×" in gpus
-    assert f"EPYC 9654 (vector units) {format_number(H100.peak('bf16') / epyc.peak('bf16'), 3)}×" in gpus
+    assert (
+        f"EPYC 9654 (vector units) {format_number(H100.peak('bf16') / epyc.peak('bf16'), 3)}×"
+        in gpus
+    )
     assert "The bandwidth gap" in gpus and "is the one no CPU closes" in gpus
     assert "The GPU's arithmetic advantage is more than a hundredfold" not in gpus
 
@@ -198,7 +201,9 @@ def test_01_i4_sparsity_doubles_the_math_rate_not_the_speed(text):
 
 def test_01_i5_the_cliff_is_where_data_leaves_the_package(text):
     gpus = text["01-gpus.md"]
-    assert "the big cliffs are where data leaves the chip and where it leaves the package" not in gpus
+    assert (
+        "the big cliffs are where data leaves the chip and where it leaves the package" not in gpus
+    )
     assert "steps of similar size on and off the chip" in gpus
     assert f"by {int(H100.memory_bandwidth / 63e9)} times: that is the cliff" in gpus
 
@@ -208,7 +213,10 @@ def test_01_i6_offloading_pays_with_a_large_batch_or_a_fast_link(text):
     assert "it makes sense only for data that is touched rarely" not in gpus
     pcie_batch = H100.peak("bf16") / 63e9
     c2c_batch = H100.peak("bf16") / 450e9
-    assert f"{format_number(pcie_batch, 2)} tokens per pass over PCIe, {format_number(c2c_batch, 2)} over NVLink-C2C" in gpus
+    assert (
+        f"{format_number(pcie_batch, 2)} tokens per pass over PCIe, "
+        f"{format_number(c2c_batch, 2)} over NVLink-C2C" in gpus
+    )
     assert f"reached {q(52.77e9, 'B/s')} from GPU to host" in gpus
     assert f"NVLink-C2C, {q(450e9, 'B/s')} per direction" in gpus
 
@@ -224,7 +232,10 @@ def test_01_i8_one_decoder_block_not_the_model_over_its_layers(text):
     m = physics.model("llama-2-70b")
     block = (m.params - 2 * m.vocab_size * m.d_model - m.d_model) / m.layers
     assert block == 855_654_400
-    assert f"{q(block * 2, 'B')} in bf16, {format_number(block * 2 / H100.l2_bytes, 3)} times the L2" in gpus
+    assert (
+        f"{q(block * 2, 'B')} in bf16, {format_number(block * 2 / H100.l2_bytes, 3)} times the L2"
+        in gpus
+    )
 
 
 def test_01_s1_s3_provenance_in_the_notes_and_the_per_sm_peak_once(text):
@@ -237,7 +248,10 @@ def test_01_s1_s3_provenance_in_the_notes_and_the_per_sm_peak_once(text):
 def test_01_s2_the_sm_is_laid_out_in_a_table(text):
     gpus = text["01-gpus.md"]
     assert "inside one H100 SM per sub-partition per SM" in gpus
-    assert f"32-bit registers {format_number(16384, 5)} (64 KiB) {format_number(65536, 5)} (256 KiB)" in gpus
+    assert (
+        f"32-bit registers {format_number(16384, 5)} (64 KiB) {format_number(65536, 5)} (256 KiB)"
+        in gpus
+    )
 
 
 def test_01_s4_v100_and_t4_sizes_rest_on_the_whitepapers():
@@ -271,7 +285,10 @@ def test_01_the_launches_of_one_token(text):
 
 def test_01_measured_overhead_of_gpt_fast_and_llama_cpp(text):
     gpus = text["01-gpus.md"]
-    assert f"the other {format_number(100 * (1 - 25.5 / 104.9), 2)}% was almost all CPU overhead" in gpus
+    assert (
+        f"the other {format_number(100 * (1 - 25.5 / 104.9), 2)}% was almost all CPU overhead"
+        in gpus
+    )
     saved = 1 / 143.35 - 1 / 163.83
     assert f"saving {q(saved, 's')} per token" in gpus
 
@@ -279,7 +296,10 @@ def test_01_measured_overhead_of_gpt_fast_and_llama_cpp(text):
 def test_01_the_napkin_of_one_token(text):
     gpus = text["01-gpus.md"]
     time = LLAMA7_FP16 / STREAM_DOT_H100 + LLAMA7_KERNELS * NODE + GRAPH
-    assert f"one CUDA graph of {LLAMA7_KERNELS} kernels {q(time, 's')}, {q(1 / time, 'tokens/s')}" in gpus
+    assert (
+        f"one CUDA graph of {LLAMA7_KERNELS} kernels {q(time, 's')}, {q(1 / time, 'tokens/s')}"
+        in gpus
+    )
     left = SERVING_H100 - LLAMA7_FP16
     assert f"{q(left, 'B')} left for the KV cache" in gpus
     dollars = 3.20 / (3600 / time) * 1e6
@@ -295,3 +315,168 @@ def test_01_the_overhead_quiz(text):
     eager = kernels * 20e-6
     assert f"the step is overhead-bound at {q(eager, 's')}" in gpus
     assert f"As one graph it takes {q(busy + GRAPH, 's')}" in gpus
+
+
+# ---- Chapter 02 ---------------------------------------------------------------------------
+
+MAMF_H100 = 794.5e12  # Bekman's best of a shape search
+XLA_4096 = 783_328_793_548_203  # XLA's measured 4096³ bf16, FLOP/s
+LLAMA7 = physics.model("llama-2-7b")
+BLOCK = 4 * 4096 * 4096 + 3 * 4096 * 11008 + 2 * 4096  # attention + MLP + norms, one block
+
+
+def test_02_e1_neither_the_max_nor_the_sum_bounds_a_real_kernel(text):
+    roofline = text["02-roofline.md"]
+    assert "real kernels land between the two" not in roofline
+    assert "neither the maximum nor the sum bounds them from above" in roofline
+    flops, bytes_ = 2 * 4096**3, 3 * 4096**2 * 2
+    floor = flops / H100.peak("bf16")
+    total = floor + bytes_ / H100.memory_bandwidth
+    measured = flops / XLA_4096
+    assert total < measured
+    assert (
+        f"whose maximum is {q(floor, 's')} and whose sum is {q(total, 's')}, was measured at "
+        f"{q(measured, 's')}" in roofline
+    )
+
+
+def test_02_i1_the_best_intensity_is_the_algorithms_and_the_achieved_one_the_chips_too(text):
+    roofline = text["02-roofline.md"]
+    assert (
+        "Intensity is a property of the algorithm and its data layout, not of the chip"
+        not in roofline
+    )
+    assert "The intensity a kernel achieves also depends on the chip" in roofline
+    assert _after_sources(roofline, "The Red-Blue Pebble Game")
+
+
+def test_02_i2_a_faster_memory_level_steepens_the_slope_under_the_same_roof(text):
+    roofline = text["02-roofline.md"]
+    assert "higher, further-left ridge" not in roofline
+    assert "steeper slope and a ridge further left, under the same flat roof" in roofline
+
+
+def test_02_i3_the_roofline_paper_draws_in_core_ceilings(text):
+    roofline = text["02-roofline.md"]
+    assert "draws one flat ceiling per kind of arithmetic" not in roofline
+    assert _after_sources(roofline, '"in-core ceilings" under the peak')
+
+
+def test_02_i4_the_4096_product_is_predicted_and_checked_against_measurements(text):
+    roofline = text["02-roofline.md"]
+    assert "which puts the 4096 product at about" not in roofline
+    waves = 1024 / (8 * 132)
+    forecast = 2 * 4096**3 / (MAMF_H100 * waves)
+    measured = 2 * 4096**3 / XLA_4096
+    assert abs(forecast / measured - 1) < 0.02
+    assert f"= {q(forecast, 's')}" in roofline
+    assert f"the prediction is {format_number(100 * (forecast / measured - 1), 2)}% off" in roofline
+    cublas = 2 * 4096**3 / 716e12
+    assert (
+        f"took {q(cublas, 's')}, {format_number(100 * (1 - forecast / cublas), 2)}% slower"
+        in roofline
+    )
+
+
+def test_02_i5_the_size_table_shows_what_real_products_take(text):
+    roofline = text["02-roofline.md"]
+    for n, flops_per_s in ((256, 6_452_775_384_615), (1024, 236_298_816_901_408)):
+        floor = max(2 * n**3 / H100.peak("bf16"), 3 * n * n * 2 / H100.memory_bandwidth)
+        measured = 2 * n**3 / flops_per_s
+        assert (
+            f"{q(floor, 's')} {q(measured, 's')} "
+            f"{format_number(100 * flops_per_s / H100.peak('bf16'), 2)}%" in roofline
+        )
+
+
+def test_02_i6_flashattention_tiles_sit_in_registers_and_shared_memory(text):
+    roofline = text["02-roofline.md"]
+    assert "computing the softmax on tiles held in shared memory" not in roofline
+    assert "on tiles held on chip, in registers and shared memory" in roofline
+
+
+def test_02_s1_s2_units_inside_equations_and_one_rounding(text):
+    roofline = text["02-roofline.md"]
+    assert "= 64 FLOP per byte, and a 128" not in roofline
+    assert "= 64 FLOP/byte" in roofline and "= 735 FLOP/byte" in roofline
+    assert "1365" not in roofline and "1,370 FLOP/byte" not in roofline
+    assert roofline.count("1370 FLOP/byte") >= 2
+    assert "between about 0.1 and 1 FLOP per byte" not in roofline
+    assert "sit at 0.083 FLOP/byte to 1.25 FLOP/byte" in roofline
+
+
+def test_02_s3_the_lower_ceiling_and_the_l2_slope_are_on_the_chart(text):
+    roofline = text["02-roofline.md"]
+    assert "a lower ceiling, drawn dashed" in roofline
+    assert "The steeper dashed slope is the L2 cache" in roofline
+
+
+def test_02_s4_one_block_in_three_regimes(text):
+    roofline = text["02-roofline.md"]
+    assert physics.layer_params("llama-2-7b") == BLOCK
+    weights = 2 * BLOCK
+    kv64 = 64 * 1024 * 2 * 32 * 128 * 2  # one layer: 64 sequences x 1024 tokens x K and V
+    assert kv64 > weights
+    assert f"reads {q(kv64, 'B')} of cache against {q(weights, 'B')} of weights" in roofline
+    row = (
+        f"decode, batch 64 attention {q(kv64, 'FLOP')} {q(kv64, 'B')} 1 FLOP/byte "
+        f"{q(kv64 / H100.memory_bandwidth, 's')} {q(kv64 / 3.18e12, 's')}"
+    )
+    assert row in roofline
+
+
+def test_02_decode_attention_intensity_and_cache_reductions(text):
+    roofline = text["02-roofline.md"]
+    for key, heads, kv in (("llama-2-7b", 32, 32), ("llama-3-8b", 32, 8), ("llama-3-70b", 64, 8)):
+        m = physics.model(key)
+        assert (m.n_heads, m.n_kv_heads) == (heads, kv)
+        per_token = 2 * m.layers * kv * 128 * 2
+        assert (
+            f"{heads} / {kv} {format_number(per_token / 1024, 3)} KiB "
+            f"{format_number(heads / kv, 2)}× {format_number(2 * heads / kv / 2, 3)} FLOP/byte"
+            in roofline
+        )
+    deepseek = physics.model("deepseek-v3")
+    latent = deepseek.layers * (512 + 64) * 2
+    mha = deepseek.layers * 128 * (128 + 64 + 128) * 2
+    assert f"{format_number(latent / 1024, 3)} KiB {format_number(mha / latent, 3)}×" in roofline
+
+
+def test_02_flash_attention_traffic_of_one_prefill_layer(text):
+    roofline = text["02-roofline.md"]
+    n, d, h = 4096, 128, 32
+    standard = (4 * n * d + 4 * n * n) * 2 * h
+    tiled = (2 * n * d + 2 * n * d * (n // 128)) * 2 * h
+    minimum = 4 * n * d * 2 * h
+    flops = 4 * n * n * d * h
+    assert (
+        f"scores in HBM {q(standard, 'B')} {q(flops / standard, 'FLOP/B')} memory-bound" in roofline
+    )
+    assert f"{q(tiled, 'B')} {q(flops / tiled, 'FLOP/B')} memory-bound" in roofline
+    assert f"{q(minimum, 'B')} {q(flops / minimum, 'FLOP/B')} compute-bound" in roofline
+
+
+def test_02_mistral_window(text):
+    roofline = text["02-roofline.md"]
+    per_token = 2 * 32 * 8 * 128 * 2
+    plain = " ".join(roofline.replace("&nbsp;", " ").split())
+    assert f"without the window: {q(per_token * 32768, 'B')}" in plain
+    assert f"with it: {q(per_token * 4096, 'B')}" in plain
+
+
+def test_02_the_napkin_at_three_batch_sizes(text):
+    roofline = text["02-roofline.md"]
+    weights = LLAMA7.params * 2
+    for batch in (1, 16, 64):
+        kv = batch * 1024 * 2 * 32 * 32 * 128 * 2
+        flops = 2 * LLAMA7.params * batch + 2 * 32 * 32 * 256 * 1024 * batch
+        step = max(flops / MAMF_H100, (weights + kv) / 3.18e12) + 388 * 0.58e-6 + 15e-6
+        dollars = 3.20 / (batch / step * 3600) * 1e6
+        assert (
+            f"{batch} {q(weights + kv, 'B')} {q(step, 's')} {q(batch / step, 'tokens/s')}"
+            in roofline
+        )
+        assert f"{q(dollars, 'USD')}" in roofline
+    budget = 0.9 * H100.memory_runtime_bytes
+    batch_max = math.floor((budget - weights) / (1024 * 2 * 32 * 32 * 128 * 2))
+    assert f"the 1024-token caches of {batch_max} sequences" in roofline

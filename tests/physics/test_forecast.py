@@ -163,3 +163,15 @@ def test_host_links_achieve_less_than_their_rating():
     ):
         m = measurement(key)
         assert m.kind == "link" and m.value < link(rated).bandwidth
+
+
+def test_the_roofline_with_measured_ceilings():
+    from content.physics import forecast_kernel_time, kernel_time
+
+    # Memory-bound: the bytes at STREAM-dot bandwidth.
+    assert forecast_kernel_time(1e9, 1e9, "H100", "bf16") == pytest.approx(1e9 / 3.18e12)
+    # Compute-bound: the FLOPs at the best measured matmul rate.
+    assert forecast_kernel_time(1e15, 1e9, "H100", "bf16") == pytest.approx(1e15 / 794.5e12)
+    assert forecast_kernel_time(1e15, 1e9, "H100", "bf16") > kernel_time(1e15, 1e9, "H100", "bf16")
+    with pytest.raises(ValueError):
+        forecast_kernel_time(-1, 1, "H100", "bf16")

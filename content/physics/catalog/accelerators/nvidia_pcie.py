@@ -121,8 +121,8 @@ _add(
     "round the bandwidth to 300 GB/s; the datasheet says 320. nvidia-smi reports 15,360 MiB "
     "(16.11e9 B). 40 SMs: the datasheet's 2,560 CUDA cores and 320 tensor cores at the Turing "
     "whitepaper's 64 and 8 per SM; L2 (4,096 KB, the whole TU104's) and 96 KB of L1/shared memory "
-    "per SM from the whitepaper. 8 tensor cores x 64 FMA x 2 = 1024 fp16 FLOP per clock per SM; 40 x 1024 x 1590 "
-    "MHz = 65 TFLOP/s.",
+    "per SM from the whitepaper. 8 tensor cores x 64 FMA x 2 = 1024 fp16 FLOP per clock per SM; "
+    "40 x 1024 x 1590 MHz = 65 TFLOP/s.",
 )
 _a10 = {
     "fp32": 31.2e12,
