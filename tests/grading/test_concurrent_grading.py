@@ -103,3 +103,31 @@ def test_every_verdict_is_right_while_the_pool_is_starting(threads, rounds):
     assert outcome["total"] == threads * rounds
     assert outcome["while_warming"] > 0, "no answer was graded before the pool was warm"
     assert outcome["wrong"] == []
+
+
+def test_a_verdict_does_not_change_while_another_thread_resets_mpmaths_precision():
+    # What another thread leaving its own mpmath block does to the process-wide context, done
+    # here all the time: the grader's numbers must not be made with that context at all.
+    import threading
+
+    import mpmath
+
+    from quizzes.grading.formula.grade import grade_symbolic_inline
+
+    stop = threading.Event()
+
+    def reset_precision():
+        while not stop.is_set():
+            mpmath.mp.prec = 53
+
+    resetter = threading.Thread(target=reset_precision, daemon=True)
+    resetter.start()
+    try:
+        statuses = [
+            grade_symbolic_inline(response, expected, variables=variables).status
+            for response, expected, variables, _ in CASES * 2
+        ]
+    finally:
+        stop.set()
+        resetter.join()
+    assert statuses == [verdict for *_, verdict in CASES * 2]
