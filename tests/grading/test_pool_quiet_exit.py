@@ -23,7 +23,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 DRIVER = """
-import os, sys, time
+import os, signal, sys, time
+# As in a terminal, even when the test runs as a background job (which ignores SIGINT).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from quizzes.grading import grade_in_pool, pool, start_pool
 
 extra = os.environ.get("DRIVER_PRELOAD")
