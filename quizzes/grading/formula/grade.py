@@ -136,8 +136,8 @@ def grade_symbolic_inline(
 UNCHECKABLE = "This formula could not be checked; write it in a simpler form."
 UNDECIDED = "This formula could not be checked in the time allowed; write it in a simpler form."
 ONE_SIDED_FEEDBACK = (
-    "This formula could not be checked: the points the checker can reach never get past a min "
-    "or max in it or in the expected formula. Write it in another form."
+    "This formula could not be checked: the points the checker can try never reach every case "
+    "of a min or max. Write it in another form."
 )
 
 
