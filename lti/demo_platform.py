@@ -218,6 +218,9 @@ class DemoPlatform:
             "auth_login_url": f"{self.url}/auth",
             "token_url": f"{self.url}/token",
             "jwks_url": f"{self.url}/jwks",
+            # The demo runs on this machine, over plain http: only a registration marked so
+            # may use either (lti.network).
+            "allow_local_network": True,
         }
 
     def add_lineitem(self, data: dict) -> dict:

@@ -1,40 +1,64 @@
 """The tool's side of LTI, on django-lti and PyLTI1p3: registrations, keys, HTTP to platforms.
 
-Every signature, token and claim check is the libraries' work; this module only decides where
-registrations come from (refusing unknown deployments instead of recording them) and gives the
-service calls a timeout, so a platform that does not answer cannot hold a worker.
+django-lti keeps registrations, deployments and the tool's keys; PyLTI1p3 builds the messages
+the tool signs and makes the service calls. This module decides where registrations come from
+(refusing unknown deployments instead of recording them), which of our keys signs (after a
+rotation, a new key is published a while before it signs), and sends every service call through the
+platform's checked session (lti.network: its own hosts only, with a timeout).
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
 from urllib.parse import urlsplit
 
-import requests
 from django.db import transaction
+from django.utils import timezone
 from lti_tool.models import Key, LtiDeployment, LtiRegistration
 from lti_tool.utils import DjangoToolConfig
+from pylti1p3.registration import Registration
 from pylti1p3.service_connector import ServiceConnector
 
 from lti.models import PlatformFraming
+from lti.network import session_for
 
-# Seconds for any call to a platform (token, scores, line items, roster, key set).
-PLATFORM_TIMEOUT = 10
+# How long our JWKS may be cached by a platform (its Cache-Control), and how long a new key is
+# published before it signs: twice that, so a platform that cached the key set just before a
+# rotation has fetched it again before it meets the new key id.
+JWKS_MAX_AGE = 300
+PUBLISHED_BEFORE_SIGNING = timedelta(seconds=2 * JWKS_MAX_AGE)
 
 
-class TimeoutSession(requests.Session):
-    """requests without a timeout wait forever; PyLTI1p3 passes none, so we add ours."""
+def signing_key() -> Key:
+    """The key that signs now: the newest active key published for PUBLISHED_BEFORE_SIGNING,
+    else (every active key is newer) the oldest active one."""
+    keys = Key.objects.active().order_by("-datetime_created")
+    ready = keys.filter(datetime_created__lte=timezone.now() - PUBLISHED_BEFORE_SIGNING).first()
+    return ready or keys.last() or ensure_key()
 
-    def request(self, method, url, **kwargs):
-        kwargs.setdefault("timeout", PLATFORM_TIMEOUT)
-        return super().request(method, url, **kwargs)
+
+def tool_registration(registration: LtiRegistration) -> Registration:
+    """PyLTI1p3's registration for a django-lti one, signing with `signing_key()`."""
+    converted = registration.to_registration()
+    if not registration.has_key:
+        key = signing_key()
+        converted.set_tool_private_key(key.private_key)
+        converted.set_tool_public_key(key.public_key)
+    return converted
 
 
 class ToolConf(DjangoToolConfig):
-    """django-lti's configuration, except that an unknown or inactive deployment is refused.
+    """django-lti's configuration, except that an unknown or inactive deployment is refused,
+    and our registrations sign with `signing_key()`.
 
     django-lti records an unknown deployment id (inactive) on first sight; the issue asks that a
     failed launch creates nothing, so here it is simply not found.
     """
+
+    def find_registration_by_params(self, iss, client_id, *args, **kwargs):
+        if super().find_registration_by_params(iss, client_id, *args, **kwargs) is None:
+            return None
+        return tool_registration(self.registration)
 
     def find_deployment(self, iss, deployment_id):
         return self.find_deployment_by_params(iss, deployment_id, None)
@@ -58,8 +82,10 @@ class ToolConf(DjangoToolConfig):
 
 
 def connector(registration: LtiRegistration) -> ServiceConnector:
-    """A PyLTI1p3 service connector for the registration, its HTTP calls bounded in time."""
-    return ServiceConnector(registration.to_registration(), requests_session=TimeoutSession())
+    """A PyLTI1p3 service connector for the registration, its HTTP calls checked (lti.network)."""
+    return ServiceConnector(
+        tool_registration(registration), requests_session=session_for(registration)
+    )
 
 
 def ensure_key() -> Key:
@@ -90,8 +116,16 @@ def register_platform(
     token_url: str,
     jwks_url: str,
     frame_origins: list[str] = (),
+    token_audience: str = "",
+    service_hosts: list[str] = (),
+    allow_local_network: bool = False,
 ) -> tuple[LtiRegistration, bool]:
-    """Create or update a registration and its deployments (active); (registration, created)."""
+    """Create or update a registration and its deployments (active); (registration, created).
+
+    `token_audience` is the `aud` of our access-token requests when the platform wants another
+    than its token URL (Brightspace); `service_hosts` are further hosts its grade and roster
+    services may be on; `allow_local_network` is for a demo LMS on this machine only.
+    """
     ensure_key()
     with transaction.atomic():
         registration, created = LtiRegistration.objects.update_or_create(
@@ -102,6 +136,7 @@ def register_platform(
                 "auth_url": auth_login_url,
                 "token_url": token_url,
                 "keyset_url": jwks_url,
+                "audience": token_audience,
                 "is_active": True,
             },
         )
@@ -114,7 +149,12 @@ def register_platform(
         origins = list(frame_origins) or [origin(issuer), origin(auth_login_url)]
         unique = list(dict.fromkeys(o.rstrip("/") for o in origins if o))
         PlatformFraming.objects.update_or_create(
-            registration=registration, defaults={"frame_origins": "\n".join(unique)}
+            registration=registration,
+            defaults={
+                "frame_origins": "\n".join(unique),
+                "service_hosts": "\n".join(dict.fromkeys(h.strip() for h in service_hosts)),
+                "allow_local_network": allow_local_network,
+            },
         )
     return registration, created
 
