@@ -71,6 +71,26 @@ def _object(body: dict, claim: str, *, required: bool) -> dict | None:
     return value
 
 
+# Optional strings and how long they may be (the columns django-lti and our app store them in).
+USER_FIELDS = {"given_name": 500, "family_name": 500, "name": 500, "email": 254, "picture": 200}
+CONTEXT_FIELDS = {"label": 255, "title": 500}
+LINK_FIELDS = {"title": 500}
+# Service URLs: django-lti keeps lineitems and memberships URLs in 200 characters, our line item
+# rows keep 500.
+URL_LIMITS = {"lineitems": 200, "lineitem": 500, "context_memberships_url": 200}
+
+
+def _optional_strings(body: dict, limits: dict, where: str) -> None:
+    for key, limit in limits.items():
+        value = body.get(key)
+        if value is not None and (not isinstance(value, str) or len(value) > limit):
+            raise Refused(
+                "claim-form",
+                claim=f"{where}{key}",
+                detail=f"a string of at most {limit} characters expected, got {shown(value)}",
+            )
+
+
 def check_roles(body: dict) -> list[str]:
     """Roles MUST be an array of role URIs (it may be empty: anonymous or unknown roles)."""
     roles = body.get(ROLES)
@@ -103,16 +123,19 @@ def check_service_urls(body: dict, policy: HostPolicy) -> None:
     if ags is not None:
         for key in ("lineitems", "lineitem"):
             if ags.get(key) is not None:
-                urls.append((f"lti-ags endpoint {key}", ags[key]))
+                urls.append((key, ags[key]))
         scope = ags.get("scope", [])
         if not isinstance(scope, list) or not all(isinstance(s, str) for s in scope):
             raise Refused("claim-form", claim="endpoint", detail="scope must be a list of strings")
     nrps = _object(body, NRPS, required=False)
     if nrps is not None and nrps.get("context_memberships_url") is not None:
-        urls.append(("namesroleservice context_memberships_url", nrps["context_memberships_url"]))
+        urls.append(("context_memberships_url", nrps["context_memberships_url"]))
     for claim, url in urls:
         if not isinstance(url, str):
             raise Refused("service-url", claim=claim, detail="The URL is not a string.")
+        if len(url) > URL_LIMITS[claim]:
+            detail = f"The URL is longer than {URL_LIMITS[claim]} characters: {shown(url)}."
+            raise Refused("service-url", claim=claim, detail=detail)
         reason = policy.refusal(url, resolve_names=False)
         if reason:
             raise Refused("service-url", claim=claim, detail=reason)
@@ -156,15 +179,18 @@ def check_message(body: dict, *, tool_host: str, policy: HostPolicy) -> None:
     _string(body, "sub")
     check_roles(body)
     check_target(body, tool_host)
+    _optional_strings(body, USER_FIELDS, "")
     context = _object(body, CONTEXT, required=False)
     if context is not None:
         _string(context, "id", name="context id")
+        _optional_strings(context, CONTEXT_FIELDS, "context ")
     custom = _object(body, CUSTOM, required=False)
     if custom is not None and not all(isinstance(k, str) for k in custom):
         raise Refused("claim-form", claim="custom", detail="keys must be strings")
     if message_type == RESOURCE_LINK_REQUEST:
         link = _object(body, RESOURCE_LINK, required=True)
         _string(link, "id", name="resource_link id")
+        _optional_strings(link, LINK_FIELDS, "resource_link ")
     else:
         check_deep_linking(body, policy)
     check_service_urls(body, policy)

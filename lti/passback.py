@@ -23,6 +23,7 @@ from pylti1p3.lineitem import LineItem
 from courseware.tasks import backoff_seconds
 from lti.deep_linking import quiz_max_points
 from lti.models import GradeSync, SyncStatus
+from lti.network import PlatformURLRefused
 from lti.tool import connector
 from quizzes.models import Attempt, AttemptStatus
 
@@ -98,7 +99,8 @@ def _line_item(sync: GradeSync, ags: AssignmentsGradesService) -> LineItem:
 
 
 def push(sync_id: int, *, now=None) -> bool:
-    """Send one student's counted score; True when the LMS has it (sent now or before)."""
+    """Send one student's counted score; True when no other try should follow (the LMS has
+    it, now or before, or its URL is one we never call), False to try again later."""
     sync = (
         GradeSync.objects.select_related(
             "line_item__quiz", "line_item__context__deployment__registration", "lti_user"
@@ -155,6 +157,13 @@ def _failed(sync: GradeSync, error: Exception, now) -> bool:
     tries = sync.tries + 1
     message = str(error)[:500]
     log.warning("LTI passback to %s failed (try %d): %s", sync.line_item.url, tries, message)
+    if isinstance(error, PlatformURLRefused):
+        # Not the platform's own host, or our own network (lti.network): another try would be
+        # refused the same way, so the row waits for an administrator (and a resend).
+        GradeSync.objects.filter(pk=sync.pk).update(
+            status=SyncStatus.FAILED, tries=tries, next_try_at=None, last_error=message
+        )
+        return True
     if tries > RETRIES:
         status, at = SyncStatus.FAILED, None
     else:
