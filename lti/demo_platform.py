@@ -4,7 +4,13 @@ Everything a platform signs, checks and serves comes from the independent `lti1p
 package (login initiation, the signed launch, the access-token grant, deep-linking response
 validation, the AGS and NRPS services); this module only keeps its state in memory and serves
 it over HTTP on a localhost port with the standard library. It records what our tool sends
-(scores, line items, deep-linked items) so a test can assert on it, and can be told to be down.
+(scores, line items, deep-linked items, every request's URL) so a test can assert on it, and
+can be told to be down.
+
+It can take the shape of each big LMS (lti.demo_shapes: issuer, id forms, service URLs, roster
+paging, token audience), rotate its signing key, and change what it signs (a launch spec's
+`claims`, `drop`, `clock` and `dl`), so tests drive our tool with what a real platform, or a
+broken or hostile one, would send.
 
 Not imported by the site: the tests start it in a thread, `make lti-demo` runs
 `python -m lti.demo_platform`.
@@ -15,24 +21,29 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import re
 import threading
+import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
+import jwt
 from jwcrypto.jwk import JWK
-from lti1p3platform.exceptions import LineItemNotFoundException
+from lti1p3platform.exceptions import LineItemNotFoundException, LtiServiceException
 from lti1p3platform.ltiplatform import LTI1P3PlatformConfAbstract
 from lti1p3platform.membership import Context
 from lti1p3platform.message_launch import LTIAdvantageMessageLaunchAbstract
 from lti1p3platform.oidc_login import OIDCLoginAbstract
-from lti1p3platform.registration import Registration
+from lti1p3platform.registration import Registration as PlatformRegistration
 from lti1p3platform.request import Request
 from lti1p3platform.score import UpdateScoreStatus
 from lti1p3platform.service_connector import (
     AssignmentsGradesService,
     NamesRoleProvisioningService,
 )
+
+from lti.demo_shapes import PLAIN, Shape
 
 ROLES = {
     "Learner": "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner",
@@ -41,12 +52,51 @@ ROLES = {
     "ContentDeveloper": "http://purl.imsglobal.org/vocab/lis/v2/membership#ContentDeveloper",
     "Mentor": "http://purl.imsglobal.org/vocab/lis/v2/membership#Mentor",
 }
-CONTEXT_ID = "course-101"
+DL_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 
 
 class _Request(Request):
     def build_metadata(self, request):
         return request
+
+
+class Registration(PlatformRegistration):
+    """lti1p3platform's registration, signing with the platform's current key, and letting a
+    launch change the message after its times are set (`tweak`)."""
+
+    tweak = None
+
+    def platform_encode_and_sign(self, payload, expiration=None):
+        if expiration:
+            now = int(time.time())
+            payload.update({"iat": now, "exp": now + expiration})
+        if self.tweak is not None:
+            self.tweak(payload)
+        headers = {"kid": self.get_kid()}
+        return jwt.encode(payload, self.get_platform_private_key(), "RS256", headers=headers)
+
+
+def _tweak(spec: dict):
+    """What a launch spec changes in the signed message: `clock` shifts iat/exp/nbf (a platform
+    whose clock is off), `dl` changes deep-linking settings (None removes one), `claims` sets
+    claims, `drop` removes them."""
+
+    def apply(payload: dict) -> None:
+        for claim in ("iat", "exp", "nbf"):
+            if claim in payload and spec.get("clock"):
+                payload[claim] += spec["clock"]
+        if spec.get("dl") and DL_SETTINGS in payload:
+            settings = payload[DL_SETTINGS]
+            for key, value in spec["dl"].items():
+                if value is None:
+                    settings.pop(key, None)
+                else:
+                    settings[key] = value
+        payload.update(spec.get("claims", {}))
+        for claim in spec.get("drop", ()):
+            payload.pop(claim, None)
+
+    return apply
 
 
 class _Conf(LTI1P3PlatformConfAbstract):
@@ -69,6 +119,9 @@ class _Conf(LTI1P3PlatformConfAbstract):
             .set_platform_private_key(p.private_pem)
         )
 
+    def get_jwks(self):
+        return {"keys": [PlatformRegistration.get_jwk(k) for k in self.platform.published_keys]}
+
 
 class _Login(OIDCLoginAbstract):
     def set_lti_message_hint(self, **kwargs):
@@ -86,22 +139,23 @@ class _Launch(LTIAdvantageMessageLaunchAbstract):
     def prepare_launch(self, preflight_response):
         p, s = self.platform, self.spec
         self.set_user_data(s["user"], [ROLES[r] for r in s["roles"]], s.get("name"), s.get("email"))
-        self.set_launch_context_claim(CONTEXT_ID, context_title="Hardware Reality (demo LMS)")
+        self.set_launch_context_claim(
+            p.shape.context_id, context_title="Hardware Reality (demo LMS)"
+        )
         self.set_launch_presentation_claim(document_target="iframe")
-        self.set_nrps(f"{p.url}/nrps/{CONTEXT_ID}/memberships")
-        self.set_ags(f"{p.url}/ags/{CONTEXT_ID}/lineitems", s.get("lineitem"))
+        self.set_nrps(p.service(p.shape.memberships))
+        self.set_ags(p.service(p.shape.lineitems), s.get("lineitem"))
         if s.get("deep_link"):
-            self.set_dl(f"{p.url}/deep_link_return", title="Pick content")
+            extra = {} if p.shape.dl_data is None else p.shape.dl_data
+            self.set_dl(f"{p.service_url}/deep_link_return", title="Pick content")
+            if extra:  # lti1p3platform only takes a dict for `data`; real LMSs send a string
+                self._deep_linking_launch_data[DL_SETTINGS]["data"] = extra
         else:
             self.set_resource_link_claim(s.get("link", "link-1"), title=s.get("title", ""))
             self.set_custom_parameters_claim(s.get("custom", {}))
         if s.get("expires_in") is not None:
             self.set_id_token_expiration(s["expires_in"])
-
-    def get_launch_message(self, include_extra_claims=True):
-        message = super().get_launch_message(include_extra_claims)
-        message.update(self.spec.get("claims", {}))
-        return message
+        self._registration.tweak = _tweak(s)
 
     def render_launch_form(self, launch_data, **kwargs):
         self.platform.last_launch = dict(launch_data)
@@ -119,7 +173,7 @@ class _Launch(LTIAdvantageMessageLaunchAbstract):
 
 class _Ags(AssignmentsGradesService):
     def __init__(self, request, conf, platform, lineitem_url=None):
-        super().__init__(request, conf, f"{platform.url}/ags/{CONTEXT_ID}/lineitems", lineitem_url)
+        super().__init__(request, conf, platform.service(platform.shape.lineitems), lineitem_url)
         self.platform = platform
 
     def find_lineitems(self, page=1, limit=None, **filters):
@@ -160,26 +214,46 @@ class _Ags(AssignmentsGradesService):
 
 
 class _Nrps(NamesRoleProvisioningService):
+    """The roster, in pages of `shape.page_size` when the shape pages, each next page named by
+    a case-sensitive cursor in the Link header (NRPS 2.0, 2.4.1)."""
+
     def __init__(self, request, conf, platform):
-        super().__init__(request, conf, f"{platform.url}/nrps/{CONTEXT_ID}/memberships")
+        super().__init__(request, conf, platform.service(platform.shape.memberships))
         self.platform = platform
+        self.next_cursor = None
 
     def get_member_data_page(self, page=1, limit=None, role=None, since=None, **kwargs):
-        return {"content": [dict(m) for m in self.platform.members], "has_next": False}
+        members = [dict(m) for m in self.platform.members]
+        size = self.platform.shape.page_size
+        if not size:
+            return {"content": members, "has_next": False}
+        prefix = self.platform.shape.cursor
+        cursor = kwargs.get("cursor", f"{prefix}1")
+        if not cursor.startswith(prefix) or not cursor[len(prefix) :].isdigit():
+            raise LtiServiceException(f"unknown cursor {cursor!r}", 400)
+        number = int(cursor[len(prefix) :])
+        start = (number - 1) * size
+        if number > 1 and start >= len(members):
+            raise LtiServiceException(f"unknown cursor {cursor!r}", 400)
+        if start + size < len(members):
+            self.next_cursor = f"{prefix}{number + 1}"
+        return {"content": members[start : start + size], "has_next": False}
 
     def get_context_by_id(self):
-        return Context(id=CONTEXT_ID, label="HR-101", title="Hardware Reality (demo LMS)")
+        context = self.platform.shape.context_id
+        return Context(id=context, label="HR-101", title="Hardware Reality (demo LMS)")
 
 
 class DemoPlatform:
     """The platform: start(), then point a browser or `requests` at start_url(...)."""
 
-    def __init__(self, tool_url, *, host="127.0.0.1", port=0, client_id="hardware-reality"):
+    def __init__(self, tool_url, *, host="127.0.0.1", port=0, client_id=None, shape: Shape = PLAIN):
         self.tool_url = tool_url.rstrip("/")
-        self.client_id, self.deployment_id = client_id, "deployment-1"
-        key = JWK.generate(kty="RSA", size=2048)
-        self.private_pem = key.export_to_pem(private_key=True, password=None).decode()
-        self.public_pem = key.export_to_pem().decode()
+        self.shape = shape
+        self.client_id = client_id or shape.client_id
+        self.deployment_id = shape.deployment_id
+        self.published_keys: list[str] = []
+        self.rotate_key()
         self.lineitems, self.scores, self.deep_linked, self.links = {}, [], [], []
         self.members = [
             {"user_id": "student-ada", "name": "Ada Lovelace", "roles": [ROLES["Learner"]]},
@@ -188,12 +262,22 @@ class DemoPlatform:
         ]
         self.down = False
         self.last_launch = None
+        # What the tool asked for: every request line, key-set fetches, token assertions.
+        self.requests: list[str] = []
+        self.jwks_fetches = 0
+        self.jwks_cache_control: str | None = None
+        self.assertions: list[dict] = []
         self._hints: dict[str, dict] = {}
         self._server = ThreadingHTTPServer((host, port), _handler(self))
         self._server.daemon_threads = True
-        shown_host = "localhost" if host in {"127.0.0.1", "localhost"} and port == 0 else host
-        self.url = f"http://{shown_host}:{self._server.server_address[1]}"
-        self.issuer = self.url
+        port = self._server.server_address[1]
+        loopback = host in {"127.0.0.1", "localhost"}
+        shown_host = "localhost" if loopback and not shape.separate_service_host else host
+        # Login, token and key set on one host; pages and services on the school's own host
+        # (for the demo: "localhost" beside "127.0.0.1", both this server).
+        self.url = f"http://{shown_host}:{port}"
+        self.service_url = f"http://localhost:{port}" if loopback else self.url
+        self.issuer = shape.issuer or self.service_url
 
     # -- control ---------------------------------------------------------------------------
     def start(self, *, poll_interval: float = 0.5):
@@ -208,10 +292,21 @@ class DemoPlatform:
         self._server.shutdown()
         self._server.server_close()
 
+    def rotate_key(self, *, keep_old: bool = True) -> None:
+        """Sign with a new key from now on; the old one stays published unless told not to."""
+        key = JWK.generate(kty="RSA", size=2048)
+        self.private_pem = key.export_to_pem(private_key=True, password=None).decode()
+        self.public_pem = key.export_to_pem().decode()
+        self.published_keys = (self.published_keys if keep_old else []) + [self.public_pem]
+
+    def service(self, template: str, **values) -> str:
+        return self.service_url + self.shape.path(template, **values)
+
     def registration_args(self) -> dict:
-        """What `lti_add_platform` needs, as keyword arguments of lti.tool.register_platform."""
-        return {
-            "name": "Demo LMS",
+        """What `lti_add_platform` needs (what docs/lti.md says to register for this shape), as
+        keyword arguments of lti.tool.register_platform."""
+        args = {
+            "name": f"Demo LMS ({self.shape.name})",
             "issuer": self.issuer,
             "client_id": self.client_id,
             "deployment_ids": [self.deployment_id],
@@ -222,9 +317,32 @@ class DemoPlatform:
             # may use either (lti.network).
             "allow_local_network": True,
         }
+        if self.shape.separate_service_host:
+            args["frame_origins"] = [self.service_url]
+        if self.shape.token_audience:
+            args["token_audience"] = self.shape.token_audience
+        return args
+
+    def command_args(self) -> list[str]:
+        """The same, as `manage.py lti_add_platform` options."""
+        args = self.registration_args()
+        options = [
+            f"--name={args['name']}",
+            f"--issuer={args['issuer']}",
+            f"--client-id={args['client_id']}",
+            f"--deployment-id={args['deployment_ids'][0]}",
+            f"--auth-login-url={args['auth_login_url']}",
+            f"--token-url={args['token_url']}",
+            f"--jwks-url={args['jwks_url']}",
+            "--allow-local-network",
+        ]
+        options += [f"--frame-origin={o}" for o in args.get("frame_origins", [])]
+        if args.get("token_audience"):
+            options.append(f"--token-audience={args['token_audience']}")
+        return options
 
     def add_lineitem(self, data: dict) -> dict:
-        data["id"] = f"{self.url}/ags/{CONTEXT_ID}/lineitems/{len(self.lineitems) + 1}"
+        data["id"] = self.service(self.shape.lineitem, id=len(self.lineitems) + 1)
         self.lineitems[data["id"]] = data
         return data
 
@@ -232,7 +350,7 @@ class DemoPlatform:
         """A platform URL that starts a launch (OIDC login initiation) for this user."""
         hint = uuid.uuid4().hex
         self._hints[hint] = {"user": user, "roles": list(roles), **spec}
-        return f"{self.url}/start?hint={hint}"
+        return f"{self.service_url}/start?hint={hint}"
 
     # -- protocol steps --------------------------------------------------------------------
     def conf(self):
@@ -240,10 +358,16 @@ class DemoPlatform:
         conf.get_registration()
         return conf
 
-    def preflight_url(self, hint: str) -> str:
+    def preflight(self, hint: str) -> tuple[str, str, dict]:
+        """(method, URL, form) of the login initiation: a redirect (GET) or, as Canvas and
+        Moodle do, an auto-posted form."""
         login = _Login(_Request({}), self.conf())
         login.set_lti_message_hint(hint=hint)
-        return login.initiate_login(self._hints[hint]["user"])
+        url = login.initiate_login(self._hints[hint]["user"])
+        if self.shape.login_method == "GET":
+            return "GET", url, {}
+        base, _, query = url.partition("?")
+        return "POST", base, dict(parse_qsl(query))
 
     def launch_form(self, request: dict) -> str:
         spec = self._hints[request["get_data"].get("lti_message_hint", "")]
@@ -264,11 +388,40 @@ class DemoPlatform:
                 }
             )
         self.deep_linked.extend(items)
+        self.last_deep_link_response = jwt.decode(form["JWT"], options={"verify_signature": False})
         return items
+
+    def route(self, path: str) -> tuple[str, str | None]:
+        """Which service a request path is for: ("lineitems"|"members", None), or
+        ("lineitem"|"scores"|"results", the line item's id URL), or ("", None)."""
+        shape = self.shape
+        if path == urlsplit(shape.path(shape.lineitems)).path:
+            return "lineitems", None
+        if path == urlsplit(shape.path(shape.memberships)).path:
+            return "members", None
+        item = urlsplit(shape.path(shape.lineitem, id="{id}"))
+        pattern = re.escape(item.path).replace(re.escape("{id}"), r"(?P<id>[^/]+)")
+        match = re.fullmatch(pattern + r"(?:/(?P<sub>scores|results))?", path)
+        if match is None:
+            return "", None
+        url = self.service(shape.lineitem, id=match["id"])
+        return match["sub"] or "lineitem", url
 
 
 def _page(body: str) -> bytes:
     return f"<!doctype html><meta charset=utf-8><title>Demo LMS</title>{body}".encode()
+
+
+def _auto_post(url: str, fields: dict) -> bytes:
+    inputs = "".join(
+        f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">'
+        for k, v in fields.items()
+    )
+    return _page(
+        f'<form id="f" method="post" action="{html.escape(url)}">{inputs}'
+        "<button>Continue</button></form>"
+        '<script>document.getElementById("f").submit()</script>'
+    )
 
 
 def _handler(platform: DemoPlatform):
@@ -291,20 +444,21 @@ def _handler(platform: DemoPlatform):
                 "content_type": ctype,
             }
 
-        def _send(self, code, body=b"", ctype="text/html; charset=utf-8", location=None):
+        def _send(self, code, body=b"", ctype="text/html; charset=utf-8", headers=None):
             self.send_response(code)
-            if location:
-                self.send_header("Location", location)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
 
-        def _service(self, response):
+        def _service(self, response, headers=None):
             data = response.result if response.code < 300 else {"error": response.message}
             if isinstance(data, dict) and "content" in data:
                 data = data["content"]
-            self._send(response.code, json.dumps(data or {}).encode(), response.media_type)
+            body = json.dumps(data or {}).encode()
+            self._send(response.code, body, response.media_type, headers)
 
         def do_GET(self):
             self._route(self._request())
@@ -317,21 +471,28 @@ def _handler(platform: DemoPlatform):
 
         def _route(self, req):
             path = req["path"]
-            services = path.startswith(("/ags/", "/nrps/", "/token"))
-            if services and platform.down:
+            platform.requests.append(f"{req['method']} {self.path}")
+            kind, item_url = platform.route(path)
+            if (kind or path == "/token") and platform.down:
                 return self._send(503, b'{"error": "down"}', "application/json")
             if path == "/":
                 return self._send(200, _home(platform))
             if path == "/start":
-                return self._send(302, location=platform.preflight_url(req["get_data"]["hint"]))
+                method, url, form = platform.preflight(req["get_data"]["hint"])
+                if method == "GET":
+                    return self._send(302, headers={"Location": url})
+                return self._send(200, _auto_post(url, form))
             if path == "/auth":
                 return self._send(200, platform.launch_form(req).encode())
             if path == "/jwks":
+                platform.jwks_fetches += 1
                 body = json.dumps(platform.conf().get_jwks()).encode()
-                return self._send(200, body, "application/json")
+                cache = {"Cache-Control": platform.jwks_cache_control}
+                return self._send(
+                    200, body, "application/json", cache if cache["Cache-Control"] else None
+                )
             if path == "/token":
-                token = platform.conf().get_access_token(req["form_data"])
-                return self._send(200, json.dumps(token).encode(), "application/json")
+                return self._token(req)
             if path == "/deep_link_return":
                 items = platform.deep_link_return(req["form_data"])
                 titles = "".join(f"<li>{html.escape(i.get('title', ''))}</li>" for i in items)
@@ -339,30 +500,46 @@ def _handler(platform: DemoPlatform):
                 return self._send(
                     200, _page(f"<h1>Placed in the course</h1><ul>{titles}</ul>{back}")
                 )
-            if path == f"/nrps/{CONTEXT_ID}/memberships":
+            conf = platform.conf()
+            if kind == "members":
+                nrps = _Nrps(_Request(req), conf, platform)
+                response = nrps.handle_resp(nrps.handle_get_members)
+                headers = None
+                if nrps.next_cursor and response.code == 200:
+                    query = urlencode({"cursor": nrps.next_cursor})
+                    headers = {"Link": f'<{nrps.nrps.context_memberships_url}?{query}>; rel="next"'}
+                return self._service(response, headers)
+            if kind == "lineitems":
+                ags = _Ags(_Request(req), conf, platform)
+                post = req["method"] == "POST"
                 return self._service(
-                    _Nrps(_Request(req), platform.conf(), platform).handle_get_members()
-                )
-            prefix = f"/ags/{CONTEXT_ID}/lineitems"
-            if path.startswith(prefix):
-                rest = path[len(prefix) :].strip("/").split("/")
-                conf = platform.conf()
-                if rest == [""]:
-                    ags = _Ags(_Request(req), conf, platform)
-                    handle = (
-                        ags.handle_create_lineitem
-                        if req["method"] == "POST"
-                        else ags.handle_get_lineitems
+                    ags.handle_resp(
+                        ags.handle_create_lineitem if post else ags.handle_get_lineitems
                     )
-                    return self._service(handle())
-                item_url = f"{platform.url}{prefix}/{rest[0]}"
+                )
+            if kind:
                 ags = _Ags(_Request(req), conf, platform, item_url)
-                if rest[1:] == ["scores"]:
-                    return self._service(ags.handle_update_score(item_url))
-                if rest[1:] == ["results"]:
-                    return self._service(ags.handle_get_results(item_url))
-                return self._service(ags.handle_get_lineitem(item_url))
+                handle = {
+                    "scores": ags.handle_update_score,
+                    "results": ags.handle_get_results,
+                    "lineitem": ags.handle_get_lineitem,
+                }[kind]
+                return self._service(ags.handle_resp(handle, line_item_id=item_url))
             return self._send(404, _page("<h1>Not found</h1>"))
+
+        def _token(self, req):
+            """lti1p3platform's grant, after checking the assertion's audience: the token URL,
+            or the audience the shape names (Brightspace), as the real LMSs do."""
+            assertion = req["form_data"].get("client_assertion", "")
+            claims = jwt.decode(assertion, options={"verify_signature": False})
+            platform.assertions.append(claims)
+            wanted = platform.shape.token_audience or f"{platform.url}/token"
+            audience = claims.get("aud")
+            if wanted not in (audience if isinstance(audience, list) else [audience]):
+                body = json.dumps({"error": "invalid_client", "aud": audience}).encode()
+                return self._send(401, body, "application/json")
+            token = platform.conf().get_access_token(req["form_data"])
+            return self._send(200, json.dumps(token).encode(), "application/json")
 
     return Handler
 

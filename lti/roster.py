@@ -18,13 +18,11 @@ import requests
 from django.db import transaction
 from lti_tool.models import LtiContext, LtiUser
 from pylti1p3.exception import LtiException
-from pylti1p3.service_connector import ServiceConnector
 
 from courseware.models import Enrollment, Role
 from lti.launch import course_role, new_account
 from lti.models import GradeSync, QuizLineItem
-from lti.network import session_for
-from lti.tool import tool_registration
+from lti.tool import ToolServiceConnector, next_page
 
 MEMBERSHIP_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
 MEMBERSHIP_TYPE = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
@@ -54,14 +52,6 @@ def contexts_of(course):
     )
 
 
-def next_page(link_header: str) -> str | None:
-    """The rel="next" URL of a Link header, exactly as sent (case and query kept)."""
-    for link in requests.utils.parse_header_links(link_header.replace("\n", " ")):
-        if "next" in link.get("rel", "").lower().split():
-            return link.get("url") or None
-    return None
-
-
 def _page(session, token: str, url: str, deadline: float) -> tuple[list, str | None]:
     headers = {"Authorization": f"Bearer {token}", "Accept": MEMBERSHIP_TYPE}
     with session.get(url, headers=headers, stream=True) as response:
@@ -85,9 +75,8 @@ def _page(session, token: str, url: str, deadline: float) -> tuple[list, str | N
 
 def fetch_members(context: LtiContext) -> list[dict]:
     """Every member of the context's roster, page after page, within the bounds above."""
-    registration = context.deployment.registration
-    session = session_for(registration)
-    service = ServiceConnector(tool_registration(registration), requests_session=session)
+    service = ToolServiceConnector(context.deployment.registration)
+    session = service.session
     deadline = time.monotonic() + MAX_SECONDS
     try:
         token = service.get_access_token([MEMBERSHIP_SCOPE])

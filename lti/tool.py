@@ -9,13 +9,17 @@ platform's checked session (lti.network: its own hosts only, with a timeout).
 
 from __future__ import annotations
 
+import hashlib
 from datetime import timedelta
 from urllib.parse import urlsplit
 
+import requests
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 from lti_tool.models import Key, LtiDeployment, LtiRegistration
 from lti_tool.utils import DjangoToolConfig
+from pylti1p3.exception import LtiServiceException
 from pylti1p3.registration import Registration
 from pylti1p3.service_connector import ServiceConnector
 
@@ -27,6 +31,8 @@ from lti.network import session_for
 # rotation has fetched it again before it meets the new key id.
 JWKS_MAX_AGE = 300
 PUBLISHED_BEFORE_SIGNING = timedelta(seconds=2 * JWKS_MAX_AGE)
+# How long an access token from a platform is reused (they are granted for an hour).
+TOKEN_SECONDS = 50 * 60
 
 
 def signing_key() -> Key:
@@ -81,11 +87,56 @@ class ToolConf(DjangoToolConfig):
         return Deployment().set_deployment_id(deployment.deployment_id)
 
 
+class ToolServiceConnector(ServiceConnector):
+    """PyLTI1p3's connector, with two repairs: a next-page URL is taken from the Link header
+    as sent (PyLTI1p3 lowercases the whole header first, so a URL with capitals breaks), and an
+    access token is reused, from the shared cache, for the hour the platform grants it rather
+    than requested for each score (a class submitting together is one token request)."""
+
+    def __init__(self, registration: LtiRegistration):
+        self.session = session_for(registration)
+        super().__init__(tool_registration(registration), requests_session=self.session)
+        where = [registration.pk, registration.issuer, registration.client_id]
+        where += [registration.token_url, registration.audience]
+        self._cache_prefix = "lti-token:" + hashlib.sha256(repr(where).encode()).hexdigest()
+
+    def _token_key(self, scopes) -> str:
+        return self._cache_prefix + hashlib.sha256(" ".join(sorted(scopes)).encode()).hexdigest()
+
+    def get_access_token(self, scopes):
+        token = cache.get(self._token_key(scopes))
+        if token is None:
+            token = super().get_access_token(scopes)
+            # Platforms grant an hour (IMS Security Framework 4.1); keep it a little less.
+            cache.set(self._token_key(scopes), token, TOKEN_SECONDS)
+        return token
+
+    def make_service_request(self, scopes, url, *args, **kwargs):
+        try:
+            response = super().make_service_request(scopes, url, *args, **kwargs)
+        except LtiServiceException as error:
+            if error.response.status_code != 401 or cache.get(self._token_key(scopes)) is None:
+                raise
+            # The platform no longer takes the token we kept (restarted, revoked): ask again.
+            cache.delete(self._token_key(scopes))
+            self._access_tokens.clear()
+            response = super().make_service_request(scopes, url, *args, **kwargs)
+        headers = {name.lower(): value for name, value in response["headers"].items()}
+        response["next_page_url"] = next_page(headers.get("link", ""))
+        return response
+
+
+def next_page(link_header: str) -> str | None:
+    """The rel="next" URL of a Link header, exactly as sent (case and query kept)."""
+    for link in requests.utils.parse_header_links(link_header.replace("\n", " ")):
+        if "next" in link.get("rel", "").lower().split():
+            return link.get("url") or None
+    return None
+
+
 def connector(registration: LtiRegistration) -> ServiceConnector:
     """A PyLTI1p3 service connector for the registration, its HTTP calls checked (lti.network)."""
-    return ServiceConnector(
-        tool_registration(registration), requests_session=session_for(registration)
-    )
+    return ToolServiceConnector(registration)
 
 
 def ensure_key() -> Key:
