@@ -266,6 +266,9 @@ class DemoPlatform:
         self.requests: list[str] = []
         self.jwks_fetches = 0
         self.jwks_cache_control: str | None = None
+        # A Link header to send with every roster page instead of the real next page (a
+        # platform that pages forever, or points the tool elsewhere).
+        self.roster_link: str | None = None
         self.assertions: list[dict] = []
         self._hints: dict[str, dict] = {}
         self._server = ThreadingHTTPServer((host, port), _handler(self))
@@ -505,7 +508,9 @@ def _handler(platform: DemoPlatform):
                 nrps = _Nrps(_Request(req), conf, platform)
                 response = nrps.handle_resp(nrps.handle_get_members)
                 headers = None
-                if nrps.next_cursor and response.code == 200:
+                if platform.roster_link is not None:
+                    headers = {"Link": platform.roster_link}
+                elif nrps.next_cursor and response.code == 200:
                     query = urlencode({"cursor": nrps.next_cursor})
                     headers = {"Link": f'<{nrps.nrps.context_memberships_url}?{query}>; rel="next"'}
                 return self._service(response, headers)

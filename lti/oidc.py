@@ -247,6 +247,9 @@ class ToolMessageLaunch(DjangoMessageLaunch):
         deployment_id = body.get(DEPLOYMENT_ID)
         if not isinstance(deployment_id, str) or not deployment_id:
             raise Refused("claim-missing", claim="deployment_id", detail="deployment_id is absent")
+        if len(deployment_id) > 255 or not deployment_id.isascii():  # LTI 1.3 Core 5.3.3
+            detail = f"at most 255 ASCII characters, got {shown(deployment_id)}"
+            raise Refused("claim-form", claim="deployment_id", detail=detail)
         found = self._tool_config.find_deployment_by_params(body["iss"], deployment_id, client_id)
         if not found:
             raise Refused(

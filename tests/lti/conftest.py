@@ -22,6 +22,27 @@ def platform(live_server, course):
     lms.stop()
 
 
+@pytest.fixture
+def platforms(live_server, course):
+    """Start (and register) more platforms, of any LMS shape: `platforms(shape, register=True)`."""
+    from lti.tool import register_platform
+
+    started = []
+
+    def start(shape=None, *, register: bool = True, **options):
+        from lti.demo_shapes import PLAIN
+
+        lms = DemoPlatform(live_server.url, shape=shape or PLAIN, **options)
+        started.append(lms.start(poll_interval=0.02))
+        if register:
+            register_platform(**lms.registration_args())
+        return lms
+
+    yield start
+    for lms in started:
+        lms.stop()
+
+
 @dataclass
 class Launched:
     session: requests.Session
