@@ -269,6 +269,8 @@ class DemoPlatform:
         # A Link header to send with every roster page instead of the real next page (a
         # platform that pages forever, or points the tool elsewhere).
         self.roster_link: str | None = None
+        # Paths answered with a redirect (a platform sending the tool somewhere else).
+        self.redirects: dict[str, str] = {}
         self.assertions: list[dict] = []
         self._hints: dict[str, dict] = {}
         self._server = ThreadingHTTPServer((host, port), _handler(self))
@@ -476,6 +478,8 @@ def _handler(platform: DemoPlatform):
             path = req["path"]
             platform.requests.append(f"{req['method']} {self.path}")
             kind, item_url = platform.route(path)
+            if path in platform.redirects:
+                return self._send(307, headers={"Location": platform.redirects[path]})
             if (kind or path == "/token") and platform.down:
                 return self._send(503, b'{"error": "down"}', "application/json")
             if path == "/":

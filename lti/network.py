@@ -130,6 +130,11 @@ def policy_for(registration) -> HostPolicy:
     return HostPolicy(hosts, allow_local=allow_local, name=registration.name or registration.issuer)
 
 
+class _PeerRefused(Exception):
+    """Raised inside urllib3, which would retry (and hide) an OSError such as
+    PlatformURLRefused; PlatformSession.send turns it into one."""
+
+
 class _PeerCheck:
     """On a connected socket: refuse an address on our own network (DNS rebinding)."""
 
@@ -140,7 +145,7 @@ class _PeerCheck:
         address = sock.getpeername()[0]
         if not is_public_address(address):
             sock.close()
-            raise PlatformURLRefused(
+            raise _PeerRefused(
                 f"{self.host} resolved to {address}, an address on this site's own network, "
                 "when connecting; the site never sends a platform's token there."
             )
@@ -194,7 +199,10 @@ class PlatformSession(requests.Session):
     def send(self, request, **kwargs):
         self.policy.check(request.url)
         kwargs.setdefault("timeout", PLATFORM_TIMEOUT)
-        return super().send(request, **kwargs)
+        try:
+            return super().send(request, **kwargs)
+        except _PeerRefused as refusal:
+            raise PlatformURLRefused(str(refusal)) from None
 
 
 def session_for(registration) -> PlatformSession:
