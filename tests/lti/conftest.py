@@ -3,6 +3,8 @@ registered with the tool served by the live test server; and a helper that launc
 
 from __future__ import annotations
 
+import html
+import re
 from dataclasses import dataclass
 
 import pytest
@@ -62,7 +64,14 @@ def launch(
     authorization step, and post the signed launch to our launch URL (as a browser would).
     With post=False the signed form is not posted: `again()` posts it, or an altered one."""
     session = session or requests.Session()
+    lms.last_launch = None
     page = session.get(lms.start_url(**spec), timeout=20)
+    if lms.last_launch is None and "/lti/login/" in page.text:
+        # A platform that posts its login initiation (Canvas, Moodle): submit its form.
+        action = html.unescape(re.search(r'action="([^"]+)"', page.text).group(1))
+        fields = re.findall(r'name="([^"]+)" value="([^"]*)"', page.text)
+        data = {html.unescape(k): html.unescape(v) for k, v in fields}
+        page = session.post(action, data=data, timeout=20)
     assert page.status_code == 200, page.text[:500]
     form = dict(lms.last_launch)
     if not post:
