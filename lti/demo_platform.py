@@ -275,13 +275,15 @@ class DemoPlatform:
         self._hints: dict[str, dict] = {}
         self._server = ThreadingHTTPServer((host, port), _handler(self))
         self._server.daemon_threads = True
-        port = self._server.server_address[1]
-        loopback = host in {"127.0.0.1", "localhost"}
-        shown_host = "localhost" if loopback and not shape.separate_service_host else host
+        chosen_port, port = port, self._server.server_address[1]
+        # A free port (tests): the platform calls itself "localhost"; a given port (make
+        # lti-demo): the address it was given, as the Makefile registers it.
+        named = host in {"127.0.0.1", "localhost"} and chosen_port == 0
+        separate = named and shape.separate_service_host
+        self.url = f"http://{'localhost' if named and not separate else host}:{port}"
         # Login, token and key set on one host; pages and services on the school's own host
         # (for the demo: "localhost" beside "127.0.0.1", both this server).
-        self.url = f"http://{shown_host}:{port}"
-        self.service_url = f"http://localhost:{port}" if loopback else self.url
+        self.service_url = f"http://localhost:{port}" if separate else self.url
         self.issuer = shape.issuer or self.service_url
 
     # -- control ---------------------------------------------------------------------------

@@ -78,3 +78,27 @@ def test_admin_registration_form_has_no_private_key_field(admin_client):
     page = admin_client.get(f"/admin/lti_tool/ltiregistration/{registration.pk}/change/")
     assert page.status_code == 200
     assert 'name="private_key"' not in page.content.decode()
+
+
+def test_the_demo_lms_calls_itself_what_make_lti_demo_registers(tmp_path):
+    """`make lti-demo` registers http://127.0.0.1:LTI_PORT as a local demo; the demo platform on
+    a given port must sign as that issuer and serve there, or every demo launch is refused."""
+    import socket
+    from pathlib import Path
+
+    from lti.demo_platform import DemoPlatform
+
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
+    recipe = makefile.split("lti-demo: ", 1)[1].split("\n\n", 1)[0]
+    assert "lms=http://127.0.0.1:$(LTI_PORT)" in recipe and "--issuer $$lms" in recipe
+    assert "--allow-local-network" in recipe
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    lms = DemoPlatform("http://127.0.0.1:8000", port=port)
+    try:
+        args = lms.registration_args()
+        assert args["issuer"] == f"http://127.0.0.1:{port}" == lms.service_url
+        assert args["auth_login_url"] == f"http://127.0.0.1:{port}/auth"
+    finally:
+        lms._server.server_close()
