@@ -38,6 +38,10 @@ class RosterError(Exception):
     pass
 
 
+class _Unauthorized(RosterError):
+    pass
+
+
 @dataclass
 class RosterResult:
     members: int = 0
@@ -55,6 +59,8 @@ def contexts_of(course):
 def _page(session, token: str, url: str, deadline: float) -> tuple[list, str | None]:
     headers = {"Authorization": f"Bearer {token}", "Accept": MEMBERSHIP_TYPE}
     with session.get(url, headers=headers, stream=True) as response:
+        if response.status_code == 401:
+            raise _Unauthorized("The LMS did not take our access token (HTTP 401).")
         if not response.ok:
             raise RosterError(f"The LMS did not send its roster (HTTP {response.status_code}).")
         body = bytearray()
@@ -85,7 +91,15 @@ def fetch_members(context: LtiContext) -> list[dict]:
             if pages == MAX_PAGES or url in seen:
                 raise RosterError(f"The LMS's roster went on past {pages} pages; stopped there.")
             seen.add(url)
-            page, url = _page(session, token, url, deadline)
+            try:
+                page, next_url = _page(session, token, url, deadline)
+            except _Unauthorized:
+                if pages:  # only a token kept from before is worth asking again for
+                    raise
+                service.forget_token([MEMBERSHIP_SCOPE])
+                token = service.get_access_token([MEMBERSHIP_SCOPE])
+                page, next_url = _page(session, token, url, deadline)
+            url = next_url
             pages += 1
             members += [m for m in page if isinstance(m, dict)]
             if len(members) > MAX_MEMBERS:

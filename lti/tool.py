@@ -103,6 +103,11 @@ class ToolServiceConnector(ServiceConnector):
     def _token_key(self, scopes) -> str:
         return self._cache_prefix + hashlib.sha256(" ".join(sorted(scopes)).encode()).hexdigest()
 
+    def forget_token(self, scopes) -> None:
+        """Drop a kept token the platform no longer takes; the next call asks for another."""
+        cache.delete(self._token_key(scopes))
+        self._access_tokens.clear()
+
     def get_access_token(self, scopes):
         token = cache.get(self._token_key(scopes))
         if token is None:
@@ -118,8 +123,7 @@ class ToolServiceConnector(ServiceConnector):
             if error.response.status_code != 401 or cache.get(self._token_key(scopes)) is None:
                 raise
             # The platform no longer takes the token we kept (restarted, revoked): ask again.
-            cache.delete(self._token_key(scopes))
-            self._access_tokens.clear()
+            self.forget_token(scopes)
             response = super().make_service_request(scopes, url, *args, **kwargs)
         headers = {name.lower(): value for name, value in response["headers"].items()}
         response["next_page_url"] = next_page(headers.get("link", ""))

@@ -139,3 +139,19 @@ def test_students_cannot_see_or_resend(platform, linked, client):
     assert client.get("/lti/grades/").status_code == 403
     sync = GradeSync.objects.get()
     assert client.post(f"/lti/grades/{sync.pk}/resend/").status_code == 403
+
+
+def test_one_token_serves_many_scores_and_a_void_one_is_replaced(platform, linked, instructor):
+    quiz, student, _ = linked
+    attempt = start_attempt(quiz=quiz, student=student, now=timezone.now())
+    submit_attempt(attempt=attempt, student=student, now=timezone.now())
+    attempt.refresh_from_db()
+    override_score(attempt=attempt, score="1", reason="Marked by hand", by=instructor)
+    assert len(platform.scores) == 2
+    token_requests = [r for r in platform.requests if r.startswith("POST /token")]
+    assert len(token_requests) == 1
+    platform.rotate_key()
+    attempt.refresh_from_db()
+    override_score(attempt=attempt, score="0.5", reason="Second look", by=instructor)
+    assert platform.scores[-1]["scoreGiven"] == 0.5
+    assert len([r for r in platform.requests if r.startswith("POST /token")]) == 2

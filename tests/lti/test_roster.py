@@ -135,3 +135,17 @@ def test_a_next_page_on_another_host_is_never_called(platforms, client, instruct
     text = sync(client, instructor)
     assert "a host the registration of" in text and "does not name" in text
     assert not [r for r in lms.requests if "page=2" in r]
+
+
+def test_a_kept_token_the_platform_no_longer_takes_is_asked_for_again(
+    platforms, client, instructor
+):
+    lms = platforms()
+    launch(lms, user="student-ada")
+    assert "3 member(s) in the LMS" in sync(client, instructor)
+    assert len(lms.assertions) == 1
+    assert "3 member(s) in the LMS" in sync(client, instructor)
+    assert len(lms.assertions) == 1  # the token was kept
+    lms.rotate_key()  # the platform restarts with a new key: our kept token is void
+    assert "3 member(s) in the LMS" in sync(client, instructor)
+    assert len(lms.assertions) == 2
