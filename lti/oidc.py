@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import secrets
 from datetime import timedelta
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import jwt
+from django.db.models import Q
 from django.utils import timezone
 from lti_tool.models import LtiRegistration
 from pylti1p3.contrib.django import DjangoMessageLaunch
@@ -30,7 +31,7 @@ from lti.network import policy_for
 from lti.refusals import CLOCK_LEEWAY, STATE_MINUTES, Refused
 
 COOKIE_PREFIX = "lti-state-"
-# Login states older than this are deleted at the next login (used or not).
+# Used login states older than this are deleted at the next login.
 STATE_KEPT = timedelta(days=1)
 
 
@@ -56,7 +57,12 @@ def begin_login(request, params, *, launch_url: str):
         raise Refused("login-params", claim="iss" if not issuer else "login_hint", detail="missing")
     registration = _registration_for_login(issuer, params.get("client_id", ""))
     now = timezone.now()
-    LoginState.objects.filter(created_at__lt=now - STATE_KEPT).delete()
+    # Used states are kept a day (a replay is then told "already used"); unused ones only
+    # until they could no longer be answered, so logins nobody finishes do not pile up.
+    stale = now - timedelta(minutes=2 * STATE_MINUTES)
+    LoginState.objects.filter(
+        Q(created_at__lt=now - STATE_KEPT) | Q(used_at__isnull=True, created_at__lt=stale)
+    ).delete()
     state = LoginState.objects.create(
         state="state-" + secrets.token_urlsafe(24),
         nonce=secrets.token_urlsafe(32),
@@ -123,7 +129,7 @@ class ToolMessageLaunch(DjangoMessageLaunch):
             self._check_deployment(body, client_id)
             check_message(
                 body,
-                tool_host=self._django_request.get_host().rsplit(":", 1)[0].strip("[]"),
+                tool_host=urlsplit("//" + self._django_request.get_host()).hostname or "",
                 policy=policy_for(registration),
             )
             self._consume(state)

@@ -67,7 +67,6 @@ def launch(request):
     launched = {
         "registration": lti_launch.registration.pk,
         "context": accepted.context.pk,
-        "launch_id": message_launch.get_launch_id(),
     }
     body = message_launch.get_launch_data()
     if lti_launch.is_deep_link_launch:

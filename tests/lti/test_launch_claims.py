@@ -176,3 +176,22 @@ def test_a_state_issued_for_another_platform_is_refused(platform, live_server, c
         assert_refused(response, "state-platform", claim="iss")
     finally:
         other.stop()
+
+
+def test_logins_nobody_finished_are_pruned_and_used_ones_kept_a_day(platform, course):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    abandoned = launch(platform, post=False).form["state"]
+    used = launch(platform)
+    assert used.response.status_code == 302
+    LoginState.objects.filter(state=abandoned).update(
+        created_at=timezone.now() - timedelta(minutes=21)
+    )
+    LoginState.objects.filter(state=used.form["state"]).update(
+        created_at=timezone.now() - timedelta(hours=23)
+    )
+    launch(platform, post=False)  # the next login prunes
+    assert not LoginState.objects.filter(state=abandoned).exists()
+    assert_refused(used.again(), "state-used", status=403)
