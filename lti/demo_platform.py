@@ -61,6 +61,7 @@ class DemoPlatform:
         # A Link header to send with every roster page instead of the real next page (a
         # platform that pages forever, or points the tool elsewhere).
         self.roster_link: str | None = None
+        self.lineitems_link: str | None = None  # the same for the line-item container
         # Paths answered with a redirect (a platform sending the tool somewhere else).
         self.redirects: dict[str, str] = {}
         self.assertions: list[dict] = []
@@ -256,7 +257,7 @@ def _handler(platform: DemoPlatform):
             data = response.result if response.code < 300 else {"error": response.message}
             if isinstance(data, dict) and "content" in data:
                 data = data["content"]
-            body = json.dumps(data or {}).encode()
+            body = json.dumps({} if data is None else data).encode()
             self._send(response.code, body, response.media_type, headers)
 
         def do_GET(self):
@@ -324,11 +325,11 @@ def _handler(platform: DemoPlatform):
             if kind == "lineitems":
                 ags = _Ags(_Request(req), conf, platform)
                 post = req["method"] == "POST"
-                return self._service(
-                    ags.handle_resp(
-                        ags.handle_create_lineitem if post else ags.handle_get_lineitems
-                    )
+                response = ags.handle_resp(
+                    ags.handle_create_lineitem if post else ags.handle_get_lineitems
                 )
+                link = None if post or not platform.lineitems_link else platform.lineitems_link
+                return self._service(response, {"Link": link} if link else None)
             ags = _Ags(_Request(req), conf, platform, item_url)
             handle = {
                 "scores": ags.handle_update_score,

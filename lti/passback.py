@@ -35,6 +35,27 @@ BACKOFF = 30
 MAX_BACKOFF = 3600
 RETRIES = 6
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+# Pages of a platform's line items read to find ours by tag (PyLTI1p3 reads them all, forever
+# if the platform pages forever).
+MAX_LINEITEM_PAGES = 50
+
+
+class BoundedAgs(AssignmentsGradesService):
+    """PyLTI1p3's grade service, looking for a line item in a bounded number of pages."""
+
+    def find_lineitem(self, prop_name, prop_value):
+        url, seen = self._service_data["lineitems"], set()
+        while url:
+            if len(seen) == MAX_LINEITEM_PAGES or url in seen:
+                raise LtiException(
+                    f"The LMS's line items went on past {len(seen)} pages; stopped there."
+                )
+            seen.add(url)
+            lineitems, url = self.get_lineitems_page(url)
+            for lineitem in lineitems:
+                if isinstance(lineitem, dict) and lineitem.get(prop_name) == prop_value:
+                    return LineItem(lineitem)
+        return None
 
 
 def counted_score(user_id: int, quiz_id: int):
@@ -81,7 +102,7 @@ def schedule(sync_id: int) -> None:
     transaction.on_commit(lambda: push_score.enqueue(sync_id))
 
 
-def _line_item(sync: GradeSync, ags: AssignmentsGradesService) -> LineItem:
+def _line_item(sync: GradeSync, ags: BoundedAgs) -> LineItem:
     line = sync.line_item
     if line.url:
         return LineItem({"id": line.url})
@@ -121,7 +142,7 @@ def push(sync_id: int, *, now=None) -> bool:
     registration = line.context.deployment.registration
     now = now or timezone.now()
     try:
-        ags = AssignmentsGradesService(
+        ags = BoundedAgs(
             connector(registration),
             {
                 "scope": line.scopes or [SCORE_SCOPE],
