@@ -56,7 +56,7 @@ class DemoPlatform:
         self.last_launch = None
         # What the tool asked for: every request line, key-set fetches, token assertions.
         self.requests: list[str] = []
-        self.jwks_fetches = 0
+        self.jwks_fetches = self.jwks_not_modified = 0
         self.jwks_cache_control: str | None = None
         # A Link header to send with every roster page instead of the real next page (a
         # platform that pages forever, or points the tool elsewhere).
@@ -287,12 +287,7 @@ def _handler(platform: DemoPlatform):
             if path == "/auth":
                 return self._send(200, platform.launch_form(req).encode())
             if path == "/jwks":
-                platform.jwks_fetches += 1
-                body = json.dumps(platform.conf().get_jwks()).encode()
-                cache = {"Cache-Control": platform.jwks_cache_control}
-                return self._send(
-                    200, body, "application/json", cache if cache["Cache-Control"] else None
-                )
+                return self._jwks(req)
             if path == "/token":
                 return self._token(req)
             if path == "/deep_link_return":
@@ -337,6 +332,19 @@ def _handler(platform: DemoPlatform):
                 "lineitem": ags.handle_get_lineitem,
             }[kind]
             return self._service(ags.handle_resp(handle, line_item_id=item_url))
+
+        def _jwks(self, req):
+            """The key set, with the caching headers a test sets (and 304 for its ETag)."""
+            platform.jwks_fetches += 1
+            body = json.dumps(platform.conf().get_jwks()).encode()
+            etag = f'"{len(platform.published_keys)}-{hash(body) & 0xFFFF}"'
+            headers = {"ETag": etag}
+            if platform.jwks_cache_control:
+                headers["Cache-Control"] = platform.jwks_cache_control
+            if req["headers"].get("If-None-Match") == etag:
+                platform.jwks_not_modified += 1
+                return self._send(304, headers=headers)
+            return self._send(200, body, "application/json", headers)
 
         def _token(self, req):
             """lti1p3platform's grant, after checking the assertion's audience: the token URL,

@@ -51,10 +51,11 @@ def test_the_key_set_is_fetched_once_and_kept_as_its_headers_say(platform, cours
     stored = PlatformKeySet.objects.get()
     kept = (stored.fresh_until - stored.fetched_at).total_seconds()
     assert kept == 900
-    # Once stale, the next launch fetches it again.
+    # Once stale, the next launch asks again, with the ETag: "not modified" keeps the keys.
     PlatformKeySet.objects.update(fresh_until=timezone.now() - timedelta(seconds=1))
     assert launch(platform).response.status_code == 302
-    assert platform.jwks_fetches == 2
+    assert (platform.jwks_fetches, platform.jwks_not_modified) == (2, 1)
+    assert PlatformKeySet.objects.get().fresh_until > timezone.now()
 
 
 @pytestmark_db
