@@ -19,7 +19,7 @@ from lti import launch as launches
 from lti.claims import DEPLOYMENT_ID, DL_SETTINGS
 from lti.oidc import ToolMessageLaunch, begin_login, clear_state_cookie, set_state_cookie
 from lti.refusals import Refused, refusal_page
-from lti.tool import JWKS_MAX_AGE, ToolConf, ensure_key
+from lti.tool import JWKS_MAX_AGE, ToolConf, ensure_key, signing_key
 
 log = logging.getLogger(__name__)
 
@@ -162,5 +162,6 @@ def configuration(request):
                 "name"
             ),
             "keys": Key.objects.order_by("-datetime_created"),
+            "signing": signing_key(),
         },
     )

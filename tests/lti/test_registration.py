@@ -69,6 +69,7 @@ def test_configuration_page_is_for_administrators_only(client, student, admin_cl
     text = page.content.decode()
     assert "http://testserver/lti/login/" in text and "oidc_initiation_url" in text
     assert "Initiate login URL" in text and "http://testserver/lti/jwks/" in text
+    assert "--token-audience" in text and "signs now" in text
     assert "PRIVATE KEY" not in text
 
 
