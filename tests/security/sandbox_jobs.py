@@ -1,0 +1,15 @@
+"""Functions the sandbox tests run in a sandbox process: Django-free, so its processes can
+import them."""
+
+from __future__ import annotations
+
+import time
+
+
+def memory_hog() -> int:
+    return len(bytearray(8 * 2**30))
+
+
+def sleeper(duration: float) -> str:
+    time.sleep(duration)
+    return "woke"
