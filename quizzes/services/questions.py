@@ -75,6 +75,25 @@ def catalog_stamp(row) -> str:
     return engine.catalog_digest((row.answers or {}).get("catalog"))
 
 
+def option_token(row, part_id: str, option_id: str) -> str:
+    """What the browser sees of a choice option: an opaque name, different in every variant, so
+    no option id ("right", "b-correct") tells a student anything in the page's source."""
+    import hashlib
+    import hmac
+
+    from django.conf import settings
+
+    message = f"option|{row.pk}|{part_id}|{option_id}".encode()
+    digest = hmac.new(settings.SECRET_KEY.encode(), message, hashlib.sha256).hexdigest()
+    return f"o{digest[:12]}"
+
+
+def option_ids_by_token(row, part_id: str) -> dict[str, str]:
+    """{token: option id} of a part of a stored variant (its options as stored, no parse)."""
+    order = (row.answers or {}).get("option_order", {}).get(part_id) or []
+    return {option_token(row, part_id, option_id): option_id for option_id in order}
+
+
 def correct_answers(row) -> dict[str, Any]:
     """Correct answer per part id (float, formula text or option ids); server side only."""
     return dict(row.answers.get("answers", {}))
