@@ -90,9 +90,7 @@ def test_an_unreleased_exam_shows_no_score_change_reason_verdict_or_diagnosis(
 
 
 @pytest.mark.parametrize("show_answers", AnswerRelease.values)
-def test_once_released_the_same_pages_show_them(
-    client, course, student, instructor, show_answers
-):
+def test_once_released_the_same_pages_show_them(client, course, student, instructor, show_answers):
     quiz, attempt = _exam(
         course, student, instructor, release=ReleasePolicy.IMMEDIATE, show_answers=show_answers
     )
