@@ -42,6 +42,19 @@ class Seen:
             return None
         return max(0.0, (timezone.now() - self.seen_at).total_seconds())
 
+    @property
+    def ago_text(self) -> str:
+        """ "12 seconds ago", "7 minutes ago", "1 day, 2 hours ago" ("" if never seen)."""
+        from django.utils.timesince import timesince
+
+        seconds = self.ago_seconds
+        if seconds is None:
+            return ""
+        if seconds < 60:
+            whole = int(seconds)
+            return f"{whole} second{'s' if whole != 1 else ''} ago"
+        return f"{timesince(self.seen_at)} ago"
+
 
 def latest() -> Seen:
     """The most recent heartbeat of any worker (one query)."""

@@ -263,7 +263,7 @@ def bound_all(names: Mapping[str, object], limits: Mapping[str, Limits]) -> dict
 def _show(value: float) -> str:
     """A bound or a value as people read it: 1,024, 1e+12, 0.5."""
     if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
-        if abs(value) < 1e7:
+        if abs(value) < 1e15:
             return f"{int(value):,}"
     return f"{value:g}"
 
