@@ -185,4 +185,15 @@ LIMITS: dict[str, Limits] = {
     ),
     "to_unit": Limits(value=ANY_NUMBER, unit=UNIT),
     "unit_label": Limits(unit=UNIT),
+    # methods of catalog entries ("Class.method"; `self` is the entry itself)
+    "Accelerator.citations": Limits(),
+    "Accelerator.noun": Limits(count=COUNT),
+    "Accelerator.peak": Limits(dt=ENTRY),
+    "Accelerator.source_key": Limits(field_name=Text(64)),
+    "DType.citations": Limits(),
+    "Link.citations": Limits(),
+    "MeasuredLevel.citations": Limits(),
+    "MemoryLevel.citations": Limits(),
+    "Model.citations": Limits(),
+    "PriceSnapshot.citations": Limits(),
 }

@@ -20,6 +20,8 @@ from content.expressions.limits import (
     Unchecked,
     Values,
     bound_all,
+    bounded,
+    unbounded,
 )
 from content.expressions.policy import MAX_SEQUENCE
 
@@ -77,6 +79,22 @@ MATH_LIMITS: dict[str, Limits] = {
 
 _SUBJECT_NAMES: dict[str, object] = {}
 _BOUND_NAMES: dict[str, object] = {}
+_METHOD_LIMITS: dict[str, Limits] = {}
+
+
+def bounded_method(owner: object, attr: str, method: Callable) -> Callable:
+    """A catalog entry's method with its declared limits (``"Accelerator.peak"``), or one that
+    refuses every call when it has none."""
+    name = f"{type(owner).__name__}.{attr}"
+    declared = _METHOD_LIMITS.get(name)
+    if declared is None:
+        return unbounded(name, method)
+    return bounded(name, method, declared)
+
+
+def method_limits() -> dict[str, Limits]:
+    """Every declared method limit, by "Class.method"."""
+    return dict(_METHOD_LIMITS)
 
 
 def configure_subject(
@@ -99,6 +117,9 @@ def configure_subject(
     _BOUND_NAMES.clear()
     _BOUND_NAMES.update(bound_all(names, limits or {}))
     _BOUND_NAMES.update(bound_all(MATH_HELPERS, MATH_LIMITS))
+    # "Accelerator.peak": the limits of a method of a catalog entry.
+    _METHOD_LIMITS.clear()
+    _METHOD_LIMITS.update({k: v for k, v in (limits or {}).items() if "." in k})
     policy.TRUSTED_MODULE_PREFIXES = tuple(trusted_modules)
     formatting.configure(
         format_number=format_number,

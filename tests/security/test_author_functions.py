@@ -40,7 +40,58 @@ def test_every_registered_function_declares_limits_for_every_parameter():
 
 def test_the_table_names_no_function_that_is_not_registered():
     # A renamed physics function must take its declaration along.
-    assert set(LIMITS) <= set(registered_functions())
+    assert {name for name in LIMITS if "." not in name} <= set(registered_functions())
+
+
+def _catalog_methods():
+    """Every public method of every frozen dataclass of the physics package ("Class.method")."""
+    import dataclasses
+    import importlib
+    import inspect
+    import pkgutil
+
+    import content.physics as physics
+
+    found = {}
+    for info in pkgutil.walk_packages(physics.__path__, "content.physics."):
+        for cls in vars(importlib.import_module(info.name)).values():
+            if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+                continue
+            if not cls.__module__.startswith("content.physics"):
+                continue
+            for attr in dir(cls):
+                if attr.startswith("_"):
+                    continue
+                try:
+                    member = inspect.getattr_static(cls, attr)
+                except AttributeError:
+                    continue
+                if inspect.isfunction(member):
+                    found[f"{cls.__name__}.{attr}"] = getattr(cls, attr)
+    return found
+
+
+def test_every_method_of_a_catalog_entry_declares_limits_too():
+    from content.expressions.limits import parameter_names
+    from content.expressions.namespace import method_limits
+
+    declared = method_limits()
+    missing = []
+    for name, func in sorted(_catalog_methods().items()):
+        if name not in declared:
+            missing.append(f"{name}: no limits declared")
+            continue
+        params = [p for p in parameter_names(func) if p != "self"]
+        uncovered = [p for p in params if p not in declared[name].params]
+        if uncovered:
+            missing.append(f"{name}: no limit for {', '.join(uncovered)}")
+    assert not missing, "\n".join(missing)
+
+
+def test_a_method_call_is_checked_like_a_function_call():
+    assert evaluate("accelerator('H100').peak('bf16')") > 0
+    with pytest.raises(ExpressionError, match="Accelerator.noun: count must be between 0"):
+        evaluate("accelerator('H100').noun(10**20)")
 
 
 def test_the_reviews_warp_of_a_million_threads_is_refused_before_it_runs():
