@@ -8,6 +8,7 @@ engine internals. (What the browser sees is built in `quizzes.presenters.display
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
@@ -47,6 +48,11 @@ def template_for(version) -> Any:
         raise QuestionUnavailable(str(error)) from error
 
 
+# How long drawing one student's variant may take before the start is refused (a template
+# fault the instructor is told of), rather than the student waiting on it.
+STUDENT_DRAW_SECONDS = 5.0
+
+
 def new_variant_fields(version, seed: bytes) -> dict[str, Any]:
     """Generate the variant for `seed` and return the `Variant` row fields that store it whole.
 
@@ -54,7 +60,11 @@ def new_variant_fields(version, seed: bytes) -> dict[str, Any]:
     `engine.Variant.to_json()` (answers per part, common-error values, option order), so
     `engine_variant` rebuilds exactly the same variant without the template.
     """
-    generated = engine.generate_variant(template_for(version), seed)
+    # A published version passed the gate, its extremes included; the deadline still stops a
+    # draw loop that an unlucky seed would make long (each draw is bounded by the functions'
+    # argument limits), so no student's start waits on it for more than a few seconds.
+    deadline = time.monotonic() + STUDENT_DRAW_SECONDS
+    generated = engine.generate_variant(template_for(version), seed, deadline=deadline)
     data = generated.to_json()
     return {
         "seed": seed.hex(),

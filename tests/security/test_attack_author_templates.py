@@ -140,3 +140,33 @@ def test_a_students_variants_are_computed_with_no_transaction_open(student, cour
     assert attempt.variants.count() == 2
     # No transaction (and so no SQLite write lock) was open while any variant was drawn.
     assert seen and not any(seen)
+
+
+@pytest.mark.django_db
+def test_a_students_draw_loop_is_cut_short_by_its_deadline(course, student, monkeypatch):
+    from quizzes.engine import variants
+    from quizzes.services.availability import QuizRuleError
+    from tests.factories import QuestionTemplateFactory, QuizFactory, QuizItemFactory
+
+    # Each draw computes a heavy parameter (about 0.13 s), and the constraint rejects nearly
+    # every draw: published anyway (say its gate ran before the limits), a start would spend
+    # max_tries draws on it while the student waits.
+    text = _draft("rejecting", 1).replace(
+        "parameters:", 'max_tries: 40\nconstraints:\n  - "n == 1"\nparameters:'
+    )
+    template = QuestionTemplateFactory(course=course, slug="rejecting", draft_source=text)
+    quiz = QuizFactory(course=course)
+    QuizItemFactory(quiz=quiz, template=template, position=1)
+    monkeypatch.setattr(questions, "STUDENT_DRAW_SECONDS", 0.3)
+    draws = []
+    real = variants._draw
+
+    def counted(*args, **kwargs):
+        draws.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(variants, "_draw", counted)
+    with pytest.raises(QuizRuleError, match="could not be generated"):
+        attempts.start_attempt(quiz=quiz, student=student, now=timezone.now())
+    # Two parameters a draw; the deadline stopped the loop after a few draws, not forty.
+    assert len(draws) < 2 * 10
