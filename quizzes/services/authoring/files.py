@@ -355,7 +355,16 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, left: int) -> 
                 if size > left:
                     raise AuthoringError(_too_big(info.filename))
                 chunks.append(chunk)
-    except (zipfile.BadZipFile, RuntimeError, NotImplementedError, ValueError, EOFError) as exc:
+    except zipfile.BadZipFile as exc:
+        if "CRC" in str(exc):
+            # The standard library stops at the declared size; the checksum then fails.
+            raise AuthoringError(
+                f"'{info.filename}' cannot be unpacked: its content does not match the size "
+                "and checksum the zip declares for it (a damaged or forged zip). Nothing was "
+                "imported."
+            ) from None
+        raise AuthoringError(f"'{info.filename}' cannot be unpacked ({exc}).") from None
+    except (RuntimeError, NotImplementedError, ValueError, EOFError) as exc:
         raise AuthoringError(f"'{info.filename}' cannot be unpacked ({exc}).") from None
     except zlib.error as exc:
         raise AuthoringError(f"'{info.filename}' cannot be unpacked ({exc}).") from None
