@@ -92,11 +92,22 @@ def _start_worker(memory_mb: int) -> None:
     """
     import resource
 
+    import quizzes.grading as grading
     from quizzes.grading import pool
 
     pool.configure(inline=True)
+    # The answer kinds send bounded graders to the grading pool whatever `inline` says; here
+    # that pool would be a second one inside this process, its workers unable to set their own
+    # memory limit above this one's. This process is the bound: grade in it.
+    grading.grade_in_pool = _grade_here
     limit = max(memory_mb * 2**20, _baseline_bytes() + 256 * 2**20)
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _grade_here(name: str, /, *, timeout: float | None = None, **kwargs):
+    from quizzes.grading import GRADERS
+
+    return GRADERS[name](**kwargs)
 
 
 def _get_pool() -> ProcessPool:

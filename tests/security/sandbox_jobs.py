@@ -13,3 +13,10 @@ def memory_hog() -> int:
 def sleeper(duration: float) -> str:
     time.sleep(duration)
     return "woke"
+
+
+def grading_pool_started() -> bool:
+    """Whether this sandbox process started a grading pool of its own."""
+    from quizzes.grading import pool
+
+    return pool._pool is not None

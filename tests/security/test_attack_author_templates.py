@@ -170,3 +170,12 @@ def test_a_students_draw_loop_is_cut_short_by_its_deadline(course, student, monk
         attempts.start_attempt(quiz=quiz, student=student, now=timezone.now())
     # Two parameters a draw; the deadline stopped the loop after a few draws, not forty.
     assert len(draws) < 2 * 10
+
+
+@pytest.mark.django_db
+def test_a_formula_try_in_the_preview_is_graded_in_the_sandbox_without_a_second_pool():
+    from tests.security.sandbox_jobs import grading_pool_started
+
+    preview = authoring.build_preview(authoring.starter_source("formula"), 3, {"flops": "m n"})
+    assert preview.parts[0].tried.status == "incorrect"
+    assert sandbox.run_limited(grading_pool_started, 10) is False
