@@ -15,8 +15,11 @@ def sleeper(duration: float) -> str:
     return "woke"
 
 
-def grading_pool_started() -> bool:
-    """Whether this sandbox process started a grading pool of its own."""
+def formula_graded_here() -> tuple[str, bool]:
+    """Grade a formula as the preview's "try" does; its verdict, and whether this sandbox
+    process then holds a grading pool of its own."""
+    from quizzes.engine import kinds
     from quizzes.grading import pool
 
-    return pool._pool is not None
+    grade = kinds.run_grader("symbolic", response="m n", expected="2 m n", variables=["m", "n"])
+    return grade.status, pool._pool is not None

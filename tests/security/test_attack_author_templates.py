@@ -174,8 +174,8 @@ def test_a_students_draw_loop_is_cut_short_by_its_deadline(course, student, monk
 
 @pytest.mark.django_db
 def test_a_formula_try_in_the_preview_is_graded_in_the_sandbox_without_a_second_pool():
-    from tests.security.sandbox_jobs import grading_pool_started
+    from tests.security.sandbox_jobs import formula_graded_here
 
     preview = authoring.build_preview(authoring.starter_source("formula"), 3, {"flops": "m n"})
     assert preview.parts[0].tried.status == "incorrect"
-    assert sandbox.run_limited(grading_pool_started, 10) is False
+    assert sandbox.run_limited(formula_graded_here, 30) == ("incorrect", False)
