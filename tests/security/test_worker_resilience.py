@@ -32,7 +32,13 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def no_backoff(monkeypatch):
     waits: list[float] = []
-    monkeypatch.setattr(health.worker, "backoff_sleep", waits.append)
+
+    def wait(seconds: float) -> None:
+        waits.append(seconds)
+        if len(waits) > 50:  # a worker that never recovers fails the test, never hangs it
+            raise RuntimeError("the worker never got the database back")
+
+    monkeypatch.setattr(health.worker, "backoff_sleep", wait)
     return waits
 
 
