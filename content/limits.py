@@ -83,6 +83,10 @@ def _explained(args) -> str | None:
 
 
 _M_ACC_DT = {"m": ENTRY, "acc": ENTRY, "dt": ENTRY}
+# A memory level's name ("driver", "framework", "serving"), a launch mode, a STREAM kernel.
+NAME = Text(32)
+# What share of a level a serving engine may fill (vLLM's gpu_memory_utilization).
+_LEVEL = {"level": NAME, "utilization": FRACTION}
 _DECODE = Limits(**_M_ACC_DT, batch=COUNT, context=COUNT)
 
 LIMITS: dict[str, Limits] = {
@@ -115,13 +119,60 @@ LIMITS: dict[str, Limits] = {
     "decode_step_time": _DECODE,
     "decode_tokens_per_second": _DECODE,
     "energy_per_token": _DECODE,
-    "gpus_needed": Limits(**_M_ACC_DT, context=COUNT, batch=COUNT, kv_dt=MAYBE_ENTRY),
-    "kv_cache_bytes": Limits(m=ENTRY, tokens=COUNT, dt=ENTRY, batch=COUNT),
+    "gpus_needed": Limits(**_M_ACC_DT, context=COUNT, batch=COUNT, kv_dt=MAYBE_ENTRY, **_LEVEL),
+    "kv_cache_bytes": Limits(m=ENTRY, tokens=COUNT, dt=ENTRY, batch=COUNT, window=Flag()),
     "kv_cache_bytes_per_token": Limits(m=ENTRY, dt=ENTRY),
-    "memory_fits": Limits(bytes_needed=QUANTITY, acc=ENTRY, devices=COUNT),
-    "min_gpus": Limits(bytes_needed=QUANTITY, acc=ENTRY),
+    "kv_cache_tokens": Limits(m=ENTRY, context=COUNT),
+    "layer_params": Limits(m=ENTRY, active=Flag()),
+    "memory_fits": Limits(bytes_needed=QUANTITY, acc=ENTRY, devices=COUNT, **_LEVEL),
+    "min_gpus": Limits(bytes_needed=QUANTITY, acc=ENTRY, **_LEVEL),
     "model_flops_per_token": Limits(m=ENTRY),
-    "pipeline_stages": Limits(m=ENTRY, dt=ENTRY, acc=ENTRY, headroom=FRACTION),
+    "pipeline_stages": Limits(m=ENTRY, dt=ENTRY, acc=ENTRY, headroom=FRACTION, level=NAME),
+    # usable memory: what the driver reports, what a framework can allocate, what a server uses
+    "fits": Limits(bytes_needed=QUANTITY, acc=ENTRY, gpus=COUNT, **_LEVEL),
+    "runtime_reserve_bytes": Limits(acc=ENTRY),
+    "runtime_total_bytes": Limits(acc=ENTRY),
+    "spare_memory_bytes": Limits(bytes_needed=QUANTITY, acc=ENTRY, gpus=COUNT, **_LEVEL),
+    "usable_memory_bytes": Limits(acc=ENTRY, **_LEVEL),
+    # attention and the KV cache
+    "attention_flops": Limits(m=ENTRY, query_tokens=COUNT, context_tokens=COUNT, batch=COUNT),
+    "decode_attention_intensity": Limits(m=ENTRY, dt=ENTRY),
+    "flash_attention_hbm_bytes": Limits(
+        seq_len=COUNT,
+        head_dim=COUNT,
+        dt=ENTRY,
+        block_rows=Number(1, 2**20),
+        heads=COUNT,
+        batch=COUNT,
+    ),
+    "kv_cache_bytes_per_token_mha": Limits(m=ENTRY, dt=ENTRY),
+    "kv_cache_reduction": Limits(m=ENTRY, dt=ENTRY, baseline_dt=ENTRY),
+    "standard_attention_hbm_bytes": Limits(
+        seq_len=COUNT, head_dim=COUNT, dt=ENTRY, heads=COUNT, batch=COUNT
+    ),
+    # overhead: launch and dispatch costs added to the roofline
+    "gpu_busy_time": Limits(gpu_seconds=QUANTITY, kernels=COUNT),
+    "is_overhead_bound": Limits(gpu_seconds=QUANTITY, kernels=COUNT, mode=NAME),
+    "kernel_time_with_overhead": Limits(
+        flops=QUANTITY, bytes_moved=QUANTITY, acc=ENTRY, dt=ENTRY, kernels=COUNT, mode=NAME
+    ),
+    "launch_overhead": Limits(kernels=COUNT, mode=NAME),
+    "time_with_overhead": Limits(gpu_seconds=QUANTITY, kernels=COUNT, mode=NAME),
+    # forecasts: floors divided by the fractions of peak that were measured
+    "achievable_bandwidth": Limits(acc=ENTRY, kernel=NAME),
+    "achievable_flops": Limits(acc=ENTRY, dt=ENTRY),
+    "bandwidth_efficiency": Limits(acc=ENTRY, kernel=NAME),
+    "forecast_kernel_time": Limits(
+        flops=QUANTITY, bytes_moved=QUANTITY, acc=ENTRY, dt=ENTRY, kernel=NAME
+    ),
+    "forecast_matmul_time": Limits(
+        m=QUANTITY, n=QUANTITY, k=QUANTITY, acc=ENTRY, dt=ENTRY, tile_m=COUNT, tile_n=COUNT
+    ),
+    "forecast_time": Limits(floor_s=QUANTITY, fraction=FRACTION),
+    "matmul_efficiency": Limits(acc=ENTRY, dt=ENTRY, m=QUANTITY, n=QUANTITY, k=QUANTITY),
+    "measurement": Limits(key=ENTRY),
+    "measurements": Limits(),
+    "wave_efficiency": Limits(m=QUANTITY, n=QUANTITY, acc=ENTRY, tile_m=COUNT, tile_n=COUNT),
     "prefill_time": Limits(**_M_ACC_DT, prompt_tokens=COUNT, batch=COUNT),
     "quantization_speedup": Limits(m=ENTRY, acc=ENTRY, from_dt=ENTRY, to_dt=ENTRY),
     "quantized_weights_bytes": Limits(
@@ -150,7 +201,9 @@ LIMITS: dict[str, Limits] = {
     ),
     "tile_intensity": Limits(tile_m=QUANTITY, tile_n=QUANTITY, dt=ENTRY),
     # serving
-    "max_batch_for_memory": Limits(**_M_ACC_DT, context=COUNT, devices=COUNT, kv_dt=MAYBE_ENTRY),
+    "max_batch_for_memory": Limits(
+        **_M_ACC_DT, context=COUNT, devices=COUNT, kv_dt=MAYBE_ENTRY, **_LEVEL
+    ),
     "max_batch_under_latency": Limits(
         **_M_ACC_DT, context=COUNT, target_step_s=QUANTITY, devices=COUNT, kv_dt=MAYBE_ENTRY
     ),
@@ -194,6 +247,7 @@ LIMITS: dict[str, Limits] = {
     "Link.citations": Limits(),
     "MeasuredLevel.citations": Limits(),
     "MemoryLevel.citations": Limits(),
+    "Measurement.citations": Limits(),
     "Model.citations": Limits(),
     "PriceSnapshot.citations": Limits(),
 }
