@@ -64,9 +64,14 @@ def freshness(headers, now) -> int:
 
 
 def _read(response: requests.Response, url: str) -> list:
-    body = response.raw.read(MAX_BYTES + 1, decode_content=True)
-    if len(body) > MAX_BYTES:
-        raise Refused("keyset", claim="jwks", detail=f"{url} sent more than {MAX_BYTES} bytes")
+    # Through requests, so an answer cut short is a RequestException (urllib3's own errors
+    # would escape the launch as a 500).
+    body = bytearray()
+    for chunk in response.iter_content(64 * 1024):
+        body += chunk
+        if len(body) > MAX_BYTES:
+            detail = f"{url} sent more than {MAX_BYTES} bytes"
+            raise Refused("keyset", claim="jwks", detail=detail)
     try:
         keys = json.loads(body)["keys"]
     except (ValueError, TypeError, KeyError):

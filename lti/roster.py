@@ -64,12 +64,18 @@ def _page(session, token: str, url: str, deadline: float) -> tuple[list, str | N
         if not response.ok:
             raise RosterError(f"The LMS did not send its roster (HTTP {response.status_code}).")
         body = bytearray()
-        for chunk in response.iter_content(64 * 1024):
-            body += chunk
-            if len(body) > MAX_PAGE_BYTES:
-                raise RosterError(f"A roster page was larger than {MAX_PAGE_BYTES} bytes.")
-            if time.monotonic() > deadline:
-                raise RosterError(f"The LMS took longer than {MAX_SECONDS} s to send its roster.")
+        late = RosterError(f"The LMS took longer than {MAX_SECONDS} s to send its roster.")
+        try:
+            for chunk in response.iter_content(64 * 1024):
+                body += chunk
+                if len(body) > MAX_PAGE_BYTES:
+                    raise RosterError(f"A roster page was larger than {MAX_PAGE_BYTES} bytes.")
+                if time.monotonic() > deadline:
+                    raise late
+        except requests.RequestException:
+            if time.monotonic() > deadline:  # the session cut it off (lti.network)
+                raise late from None
+            raise
         try:
             members = json.loads(body)["members"]
         except (ValueError, TypeError, KeyError):
@@ -84,6 +90,7 @@ def fetch_members(context: LtiContext) -> list[dict]:
     service = ToolServiceConnector(context.deployment.registration)
     session = service.session
     deadline = time.monotonic() + MAX_SECONDS
+    session.deadline_at = deadline  # no call may outlast the roster's own time
     try:
         token = service.get_access_token([MEMBERSHIP_SCOPE])
         members, url, pages, seen = [], context.memberships_url, 0, set()
