@@ -106,6 +106,19 @@ def clear_state_cookie(request, response, state: str) -> None:
     response.delete_cookie(COOKIE_PREFIX + state, samesite="None" if secure else "Lax")
 
 
+def _claim_of(error: jwt.PyJWTError) -> str:
+    """The claim a PyJWT error is about: a time that is not a number ("Expiration Time claim
+    (exp) must be an integer."), a subject or issuer that is not a string; else the token."""
+    if isinstance(error, jwt.exceptions.InvalidSubjectError):
+        return "sub"
+    if isinstance(error, jwt.InvalidIssuerError):
+        return "iss"
+    for claim in ("exp", "nbf", "iat"):
+        if f"({claim})" in str(error):
+            return claim
+    return "id_token"
+
+
 class ToolMessageLaunch(DjangoMessageLaunch):
     """PyLTI1p3's message launch, validated by this module instead of by PyLTI1p3."""
 
@@ -227,13 +240,13 @@ class ToolMessageLaunch(DjangoMessageLaunch):
         except jwt.InvalidAudienceError:
             detail = f"aud {shown(self._jwt['body'].get('aud'))}, client id {client_id!r}"
             raise Refused("audience", claim="aud", detail=detail) from None
-        except (jwt.InvalidIssuedAtError, jwt.InvalidIssuerError) as error:
-            raise Refused("claim-form", claim="iat", detail=str(error)[:200]) from None
         except jwt.InvalidSignatureError:
             detail = f"kid {header.get('kid')!r}"
             raise Refused("signature", claim="signature", detail=detail) from None
         except jwt.PyJWTError as error:
-            raise Refused("token-format", claim="id_token", detail=str(error)[:200]) from None
+            claim = _claim_of(error)
+            code = "claim-form" if claim != "id_token" else "token-format"
+            raise Refused(code, claim=claim, detail=str(error)[:200]) from None
         azp = body.get("azp")
         if azp is not None and azp != client_id:
             raise Refused("azp", claim="azp", detail=f"azp {shown(azp)}, client id {client_id!r}")
