@@ -8,6 +8,7 @@ the decoded body; a failed check raises `Refused` naming the claim.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 from lti.network import HostPolicy
@@ -196,17 +197,44 @@ def check_service_urls(body: dict, policy: HostPolicy) -> None:
             raise Refused("service-url", claim=claim, detail=reason)
 
 
+# A host name (letters, digits, hyphens, dots) or a bracketed IPv6 address.
+HOST = re.compile(
+    r"[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?|\[[0-9a-f:.]+\]"
+)
+# What no plain web address holds, and what parsers read differently or a header ends at.
+UNSAFE = re.compile(r"[\s\\\x00-\x1f\x7f]")
+
+
+def web_address_problem(url, schemes) -> str:
+    """Why `url` is not a plain absolute web address, or "": a scheme of `schemes`, a host
+    name, no user info, a port that is one, and nothing (spaces, controls, backslashes) that a
+    browser, urllib3 and urlsplit would read differently or that would end a header. Its
+    origin can then go into a Content-Security-Policy as it is."""
+    if not isinstance(url, str):
+        return "absent" if url is None else f"{shown(url)} is not a string"
+    if UNSAFE.search(url):
+        return f"{shown(url)} holds spaces, control characters or backslashes"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range
+    except ValueError:
+        return f"{shown(url)} is not a URL"
+    if parts.scheme not in schemes or not parts.hostname:
+        return f"{shown(url)} is not a {'/'.join(sorted(schemes))} URL"
+    if "@" in parts.netloc:
+        return f"{shown(url)} carries a user name or password"
+    netloc_host = parts.netloc.rsplit(":", 1)[0] if parts.port else parts.netloc
+    if not HOST.fullmatch(netloc_host.lower()):
+        return f"{shown(url)} has no valid host name"
+    return ""
+
+
 def check_deep_linking(body: dict, policy: HostPolicy) -> dict:
     settings = _object(body, DL_SETTINGS, required=True)
     url = settings.get("deep_link_return_url")
-    parts = urlsplit(url) if isinstance(url, str) else None
-    schemes = {"https", "http"} if policy.allow_local else {"https"}
-    if parts is None or parts.scheme not in schemes or not parts.hostname:
-        raise Refused(
-            "return-url",
-            claim="deep_link_return_url",
-            detail="absent" if url is None else f"{shown(url)} is not a {'/'.join(schemes)} URL",
-        )
+    problem = web_address_problem(url, {"https", "http"} if policy.allow_local else {"https"})
+    if problem:
+        raise Refused("return-url", claim="deep_link_return_url", detail=problem)
     accept_types = settings.get("accept_types")
     if not isinstance(accept_types, list) or "ltiResourceLink" not in accept_types:
         detail = f"accept_types is {shown(accept_types)}"

@@ -155,10 +155,12 @@ def ensure_key() -> Key:
 
 
 def origin(url: str) -> str:
+    """scheme://host[:port] of an http(s) URL, lowercased, without any user info."""
     parts = urlsplit(url)
-    if parts.scheme not in {"http", "https"} or not parts.netloc:
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
         return ""
-    return f"{parts.scheme}://{parts.netloc}"
+    host = parts.netloc.rpartition("@")[2].lower()
+    return f"{parts.scheme}://{host}"
 
 
 def register_platform(
