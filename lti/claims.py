@@ -189,6 +189,9 @@ def check_service_urls(body: dict, policy: HostPolicy) -> None:
     for claim, url in urls:
         if not isinstance(url, str):
             raise Refused("service-url", claim=claim, detail="The URL is not a string.")
+        problem = web_address_problem(url, {"http", "https"})
+        if problem:  # what a parser reads two ways, or what would break a log line
+            raise Refused("service-url", claim=claim, detail=f"The URL {problem}.")
         if len(url) > URL_LIMITS[claim]:
             detail = f"The URL is longer than {URL_LIMITS[claim]} characters: {shown(url)}."
             raise Refused("service-url", claim=claim, detail=detail)

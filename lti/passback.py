@@ -24,6 +24,7 @@ from courseware.tasks import backoff_seconds
 from lti.deep_linking import quiz_max_points
 from lti.models import GradeSync, SyncStatus
 from lti.network import PlatformURLRefused
+from lti.refusals import printable
 from lti.tool import connector
 from quizzes.models import Attempt, AttemptStatus
 
@@ -177,7 +178,12 @@ def push(sync_id: int, *, now=None) -> bool:
 def _failed(sync: GradeSync, error: Exception, now) -> bool:
     tries = sync.tries + 1
     message = str(error)[:500]
-    log.warning("LTI passback to %s failed (try %d): %s", sync.line_item.url, tries, message)
+    log.warning(
+        "LTI passback to %s failed (try %d): %s",
+        printable(sync.line_item.url),
+        tries,
+        printable(message),
+    )
     if isinstance(error, PlatformURLRefused):
         # Not the platform's own host, or our own network (lti.network): another try would be
         # refused the same way, so the row waits for an administrator (and a resend).
