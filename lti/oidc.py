@@ -31,6 +31,16 @@ from lti.network import policy_for
 from lti.refusals import CLOCK_LEEWAY, STATE_MINUTES, Refused
 
 COOKIE_PREFIX = "lti-state-"
+# Over HTTPS the cookie's name begins "__Host-": a browser takes such a cookie only from this
+# very host, over HTTPS, for the whole site, so another host of the school's domain cannot plant
+# one naming a state it began (login CSRF: the victim would launch into that state's identity).
+HOST_ONLY = "__Host-"
+
+
+def cookie_name(request, state: str) -> str:
+    return (HOST_ONLY if request.is_secure() else "") + COOKIE_PREFIX + state
+
+
 # Used login states older than this are deleted at the next login.
 STATE_KEPT = timedelta(days=1)
 
@@ -92,7 +102,7 @@ def set_state_cookie(request, response, state: str) -> None:
     be SameSite=None; Secure to come back with the platform's cross-site form post."""
     secure = request.is_secure()
     response.set_cookie(
-        COOKIE_PREFIX + state,
+        cookie_name(request, state),
         state,
         max_age=STATE_MINUTES * 60,
         secure=secure,
@@ -103,7 +113,7 @@ def set_state_cookie(request, response, state: str) -> None:
 
 def clear_state_cookie(request, response, state: str) -> None:
     secure = request.is_secure()
-    response.delete_cookie(COOKIE_PREFIX + state, samesite="None" if secure else "Lax")
+    response.delete_cookie(cookie_name(request, state), samesite="None" if secure else "Lax")
 
 
 def _claim_of(error: jwt.PyJWTError) -> str:
@@ -164,7 +174,7 @@ class ToolMessageLaunch(DjangoMessageLaunch):
             raise Refused("state-used", claim="state", detail="state already used", status=403)
         if state.created_at < timezone.now() - timedelta(minutes=STATE_MINUTES):
             raise Refused("state-unknown", claim="state", detail="state expired")
-        if request.COOKIES.get(COOKIE_PREFIX + state.state) != state.state:
+        if request.COOKIES.get(cookie_name(request, state.state)) != state.state:
             raise Refused("state-cookie", claim="state", detail="no matching state cookie")
         self.login_state = state
         return state
