@@ -5,6 +5,8 @@ over HTTP, tests/lti/conftest.py, is for the flows)."""
 
 from __future__ import annotations
 
+import base64
+import json
 import time
 import uuid
 from datetime import timedelta
@@ -112,6 +114,20 @@ class Forge:
             algorithm=alg,
             headers={"kid": self.kid, **(headers or {})},
         )
+
+    def sign_raw(self, header: dict, body: dict) -> str:
+        """RS256 over any header, even one PyJWT would not write (a kid that is no string)."""
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import padding
+
+        def part(value) -> str:
+            raw = value if isinstance(value, bytes) else json.dumps(value).encode()
+            return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+        signing_input = f"{part(header)}.{part(body)}"
+        key = serialization.load_pem_private_key(self.private_pem.encode(), None)
+        signature = key.sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256())
+        return f"{signing_input}.{part(signature)}"
 
     def launch(
         self,
