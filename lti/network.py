@@ -52,12 +52,40 @@ def hostname(url: str) -> str:
     return (urlsplit(url).hostname or "").lower().rstrip(".")
 
 
+# IPv6 prefixes whose addresses carry an IPv4 address in their last 32 bits, which a NAT64
+# gateway (IPv6-only servers at AWS, GCP) connects to: RFC 6052's and RFC 8215's local one.
+NAT64 = [ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48")]
+# Not globally reachable, yet `is_global` in some Pythons: IETF protocol assignments.
+NOT_GLOBAL = [ipaddress.ip_network("192.0.0.0/24")]
+
+
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address leads to: mapped (::ffff:a.b.c.d), IPv4-compatible
+    (::a.b.c.d), NAT64, or 6to4 (2002:aabb:ccdd::)."""
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if any(ip in network for network in NAT64) or int(ip) >> 32 == 0:
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return None
+
+
 def is_public_address(address: str) -> bool:
     """Whether an IP address is on the public internet (not loopback, private, link-local,
-    shared, reserved or unspecified); an IPv4 address mapped into IPv6 is judged as IPv4."""
+    site-local, shared, reserved or unspecified); an IPv6 address that carries an IPv4 one
+    (mapped, compatible, NAT64, 6to4) is judged by that IPv4 address too."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.is_site_local:
+            return False
+        embedded = _embedded_ipv4(ip)
+        if embedded is not None and not is_public_address(str(embedded)):
+            return False
+        if ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+    if any(ip in network for network in NOT_GLOBAL):
+        return False
     return ip.is_global and not ip.is_multicast
 
 
