@@ -75,7 +75,7 @@ def _read(response: requests.Response, url: str) -> list:
             raise Refused("keyset", claim="jwks", detail=detail)
     try:
         keys = json.loads(body)["keys"]
-    except (ValueError, TypeError, KeyError):
+    except (ValueError, TypeError, KeyError, RecursionError):
         raise Refused("keyset", claim="jwks", detail=f"{url} did not send a JSON key set") from None
     if not isinstance(keys, list):
         raise Refused("keyset", claim="jwks", detail=f"{url}: 'keys' is not a list")

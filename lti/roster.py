@@ -17,12 +17,11 @@ from dataclasses import dataclass, field
 import requests
 from django.db import transaction
 from lti_tool.models import LtiContext, LtiUser
-from pylti1p3.exception import LtiException
 
 from courseware.models import Enrollment, Role
 from lti.launch import course_role, new_account
 from lti.models import GradeSync, QuizLineItem
-from lti.tool import ToolServiceConnector, next_page
+from lti.tool import PLATFORM_ERRORS, ToolServiceConnector, next_page
 
 MEMBERSHIP_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
 MEMBERSHIP_TYPE = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
@@ -78,7 +77,7 @@ def _page(session, token: str, url: str, deadline: float) -> tuple[list, str | N
             raise
         try:
             members = json.loads(body)["members"]
-        except (ValueError, TypeError, KeyError):
+        except (ValueError, TypeError, KeyError, RecursionError):
             raise RosterError("The LMS's roster page is not a membership container.") from None
         if not isinstance(members, list):
             raise RosterError("The LMS's roster page has no list of members.")
@@ -111,7 +110,7 @@ def fetch_members(context: LtiContext) -> list[dict]:
             members += [m for m in page if isinstance(m, dict)]
             if len(members) > MAX_MEMBERS:
                 raise RosterError(f"The LMS's roster has more than {MAX_MEMBERS} members.")
-    except (LtiException, requests.RequestException, ValueError, KeyError) as error:
+    except PLATFORM_ERRORS as error:
         raise RosterError(f"The LMS did not send its roster ({error}).") from error
     return members
 

@@ -6,134 +6,15 @@ through a session marked as a local demo (every other rule is tested in test_net
 
 from __future__ import annotations
 
-import gzip
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import requests
 
 from lti import network
 from lti.network import HostPolicy, PlatformSession
-
-# 64 MB of zeros, about 64 KB once compressed.
-BOMB = gzip.compress(b"\0" * (64 * 1024 * 1024), 9)
-
-
-class HostileServer:
-    """Drips a body (or its headers) a byte at a time, or answers with a compression bomb."""
-
-    def __init__(self, *, tls: bool = False):
-        self.stop = threading.Event()
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def _drip(self, data: bytes):
-                for byte in data:
-                    if owner.stop.wait(0.05):
-                        return
-                    try:
-                        self.wfile.write(bytes([byte]))
-                        self.wfile.flush()
-                    except OSError:
-                        return
-
-            def do_GET(self):
-                if self.path.startswith("/drip-body"):
-                    self.send_response(200)
-                    self.send_header("Content-Length", "100000")
-                    self.end_headers()
-                    self._drip(b"x" * 100000)
-                elif self.path == "/drip-headers":
-                    self.wfile.write(b"HTTP/1.1 200 OK\r\n")
-                    self._drip(b"X-Slow: " + b"y" * 100000)
-                elif self.path == "/short":
-                    self.send_response(200)
-                    self.send_header("Content-Length", "1000")
-                    self.end_headers()
-                    self.wfile.write(b'{"keys": [')
-                elif self.path == "/ok":
-                    body = b'{"keys": []}'
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-                elif self.path == "/bomb":
-                    self._bomb(200)
-                elif self.path == "/redirect-bomb":
-                    self._bomb(307, Location="/bomb")
-
-            do_POST = do_GET
-
-            def _bomb(self, status, **headers):
-                self.send_response(status)
-                for name, value in {"Content-Encoding": "gzip", **headers}.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(BOMB)))
-                self.end_headers()
-                self.wfile.write(BOMB)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        if tls:
-            self.server.socket = _tls_context().wrap_socket(self.server.socket, server_side=True)
-        scheme = "https" if tls else "http"
-        self.url = f"{scheme}://127.0.0.1:{self.server.server_address[1]}"
-
-    def __enter__(self):
-        threading.Thread(target=self.server.serve_forever, args=(0.02,), daemon=True).start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.server.shutdown()
-        self.server.server_close()
-
-
-def _tls_context():
-    """A server context with a throwaway self-signed certificate (the client skips
-    verification: what is tested is the deadline under TLS)."""
-    import datetime
-    import ssl
-    import tempfile
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(1)
-        .not_valid_before(now)
-        .not_valid_after(now + datetime.timedelta(hours=1))
-        .sign(key, hashes.SHA256())
-    )
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    with tempfile.NamedTemporaryFile("wb", suffix=".pem") as pem:
-        pem.write(cert.public_bytes(serialization.Encoding.PEM))
-        pem.write(
-            key.private_bytes(
-                serialization.Encoding.PEM,
-                serialization.PrivateFormat.PKCS8,
-                serialization.NoEncryption(),
-            )
-        )
-        pem.flush()
-        context.load_cert_chain(pem.name)
-    return context
+from tests.lti.hostile_server import HostileServer
 
 
 @pytest.fixture
