@@ -127,9 +127,17 @@ def refusal_page(request, refusal: Refused):
         printable(refusal.claim or "-"),
         printable(refusal.detail),
     )
-    return render(
+    from lti.middleware import framed_by_platforms
+
+    response = render(
         request,
         "lti/refused.html",
-        {"message": refusal.message, "claim": refusal.claim, "code": refusal.code},
+        {
+            "message": refusal.message,
+            "message_parts": refusal.message.split("`"),
+            "claim": refusal.claim,
+            "code": refusal.code,
+        },
         status=refusal.status,
     )
+    return framed_by_platforms(response)
