@@ -170,3 +170,14 @@ def test_f11_mixtrals_active_parameters_include_the_shared_layers(text):
         f"the {format_number(mixtral.active_params / 1e9, 3)} billion parameters a token uses, its "
         "two experts and the layers every token shares" in intro
     )
+
+
+def test_f12_the_list_of_what_optimizations_do_names_the_third_regime(text):
+    intro = text["00-intro.md"]
+    assert "moving fewer bytes, doing fewer floating-point operations, launching fewer kernels" in intro
+
+
+def test_f13_a_fit_on_paper_loads_its_weights_and_then_the_engine_refuses(text):
+    intro = text["00-intro.md"]
+    assert "It fits on paper and fails to load." not in intro
+    assert "the weights load, and then the engine refuses to start" in intro
