@@ -1,4 +1,4 @@
-"""Chapters 00-02, third edition: the fixes of a fresh expert review (docs/review.md, "F" findings).
+"""Chapters 00-02, third edition: the fixes of a fresh expert review (docs/review.md, findings F00-F02).
 
 Each test fails on the text the review read and passes on the fixed one.  A figure is recomputed
 from published inputs (the catalog's raw fields, or the measurement as its source prints it), not
@@ -47,10 +47,10 @@ def _recipe(acc: str) -> float:
     return LLAMA7_FP16 / STREAM_DOT[acc] + KERNELS * NODE + GRAPH
 
 
-# ---- F1: the forecasts of the running example agree, because the recipe is checked ----------
+# ---- F01-M1: the running example's forecasts agree, because the recipe is checked ---------
 
 
-def test_f1_the_gpus_chapter_checks_its_recipe_against_gpt_fast(text):
+def test_f01_m1_the_gpus_chapter_checks_its_recipe_against_gpt_fast(text):
     gpus = text["01-gpus.md"]
     predicted = 1 / _recipe("A100")
     error = predicted / GPT_FAST - 1
@@ -68,13 +68,13 @@ def test_f1_the_gpus_chapter_checks_its_recipe_against_gpt_fast(text):
     assert f"{q(3.20 * checked / 3600 * 1e6, 'USD')} at the checked rate" in gpus
 
 
-def test_f1_the_roofline_napkin_says_its_times_are_the_recipes(text):
+def test_f01_m1_the_roofline_napkin_says_its_times_are_the_recipes(text):
     roofline = text["02-roofline.md"]
     error = 1 / _recipe("A100") / GPT_FAST - 1
     assert f"which runs {format_number(100 * error, 2)}% fast against gpt-fast's measured" in roofline
 
 
-def test_f1_the_intro_no_longer_calls_the_a100_and_h100_alike(text):
+def test_f01_m1_the_intro_no_longer_calls_the_a100_and_h100_alike(text):
     intro = text["00-intro.md"]
     assert "which they broadly are" not in intro
     a100 = STREAM_DOT["A100"] / A100.memory_bandwidth
@@ -86,10 +86,10 @@ def test_f1_the_intro_no_longer_calls_the_a100_and_h100_alike(text):
     )
 
 
-# ---- F2: a memory-bound step can gain from 2:4 weights, through their bytes ------------------
+# ---- F01-M2: a memory-bound step can gain from 2:4 weights, through their bytes --------------
 
 
-def test_f2_sparse_weights_save_bytes_that_a_memory_bound_step_can_use(text):
+def test_f01_m2_sparse_weights_save_bytes_that_a_memory_bound_step_can_use(text):
     gpus = text["01-gpus.md"]
     assert "a memory-bound decode step gains nothing" not in gpus
     assert "Finding the non-zeros" not in gpus
@@ -102,21 +102,21 @@ def test_f2_sparse_weights_save_bytes_that_a_memory_bound_step_can_use(text):
 # ---- Imprecisions fixed in the text -----------------------------------------------------------
 
 
-def test_f3_compilation_removed_overhead_and_made_faster_kernels(text):
+def test_f01_i1_compilation_removed_overhead_and_made_faster_kernels(text):
     gpus = text["01-gpus.md"]
     assert "was almost all CPU overhead" not in gpus
     assert f"the other {format_number(100 * (1 - 25.5 / GPT_FAST), 2)}% was mostly CPU overhead" in gpus
     assert "faster matrix-vector kernels" in gpus
 
 
-def test_f4_batch_64_projections_are_not_just_memory_bound(text):
+def test_f02_i1_batch_64_projections_are_not_just_memory_bound(text):
     roofline = text["02-roofline.md"]
     assert "(just) memory-bound" not in roofline
     ridge = H100.peak_flops["bf16"] / H100.memory_bandwidth
     assert f"still memory-bound, at 64 FLOP/byte against a ridge of {format_number(ridge, 3)}" in roofline
 
 
-def test_f5_the_takeaway_gives_the_forecasts_error_bar(text):
+def test_f02_i2_the_takeaway_gives_the_forecasts_error_bar(text):
     roofline = text["02-roofline.md"]
     assert "lands within a few percent" not in roofline
     flops = 2 * 4096**3
@@ -129,19 +129,19 @@ def test_f5_the_takeaway_gives_the_forecasts_error_bar(text):
     )
 
 
-def test_f6_sixteen_users_are_nearly_free_only_with_short_conversations(text):
+def test_f00_i1_sixteen_users_are_nearly_free_only_with_short_conversations(text):
     intro = text["00-intro.md"]
     assert "Serving sixteen users at once costs barely more" not in intro
     assert "Serving sixteen users with short conversations costs barely more time per step" in intro
 
 
-def test_f7_the_v100_is_not_dated_2018_against_the_intro(text):
+def test_f02_i3_the_v100_is_not_dated_2018_against_the_intro(text):
     roofline = text["02-roofline.md"]
     assert "kept a 2018 GPU busy" not in roofline
     assert "the same layer that kept a V100 busy can leave an H100 waiting" in roofline
 
 
-def test_f8_on_chip_memories_are_binary_sized_not_powers_of_two(text):
+def test_f01_i2_on_chip_memories_are_binary_sized_not_powers_of_two(text):
     gpus = text["01-gpus.md"]
     assert "built in powers of two" not in gpus
     # The L2 itself is the counterexample: 50 MiB is binary-sized but no power of two.
@@ -150,19 +150,19 @@ def test_f8_on_chip_memories_are_binary_sized_not_powers_of_two(text):
     assert "whole numbers of KiB and MiB" in gpus
 
 
-def test_f9_elementwise_bytes_are_per_token(text):
+def test_f02_i4_elementwise_bytes_are_per_token(text):
     roofline = text["02-roofline.md"]
     assert "the elementwise kernels move a few hundred kilobytes and are left out" not in roofline
     assert "a few hundred kilobytes per token" in roofline
 
 
-def test_f10_the_cache_table_header_fits_its_fp8_row(text):
+def test_f02_s1_the_cache_table_header_fits_its_fp8_row(text):
     roofline = text["02-roofline.md"]
     assert "KV cache per token (bf16)" not in roofline
     assert "KV cache per token (bf16 unless marked)" in roofline
 
 
-def test_f11_mixtrals_active_parameters_include_the_shared_layers(text):
+def test_f00_i2_mixtrals_active_parameters_include_the_shared_layers(text):
     intro = text["00-intro.md"]
     assert "parameters of the experts a token is routed to" not in intro
     mixtral = physics.model("mixtral-8x7b")
@@ -172,12 +172,24 @@ def test_f11_mixtrals_active_parameters_include_the_shared_layers(text):
     )
 
 
-def test_f12_the_list_of_what_optimizations_do_names_the_third_regime(text):
+def test_f00_i4_the_list_of_what_optimizations_do_names_the_third_regime(text):
     intro = text["00-intro.md"]
     assert "moving fewer bytes, doing fewer floating-point operations, launching fewer kernels" in intro
 
 
-def test_f13_a_fit_on_paper_loads_its_weights_and_then_the_engine_refuses(text):
+def test_f00_i3_a_fit_on_paper_loads_its_weights_and_then_the_engine_refuses(text):
     intro = text["00-intro.md"]
     assert "It fits on paper and fails to load." not in intro
     assert "the weights load, and then the engine refuses to start" in intro
+
+
+def test_f01_s1_the_l2_note_introduces_the_decoder_block_figure(text):
+    gpus = text["01-gpus.md"]
+    assert "The per-block figure counts attention" not in gpus
+    assert "The decoder block above counts its attention, MLP and norms" in gpus
+
+
+def test_f02_i5_a_quantized_cache_is_usually_dequantized_for_the_arithmetic(text):
+    roofline = text["02-roofline.md"]
+    assert "the arithmetic still runs in 16 bits" not in roofline
+    assert "the arithmetic usually still runs in 16 bits" in roofline
