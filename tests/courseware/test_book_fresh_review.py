@@ -1,4 +1,4 @@
-"""Chapters 00-02, third edition: the fixes of a fresh expert review (docs/review.md, findings F00-F02).
+"""Chapters 00-02, third edition: a fresh expert review's fixes (docs/review.md, F00-F02).
 
 Each test fails on the text the review read and passes on the fixed one.  A figure is recomputed
 from published inputs (the catalog's raw fields, or the measurement as its source prints it), not
@@ -43,7 +43,7 @@ def q(value, unit, **kw):
 
 
 def _recipe(acc: str) -> float:
-    """Chapter 01's recipe for one token: weights at STREAM bandwidth, a node per kernel, one graph."""
+    """Chapter 01's recipe for one token: weights at STREAM rate, a node per kernel, one graph."""
     return LLAMA7_FP16 / STREAM_DOT[acc] + KERNELS * NODE + GRAPH
 
 
@@ -71,7 +71,9 @@ def test_f01_m1_the_gpus_chapter_checks_its_recipe_against_gpt_fast(text):
 def test_f01_m1_the_roofline_napkin_says_its_times_are_the_recipes(text):
     roofline = text["02-roofline.md"]
     error = 1 / _recipe("A100") / GPT_FAST - 1
-    assert f"which runs {format_number(100 * error, 2)}% fast against gpt-fast's measured" in roofline
+    assert (
+        f"which runs {format_number(100 * error, 2)}% fast against gpt-fast's measured" in roofline
+    )
 
 
 def test_f01_m1_the_intro_no_longer_calls_the_a100_and_h100_alike(text):
@@ -105,7 +107,10 @@ def test_f01_m2_sparse_weights_save_bytes_that_a_memory_bound_step_can_use(text)
 def test_f01_i1_compilation_removed_overhead_and_made_faster_kernels(text):
     gpus = text["01-gpus.md"]
     assert "was almost all CPU overhead" not in gpus
-    assert f"the other {format_number(100 * (1 - 25.5 / GPT_FAST), 2)}% was mostly CPU overhead" in gpus
+    assert (
+        f"the other {format_number(100 * (1 - 25.5 / GPT_FAST), 2)}% was mostly CPU overhead"
+        in gpus
+    )
     assert "faster matrix-vector kernels" in gpus
 
 
@@ -113,7 +118,10 @@ def test_f02_i1_batch_64_projections_are_not_just_memory_bound(text):
     roofline = text["02-roofline.md"]
     assert "(just) memory-bound" not in roofline
     ridge = H100.peak_flops["bf16"] / H100.memory_bandwidth
-    assert f"still memory-bound, at 64 FLOP/byte against a ridge of {format_number(ridge, 3)}" in roofline
+    assert (
+        f"still memory-bound, at 64 FLOP/byte against a ridge of {format_number(ridge, 3)}"
+        in roofline
+    )
 
 
 def test_f02_i2_the_takeaway_gives_the_forecasts_error_bar(text):
@@ -174,7 +182,10 @@ def test_f00_i2_mixtrals_active_parameters_include_the_shared_layers(text):
 
 def test_f00_i4_the_list_of_what_optimizations_do_names_the_third_regime(text):
     intro = text["00-intro.md"]
-    assert "moving fewer bytes, doing fewer floating-point operations, launching fewer kernels" in intro
+    assert (
+        "moving fewer bytes, doing fewer floating-point operations, launching fewer kernels"
+        in intro
+    )
 
 
 def test_f00_i3_a_fit_on_paper_loads_its_weights_and_then_the_engine_refuses(text):
