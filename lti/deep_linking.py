@@ -1,5 +1,8 @@
 """Deep linking: an instructor, launched from the LMS, picks chapters and quizzes to place there.
 
+What is offered is the offering of the launch's own LMS context (the launch mapped it), and only
+that offering's staff may pick.
+
 The response (a JWT the tool signs) is built by PyLTI1p3 from the launch kept in the cache; a
 quiz goes with its line item (label, maximum score, resource id), so the LMS creates the
 gradebook column that passback then fills.
@@ -18,8 +21,9 @@ from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.exception import LtiException
 from pylti1p3.lineitem import LineItem
 
-from courseware.models import Chapter, Role
-from courseware.roles import current_course, role_of
+from courseware.models import Chapter
+from courseware.roles import STAFF, role_of
+from lti.models import ContextOffering
 from lti.tool import ToolConf, origin
 from quizzes.models import Quiz
 
@@ -42,13 +46,13 @@ def quiz_max_points(quiz: Quiz) -> Decimal:
     return total
 
 
-def resources_for(request, picks: list[str], course) -> list[DeepLinkResource]:
+def resources_for(request, picks: list[str], offering) -> list[DeepLinkResource]:
     launch_url = request.build_absolute_uri(reverse("lti:launch"))
     resources = []
     for pick in picks:
         kind, _, slug = pick.partition(":")
         if kind == "quiz":
-            quiz = Quiz.objects.for_course(course).visible().filter(slug=slug).first()
+            quiz = Quiz.objects.for_offering(offering).visible().filter(slug=slug).first()
             if quiz is None:
                 continue
             line_item = (
@@ -66,7 +70,7 @@ def resources_for(request, picks: list[str], course) -> list[DeepLinkResource]:
                 .set_lineitem(line_item)
             )
         elif kind == "chapter":
-            chapter = Chapter.objects.for_course(course).filter(slug=slug).first()
+            chapter = Chapter.objects.for_course(offering.course_id).filter(slug=slug).first()
             if chapter is None:
                 continue
             resource = (
@@ -97,8 +101,13 @@ def deep_link(request):
             message_launch = None
     if message_launch is None or not message_launch.is_deep_link_launch():
         return render(request, "lti/refused.html", {"message": EXPIRED}, status=400)
-    course = current_course()
-    if role_of(request.user, course) not in {Role.INSTRUCTOR, Role.AUTHOR}:
+    link = (
+        ContextOffering.objects.filter(context_id=launched.get("context"))
+        .select_related("offering__course")
+        .first()
+    )
+    offering = link.offering if link is not None else None
+    if offering is None or role_of(request.user, offering) not in STAFF:
         return render(
             request,
             "lti/refused.html",
@@ -109,7 +118,7 @@ def deep_link(request):
         "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings", {}
     )
     if request.method == "POST":
-        resources = resources_for(request, request.POST.getlist("pick"), course)
+        resources = resources_for(request, request.POST.getlist("pick"), offering)
         if not resources:
             error = "Choose at least one chapter or quiz."
         else:
@@ -127,8 +136,9 @@ def deep_link(request):
         request,
         "lti/deep_link.html",
         {
-            "quizzes": Quiz.objects.for_course(course).visible(),
-            "chapters": Chapter.objects.for_course(course),
+            "offering": offering,
+            "quizzes": Quiz.objects.for_offering(offering).visible(),
+            "chapters": Chapter.objects.for_course(offering.course_id),
             "multiple": settings.get("accept_multiple", True),
             "error": error,
         },

@@ -42,6 +42,7 @@ ROLES = {
     "Mentor": "http://purl.imsglobal.org/vocab/lis/v2/membership#Mentor",
 }
 CONTEXT_ID = "course-101"
+CONTEXT_TITLE = "Hardware Reality (demo LMS)"
 
 
 class _Request(Request):
@@ -86,10 +87,16 @@ class _Launch(LTIAdvantageMessageLaunchAbstract):
     def prepare_launch(self, preflight_response):
         p, s = self.platform, self.spec
         self.set_user_data(s["user"], [ROLES[r] for r in s["roles"]], s.get("name"), s.get("email"))
-        self.set_launch_context_claim(CONTEXT_ID, context_title="Hardware Reality (demo LMS)")
+        # One LMS course unless the spec names another (each is its own offering on the tool).
+        context = s.get("context", CONTEXT_ID)
+        self.set_launch_context_claim(
+            context,
+            context_title=s.get("context_title", CONTEXT_TITLE),
+            context_label=s.get("context_label"),
+        )
         self.set_launch_presentation_claim(document_target="iframe")
-        self.set_nrps(f"{p.url}/nrps/{CONTEXT_ID}/memberships")
-        self.set_ags(f"{p.url}/ags/{CONTEXT_ID}/lineitems", s.get("lineitem"))
+        self.set_nrps(f"{p.url}/nrps/{context}/memberships")
+        self.set_ags(f"{p.url}/ags/{context}/lineitems", s.get("lineitem"))
         if s.get("deep_link"):
             self.set_dl(f"{p.url}/deep_link_return", title="Pick content")
         else:
@@ -118,12 +125,13 @@ class _Launch(LTIAdvantageMessageLaunchAbstract):
 
 
 class _Ags(AssignmentsGradesService):
-    def __init__(self, request, conf, platform, lineitem_url=None):
-        super().__init__(request, conf, f"{platform.url}/ags/{CONTEXT_ID}/lineitems", lineitem_url)
-        self.platform = platform
+    def __init__(self, request, conf, platform, lineitem_url=None, context=CONTEXT_ID):
+        super().__init__(request, conf, f"{platform.url}/ags/{context}/lineitems", lineitem_url)
+        self.platform, self.context = platform, context
 
     def find_lineitems(self, page=1, limit=None, **filters):
-        items = list(self.platform.lineitems.values())
+        base = f"{self.platform.url}/ags/{self.context}/lineitems/"
+        items = [i for i in self.platform.lineitems.values() if i["id"].startswith(base)]
         for key, field in (("tag", "tag"), ("resource_id", "resourceId")):
             if filters.get(key):
                 items = [i for i in items if i.get(field) == filters[key]]
@@ -136,7 +144,7 @@ class _Ags(AssignmentsGradesService):
             raise LineItemNotFoundException() from None
 
     def create_lineitem(self, creation_data):
-        return self.platform.add_lineitem(dict(creation_data))
+        return self.platform.add_lineitem(dict(creation_data), self.context)
 
     def update_lineitem(self, update_data):
         item = self.find_lineitem(update_data["id"])
@@ -160,21 +168,26 @@ class _Ags(AssignmentsGradesService):
 
 
 class _Nrps(NamesRoleProvisioningService):
-    def __init__(self, request, conf, platform):
-        super().__init__(request, conf, f"{platform.url}/nrps/{CONTEXT_ID}/memberships")
-        self.platform = platform
+    def __init__(self, request, conf, platform, context=CONTEXT_ID):
+        super().__init__(request, conf, f"{platform.url}/nrps/{context}/memberships")
+        self.platform, self.context = platform, context
 
     def get_member_data_page(self, page=1, limit=None, role=None, since=None, **kwargs):
-        return {"content": [dict(m) for m in self.platform.members], "has_next": False}
+        members = self.platform.rosters.get(self.context, self.platform.members)
+        return {"content": [dict(m) for m in members], "has_next": False}
 
     def get_context_by_id(self):
-        return Context(id=CONTEXT_ID, label="HR-101", title="Hardware Reality (demo LMS)")
+        return Context(id=self.context, label="HR-101", title=CONTEXT_TITLE)
 
 
 class DemoPlatform:
     """The platform: start(), then point a browser or `requests` at start_url(...)."""
 
-    def __init__(self, tool_url, *, host="127.0.0.1", port=0, client_id="hardware-reality"):
+    def __init__(
+        self, tool_url, *, host="127.0.0.1", port=0, client_id="hardware-reality", issuer=None
+    ):
+        """`issuer`: the platform's `iss` (default: its own URL); two platforms given one
+        issuer and their own client ids are two registrations of one LMS (Canvas cloud)."""
         self.tool_url = tool_url.rstrip("/")
         self.client_id, self.deployment_id = client_id, "deployment-1"
         key = JWK.generate(kty="RSA", size=2048)
@@ -186,6 +199,8 @@ class DemoPlatform:
             {"user_id": "student-alan", "name": "Alan Turing", "roles": [ROLES["Learner"]]},
             {"user_id": "teacher-grace", "name": "Grace Hopper", "roles": [ROLES["Instructor"]]},
         ]
+        # Another LMS course's members: {context id: members} (default: `members`).
+        self.rosters: dict[str, list] = {}
         self.down = False
         self.last_launch = None
         self._hints: dict[str, dict] = {}
@@ -193,7 +208,7 @@ class DemoPlatform:
         self._server.daemon_threads = True
         shown_host = "localhost" if host in {"127.0.0.1", "localhost"} and port == 0 else host
         self.url = f"http://{shown_host}:{self._server.server_address[1]}"
-        self.issuer = self.url
+        self.issuer = issuer or self.url
 
     # -- control ---------------------------------------------------------------------------
     def start(self, *, poll_interval: float = 0.5):
@@ -220,8 +235,8 @@ class DemoPlatform:
             "jwks_url": f"{self.url}/jwks",
         }
 
-    def add_lineitem(self, data: dict) -> dict:
-        data["id"] = f"{self.url}/ags/{CONTEXT_ID}/lineitems/{len(self.lineitems) + 1}"
+    def add_lineitem(self, data: dict, context: str = CONTEXT_ID) -> dict:
+        data["id"] = f"{self.url}/ags/{context}/lineitems/{len(self.lineitems) + 1}"
         self.lineitems[data["id"]] = data
         return data
 
@@ -336,16 +351,17 @@ def _handler(platform: DemoPlatform):
                 return self._send(
                     200, _page(f"<h1>Placed in the course</h1><ul>{titles}</ul>{back}")
                 )
-            if path == f"/nrps/{CONTEXT_ID}/memberships":
-                return self._service(
-                    _Nrps(_Request(req), platform.conf(), platform).handle_get_members()
-                )
-            prefix = f"/ags/{CONTEXT_ID}/lineitems"
-            if path.startswith(prefix):
+            parts = path.strip("/").split("/")
+            if len(parts) == 3 and parts[0] == "nrps" and parts[2] == "memberships":
+                nrps = _Nrps(_Request(req), platform.conf(), platform, context=parts[1])
+                return self._service(nrps.handle_get_members())
+            if len(parts) >= 3 and parts[0] == "ags" and parts[2] == "lineitems":
+                context = parts[1]
+                prefix = f"/ags/{context}/lineitems"
                 rest = path[len(prefix) :].strip("/").split("/")
                 conf = platform.conf()
                 if rest == [""]:
-                    ags = _Ags(_Request(req), conf, platform)
+                    ags = _Ags(_Request(req), conf, platform, context=context)
                     handle = (
                         ags.handle_create_lineitem
                         if req["method"] == "POST"
@@ -353,7 +369,7 @@ def _handler(platform: DemoPlatform):
                     )
                     return self._service(handle())
                 item_url = f"{platform.url}{prefix}/{rest[0]}"
-                ags = _Ags(_Request(req), conf, platform, item_url)
+                ags = _Ags(_Request(req), conf, platform, item_url, context=context)
                 if rest[1:] == ["scores"]:
                     return self._service(ags.handle_update_score(item_url))
                 if rest[1:] == ["results"]:

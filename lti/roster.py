@@ -1,5 +1,7 @@
-"""Roster sync (LTI NRPS): the LMS course's members become enrolments here, so the gradebook
-lists students who never launched (their quizzes show as missing work)."""
+"""Roster sync (LTI NRPS): the members of the LMS courses linked to an offering become its
+enrolments, so the gradebook lists students who never launched (their quizzes show as missing
+work). Accounts are per registration, as for launches; an enrolment made on this site is never
+changed, one an LMS made follows the LMS's role."""
 
 from __future__ import annotations
 
@@ -11,8 +13,8 @@ from lti_tool.models import LtiContext, LtiUser
 from pylti1p3.exception import LtiException
 from pylti1p3.names_roles import NamesRolesProvisioningService
 
-from courseware.models import Enrollment, Role
-from lti.launch import course_role, new_account
+from courseware.models import Role
+from lti.launch import enrol, new_account, offering_role
 from lti.models import GradeSync, QuizLineItem
 from lti.tool import connector
 
@@ -28,13 +30,14 @@ class RosterResult:
     skipped: int = 0
 
 
-def contexts_of(course):
-    return LtiContext.objects.filter(course_link__course=course).select_related(
+def contexts_of(offering):
+    """The LMS contexts linked to the offering."""
+    return LtiContext.objects.filter(offering_link__offering=offering).select_related(
         "deployment__registration"
     )
 
 
-def sync_context(context: LtiContext, course) -> RosterResult:
+def sync_context(context: LtiContext, offering) -> RosterResult:
     if not context.memberships_url:
         raise RosterError(f"The LMS gave no roster service for {context}.")
     registration = context.deployment.registration
@@ -50,33 +53,24 @@ def sync_context(context: LtiContext, course) -> RosterResult:
     with transaction.atomic():
         for member in members:
             result.members += 1
-            role = course_role(member.get("roles", []))
+            role = offering_role(member.get("roles", []))
             sub = member.get("user_id")
             if role is None or not sub or member.get("status", "Active") != "Active":
                 result.skipped += 1
                 continue
             lti_user, _ = LtiUser.objects.get_or_create(registration=registration, sub=sub)
             if lti_user.auth_user_id is None:
-                linked = (
-                    LtiUser.objects.filter(
-                        registration__issuer=registration.issuer, sub=sub, auth_user__isnull=False
-                    )
-                    .values_list("auth_user_id", flat=True)
-                    .first()
-                )
-                if linked is None:
-                    user = new_account(registration.issuer, sub)
-                    user.first_name = (member.get("given_name") or member.get("name") or "")[:150]
-                    user.last_name = (member.get("family_name") or "")[:150]
-                    user.email = member.get("email") or ""
-                    user.save(update_fields=["first_name", "last_name", "email"])
-                    linked = user.pk
-                lti_user.auth_user_id = linked
+                # This registration's own account for the member: never another registration's.
+                user = new_account(registration, sub)
+                user.first_name = (member.get("given_name") or member.get("name") or "")[:150]
+                user.last_name = (member.get("family_name") or "")[:150]
+                user.email = member.get("email") or ""
+                user.save(update_fields=["first_name", "last_name", "email"])
+                lti_user.auth_user = user
                 lti_user.save(update_fields=["auth_user"])
-            _, created = Enrollment.objects.get_or_create(
-                user_id=lti_user.auth_user_id, course=course, defaults={"role": role}
-            )
-            result.added += created
+            before = offering.enrollments.filter(user_id=lti_user.auth_user_id).exists()
+            enrol(user=lti_user.auth_user, offering=offering, role=role)
+            result.added += not before
             if role == Role.STUDENT:
                 for line_item in line_items:
                     GradeSync.objects.get_or_create(
@@ -87,13 +81,13 @@ def sync_context(context: LtiContext, course) -> RosterResult:
     return result
 
 
-def sync_course(course) -> RosterResult:
+def sync_offering(offering) -> RosterResult:
     total = RosterResult()
-    contexts = list(contexts_of(course))
+    contexts = list(contexts_of(offering))
     if not contexts:
         raise RosterError("No LMS course is linked yet: launch from the LMS once first.")
     for context in contexts:
-        result = sync_context(context, course)
+        result = sync_context(context, offering)
         total.members += result.members
         total.added += result.added
         total.skipped += result.skipped

@@ -29,15 +29,21 @@ def _points(value) -> str:
 
 
 def _results(attempt) -> str:
-    return reverse("quizzes:attempt_results", args=[attempt.pk])
+    return reverse("quizzes:attempt_results", args=[attempt.quiz.offering.slug, attempt.pk])
 
 
-def score_notices(student, attempt: Attempt | None = None) -> list[ScoreNotice]:
-    """Newest first; with ``attempt``, only the changes to that attempt of the student."""
-    submitted = Attempt.objects.filter(student=student, status=AttemptStatus.SUBMITTED)
+def score_notices(student, attempt: Attempt | None = None, *, offering=None) -> list[ScoreNotice]:
+    """Newest first: the changes to the student's attempts in `offering` (the attempt's own
+    offering with ``attempt``, and then only the changes to that attempt)."""
+    offering = offering or attempt.quiz.offering
+    submitted = Attempt.objects.filter(
+        student=student, status=AttemptStatus.SUBMITTED, quiz__offering=offering
+    )
     if attempt is not None:
         submitted = submitted.filter(pk=attempt.pk)
     attempts = {a.pk: a for a in submitted.select_related("quiz").order_by("pk")}
+    for each in attempts.values():
+        each.quiz.offering = offering
     notices = []
     # The override in force for each attempt or question: a later one replaces an earlier one,
     # whose reason no longer describes the score (the results page shows only the latest).
@@ -68,9 +74,9 @@ def score_notices(student, attempt: Attempt | None = None) -> list[ScoreNotice]:
         )
     # A run's preview lists each changed response with its student; runs are few (one per
     # corrected template), so they are read whole rather than searched inside their JSON.
-    runs = RegradeRun.objects.filter(status=RegradeStatus.APPLIED).select_related(
-        "template", "target_version"
-    )
+    runs = RegradeRun.objects.filter(
+        status=RegradeStatus.APPLIED, offering=offering
+    ).select_related("template", "target_version")
     for run in runs.order_by("-applied_at")[:50]:
         version = run.target_version
         reason = f"The question was regraded against its version {version.number}" + (

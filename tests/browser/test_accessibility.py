@@ -18,6 +18,7 @@ from django.core.management import call_command
 from courseware.management.commands.setup_demo import DEMO_PASSWORD, create_demo
 from quizzes.models import Attempt, Response
 from tests.browser.conftest import log_in
+from tests.factories import OFFERING
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -71,9 +72,9 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
 
     # Student: homework with a checked answer, an exam, results, progress, a 403.
     log_in(page, "student1", DEMO_PASSWORD)
-    for path in ("/", "/chapters/inference/", "/quizzes/"):
+    for path in ("/", "/chapters/inference/", "/o/hardware-reality/quizzes/"):
         audit(path)
-    page.goto("/quizzes/roofline-quiz/")
+    page.goto("/o/hardware-reality/quizzes/roofline-quiz/")
     audit(_here(page))
     page.get_by_role("button", name="Start attempt").click()
     page.wait_for_url("**/attempts/*/")
@@ -83,7 +84,7 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
     page.locator(".feedback").first.wait_for()
     homework = _here(page)
     audit(homework)
-    page.goto("/quizzes/part-1-checkpoint-exam/")
+    page.goto("/o/hardware-reality/quizzes/part-1-checkpoint-exam/")
     page.get_by_role("button", name="Start attempt").click()
     page.wait_for_url("**/attempts/*/")
     page.locator("input.answer-input").first.type("banana", delay=10)
@@ -97,8 +98,8 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
     page.get_by_role("button", name="Submit now").click()
     page.wait_for_url("**/results/")
     audit(_here(page))
-    audit("/progress/")
-    audit("/instructor/")  # the 403 page
+    audit("/o/hardware-reality/progress/")
+    audit("/o/hardware-reality/instructor/")  # the 403 page
 
     # Instructor: every page, with the student's work in them.
     page.context.clear_cookies()
@@ -107,15 +108,15 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
     answered = Response.objects.filter(variant__attempt__student=student).first()
     slug = answered.variant.version.template.slug
     for path in (
-        "/instructor/",
-        "/instructor/gradebook/",
-        "/instructor/gradebook/?show=missing",
-        f"/instructor/students/{student.pk}/",
-        "/instructor/items/",
-        f"/instructor/items/{slug}/",
-        "/instructor/misconceptions/",
-        "/instructor/variants/",
-        "/instructor/regrade/",
+        "/o/hardware-reality/instructor/",
+        "/o/hardware-reality/instructor/gradebook/",
+        "/o/hardware-reality/instructor/gradebook/?show=missing",
+        f"/o/{OFFERING}/instructor/students/{student.pk}/",
+        "/o/hardware-reality/instructor/items/",
+        f"/o/{OFFERING}/instructor/items/{slug}/",
+        "/o/hardware-reality/instructor/misconceptions/",
+        "/o/hardware-reality/instructor/variants/",
+        "/o/hardware-reality/instructor/regrade/",
     ):
         audit(path)
     page.get_by_label("Template").select_option(str(answered.variant.version.template_id))
@@ -123,7 +124,7 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
     page.wait_for_load_state("networkidle")
     if page.get_by_role("button", name="Preview the changes").count():
         page.get_by_role("button", name="Preview the changes").click()
-    page.wait_for_url(re.compile(r"/instructor/regrade/\d+/$"))
+    page.wait_for_url(re.compile(r"/o/hardware-reality/instructor/regrade/\d+/$"))
     audit(_here(page))
 
     # Author: the studio list, the editor with its preview, validation, quiz items.
@@ -145,8 +146,8 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
     for path in (
         "/studio/new/",
         "/studio/import/",
-        "/studio/quizzes/",
-        "/studio/quizzes/roofline-quiz/",
+        "/o/hardware-reality/instructor/quizzes/",
+        "/o/hardware-reality/instructor/quizzes/roofline-quiz/",
     ):
         audit(path)
 

@@ -11,6 +11,7 @@ from quizzes.models import Variant
 from quizzes.services.questions import common_error_values
 from tests.browser.conftest import log_in, screenshot
 from tests.factories import (
+    OFFERING,
     PASSWORD,
     ChapterFactory,
     CourseFactory,
@@ -98,7 +99,7 @@ def test_hostile_template_taken_and_reviewed_fires_nothing(page, browser, live_s
     page.context.clear_cookies()
 
     log_in(page, "student", PASSWORD)
-    _visit(page, f"/quizzes/{quiz.slug}/")
+    _visit(page, f"/o/{OFFERING}/quizzes/{quiz.slug}/")
     page.get_by_role("button", name="Start attempt").click()
     page.wait_for_url("**/attempts/*/")
     page.wait_for_load_state("networkidle")
@@ -122,7 +123,7 @@ def test_hostile_template_taken_and_reviewed_fires_nothing(page, browser, live_s
     page.context.clear_cookies()
 
     log_in(page, "instructor", PASSWORD)
-    _visit(page, f"/instructor/students/{people['student'].pk}/")
+    _visit(page, f"/o/{OFFERING}/instructor/students/{people['student'].pk}/")
     screenshot(page, "security-instructor-history")
     watch.assert_clean()
 

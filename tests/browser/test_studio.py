@@ -16,7 +16,7 @@ from quizzes.models import QuestionTemplate, Quiz, Variant
 from quizzes.services import authoring
 from quizzes.services.bank import read_bank, sync_bank
 from tests.browser.conftest import log_in, screenshot
-from tests.factories import PASSWORD, ChapterFactory, CourseFactory, EnrollmentFactory
+from tests.factories import PASSWORD, ChapterFactory, CourseFactory, EnrollmentFactory, offering_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,7 +27,9 @@ SLUG = "studio-decode-floor"
 def people():
     course = CourseFactory()
     chapter = ChapterFactory(part__course=course, slug="inference", title="Inference")
-    Quiz.objects.create(course=course, slug="studio-quiz", title="Studio quiz", chapter=chapter)
+    Quiz.objects.create(
+        offering=offering_of(course), slug="studio-quiz", title="Studio quiz", chapter=chapter
+    )
     # The shipped bank, so the list reads as it will for a real author.
     sync_bank(bank=read_bank(), course=course)
     author = EnrollmentFactory(course=course, role="author", user__username="ren").user
@@ -157,7 +159,7 @@ def test_author_writes_validates_publishes_and_a_student_gets_it(page, people, s
     # The student now gets the new question, generated from version 2.
     page.context.clear_cookies()
     log_in(page, student.username, PASSWORD)
-    page.goto("/quizzes/studio-quiz/")
+    page.goto("/o/hardware-reality/quizzes/studio-quiz/")
     page.get_by_role("button", name="Start attempt").click()
     page.wait_for_url("**/attempts/*/")
     variant = Variant.objects.get(attempt__student=student)

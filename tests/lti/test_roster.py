@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from lti_tool.models import LtiRegistration
 
 from courseware.models import Enrollment
 from lti.launch import username_for
@@ -20,19 +21,20 @@ def test_roster_sync_lists_students_who_never_launched(platform, course, client,
     platform.members.append({"user_id": "left", "roles": ["Learner"], "status": "Inactive"})
     platform.members.append({"user_id": "mentor", "roles": ["Mentor"]})
     client.force_login(instructor)
-    response = client.post("/lti/roster/", follow=True)
+    response = client.post("/o/hardware-reality/lms/roster/", follow=True)
     text = response.content.decode()
     assert "5 member(s) in the LMS, 2 new here, 2 without a role of ours" in text
-    alan = Enrollment.objects.get(user__username=username_for(platform.issuer, "student-alan"))
-    assert alan.role == "student"
-    grace = Enrollment.objects.get(user__username=username_for(platform.issuer, "teacher-grace"))
+    registration = LtiRegistration.objects.get(issuer=platform.issuer)
+    alan = Enrollment.objects.get(user__username=username_for(registration, "student-alan"))
+    assert alan.role == "student" and alan.source == "lms"
+    grace = Enrollment.objects.get(user__username=username_for(registration, "teacher-grace"))
     assert grace.role == "instructor"
     assert not Enrollment.objects.filter(user__username__endswith="left").exists()
     assert GradeSync.objects.filter(user=alan.user).count() == 1
-    gradebook = client.get("/instructor/gradebook/").content.decode()
+    gradebook = client.get("/o/hardware-reality/instructor/gradebook/").content.decode()
     assert "Alan" in gradebook and "Turing" in gradebook
     # Syncing again adds nobody twice.
-    again = client.post("/lti/roster/", follow=True).content.decode()
+    again = client.post("/o/hardware-reality/lms/roster/", follow=True).content.decode()
     assert "0 new here" in again
 
 
@@ -43,13 +45,13 @@ def test_roster_sync_with_the_platform_down_says_so_and_changes_nothing(
     before = Enrollment.objects.count()
     platform.down = True
     client.force_login(instructor)
-    text = client.post("/lti/roster/", follow=True).content.decode()
+    text = client.post("/o/hardware-reality/lms/roster/", follow=True).content.decode()
     assert "did not send its roster" in text and Enrollment.objects.count() == before
 
 
 def test_roster_sync_before_any_launch_explains(client, instructor):
-    text = client.post("/lti/roster/", follow=True).content.decode()
-    assert client.post("/lti/roster/").status_code in (302, 403)
+    text = client.post("/o/hardware-reality/lms/roster/", follow=True).content.decode()
+    assert client.post("/o/hardware-reality/lms/roster/").status_code in (302, 403)
     client.force_login(instructor)
-    text = client.post("/lti/roster/", follow=True).content.decode()
+    text = client.post("/o/hardware-reality/lms/roster/", follow=True).content.decode()
     assert "launch from the LMS once first" in text

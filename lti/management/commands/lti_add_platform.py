@@ -6,6 +6,8 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import URLValidator
 
+from courseware.models import Offering
+from lti.models import PlatformTemplate
 from lti.tool import register_platform
 
 
@@ -33,6 +35,14 @@ class Command(BaseCommand):
             dest="frame_origins",
             help="An origin whose pages frame ours (repeat; default: issuer and login URL).",
         )
+        parser.add_argument(
+            "--template-offering",
+            default=None,
+            help=(
+                "The offering (its slug) that a new LMS course of this platform is copied from "
+                "at its instructor's first launch (default: the site's default offering)."
+            ),
+        )
 
     def handle(self, *args, **options):
         check = URLValidator(schemes=["http", "https"])
@@ -50,6 +60,11 @@ class Command(BaseCommand):
         deployment_ids = [d.strip() for d in options["deployment_ids"] if d.strip()]
         if not deployment_ids:
             raise CommandError("Give at least one non-empty --deployment-id.")
+        template = None
+        if options["template_offering"]:
+            template = Offering.objects.filter(slug=options["template_offering"]).first()
+            if template is None:
+                raise CommandError(f"No offering with the slug {options['template_offering']!r}.")
         registration, created = register_platform(
             name=options["name"],
             issuer=options["issuer"].strip(),
@@ -60,6 +75,10 @@ class Command(BaseCommand):
             jwks_url=options["jwks_url"],
             frame_origins=options["frame_origins"],
         )
+        if template is not None:
+            PlatformTemplate.objects.update_or_create(
+                registration=registration, defaults={"offering": template}
+            )
         verb = "Registered" if created else "Updated"
         self.stdout.write(
             self.style.SUCCESS(
