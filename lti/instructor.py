@@ -63,7 +63,10 @@ def sync_roster(request):
         result = roster.sync_offering(request.offering)
     except roster.RosterError as error:
         messages.error(request, str(error))
-    else:
+        return redirect("lms:grades", offering=request.offering.slug)
+    for error in result.errors:  # one LMS course that failed; the others were synced
+        messages.error(request, error)
+    if result.members or not result.errors:
         messages.success(
             request,
             f"Roster: {result.members} member(s) in the LMS, {result.added} new here"

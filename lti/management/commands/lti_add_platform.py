@@ -8,6 +8,7 @@ from django.core.validators import URLValidator
 
 from courseware.models import Offering
 from lti.models import PlatformTemplate
+from lti.network import hostname
 from lti.tool import register_platform
 
 
@@ -36,6 +37,26 @@ class Command(BaseCommand):
             help="An origin whose pages frame ours (repeat; default: issuer and login URL).",
         )
         parser.add_argument(
+            "--token-audience",
+            default="",
+            help="The 'aud' of our access-token requests when the LMS names one other than its "
+            "token URL (Brightspace: its 'OAuth2 Audience', https://api.brightspace.com/auth/token).",
+        )
+        parser.add_argument(
+            "--service-host",
+            action="append",
+            default=[],
+            dest="service_hosts",
+            help="A further host of the LMS's grade and roster services (repeat; the issuer's, "
+            "login, token, key-set and frame-origin hosts are allowed already).",
+        )
+        parser.add_argument(
+            "--allow-local-network",
+            action="store_true",
+            help="Only for a demo or test LMS: allow plain http and addresses on this machine "
+            "or its private network for this platform's URLs (never for a real LMS).",
+        )
+        parser.add_argument(
             "--template-offering",
             default=None,
             help=(
@@ -57,6 +78,14 @@ class Command(BaseCommand):
                 check(url)
             except ValidationError:
                 raise CommandError(f"{flag} must be an http(s) URL, not {url!r}.") from None
+        if len(options["token_audience"].strip()) > 255:
+            raise CommandError("--token-audience is longer than 255 characters.")
+        hosts = []
+        for host in options["service_hosts"]:
+            name = hostname(host if "//" in host else f"https://{host}")
+            if not name:
+                raise CommandError(f"--service-host must be a host name, not {host!r}.")
+            hosts.append(name)
         deployment_ids = [d.strip() for d in options["deployment_ids"] if d.strip()]
         if not deployment_ids:
             raise CommandError("Give at least one non-empty --deployment-id.")
@@ -74,6 +103,9 @@ class Command(BaseCommand):
             token_url=options["token_url"],
             jwks_url=options["jwks_url"],
             frame_origins=options["frame_origins"],
+            token_audience=options["token_audience"].strip(),
+            service_hosts=hosts,
+            allow_local_network=options["allow_local_network"],
         )
         if template is not None:
             PlatformTemplate.objects.update_or_create(

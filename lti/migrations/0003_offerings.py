@@ -41,7 +41,7 @@ def to_courses(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("courseware", "0002_offerings"),
-        ("lti", "0001_lti_framing_nonces_line_items_grade_sync"),
+        ("lti", "0002_launch_state_key_sets_service_hosts"),
         ("lti_tool", "0008_ltideployment_pns_url_and_more"),
         ("quizzes", "0010_offerings"),
     ]
