@@ -298,3 +298,14 @@ def test_a_template_of_another_book_is_never_copied_across_courses(offering):
     assert {i.template.course_id for i in QuizItem.objects.filter(quiz__offering=copy)} == {
         offering.course_id
     }
+
+
+def test_the_list_counts_each_offerings_students_and_quizzes_once(admin_client, offering):
+    """Two counts over two joins: each is distinct (3 students and 2 quizzes, not 6 and 6)."""
+    for _ in range(3):
+        EnrollmentFactory(offering=offering)
+    make_quiz(offering, slug="one")
+    make_quiz(offering, slug="two")
+    response = admin_client.get(reverse("site:offering_list"))
+    row = response.context["offerings"].get(pk=offering.pk)
+    assert (row.students, row.quiz_count) == (3, 2)
