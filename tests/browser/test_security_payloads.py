@@ -19,6 +19,8 @@ from tests.factories import (
     QuestionTemplateFactory,
     QuizFactory,
     QuizItemFactory,
+    UserFactory,
+    site_role,
 )
 from tests.security.hostile import hostile_chapter, hostile_source
 
@@ -39,8 +41,10 @@ def site():
     QuizItemFactory(quiz=quiz, template=template, position=1)
     people = {
         role: EnrollmentFactory(course=course, role=role, user__username=role).user
-        for role in ("student", "instructor", "author")
+        for role in ("student", "instructor")
     }
+    people["author"] = UserFactory(username="author")
+    site_role(people["author"], "author")  # the bank is the site's authors'
     return quiz, people
 
 
