@@ -75,8 +75,10 @@ def score_notices(
         )
     # A run's preview lists each changed response with its student; runs are few (one per
     # corrected template), so they are read whole rather than searched inside their JSON.
+    # Only the runs of the offerings these attempts belong to (one, from the page's offering).
     runs = RegradeRun.objects.filter(
-        status=RegradeStatus.APPLIED, offering=offering
+        status=RegradeStatus.APPLIED,
+        offering_id__in={a.quiz.offering_id for a in attempts.values()},
     ).select_related("template", "target_version")
     for run in runs.order_by("-applied_at")[:50]:
         version = run.target_version

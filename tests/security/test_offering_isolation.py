@@ -38,6 +38,8 @@ SITE_WIDE = {
     "lti:jwks": "the tool's public keys",
     "lti:deep_link": "bound to the launching session's own offering (tests/lti)",
     "lti:configuration": "the LMS registration values, for Django staff",
+    "health:healthz": "a monitor's liveness check: no row of any offering",
+    "health:readyz": "a monitor's readiness check: the database, cache and worker, no rows",
 }
 ACCOUNTS = re.compile(r"^(admin/|accounts/)")
 

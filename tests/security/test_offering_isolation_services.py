@@ -134,3 +134,33 @@ def test_the_expiry_sweep_and_scores_stay_per_attempt(world):
     before = snapshot(b.offering)
     assert close_expired_attempts(now=timezone.now()) == 0
     assert snapshot(b.offering) == before
+
+
+def test_a_students_score_notices_read_only_their_offerings_regrades(world):
+    """The notices read the 50 newest applied runs: another offering's many runs must never
+    crowd out this offering's one (nor be read at all)."""
+    from django.utils import timezone
+
+    from quizzes.models import RegradeRun
+    from quizzes.presenters.score_notices import score_notices
+
+    a, b = world
+    attempt, template = a.submitted, a.item.template
+
+    def applied(offering, preview, minutes_ago):
+        return RegradeRun(
+            offering=offering,
+            template=template,
+            target_version=template.current_version,
+            status=RegradeStatus.APPLIED,
+            applied_at=timezone.now() - timezone.timedelta(minutes=minutes_ago),
+            preview=preview,
+        )
+
+    change = {"attempt": attempt.pk, "student": a.student.username, "part": "t"}
+    RegradeRun.objects.bulk_create(
+        [applied(a.offering, [change | {"old_status": "incorrect", "new_status": "correct"}], 60)]
+        + [applied(b.offering, [], minute) for minute in range(50)]
+    )
+    notices = score_notices(a.student, released_quiz_ids={attempt.quiz_id})
+    assert [n.kind for n in notices if n.kind == "regrade"] == ["regrade"]
