@@ -3,7 +3,7 @@ imports point one way: ``run`` draws the variants and checks each one whole, ``c
 the per-part checks each answer kind asks for, ``report`` the report and its failures.
 """
 
-from quizzes.engine.validate.checks import Checks, answer_spellings
+from quizzes.engine.validate.checks import Checks
 from quizzes.engine.validate.report import (
     HISTOGRAM_BINS,
     PartStats,
@@ -19,7 +19,6 @@ __all__ = [
     "PartStats",
     "ValidationFailure",
     "ValidationReport",
-    "answer_spellings",
     "histogram",
     "validate_template",
 ]

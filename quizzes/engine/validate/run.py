@@ -17,16 +17,15 @@ from content.expressions import ExpressionError
 from quizzes.engine import kinds
 from quizzes.engine.errors import GenerationError, OverBudget
 from quizzes.engine.model import WHOLE_QUESTION, Template
-from quizzes.engine.namespace import names_for
 from quizzes.engine.plausible import broken_checks
 from quizzes.engine.render import (
+    render_feedback,
     render_hints,
     render_parts,
     render_prompt,
     render_solution,
-    render_text,
 )
-from quizzes.engine.validate.checks import Checks, FormulaChecks
+from quizzes.engine.validate.checks import Checks
 from quizzes.engine.validate.report import Collector, ValidationReport, part_stats
 from quizzes.engine.variants import Variant, generate_variant
 
@@ -48,12 +47,11 @@ def validate_template(
     report = ValidationReport(template.slug, template.source, seeds)
     failures = Collector()
     keys: set[str] = set()
-    answers: dict[str, list[float]] = {
-        p.id: [] for p in template.parts if kinds.kind_for(p).numeric_answer
-    }
+    scales = {p.id: scale for p in template.parts if (scale := kinds.kind_for(p).number_scale(p))}
+    answers: dict[str, list[float]] = {part_id: [] for part_id in scales}
     ratios: dict[str, dict[str, list[float]]] = {p: {} for p in answers}
     outcomes: Counter[str] = Counter()
-    formulas = FormulaChecks(grade_fn, failures)
+    checks = Checks(template, failures, grade_fn)
     checked: dict[str, list[tuple]] = {}
     deadline = None if budget_s is None else time.monotonic() + budget_s
     _check_hint_parts(template, failures)
@@ -84,7 +82,7 @@ def validate_template(
             failures.replay(checked[key], seed)
         else:
             recorded = failures.record()
-            _check_variant(template, variant, seed, failures, grade_fn, formulas)
+            _check_variant(template, variant, seed, checks)
             failures.stop()
             if key is not None:
                 checked[key] = recorded
@@ -103,7 +101,7 @@ def validate_template(
             None,
         )
     _check_outcomes(template, outcomes, report, failures)
-    report.parts = part_stats(template, answers, ratios)
+    report.parts = part_stats(template, answers, ratios, scales)
     report.failures = failures.failures()
     return report
 
@@ -124,10 +122,9 @@ def _check_hint_parts(template: Template, failures: Collector) -> None:
             )
 
 
-def _check_variant(template, variant: Variant, seed: int, failures, grade_fn, formulas) -> None:
-    _check_rendering(template, variant, seed, failures)
-    _check_plausibility(template, variant, seed, failures)
-    checks = Checks(template, failures, grade_fn, formulas)
+def _check_variant(template, variant: Variant, seed: int, checks: Checks) -> None:
+    _check_rendering(template, variant, seed, checks.failures)
+    _check_plausibility(template, variant, seed, checks.failures)
     for part in template.parts:
         kinds.kind_for(part).validate(checks, part, variant, seed)
 
@@ -184,22 +181,13 @@ def _check_rendering(template: Template, variant: Variant, seed: int, failures) 
         lambda: render_parts(template, variant),
         lambda: render_hints(template, variant, most_tries),
         lambda: render_solution(template, variant),
-        lambda: _render_feedback(template, variant),
+        lambda: render_feedback(template, variant),
     )
     for step in steps:
         try:
             step()
         except ExpressionError as exc:
             failures.add("expression", str(exc), seed)
-
-
-def _render_feedback(template: Template, variant: Variant) -> None:
-    for part in template.parts:
-        names = names_for(variant.params, {u: variant.answers[u] for u in part.uses})
-        for spec in part.common_errors:
-            render_text(template, spec.feedback, names)
-        for option in part.options:
-            render_text(template, option.feedback, names_for(variant.params))
 
 
 def _check_outcomes(template, outcomes: Counter, report: ValidationReport, failures) -> None:

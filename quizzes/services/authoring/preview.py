@@ -1,11 +1,12 @@
 """A variant of a draft as a student would see it, for the editor's preview; nothing is saved.
 
-Everything here returns Markdown and plain values: turning them into HTML is the page's job.
+Everything here returns Markdown and plain values: turning them into HTML is the page's job,
+which draws each part with its kind's own input and answer-key templates, as the student page
+does.  A tried answer goes through the kind's own cleaning with its part, then its grader.
 """
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,24 +34,23 @@ class TryResult:
 
 @dataclass
 class PreviewPart:
+    """One part of the previewed variant: what its kind shows (``rendered``), the engine part
+    and its correct answer (for the answer key), and what the author tried."""
+
     id: str
     kind: str
-    prompt: str
     points: float
-    unit: str | None
-    options: tuple[tuple[str, str], ...]
-    multiple: bool
-    variables: tuple[str, ...]
+    rendered: engine.RenderedPart
+    part: engine.Part
+    # the correct answer as the variant stores it, and as the kind writes it for a key
+    value: Any
     answer: str
+    response: Any = None
     tried: TryResult | None = None
 
     @property
-    def has_options(self) -> bool:
-        return kinds.kind_named(self.kind).has_options
-
-    @property
-    def math_answers(self) -> bool:
-        return kinds.kind_named(self.kind).math_answers
+    def prompt(self) -> str:
+        return self.rendered.prompt
 
 
 @dataclass
@@ -116,30 +116,38 @@ def build_preview(
         (name, _show(value)) for name, value in variant.to_json()["params"].items()
     ]
     preview.outcome = variant.outcome
-    for part in rendered:
+    for shown in rendered:
+        part = template.part(shown.id)
+        value = variant.answers[part.id]
         view = PreviewPart(
             id=part.id,
             kind=part.kind,
-            prompt=part.prompt,
-            points=part.points,
-            unit=part.unit,
-            options=part.options,
-            multiple=part.multiple,
-            variables=part.variables,
-            answer=_show_answer(variant.answers[part.id], part.unit),
+            points=shown.points,
+            rendered=shown,
+            part=part,
+            value=value,
+            answer=_show_answer(part, value),
         )
         response = (responses or {}).get(part.id)
         if response not in (None, "", []):
+            view.response = response
             view.tried = try_part(template, variant, part.id, response)
         preview.parts.append(view)
     return preview
 
 
 def try_part(template, variant, part_id: str, response) -> TryResult:
+    """An answer tried in the preview, as a student's would be: the kind's cleaning with its
+    part first (a refused answer is "invalid", as it costs a student nothing), then grading."""
     picked = (response,) if isinstance(response, str) else tuple(response)
     shown = ", ".join(picked)
+    part = template.part(part_id)
     try:
-        grade = engine.grade_part(template, variant, part_id, response)
+        clean = kinds.kind_for(part).clean(response, part)
+    except kinds.AnswerRefused as refused:
+        return TryResult(shown, "invalid", str(refused), picked=picked)
+    try:
+        grade = engine.grade_part(template, variant, part_id, clean)
     except Exception as exc:  # noqa: BLE001 - report the grader's failure to the author
         return TryResult(shown, "invalid", f"The grader failed on this response: {exc}")
     return TryResult(
@@ -161,16 +169,18 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def _show_answer(answer: Any, unit: str | None) -> str:
+def _show_answer(part, answer: Any) -> str:
+    """The correct answer as its kind writes it, with the value as stored when that differs
+    ("1.23 ms (0.00123)"), so an author sees both."""
+    try:
+        text = kinds.kind_for(part).answer_text(part, answer)
+    except Exception:  # noqa: BLE001 - an answer the kind cannot write still shows as stored
+        text = str(answer)
+    stored = f"{answer:.6g}" if isinstance(answer, float) else _stored(answer)
+    return text if stored == text else f"{text} ({stored})"
+
+
+def _stored(answer: Any) -> str:
     if isinstance(answer, (tuple, list)):
         return ", ".join(str(a) for a in answer)
-    if isinstance(answer, float) and math.isfinite(answer):
-        from content.physics import format_quantity
-
-        if unit:
-            try:
-                return f"{format_quantity(answer, unit)} ({answer:.6g} {unit})"
-            except Exception:  # noqa: BLE001 - an unknown unit still shows the number
-                return f"{answer:.6g} {unit}"
-        return f"{answer:.6g}"
     return str(answer)

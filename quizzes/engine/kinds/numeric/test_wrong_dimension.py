@@ -3,10 +3,19 @@ grader keeps Contract 2 ("incorrect", naming the expected dimension)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from quizzes.engine import generate_variant, grade_part
+from quizzes.engine import generate_variant, grade_part, parse_template
 from quizzes.grading import grade_numeric
+
+STARTER = Path(__file__).resolve().parent / "starter.yaml"
+
+
+@pytest.fixture(scope="module")
+def numeric_template():
+    return parse_template(STARTER.read_text(encoding="utf-8"), source="starter.yaml")
 
 
 @pytest.mark.parametrize("response", ["12 GB", "3 TFLOP", "7 tokens/s", "5 GB/s"])

@@ -1,10 +1,13 @@
 """The formula kind: a symbolic answer in named variables, graded by the formula grader
-under the worker pool's hard time and memory limits (it calls sympy)."""
+under the worker pool's hard time and memory limits (it calls sympy).  While the student types,
+the answer is previewed as math; the answer key shows the formula simplified ("b/2", never
+"2·b/4")."""
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import dataclass
+from functools import lru_cache
 
 from content.expressions import (
     ExpressionError,
@@ -15,7 +18,8 @@ from content.expressions import (
     scan_live,
 )
 from quizzes.engine.kinds import register
-from quizzes.engine.kinds.base import AnswerKind
+from quizzes.engine.kinds.base import AnswerKind, Rendered
+from quizzes.engine.kinds.formula.checks import FormulaChecks
 from quizzes.engine.model import DOMAINS, Template, Text
 from quizzes.engine.parse.base import IDENTIFIER
 from quizzes.grading.formula.grade import MAX_FORMULA_LENGTH
@@ -24,19 +28,26 @@ from quizzes.grading.formula.grade import MAX_FORMULA_LENGTH
 _LIVE_PLACEHOLDER = "livevalue{}"
 
 
+@dataclass(frozen=True)
+class FormulaSettings:
+    # (name, domain) of each variable a student may use
+    variables: tuple[tuple[str, str], ...]
+    formula: Text | None
+
+
 @register
 class FormulaKind(AnswerKind):
     name = "formula"
+    label = "Formula (symbolic answer)"
     fields = ("variables", "answer")
     noun = "a formula"
     max_length = MAX_FORMULA_LENGTH
-    template_name = "quizzes/kinds/formula.html"
-    starter = ("formula.yaml", "Formula (symbolic answer)")
     grader = "symbolic"
     bounded = True
-    math_answers = True
 
-    def parse(self, rules, loc, *, names, answer_names) -> dict[str, Any]:
+    # -- authoring ----------------------------------------------------------------------------
+
+    def parse(self, rules, loc, *, names, answer_names) -> FormulaSettings:
         variables_loc = loc.get("variables")
         variables: list[tuple[str, str]] = []
         if variables_loc is None:
@@ -64,13 +75,20 @@ class FormulaKind(AnswerKind):
             if problem:
                 part_id = loc.get("id").value
                 rules.issue(answer, "answer", f"part '{part_id}': {problem}")
-        return {"variables": tuple(variables), "formula": formula}
+        return FormulaSettings(tuple(variables), formula)
 
     def answer(self, template, part, names) -> str:
-        return exact_formula(template, part.formula, names)
+        return exact_formula(template, part.settings.formula, names)
 
     def validate(self, checks, part, variant, seed) -> None:
-        checks.formulas.check(part, variant.answers[part.id], seed)
+        # Shared across seeds: variants that share an answer text share one grading call.
+        formulas = checks.memo(self.name, lambda: FormulaChecks(checks, self.grader))
+        formulas.check(part, variant.answers[part.id], seed)
+
+    def render(self, template, part, variant, names) -> Rendered:
+        return Rendered({}, {"variables": tuple(name for name, _ in part.settings.variables)})
+
+    # -- answering ----------------------------------------------------------------------------
 
     def grade(self, template, variant, part, response, *, earlier, grade_fn):
         text = response if isinstance(response, str) else " ".join(response)
@@ -78,8 +96,58 @@ class FormulaKind(AnswerKind):
             self.grader,
             response=text,
             expected=variant.answers[part.id],
-            variables=dict(part.variables),
+            variables=dict(part.settings.variables),
         )
+
+    def live_preview(self, part, raw) -> tuple[str, bool, str]:
+        from quizzes import grading
+
+        if not raw.strip():
+            return "", True, ""
+        result = grading.preview_formula(raw, dict(part.settings.variables))
+        if not result.ok:
+            return result.error or "This formula cannot be read.", False, ""
+        return result.interpreted or "", True, result.latex or ""
+
+    def read_back(self, part, raw) -> tuple[bool, str]:
+        reading, ok, _ = self.live_preview(part, raw.strip())
+        return ok, (f"Read as {reading}" if ok and reading else reading or "Saved.")
+
+    # -- showing ------------------------------------------------------------------------------
+
+    def reading(self, facts, raw, interpreted) -> dict | None:
+        if not interpreted:
+            return None
+        return {"latex": formula_latex(raw, tuple(facts.get("variables", ()))), "text": interpreted}
+
+    def answer_key(self, part, answer) -> dict:
+        variables = tuple(name for name, _ in part.settings.variables)
+        return {"latex": simplified_latex(str(answer), variables), "text": str(answer)}
+
+
+@lru_cache(maxsize=4096)
+def formula_latex(raw: str, variables: tuple[str, ...]) -> str:
+    """LaTeX of a readable formula as written (for showing it as math), or "" when it is not
+    (kept per process: a stored answer never changes its text)."""
+    from quizzes import grading
+    from quizzes.engine.kinds.base import MAX_ANSWER_LENGTH
+
+    if not raw or len(raw) > MAX_ANSWER_LENGTH:
+        return ""
+    try:
+        result = grading.preview_formula(raw, list(variables))
+    except Exception:  # noqa: BLE001 - a display nicety; the graded text is shown instead
+        return ""
+    return (result.latex or "") if result.ok else ""
+
+
+@lru_cache(maxsize=4096)
+def simplified_latex(formula: str, variables: tuple[str, ...]) -> str:
+    """LaTeX of an answer formula in its simplest form ("b/2" for "2*b/4"), or of the formula
+    as written when it cannot be simplified in time (kept per process)."""
+    from quizzes.engine.kinds.formula.simplify import simplified_latex as simplest
+
+    return simplest(formula, variables) or formula_latex(formula, variables)
 
 
 def exact_formula(template: Template, text: Text, names) -> str:

@@ -12,18 +12,21 @@ which side the value lies, so a student cannot home in on it by moving the range
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 from quizzes.engine.kinds import register
-from quizzes.engine.kinds.base import AnswerKind
-from quizzes.engine.kinds.numeric import (
+from quizzes.engine.kinds.base import AnswerKind, NumberScale, Rendered
+from quizzes.engine.kinds.toolbox import (
     demo_quantity,
+    finite_and_plausible,
     number_value,
     parse_number_fields,
     parse_plausible,
     quantity_text,
+    unit_hint,
 )
+from quizzes.engine.model import Expr
 from quizzes.grading.numbers import MAX_NUMBER_LENGTH
 
 DEFAULT_MAX_RATIO = 10.0
@@ -34,34 +37,44 @@ _SEPARATOR = re.compile(r"\s+to\s+|\s*(?:–|—|\.\.)\s*", re.IGNORECASE)
 EXAMPLE = "2 TB/s to 5 TB/s"
 
 
+@dataclass(frozen=True)
+class IntervalSettings:
+    answer: Expr | None
+    unit: str | None = None
+    max_ratio: float = DEFAULT_MAX_RATIO
+    plausible: tuple[float, float] | None = None
+
+
 @register
 class IntervalKind(AnswerKind):
     name = "interval"
+    label = "Range estimate (numeric interval)"
     fields = ("answer", "unit", "max_ratio", "plausible")
     noun = "a range"
     max_length = MAX_NUMBER_LENGTH
-    template_name = "quizzes/kinds/interval.html"
-    starter = ("interval.yaml", "Range estimate (numeric interval)")
-    shows_unit = True
-    numeric_answer = True
 
     # -- authoring ----------------------------------------------------------------------------
 
-    def parse(self, rules, loc, *, names, answer_names) -> dict[str, Any]:
-        fields = parse_number_fields(rules, loc, answer_names, what="an interval part")
+    def parse(self, rules, loc, *, names, answer_names) -> IntervalSettings:
+        fields = parse_number_fields(rules, loc, answer_names, what="an interval part", extra=())
         ratio = rules.number(loc.get("max_ratio"), "max_ratio")
         if ratio is not None and ratio <= 1:
             rules.issue(loc.get("max_ratio"), "max_ratio", "must be more than 1 (high ÷ low)")
         fields.update(parse_plausible(rules, loc, "an interval part"))
-        fields["extra"] = (("max_ratio", float(ratio or DEFAULT_MAX_RATIO)),)
-        return fields
+        return IntervalSettings(**fields, max_ratio=float(ratio or DEFAULT_MAX_RATIO))
 
     def answer(self, template, part, names) -> float:
-        return number_value(template, part.answer, names, "an interval's true value")
+        return number_value(template, part.settings.answer, names, "an interval's true value")
+
+    def number_scale(self, part) -> NumberScale:
+        return NumberScale(part.settings.unit)
+
+    def render(self, template, part, variant, names) -> Rendered:
+        return Rendered({}, {"unit_hint": unit_hint(part.settings.unit)})
 
     def validate(self, checks, part, variant, seed) -> None:
         answer = variant.answers[part.id]
-        if not checks.finite_and_plausible(part, answer, seed):
+        if not finite_and_plausible(checks, part.id, answer, part.settings.plausible, seed):
             return
         if answer <= 0:
             message = f"the true value {answer:.4g} must be positive: a range is a ratio apart"
@@ -76,8 +89,8 @@ class IntervalKind(AnswerKind):
     def natural_range(self, part, answer: float) -> str:
         """A range an expert would give: the true value within a factor well under the limit."""
         spread = _max_ratio(part) ** 0.25
-        low = quantity_text(answer / spread, part.unit, sig=4)
-        high = quantity_text(answer * spread, part.unit, sig=4)
+        low = quantity_text(answer / spread, part.settings.unit, sig=4)
+        high = quantity_text(answer * spread, part.settings.unit, sig=4)
         return f"{low} to {high}"
 
     # -- answering ----------------------------------------------------------------------------
@@ -90,7 +103,7 @@ class IntervalKind(AnswerKind):
         from quizzes.grading.results import ResponseError, correct, incorrect, invalid
 
         try:
-            low, high, shown = read_range(text, part.unit)
+            low, high, shown = read_range(text, part.settings.unit)
         except ResponseError as error:
             return invalid(error.message)
         limit = _max_ratio(part)
@@ -114,7 +127,7 @@ class IntervalKind(AnswerKind):
     def answer_text(self, part, answer, *, sig=None) -> str:
         if not isinstance(answer, (int, float)) or isinstance(answer, bool):
             return super().answer_text(part, answer)
-        value = quantity_text(float(answer), part.unit, sig=sig)
+        value = quantity_text(float(answer), part.settings.unit, sig=sig)
         return f"{value} (any range that contains it, at most {_max_ratio(part):g}× wide)"
 
     def demo_answer(self, part, answer, common, right, rng):
@@ -122,13 +135,13 @@ class IntervalKind(AnswerKind):
             return super().demo_answer(part, answer, common, right, rng)
         spread = _max_ratio(part) ** rng.uniform(0.1, 0.45)
         centre = answer * (1 if right else rng.choice([0.1, 8.0]) * spread)
-        low = demo_quantity(centre / spread, part.unit)
-        high = demo_quantity(centre * spread, part.unit)
+        low = demo_quantity(centre / spread, part.settings.unit)
+        high = demo_quantity(centre * spread, part.settings.unit)
         return f"{low} to {high}", None, "" if right else MISSES
 
 
 def _max_ratio(part) -> float:
-    return float(part.setting("max_ratio", DEFAULT_MAX_RATIO))
+    return float(part.settings.max_ratio)
 
 
 def read_range(text: str, unit: str | None) -> tuple[Fraction, Fraction, str]:

@@ -16,7 +16,7 @@ from quizzes.engine import (
     validate_template,
 )
 
-STARTER = Path(__file__).resolve().parents[2] / "quizzes" / "starters" / "interval.yaml"
+STARTER = Path(__file__).resolve().parent / "starter.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -35,9 +35,9 @@ def grade(template, variant, text):
 
 def test_the_starter_parses_into_an_interval_part_with_its_width_limit(template):
     part = template.part("t")
-    assert part.kind == "interval" and part.unit == "s"
-    assert part.setting("max_ratio") == 10.0
-    assert kinds.kind_for(part).template_name == "quizzes/kinds/interval.html"
+    assert part.kind == "interval" and part.settings.unit == "s"
+    assert part.settings.max_ratio == 10.0
+    assert kinds.kind_for(part).input_template == "kinds/interval/input.html"
 
 
 def test_a_range_that_contains_the_value_and_is_narrow_enough_is_correct(template, variant):

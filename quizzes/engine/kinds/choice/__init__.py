@@ -5,31 +5,36 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
 
 from content.expressions import ExpressionError, evaluate
 from quizzes.engine.kinds import register
-from quizzes.engine.kinds.base import AnswerKind, AnswerRefused
+from quizzes.engine.kinds.base import AnswerKind, AnswerRefused, Rendered, as_list
 from quizzes.engine.model import Expr, Option
 from quizzes.engine.namespace import names_for
-from quizzes.engine.parse.base import OPTION_ID, _letter
+from quizzes.engine.parse.base import OPTION_ID, option_letter
 from quizzes.engine.render import render_text
 
 MAX_PICKS = 26  # the most options a part may have
 MAX_OPTION_ID = 50
 
 
+@dataclass(frozen=True)
+class ChoiceSettings:
+    options: tuple[Option, ...]
+    multiple: bool = False
+    shuffle: bool = True
+
+
 @register
 class ChoiceKind(AnswerKind):
     name = "choice"
+    label = "Multiple choice"
     fields = ("options", "multiple", "shuffle")
-    template_name = "quizzes/kinds/choice.html"
-    starter = ("choice.yaml", "Multiple choice")
-    has_options = True
 
     # -- authoring ----------------------------------------------------------------------------
 
-    def parse(self, rules, loc, *, names, answer_names) -> dict[str, Any]:
+    def parse(self, rules, loc, *, names, answer_names) -> ChoiceSettings:
         options_loc = loc.get("options")
         options: list[Option] = []
         if options_loc is None or len(options_loc.items()) < 2:
@@ -40,7 +45,7 @@ class ChoiceKind(AnswerKind):
                 if any(o.id == option.id for o in options):
                     rules.issue(item, "id", f"option id '{option.id}' is used twice")
                 options.append(option)
-        fields: dict[str, Any] = {"options": tuple(options)}
+        fields: dict[str, object] = {"options": tuple(options)}
         for key in ("multiple", "shuffle"):
             value = loc.get(key)
             if value is not None:
@@ -48,11 +53,11 @@ class ChoiceKind(AnswerKind):
                     rules.issue(value, key, "must be true or false")
                 else:
                     fields[key] = value.value
-        return fields
+        return ChoiceSettings(**fields)
 
     def answer(self, template, part, names) -> tuple[str, ...]:
         correct = []
-        for option in part.options:
+        for option in part.settings.options:
             value = option.correct
             if isinstance(value, Expr):
                 value = evaluate(value.text, names, source=template.source, line=value.line)
@@ -68,8 +73,8 @@ class ChoiceKind(AnswerKind):
         return tuple(correct)
 
     def option_order(self, part, rng) -> tuple[str, ...]:
-        ids = [option.id for option in part.options]
-        if rng is not None and part.shuffle:
+        ids = [option.id for option in part.settings.options]
+        if rng is not None and part.settings.shuffle:
             rng.shuffle(ids)
         return tuple(ids)
 
@@ -77,16 +82,26 @@ class ChoiceKind(AnswerKind):
         count = len(variant.answers[part.id])
         if count == 0:
             checks.failures.add("choice", "no option is correct", seed, part.id)
-        elif count > 1 and not part.multiple:
+        elif count > 1 and not part.settings.multiple:
             checks.failures.add(
                 "choice", f"{count} options are correct but multiple is false", seed, part.id
             )
 
+    def render(self, template, part, variant, names) -> Rendered:
+        by_id = {option.id: option for option in part.settings.options}
+        order = variant.option_order.get(part.id) or tuple(by_id)
+        options = tuple((oid, render_text(template, by_id[oid].text, names)) for oid in order)
+        return Rendered({"options": options}, {"multiple": part.settings.multiple})
+
+    def render_feedback(self, template, part, variant) -> None:
+        names = names_for(variant.params)
+        for option in part.settings.options:
+            render_text(template, option.feedback, names)
+
     # -- answering ----------------------------------------------------------------------------
 
-    def clean(self, raw) -> list[str]:
-        picks = [raw] if isinstance(raw, str) else list(raw or [])
-        picks = [p.strip() for p in picks if p and p.strip()]
+    def clean(self, raw, part) -> list[str]:
+        picks = as_list(raw)
         if not picks:
             raise AnswerRefused("Choose an option before checking.")
         if any(len(p) > MAX_OPTION_ID for p in picks) or len(picks) > MAX_PICKS:
@@ -114,7 +129,7 @@ class ChoiceKind(AnswerKind):
 
         picked = [response] if isinstance(response, str) else list(response)
         picked = [str(p).strip() for p in picked if str(p).strip()]
-        known = {option.id: option for option in part.options}
+        known = {option.id: option for option in part.settings.options}
         if not picked:
             return Grade("invalid", 0.0, "Choose an option before submitting.")
         unknown = [p for p in picked if p not in known]
@@ -122,7 +137,7 @@ class ChoiceKind(AnswerKind):
             return Grade(
                 "invalid", 0.0, f"Unknown option {unknown[0]!r}: choose one of the options."
             )
-        if not part.multiple and len(picked) > 1:
+        if not part.settings.multiple and len(picked) > 1:
             return Grade("invalid", 0.0, "Choose exactly one option.")
         correct = set(variant.answers[part.id])
         chosen = set(picked)
@@ -136,31 +151,42 @@ class ChoiceKind(AnswerKind):
             render_text(template, feedback_option.feedback, names)
             if feedback_option
             else "Not quite."
-            if part.multiple
+            if part.settings.multiple
             else "That is not the right option."
         )
         diagnosis = next((o.diagnosis for o in wrong if o.diagnosis), None)
         score = 0.0
-        if part.multiple and correct:
+        if part.settings.multiple and correct:
             score = max(0.0, (len(chosen & correct) - len(chosen - correct)) / len(correct))
             score = min(score, 0.99)
         return Grade("incorrect", score, feedback, diagnosis, interpreted=shown)
 
     # -- showing ------------------------------------------------------------------------------
 
-    def answer_text(self, part, answer, *, sig=None, options=None) -> str:
-        """The right option ids, or with `options` (id -> text) "id: text" per option."""
-        if options is not None and isinstance(answer, (list, tuple)):
-            return "; ".join(f"{oid}: {options.get(oid, '')}" for oid in answer)
-        return super().answer_text(part, answer)
+    def input_state(self, facts, raw) -> list[str]:
+        return self.from_stored(raw)
+
+    def reading(self, facts, raw, interpreted) -> list[str]:
+        return self.from_stored(raw)
+
+    def answer_key(self, part, answer) -> list[str]:
+        return list(answer) if isinstance(answer, (list, tuple)) else [str(answer)]
+
+    def answer_text(self, part, answer, *, sig=None) -> str:
+        """The right options as "id: text" (their text as the author wrote it)."""
+        texts = {option.id: option.text.text for option in part.settings.options}
+        ids = answer if isinstance(answer, (list, tuple)) else [answer]
+        return "; ".join(f"{oid}: {texts.get(oid, '')}" for oid in ids)
 
     def demo_answer(self, part, answer, common, right, rng):
-        options = [o.id for o in part.options]
+        options = [o.id for o in part.settings.options]
         correct = list(answer or [])
         if right:
             picked, diagnosis = correct, ""
         else:
-            wrong = [o for o in part.options if o.id not in correct] or part.options
+            wrong = [o for o in part.settings.options if o.id not in correct] or list(
+                part.settings.options
+            )
             option = rng.choice(wrong)
             picked, diagnosis = [option.id], option.diagnosis or ""
         picked = picked or options[:1]
@@ -173,7 +199,7 @@ def _parse_option(rules, loc, index: int, names) -> Option | None:
         return None
     rules.unknown_keys(loc, ["id", "text", "correct", "feedback", "diagnosis"], "an option")
     option_id = loc.get("id")
-    ident = str(option_id.value) if option_id is not None else _letter(index)
+    ident = str(option_id.value) if option_id is not None else option_letter(index)
     if isinstance(option_id and option_id.value, bool):
         rules.issue(option_id, "id", "YAML reads yes/no/on/off as true/false: quote the id")
     elif not OPTION_ID.fullmatch(ident):

@@ -2,46 +2,65 @@
 
 A part that ``uses`` an earlier one is graded again against the student's own earlier value
 when it misses the correct answer (error carried forward).  A readable answer of the wrong
-dimension is a format problem and costs no try (`free_of_charge`).
+dimension is a format problem and costs no try (`free_of_charge`).  Its known slips
+(``common_errors``) are computed per variant and named when a student makes one.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
-from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
 
-from content.expressions import ExpressionError, evaluate
-from quizzes.engine.errors import TemplateIssue
+from content.expressions import evaluate
 from quizzes.engine.kinds import register
-from quizzes.engine.kinds.base import AnswerKind
-from quizzes.engine.model import Expr, Part, Template
+from quizzes.engine.kinds.base import AnswerKind, NumberScale, Rendered
+from quizzes.engine.kinds.numeric.checks import check_part
+from quizzes.engine.kinds.numeric.readback import read_back
+from quizzes.engine.kinds.toolbox import (
+    demo_quantity,
+    number_value,
+    parse_number_fields,
+    parse_plausible,
+    quantity_text,
+    unit_hint,
+)
+from quizzes.engine.model import CommonErrorSpec, Expr
 from quizzes.engine.namespace import names_for
-from quizzes.engine.parse.base import _as_number
 from quizzes.engine.render import render_text
-from quizzes.engine.units import unit_problem
 from quizzes.grading.numbers import MAX_NUMBER_LENGTH
 
 WRONG_DIMENSION = "wrong-dimension"
 
 
+@dataclass(frozen=True)
+class NumericSettings:
+    answer: Expr | None
+    unit: str | None = None
+    rtol: float = 0.01
+    atol: float = 0.0
+    sigfigs: int | None = None
+    decimals: int | None = None
+    factor: float | None = None
+    plausible: tuple[float, float] | None = None
+    common_errors: tuple[CommonErrorSpec, ...] = ()
+
+
 @register
 class NumericKind(AnswerKind):
     name = "numeric"
-    fields = tuple("answer unit rtol atol sigfigs decimals factor plausible".split())
+    label = "Numeric answer with a unit"
+    fields = tuple("answer unit rtol atol sigfigs decimals factor plausible common_errors".split())
     noun = "a number"
     max_length = MAX_NUMBER_LENGTH
-    template_name = "quizzes/kinds/numeric.html"
-    starter = ("numeric.yaml", "Numeric answer with a unit")
     grader = "numeric"
     gives_value = True
-    takes_common_errors = True
-    shows_unit = True
-    numeric_answer = True
 
-    def parse(self, rules, loc, *, names, answer_names) -> dict[str, Any]:
-        fields = parse_number_fields(rules, loc, answer_names, what="a numeric part")
+    # -- authoring ----------------------------------------------------------------------------
+
+    def parse(self, rules, loc, *, names, answer_names) -> NumericSettings:
+        fields = parse_number_fields(
+            rules, loc, answer_names, what="a numeric part", extra=("rtol", "atol", "factor")
+        )
         for key in ("sigfigs", "decimals"):
             value = rules.number(loc.get(key), key, integer=True)
             if value is not None:
@@ -49,13 +68,30 @@ class NumericKind(AnswerKind):
         if "sigfigs" in fields and "decimals" in fields:
             rules.issue(loc.get("decimals"), "decimals", "give sigfigs or decimals, not both")
         fields.update(parse_plausible(rules, loc, "a numeric part"))
-        return fields
+        fields["common_errors"] = rules.parse_common_errors(loc.get("common_errors"), answer_names)
+        return NumericSettings(**fields)
 
     def answer(self, template, part, names) -> float:
-        return number_value(template, part.answer, names, "a numeric answer")
+        return number_value(template, part.settings.answer, names, "a numeric answer")
+
+    def common_errors(self, part) -> tuple[CommonErrorSpec, ...]:
+        return part.settings.common_errors
 
     def validate(self, checks, part, variant, seed) -> None:
-        checks.numeric_part(part, variant, seed)
+        check_part(checks, part, variant, seed, numeric_kwargs)
+
+    def number_scale(self, part) -> NumberScale:
+        return NumberScale(part.settings.unit)
+
+    def render(self, template, part, variant, names) -> Rendered:
+        return Rendered({}, {"unit_hint": unit_hint(part.settings.unit)})
+
+    def render_feedback(self, template, part, variant) -> None:
+        names = names_for(variant.params, {u: variant.answers[u] for u in part.uses})
+        for spec in part.settings.common_errors:
+            render_text(template, spec.feedback, names)
+
+    # -- answering ----------------------------------------------------------------------------
 
     def grade(self, template, variant, part, response, *, earlier, grade_fn):
         text = response if isinstance(response, str) else " ".join(response)
@@ -88,7 +124,7 @@ class NumericKind(AnswerKind):
             return None
         common = {
             spec.code: value
-            for spec in part.common_errors
+            for spec in part.settings.common_errors
             if (value := _safe_value(template, spec.value, names)) is not None
         }
         kwargs = numeric_kwargs(template, part, response, expected, names, common)
@@ -99,10 +135,15 @@ class NumericKind(AnswerKind):
         note = f"Correct, using your own answer to part {which} (error carried forward)."
         return dataclasses.replace(grade, feedback=note)
 
+    def read_back(self, part, raw) -> tuple[bool, str]:
+        return read_back(part.settings.unit, raw)
+
+    # -- showing ------------------------------------------------------------------------------
+
     def answer_text(self, part, answer, *, sig=None) -> str:
         if not isinstance(answer, (int, float)) or isinstance(answer, bool):
             return super().answer_text(part, answer)
-        return quantity_text(float(answer), part.unit, sig=sig)
+        return quantity_text(float(answer), part.settings.unit, sig=sig)
 
     def demo_answer(self, part, answer, common, right, rng):
         if not isinstance(answer, (int, float)):
@@ -115,84 +156,7 @@ class NumericKind(AnswerKind):
                 value = float(common[diagnosis])
             else:
                 value = value * rng.choice([0.5, 0.7, 1.4, 2.0, 3.0])
-        return demo_quantity(value, part.unit), value, diagnosis
-
-
-# -- shared with other kinds that read a number and a unit ---------------------------------------
-
-
-def parse_number_fields(rules, loc, names: frozenset[str], *, what: str) -> dict[str, Any]:
-    """`answer` (required), `unit`, `rtol`, `atol` and `factor` of a part."""
-    fields: dict[str, Any] = {"answer": rules.expr(loc.get("answer"), "answer", names)}
-    if loc.get("answer") is None:
-        rules.issues[-1] = TemplateIssue(loc.line, "answer", f"{what} needs an answer")
-    unit = loc.get("unit")
-    if unit is not None:
-        problem = unit_problem(unit.value)
-        if problem:
-            rules.issue(unit, "unit", problem)
-        fields["unit"] = str(unit.value)
-    for key in ("rtol", "atol", "factor"):
-        value = rules.number(loc.get(key), key)
-        if value is not None:
-            if value < 0 or (key == "factor" and value <= 1):
-                rules.issue(
-                    loc.get(key), key, "out of range" + (" (> 1)" if key == "factor" else "")
-                )
-            fields[key] = value
-    return fields
-
-
-def parse_plausible(rules, loc, what: str) -> dict[str, Any]:
-    """`plausible: [low, high]`, which every part with a numeric answer needs."""
-    plausible = loc.get("plausible")
-    pair = (
-        [_as_number(v) for v in plausible.value]
-        if plausible is not None and isinstance(plausible.value, list)
-        else []
-    )
-    if plausible is None:
-        rules.issue(loc, "plausible", f"{what} needs plausible: [low, high]")
-    elif len(pair) != 2 or None in pair or pair[0] > pair[1]:
-        rules.issue(plausible, "plausible", "must be [low, high] with low <= high")
-    else:
-        return {"plausible": (pair[0], pair[1])}
-    return {}
-
-
-def number_value(template: Template, expr: Expr, names: Mapping[str, object], what: str) -> float:
-    value = evaluate(expr.text, names, source=template.source, line=expr.line)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ExpressionError(
-            template.source, expr.line, expr.text, f"{what} must be a number, not {value!r}"
-        )
-    return float(value)
-
-
-def quantity_text(value: float, unit: str | None, *, sig: int | None = None) -> str:
-    """ "1.23 ms" for an answer key; the number alone when there is no unit."""
-    from content.physics import format_quantity
-
-    options = {} if sig is None else {"sig": sig}
-    try:
-        if unit:
-            return format_quantity(value, unit, **options)
-    except (ValueError, KeyError):
-        return f"{value:.6g} {unit}".strip()
-    return f"{value:.6g}" if sig is None else f"{value:.{sig}g}"
-
-
-def demo_quantity(value: float, unit: str | None) -> str:
-    from content.physics import format_quantity
-
-    if not math.isfinite(value):
-        return "0"
-    if unit:
-        try:
-            return format_quantity(value, unit)
-        except (ValueError, KeyError):
-            pass
-    return f"{value:.4g}" + (f" {unit}" if unit else "")
+        return demo_quantity(value, part.settings.unit), value, diagnosis
 
 
 def free_of_charge(grade):
@@ -204,17 +168,11 @@ def free_of_charge(grade):
     return dataclasses.replace(grade, status="invalid", score=0.0)
 
 
-def numeric_kwargs(
-    template: Template,
-    part: Part,
-    response: str,
-    expected: float,
-    names: Mapping[str, object],
-    common_values: Mapping[str, float],
-) -> dict[str, Any]:
+def numeric_kwargs(template, part, response: str, expected: float, names, common_values):
     """The keyword arguments of ``grade_numeric`` for this part."""
     from quizzes.grading import CommonError
 
+    settings = part.settings
     common = tuple(
         CommonError(
             spec.code,
@@ -222,25 +180,28 @@ def numeric_kwargs(
             render_text(template, spec.feedback, names),
             spec.rtol,
         )
-        for spec in part.common_errors
+        for spec in settings.common_errors
         if spec.code in common_values
     )
     return {
         "response": response,
         "expected": expected,
-        "unit": part.unit,
-        "rtol": part.rtol,
-        "atol": part.atol,
-        "sigfigs": part.sigfigs,
-        "decimals": part.decimals,
-        "factor": part.factor,
+        "unit": settings.unit,
+        "rtol": settings.rtol,
+        "atol": settings.atol,
+        "sigfigs": settings.sigfigs,
+        "decimals": settings.decimals,
+        "factor": settings.factor,
         "common_errors": common,
     }
 
 
-def _safe_value(template: Template, expr, names) -> float | None:
+def _safe_value(template, expr, names) -> float | None:
     try:
         value = evaluate(expr.text, names, source=template.source, line=expr.line)
     except Exception:  # noqa: BLE001 - a common error that is undefined is simply skipped
         return None
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+__all__ = ["WRONG_DIMENSION", "NumericSettings", "free_of_charge", "numeric_kwargs"]

@@ -1,0 +1,215 @@
+"""Fixtures for the tests that live beside each answer kind (``quizzes/engine/kinds/<kind>/``).
+
+Those tests import nothing of Django (the engine's folders must not: the layer check reads
+them too); what they need of the site comes through the `kind_site` fixture here, which the
+repository's root ``conftest.py`` registers for the whole suite:
+
+- ``kind_site.homework(source)`` and ``kind_site.exam(source)``: a student's attempt at a quiz
+  holding that one template, with ``page()``, ``check(part, answer)``, ``save(part, answer)``,
+  ``submit()``, ``results()`` and the stored ``responses()``;
+- ``kind_site.studio(source)``: the author's editor on it, ``preview(seed, tried=..., **answers)``;
+- ``kind_site.instructor_page(taking)``: the instructor's view of that student's history.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+import pytest
+
+IMMEDIATE_TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+
+
+@pytest.fixture
+def kind_site(db, settings):
+    """The site as the kinds' tests use it (the settings tests/conftest.py gives its tests)."""
+    from django.core.cache import cache
+
+    from quizzes.presenters import page_memo
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    settings.TASKS = IMMEDIATE_TASKS
+    settings.AXES_ENABLED = False
+    cache.clear()
+    page_memo.clear()
+    return KindSite()
+
+
+def _client(user):
+    from django.test import Client
+
+    from tests.factories import PASSWORD
+
+    client = Client()
+    assert client.login(username=user.username, password=PASSWORD)
+    return client
+
+
+@dataclass
+class Taking:
+    """One student's attempt at a one-question quiz."""
+
+    client: object
+    attempt: object
+    student: object
+    site: KindSite
+
+    @property
+    def variant(self):
+        return self.attempt.variants.get()
+
+    @property
+    def answers(self) -> dict:
+        """The variant's correct answers, as stored (server side)."""
+        from quizzes.services.questions import correct_answers
+
+        return correct_answers(self.variant)
+
+    def _url(self, name: str, part: str) -> str:
+        from django.urls import reverse
+
+        return reverse(f"quizzes:{name}", args=[self.attempt.pk, self.variant.pk, part])
+
+    def page(self) -> str:
+        response = self.client.get(self.attempt.get_absolute_url())
+        assert response.status_code == 200
+        return response.content.decode()
+
+    def check(self, part: str, answer, *, htmx: bool = True) -> str:
+        """A homework Check (`answer`: a text or a list of posted values); the fragment."""
+        data = {"answer": answer, "idempotency_key": uuid.uuid4().hex}
+        extra = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+        response = self.client.post(self._url("submit_part", part), data, **extra)
+        assert response.status_code in (200, 302), response.status_code
+        return response.content.decode()
+
+    def save(self, part: str, answer, *, sequence: int = 1) -> str:
+        """An exam autosave; the save status the page shows."""
+        data = {"answer": answer, "sequence": sequence}
+        response = self.client.post(self._url("autosave", part), data, HTTP_HX_REQUEST="true")
+        return response.content.decode()
+
+    def preview(self, part: str, answer: str):
+        """The live preview of a part's answer (a response; 404 for a kind without one)."""
+        return self.client.get(self._url("preview_part", part), {"answer": answer})
+
+    def submit(self) -> None:
+        from django.urls import reverse
+
+        url = reverse("quizzes:submit_attempt", args=[self.attempt.pk])
+        response = self.client.post(url, {"confirm": "1"})
+        assert response.status_code == 302, response.status_code
+        self.attempt.refresh_from_db()
+
+    def results(self) -> str:
+        from django.urls import reverse
+
+        response = self.client.get(reverse("quizzes:attempt_results", args=[self.attempt.pk]))
+        assert response.status_code == 200
+        return response.content.decode()
+
+    def responses(self) -> list[tuple]:
+        """(status, score, diagnosis, raw) of each stored response, oldest first."""
+        from quizzes.models import Response
+
+        rows = Response.objects.filter(variant__attempt=self.attempt).order_by("pk")
+        return list(rows.values_list("status", "score", "diagnosis", "raw"))
+
+
+@dataclass
+class Studio:
+    client: object
+    template: object
+
+    def preview(self, seed: int = 1, *, tried: str | None = None, **answers) -> str:
+        """The editor's live preview of the template at `seed`, with answers tried
+        (``part_id=value``, a list for several values) and the Try button of `tried`."""
+        from django.urls import reverse
+
+        data = {
+            "source": self.template.draft_source,
+            "seed": str(seed),
+            "draft_revision": self.template.draft_revision,
+            **{f"response_{part}": value for part, value in answers.items()},
+        }
+        if tried is not None:
+            data["try"] = tried
+        url = reverse("studio:template_preview", args=[self.template.slug])
+        response = self.client.post(url, data, HTTP_HX_REQUEST="true")
+        assert response.status_code == 200, response.status_code
+        return response.content.decode()
+
+    def answer(self, seed: int, part: str):
+        """The correct answer of `part` in the preview at `seed` (as the variant stores it)."""
+        from quizzes.services import authoring
+
+        preview = authoring.build_preview(self.template.draft_source, seed)
+        return next(p.value for p in preview.parts if p.id == part)
+
+    def editor(self) -> str:
+        from django.urls import reverse
+
+        response = self.client.get(reverse("studio:template_edit", args=[self.template.slug]))
+        assert response.status_code == 200
+        return response.content.decode()
+
+
+@dataclass
+class KindSite:
+    made: list = field(default_factory=list)
+
+    @property
+    def course(self):
+        from courseware.roles import current_course
+        from tests.factories import CourseFactory
+
+        if not self.made:
+            self.made.append(CourseFactory())
+            current_course()
+        return self.made[0]
+
+    def template(self, source: str, slug: str = "kind-under-test"):
+        from tests.factories import QuestionTemplateFactory
+
+        return QuestionTemplateFactory(
+            course=self.course, slug=slug, title="Under test", draft_source=source
+        )
+
+    def _taking(self, source: str, mode: str, **quiz_fields) -> Taking:
+        from django.utils import timezone
+
+        from quizzes.services import attempts
+        from tests.factories import EnrollmentFactory, QuizFactory, QuizItemFactory
+
+        quiz = QuizFactory(course=self.course, mode=mode, **quiz_fields)
+        QuizItemFactory(quiz=quiz, template=self.template(source), position=1)
+        student = EnrollmentFactory(course=self.course, role="student").user
+        attempt = attempts.start_attempt(quiz=quiz, student=student, now=timezone.now())
+        return Taking(_client(student), attempt, student, self)
+
+    def homework(self, source: str, **quiz_fields) -> Taking:
+        return self._taking(source, "homework", **quiz_fields)
+
+    def exam(self, source: str, **quiz_fields) -> Taking:
+        return self._taking(source, "exam", **quiz_fields)
+
+    def studio(self, source: str, slug: str = "kind-in-studio") -> Studio:
+        from tests.factories import EnrollmentFactory
+
+        author = EnrollmentFactory(course=self.course, role="author").user
+        return Studio(_client(author), self.template(source, slug))
+
+    def instructor_page(self, taking: Taking) -> str:
+        from django.urls import reverse
+
+        from tests.factories import EnrollmentFactory
+
+        instructor = EnrollmentFactory(course=self.course, role="instructor").user
+        url = reverse("instructor:student_detail", args=[taking.student.pk])
+        response = _client(instructor).get(url)
+        assert response.status_code == 200
+        return response.content.decode()
