@@ -113,6 +113,7 @@ KINDS = (
     "formula",
     "choice",
     "interval",
+    "ordering",
 )
 
 
