@@ -8,16 +8,22 @@ repository's root ``conftest.py`` registers for the whole suite:
   holding that one template, with ``page()``, ``check(part, answer)``, ``save(part, answer)``,
   ``submit()``, ``results()`` and the stored ``responses()``;
 - ``kind_site.studio(source)``: the author's editor on it, ``preview(seed, tried=..., **answers)``;
-- ``kind_site.instructor_page(taking)``: the instructor's view of that student's history.
+- ``kind_site.instructor_page(taking)``: the instructor's view of that student's history;
+- ``kind_browser``: Chromium on the live server (``open(taking)``, ``axe()``, ``shot(name)``).
+
+It also holds the session's one headless Chromium (`browser`), which tests/browser/ uses too.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 import uuid
 from dataclasses import dataclass, field
 
 import pytest
 
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 IMMEDIATE_TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
 
 
@@ -213,3 +219,109 @@ class KindSite:
         response = _client(instructor).get(url)
         assert response.status_code == 200
         return response.content.decode()
+
+
+# -- the browser -------------------------------------------------------------------------------
+
+
+def _chromium() -> str | None:
+    for path in CHROMIUM_CANDIDATES:
+        if os.path.exists(path):
+            return path
+    return shutil.which("chromium")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    executable = _chromium()
+    if executable is None:
+        pytest.skip("no Chromium found (apt-get install chromium); browser tests need it")
+    # Playwright's sync API runs an event loop in this thread; the live server's database
+    # work happens in its own thread, but fixtures touching the ORM here need this.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=executable,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        yield chromium
+        chromium.close()
+
+
+@dataclass
+class KindBrowser:
+    """A kind's part in Chromium, at a width, answered by keyboard."""
+
+    page: object
+
+    def log_in(self, user) -> None:
+        from tests.factories import PASSWORD
+
+        self.page.goto("/accounts/login/")
+        self.page.get_by_label("Username").fill(user.username)
+        self.page.get_by_label("Password").fill(PASSWORD)
+        self.page.get_by_role("button", name="Log in").click()
+        self.page.wait_for_load_state("networkidle")
+
+    def open(self, taking) -> None:
+        """Log in as the taking's student and open the attempt."""
+        self.log_in(taking.student)
+        self.page.goto(taking.attempt.get_absolute_url())
+        self.page.wait_for_load_state("networkidle")
+
+    def width(self, pixels: int) -> None:
+        self.page.set_viewport_size({"width": pixels, "height": 900})
+
+    def axe(self) -> list[str]:
+        """The serious and critical axe-core findings on the page as it is now."""
+        from axe_playwright_python.sync_playwright import Axe
+
+        results = Axe().run(self.page).response
+        found = [
+            f"{v['id']} ({v['impact']}): {v['help']} at "
+            + ", ".join(" ".join(map(str, n["target"])) for n in v["nodes"][:3])
+            for v in results["violations"]
+            if v["impact"] in ("serious", "critical")
+        ]
+        wide, room = self.page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        if wide > room:
+            found.append(f"the page is {wide} px wide in {room} px")
+        return found
+
+    def tab_to(self, selector: str, *, most: int = 80) -> None:
+        """Press Tab until the element matching `selector` has the focus (keyboard only)."""
+        for _ in range(most):
+            self.page.keyboard.press("Tab")
+            if self.page.evaluate(
+                "s => document.activeElement && document.activeElement.matches(s)", selector
+            ):
+                return
+        raise AssertionError(f"Tab never reached {selector}")
+
+    def shot(self, name: str) -> None:
+        """A full-page screenshot under $KIND_SHOTS (for a person to look at), if set."""
+        folder = os.environ.get("KIND_SHOTS")
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+            self.page.screenshot(path=os.path.join(folder, f"{name}.png"), full_page=True)
+
+
+@pytest.fixture
+def kind_browser(browser, live_server):
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(15_000)
+    yield KindBrowser(context.new_page())
+    context.close()

@@ -109,8 +109,8 @@ def test_author_writes_validates_publishes_and_a_student_gets_it(page, people, s
     )
     second_prompt = page.locator("#preview .question-text").first.inner_text()
     assert first_prompt != second_prompt
-    answer = page.locator(".answer-line .mono").first.inner_text().split(" (")[0]
-    page.get_by_label("Try an answer").fill(answer)
+    answer = page.locator(".answer-line strong").first.inner_text()
+    page.get_by_label("Your answer").fill(answer)
     page.get_by_role("button", name="Try", exact=True).click()
     page.locator(".feedback.correct").wait_for()
     screenshot(page, "studio-preview")

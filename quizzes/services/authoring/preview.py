@@ -42,9 +42,11 @@ class PreviewPart:
     points: float
     rendered: engine.RenderedPart
     part: engine.Part
-    # the correct answer as the variant stores it, and as the kind writes it for a key
+    # the correct answer as the variant stores it, as the kind writes it for a key, and the
+    # stored value as text when it says more than that ("0.00660953" behind "6.61 ms")
     value: Any
     answer: str
+    stored: str = ""
     response: Any = None
     tried: TryResult | None = None
 
@@ -126,8 +128,9 @@ def build_preview(
             rendered=shown,
             part=part,
             value=value,
-            answer=_show_answer(part, value),
+            answer=_answer_text(part, value),
         )
+        view.stored = "" if _stored(value) == view.answer else _stored(value)
         response = (responses or {}).get(part.id)
         if response not in (None, "", []):
             view.response = response
@@ -169,18 +172,17 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def _show_answer(part, answer: Any) -> str:
-    """The correct answer as its kind writes it, with the value as stored when that differs
-    ("1.23 ms (0.00123)"), so an author sees both."""
+def _answer_text(part, answer: Any) -> str:
+    """The correct answer as its kind writes it for a key."""
     try:
-        text = kinds.kind_for(part).answer_text(part, answer)
+        return kinds.kind_for(part).answer_text(part, answer)
     except Exception:  # noqa: BLE001 - an answer the kind cannot write still shows as stored
-        text = str(answer)
-    stored = f"{answer:.6g}" if isinstance(answer, float) else _stored(answer)
-    return text if stored == text else f"{text} ({stored})"
+        return _stored(answer)
 
 
 def _stored(answer: Any) -> str:
+    if isinstance(answer, float):
+        return f"{answer:.6g}"
     if isinstance(answer, (tuple, list)):
         return ", ".join(str(a) for a in answer)
     return str(answer)
