@@ -149,6 +149,7 @@ class Item:
     id: str
     text: Text
     extra: tuple[tuple[str, Any], ...] = ()
+    line: int | None = None
 
     def get(self, name: str, default: Any = None) -> Any:
         return dict(self.extra).get(name, default)
@@ -162,11 +163,12 @@ def parse_items(
     *,
     least: int,
     most: int,
-    extra: Mapping[str, str] | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> tuple[Item, ...]:
     """The list `field` of items, each ``{id, text, ...}`` (an id defaults to a, b, c ...);
-    `extra` maps each further allowed key to "expr" (an expression), "live" (live text) or
-    "code" (a diagnosis code).  Every problem is an issue with its line."""
+    `extra` maps each further allowed key to "expr" (an expression), "live" (live text),
+    "code" (a diagnosis code) or a function ``(rules, loc, names) -> value or None`` that reads
+    it.  Every problem is an issue with its line."""
     extra = dict(extra or {})
     items_loc = loc.get(field)
     if items_loc is None or not isinstance(items_loc.children, list):
@@ -208,7 +210,9 @@ def _parse_item(rules, loc, field: str, index: int, names, extra: dict[str, str]
         child = loc.get(key)
         if child is None:
             continue
-        if how == "expr":
+        if callable(how):
+            value = how(rules, child, names)
+        elif how == "expr":
             value = rules.expr(child, key, names)
         elif how == "live":
             value = rules.live(child, key, names)
@@ -220,4 +224,4 @@ def _parse_item(rules, loc, field: str, index: int, names, extra: dict[str, str]
             values.append((key, value))
     if text is None:
         return None
-    return Item(ident, text, tuple(values))
+    return Item(ident, text, tuple(values), loc.line)
