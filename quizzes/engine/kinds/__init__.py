@@ -114,6 +114,7 @@ KINDS = (
     "choice",
     "interval",
     "ordering",
+    "matching",
 )
 
 
