@@ -121,9 +121,7 @@ def roofline(
     )
 
 
-def roofline_of(
-    name: str, dtype_name: str, peak: float, bandwidth: float, points=()
-) -> Roofline:
+def roofline_of(name: str, dtype_name: str, peak: float, bandwidth: float, points=()) -> Roofline:
     """The chart's numbers from given figures (no catalog look-up): ``points`` are (label,
     intensity, FLOP/s), none of them an example kernel."""
     ridge = peak / bandwidth

@@ -171,9 +171,11 @@ def test_a_chart_from_given_figures_on_fixed_axes_names_its_decades_for_a_script
     svg = roofline_chart_html(chart, x_range=(0.1, 1e5), y_range=(1e11, 1e16))
     assert 'data-decades="-1 5 11 16"' in svg and 'data-plot="92 28 736 402"' in svg
     assert "ridge point 500 FLOP/byte" in svg
-    drawn = engines["django"].from_string(
-        "{% load charts %}{% roofline_chart figures points %}"
-    ).render({"figures": {"name": "Any GPU", "dtype": "bf16", "peak": 1e15, "bandwidth": 2e12}})
+    drawn = (
+        engines["django"]
+        .from_string("{% load charts %}{% roofline_chart figures points %}")
+        .render({"figures": {"name": "Any GPU", "dtype": "bf16", "peak": 1e15, "bandwidth": 2e12}})
+    )
     assert "<svg" in drawn and "ridge point 500" in drawn
 
 
