@@ -200,8 +200,10 @@ def _chart_labels(points: Sequence[RooflinePoint]) -> list[str]:
     return labels
 
 
-def _chart_id(chart: Roofline) -> str:
-    text = repr((chart.accelerator_name, chart.dtype_name, chart.points))
+def _chart_id(chart: Roofline, title: str | None = None) -> str:
+    # The title too: two charts of one page with the same figures (a question's input and its
+    # answer key) each need their own ids for their <title> and <desc>.
+    text = repr((chart.accelerator_name, chart.dtype_name, chart.points)) + (title or "")
     return "roofline-" + hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:8]
 
 
@@ -261,7 +263,7 @@ def _context(
     slope_at = _slope_label_position(roof, marks)
     reserved += _along(slope_at, len(slope_label) * _CHAR_WIDTH)
     _place_labels(marks, (LEFT, TOP, plot_right, plot_bottom), reserved)
-    chart_id = _chart_id(chart)
+    chart_id = _chart_id(chart, title)
     return {
         "id": chart_id,
         "width": WIDTH,
