@@ -115,6 +115,7 @@ KINDS = (
     "interval",
     "ordering",
     "matching",
+    "roofline_point",
 )
 
 
