@@ -17,7 +17,7 @@ from .attempts import (
 from .quizzes import AnswerRelease, LatePolicy, Quiz, QuizItem, QuizMode, ReleasePolicy
 from .records import Extension, RegradeRun, RegradeStatus, ScoreOverride
 from .statistics import ItemStatistics, QuizActivity
-from .templates import QuestionTemplate, TemplateStatus, TemplateVersion
+from .templates import QuestionTemplate, TemplateStatus, TemplateVersion, VersionOrigin
 
 __all__ = [
     "AnswerRelease",
@@ -41,5 +41,6 @@ __all__ = [
     "ScoreOverride",
     "TemplateStatus",
     "TemplateVersion",
+    "VersionOrigin",
     "Variant",
 ]

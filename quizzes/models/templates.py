@@ -13,6 +13,15 @@ class TemplateStatus(models.TextChoices):
     RETIRED = "retired", "Retired"
 
 
+class VersionOrigin(models.TextChoices):
+    """Where a published version's text came from."""
+
+    FILE = "file", "bank file"
+    STUDIO = "studio", "studio"
+    UPLOAD = "upload", "upload"
+    IMPORT = "import", "import"
+
+
 class QuestionTemplateQuerySet(models.QuerySet):
     def published(self) -> QuestionTemplateQuerySet:
         return self.filter(status=TemplateStatus.PUBLISHED)
@@ -35,7 +44,7 @@ class QuestionTemplate(models.Model):
     title = models.CharField(max_length=200)
     chapter_slug = models.SlugField(max_length=100, blank=True)
     kind = models.CharField(
-        max_length=20, blank=True, help_text="numeric, formula, choice or multi-part."
+        max_length=20, blank=True, help_text="Its one part's answer kind, or multi-part."
     )
     status = models.CharField(
         max_length=20, choices=TemplateStatus.choices, default=TemplateStatus.DRAFT
@@ -51,6 +60,9 @@ class QuestionTemplate(models.Model):
     source_path = models.CharField(
         max_length=300, blank=True, help_text="File under content/questions/ it was loaded from."
     )
+    # The hash of that file's text when `sync_questions` last read it: a file whose hash still
+    # matches has not changed since, so a newer studio version is not in conflict with an edit.
+    synced_hash = models.CharField(max_length=64, blank=True)
     current_version = models.ForeignKey(
         "TemplateVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -94,6 +106,10 @@ class TemplateVersion(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     note = models.CharField(max_length=300, blank=True)
+    origin = models.CharField(max_length=10, choices=VersionOrigin.choices, blank=True)
+    # The file it came from (a bank file, a file of an upload or import), when it came from one;
+    # the file's hash is `content_hash`.
+    origin_path = models.CharField(max_length=300, blank=True)
 
     class Meta:
         ordering = ["template", "-number"]

@@ -15,7 +15,9 @@ pytestmark = pytest.mark.django_db
 def make_template(course, slug="floor-time", kind="numeric", *, publish=False, user=None):
     template = authoring.create_template(course=course, user=user, kind=kind, slug=slug)
     if publish:
-        publish_version(template=template, text=template.draft_source, title=template.title)
+        publish_version(
+            template=template, text=template.draft_source, title=template.title, origin="studio"
+        )
         template.refresh_from_db()
     return template
 
@@ -111,11 +113,12 @@ def test_list_keeps_a_fixed_number_of_queries(author_client, course, django_asse
 
 def test_create_from_each_starter_gives_a_valid_draft(author_client, course):
     for kind in authoring.STARTERS:
+        slug = f"new-{kind.replace('_', '-')}"
         response = author_client.post(
-            reverse("studio:template_create"), {"kind": kind, "slug": f"new-{kind}"}
+            reverse("studio:template_create"), {"kind": kind, "slug": slug}
         )
         assert response.status_code == 302
-        template = QuestionTemplate.objects.get(slug=f"new-{kind}")
+        template = QuestionTemplate.objects.get(slug=slug)
         assert template.status == TemplateStatus.DRAFT
         assert template.kind == kind
         assert authoring.read_draft(template.draft_source, slug=template.slug)[1] == []

@@ -13,7 +13,14 @@ from django.db import transaction
 from django.db.models import Count, F, Max
 from django.utils import timezone
 
-from quizzes.models import QuestionTemplate, QuizItem, TemplateStatus, TemplateVersion, Variant
+from quizzes.models import (
+    QuestionTemplate,
+    QuizItem,
+    TemplateStatus,
+    TemplateVersion,
+    Variant,
+    VersionOrigin,
+)
 from quizzes.services.authoring.budgets import validation_budget
 from quizzes.services.authoring.drafts import AuthoringError, read_draft
 from quizzes.services.bank import (
@@ -158,7 +165,12 @@ def publish_draft(
         if locked.draft_revision != revision:
             raise AuthoringError("The draft changed while it was being validated; try again.")
         version = publish_version(
-            template=locked, text=text, title=parsed.title, user=user, note=note[:300]
+            template=locked,
+            text=text,
+            title=parsed.title,
+            user=user,
+            note=note[:300],
+            origin=VersionOrigin.STUDIO,
         )
         locked.title, locked.chapter_slug, locked.kind = parsed.title, parsed.chapter, parsed.kind
         locked.save(update_fields=["title", "chapter_slug", "kind"])
