@@ -17,6 +17,16 @@ urlpatterns = [
     path(_t + "duplicate/", studio.template_duplicate, name="template_duplicate"),
     path(_t + "validate/", studio_versions.template_validate, name="template_validate"),
     path(_t + "publish/", studio_versions.template_publish, name="template_publish"),
+    path(
+        _t + "publish/<int:run_id>/",
+        studio_versions.template_publish_status,
+        name="template_publish_status",
+    ),
+    path(
+        _t + "publish/<int:run_id>/cancel/",
+        studio_versions.template_publish_cancel,
+        name="template_publish_cancel",
+    ),
     path(_t + "retire/", studio_versions.template_retire, name="template_retire"),
     path(_t + "diff/", studio_versions.template_diff, name="template_diff"),
     path("quizzes/", studio_quizzes.quiz_index, name="quiz_index"),

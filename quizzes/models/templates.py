@@ -120,3 +120,75 @@ class TemplateVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.template.slug} v{self.number}"
+
+
+class PublishStatus(models.TextChoices):
+    QUEUED = "queued", "Waiting for the task worker"
+    RUNNING = "running", "Checking"
+    PUBLISHED = "published", "Published"
+    REFUSED = "refused", "Not published"
+    CANCELLED = "cancelled", "Cancelled"
+    FAILED = "failed", "Failed"
+
+
+class PublishRunQuerySet(models.QuerySet):
+    def active(self) -> PublishRunQuerySet:
+        return self.filter(status__in=PublishRun.ACTIVE)
+
+
+class PublishRun(models.Model):
+    """An author's Publish: the draft revision they saw, checked by the publication gate in a
+    background task (its progress kept here for the page to poll), then published, refused,
+    cancelled or failed."""
+
+    ACTIVE = (PublishStatus.QUEUED, PublishStatus.RUNNING)
+
+    template = models.ForeignKey(
+        QuestionTemplate, on_delete=models.CASCADE, related_name="publish_runs"
+    )
+    revision = models.PositiveIntegerField()
+    note = models.CharField(max_length=300, blank=True)
+    status = models.CharField(
+        max_length=20, choices=PublishStatus.choices, default=PublishStatus.QUEUED
+    )
+    seeds = models.PositiveIntegerField()
+    seeds_done = models.PositiveIntegerField(default=0)
+    cancel_requested = models.BooleanField(default=False)
+    # Why it was refused, cancelled or failed, for the author.
+    message = models.TextField(blank=True)
+    version = models.ForeignKey(
+        TemplateVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    task_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = PublishRunQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            # One Publish at a time per template: a second press waits for the first.
+            models.UniqueConstraint(
+                fields=["template"],
+                condition=Q(status__in=["queued", "running"]),
+                name="one_active_publish_per_template",
+            ),
+            models.CheckConstraint(
+                condition=Q(seeds_done__lte=models.F("seeds")), name="publish_progress_bounded"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"publish {self.template.slug} revision {self.revision}: {self.status}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.seeds_done / self.seeds) if self.seeds else 0

@@ -128,7 +128,7 @@ def test_author_writes_validates_publishes_and_a_student_gets_it(page, people, s
     # Publish version 1, then a second version, and compare them.
     page.get_by_role("link", name="Go to publishing").click()
     page.get_by_role("button", name="Publish version 1").click()
-    assert "Published version 1" in page.locator(".messages").inner_text()
+    assert "Published version 1" in page.locator("#publish-status").inner_text()
     page.get_by_role("link", name="Editor").click()
     page.locator("#source").fill(good.replace("rtol: 0.02", "rtol: 0.03"))
     page.get_by_role("button", name="Save draft").click()
@@ -136,7 +136,7 @@ def test_author_writes_validates_publishes_and_a_student_gets_it(page, people, s
     page.get_by_role("link", name="Versions & publish").click()
     page.get_by_label("Note for this version (optional)").fill("Looser tolerance")
     page.get_by_role("button", name="Publish version 2").click()
-    assert "Published version 2" in page.locator(".messages").inner_text()
+    assert "Published version 2" in page.locator("#publish-status").inner_text()
     page.get_by_role("link", name="vs v1").click()
     assert page.locator("tr.del").count() == 1 and page.locator("tr.add").count() == 1
     screenshot(page, "studio-diff")

@@ -4,6 +4,7 @@ the per-part checks each answer kind asks for, ``report`` the report and its fai
 """
 
 from quizzes.engine.validate.checks import Checks
+from quizzes.engine.validate.progress import ProgressFile, ValidationCancelled
 from quizzes.engine.validate.report import (
     HISTOGRAM_BINS,
     PartStats,
@@ -17,6 +18,8 @@ __all__ = [
     "HISTOGRAM_BINS",
     "Checks",
     "PartStats",
+    "ProgressFile",
+    "ValidationCancelled",
     "ValidationFailure",
     "ValidationReport",
     "histogram",

@@ -36,12 +36,14 @@ def validate_template(
     *,
     grade_fn: Callable[..., Any] | None = None,
     budget_s: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ValidationReport:
     """Generate variants for seeds ``0 .. seeds-1`` and apply every check of the format doc.
 
     With ``budget_s``, the run stops once that many seconds have passed: the report says how
     many seeds were checked (``stopped_after``) and carries a "budget" failure, so a run that
-    was cut short is never mistaken for a clean one.
+    was cut short is never mistaken for a clean one. ``progress(done, seeds)`` is called after
+    each seed (`progress.ProgressFile` reports across processes); it may raise to stop the run.
     """
     grade_fn = grade_fn or kinds.run_grader
     report = ValidationReport(template.slug, template.source, seeds)
@@ -56,6 +58,8 @@ def validate_template(
     deadline = None if budget_s is None else time.monotonic() + budget_s
     _check_hint_parts(template, failures)
     for seed in range(seeds):
+        if progress is not None:
+            progress(seed, seeds)
         try:
             if deadline is not None and time.monotonic() > deadline:
                 raise OverBudget("")
@@ -88,6 +92,8 @@ def validate_template(
                 checked[key] = recorded
         if variant.outcome is not None:
             outcomes[variant.outcome] += 1
+    if progress is not None and report.stopped_after is None:
+        progress(seeds, seeds)
     report.distinct_variants = len(keys)
     if report.stopped_after is not None:
         # Counts over part of the seeds would be misleading: report only what was checked.

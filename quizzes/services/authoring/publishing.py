@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Count, F, Max
 from django.utils import timezone
 
+from quizzes.engine.validate import ValidationCancelled
 from quizzes.models import (
     QuestionTemplate,
     QuizItem,
@@ -38,8 +39,9 @@ MAX_SEEDS = 5_000
 MAX_POINTS = Decimal(1000)
 
 
-def validation_summary(text: str, seeds: int, *, parsed=None) -> dict:
-    """Validate ``text`` over ``seeds`` seeds; a JSON-ready summary (never raises).
+def validation_summary(text: str, seeds: int, *, parsed=None, progress=None) -> dict:
+    """Validate ``text`` over ``seeds`` seeds; a JSON-ready summary (never raises, except
+    `ValidationCancelled` when ``progress`` says the run was cancelled).
 
     ``parsed`` is the text's TemplateFile when the caller has read it already.
     """
@@ -67,8 +69,10 @@ def validation_summary(text: str, seeds: int, *, parsed=None) -> dict:
     try:
         # The editor's text was parsed once by the bank's reader; its template travels here.
         report, refusing = check_for_publication(
-            parsed.template, seeds=seeds, budget_s=validation_budget()
+            parsed.template, seeds=seeds, budget_s=validation_budget(), progress=progress
         )
+    except ValidationCancelled:
+        raise
     except Exception as exc:  # noqa: BLE001 - a validator crash is a failure, not a 500
         summary["failures"] = [
             {"check": "crash", "message": str(exc), "seed": None, "part": None, "count": 1}

@@ -42,11 +42,16 @@ def counts_at(failure, seeds: int) -> bool:
 
 
 def check_for_publication(
-    template: engine.Template, *, seeds: int | None = None, budget_s: float | None = None
+    template: engine.Template,
+    *,
+    seeds: int | None = None,
+    budget_s: float | None = None,
+    progress=None,
 ) -> tuple[engine.ValidationReport, list]:
-    """Validate `template`; the report and the failures that refuse publication."""
+    """Validate `template`; the report and the failures that refuse publication. ``progress``
+    (an `engine.validate.ProgressFile`) hears of each seed and may stop the run."""
     seeds = publication_seeds() if seeds is None else seeds
-    report = engine.validate_template(template, seeds, budget_s=budget_s)
+    report = engine.validate_template(template, seeds, budget_s=budget_s, progress=progress)
     return report, [f for f in report.failures if counts_at(f, seeds)]
 
 
