@@ -154,8 +154,13 @@ def template_duplicate(request: HttpRequest, slug: str) -> HttpResponse:
 # -- the editor ------------------------------------------------------------------------------
 
 
-def _responses(request: HttpRequest) -> dict:
-    """The "try" boxes: ``response_<part>`` fields (choice parts may send several values)."""
+def _responses(request: HttpRequest, seed: PreviewSeedForm) -> dict:
+    """The "try" boxes: ``response_<part>`` fields (an input may send several values), when
+    they were typed for this seed's numbers: under new numbers an old answer is no answer
+    (it would be graded again, wrong, under each new seed)."""
+    tried = request.POST.get("tried_seed")
+    if tried is not None and tried != str(seed.data.get("seed", "")):
+        return {}
     found = {}
     for key in request.POST:
         if key.startswith("response_"):
@@ -252,7 +257,7 @@ def template_preview(request: HttpRequest, slug: str) -> HttpResponse:
         seed = PreviewSeedForm({"seed": authoring.random_seed()})
     else:
         seed = PreviewSeedForm(request.POST)
-    bench = _workbench(text, seed, _responses(request), template.slug)
+    bench = _workbench(text, seed, _responses(request, seed), template.slug)
     try:
         revision = int(request.POST.get("draft_revision", template.draft_revision))
     except ValueError:

@@ -259,3 +259,23 @@ def test_bad_input_never_gives_a_500(author_client, course):
     diff = reverse("studio:template_diff", args=[template.slug])
     assert author_client.get(diff, {"a": "99", "b": "zz"}).status_code == 400
     assert author_client.get(reverse("studio:template_edit", args=["no-such"])).status_code == 404
+
+
+def test_new_numbers_empty_the_try_boxes_instead_of_grading_them_again(
+    author_client, course, monkeypatch
+):
+    monkeypatch.setattr(authoring, "random_seed", lambda: 7)
+    template = make_template(course)
+    url = reverse("studio:template_preview", args=[template.slug])
+    data = {"source": template.draft_source, "draft_revision": 1, "response_t": "3 ms"}
+    same = author_client.post(url, {**data, "seed": "5", "tried_seed": "5"}, HTTP_HX_REQUEST="true")
+    assert 'class="feedback' in same.content.decode()
+    moved = author_client.post(
+        url, {**data, "seed": "6", "tried_seed": "5"}, HTTP_HX_REQUEST="true"
+    )
+    body = moved.content.decode()
+    assert 'class="feedback' not in body and 'value="3 ms"' not in body
+    fresh = author_client.post(
+        url, {**data, "seed": "5", "tried_seed": "5", "new_seed": "1"}, HTTP_HX_REQUEST="true"
+    )
+    assert 'class="feedback' not in fresh.content.decode()
