@@ -11,6 +11,7 @@ _t = "templates/<slug:slug>/"
 urlpatterns = [
     path("", studio.template_list, name="template_list"),
     path("new/", studio.template_create, name="template_create"),
+    path("editor-reference.json", studio.editor_reference, name="editor_reference"),
     path(_t, studio_versions.template_detail, name="template_detail"),
     path(_t + "edit/", studio.template_edit, name="template_edit"),
     path(_t + "preview/", studio.template_preview, name="template_preview"),

@@ -12,12 +12,12 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.db.models import Prefetch, Q
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courseware.roles import author_required
-from quizzes.engine import CHAPTERS, kinds
+from quizzes.engine import CHAPTERS, kinds, reference
 from quizzes.forms import PreviewSeedForm
 from quizzes.models import QuestionTemplate, QuizItem, TemplateStatus
 from quizzes.presenters.studio import diff_rows, preview_html, report_view
@@ -94,6 +94,16 @@ def _row(template: QuestionTemplate) -> dict:
         and validation.get("revision") != template.draft_revision,
         "quizzes": quizzes,
     }
+
+
+@require_GET
+@author_required
+def editor_reference(request: HttpRequest) -> HttpResponse:
+    """What the editor completes: the template's fields, the answer kinds' fields, every function
+    and catalog (entries, fields with units), from the code's own reference."""
+    response = JsonResponse(reference.as_json())
+    response["Cache-Control"] = "private, max-age=3600"
+    return response
 
 
 # -- new templates ---------------------------------------------------------------------------

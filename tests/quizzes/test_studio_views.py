@@ -279,3 +279,12 @@ def test_new_numbers_empty_the_try_boxes_instead_of_grading_them_again(
         url, {**data, "seed": "5", "tried_seed": "5", "new_seed": "1"}, HTTP_HX_REQUEST="true"
     )
     assert 'class="feedback' not in fresh.content.decode()
+
+
+def test_the_editors_reference_is_json_for_authors_only(author_client, client, course, student):
+    url = reverse("studio:editor_reference")
+    data = author_client.get(url).json()
+    assert "ridge_point" in {f["name"] for f in data["functions"]}
+    assert "interval" in data["kinds"] and "unit" in data["kinds"]["numeric"]
+    client.force_login(student)
+    assert client.get(url).status_code in (302, 403)
