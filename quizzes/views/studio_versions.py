@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRefresh
 
 from courseware.roles import author_required
 from quizzes import tasks as jobs
@@ -84,9 +85,13 @@ def template_publish(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _status(request: HttpRequest, template, run: PublishRun) -> HttpResponse:
-    if request.htmx:
+    """The run's progress for the page's poll; once it has finished, the whole page again
+    (its versions, status and form all changed), never a stale page around a new message."""
+    if request.htmx and run.is_active:
         context = {"template": template, "run": run}
         return render(request, "studio/template_detail.html#publish_status", context)
+    if request.htmx:
+        return HttpResponseClientRefresh()
     return redirect(reverse("studio:template_detail", args=[template.slug]) + "#publish")
 
 

@@ -54,11 +54,16 @@ def test_the_worker_runs_the_gate_with_progress_and_publishes(
     assert (run.status, run.seeds_done) == ("published", 200)
     version = run.version
     assert (version.number, version.origin, version.published_by) == (1, "studio", author)
-    status = author_client.get(
+    # The page's poll, once the run is over, reloads the whole page: its versions changed too.
+    poll = author_client.get(
         reverse("studio:template_publish_status", args=[template.slug, run.pk]),
         HTTP_HX_REQUEST="true",
-    ).content.decode()
-    assert "Published version 1" in status and "every 1s" not in status
+    )
+    assert poll["HX-Refresh"] == "true"
+    page = author_client.get(reverse("studio:template_detail", args=[template.slug]))
+    html = page.content.decode()
+    assert "Published version 1" in html and "every 1s" not in html
+    assert '<span class="badge correct">current</span>' in html
     template.refresh_from_db()
     assert template.last_validation["ok"] and template.last_validation["revision"] == 1
 
@@ -124,8 +129,9 @@ def test_cancel_of_a_queued_run_is_immediate_and_the_task_then_does_nothing(
     _publish(author_client, template)
     run = PublishRun.objects.get()
     url = reverse("studio:template_publish_cancel", args=[template.slug, run.pk])
-    fragment = author_client.post(url, HTTP_HX_REQUEST="true").content.decode()
-    assert "Publishing was cancelled after 0 of 200 seeds" in fragment
+    assert author_client.post(url, HTTP_HX_REQUEST="true")["HX-Refresh"] == "true"
+    page = author_client.get(reverse("studio:template_detail", args=[template.slug]))
+    assert "Publishing was cancelled after 0 of 200 seeds" in page.content.decode()
     task_worker()
     assert PublishRun.objects.get().status == "cancelled"
     assert not TemplateVersion.objects.exists()
