@@ -35,11 +35,12 @@ from quizzes.services.questions import (
     catalog_stamp,
     correct_answers,
     engine_variant,
+    option_token,
     template_for,
 )
 
 # Bump when what is rendered changes shape (markup, dataclasses) so old entries are not read.
-RENDER_CACHE_VERSION = 2
+RENDER_CACHE_VERSION = 3
 # A variant's figures change only through a regrade, which changes its key; so entries only
 # leave the cache to make room.
 RENDER_CACHE_SECONDS = 7 * 24 * 3600
@@ -56,6 +57,8 @@ class OptionView:
 
     id: str
     html: SafeString
+    # The name the browser posts (`questions.option_token`): the id itself never reaches it.
+    token: str = ""
 
 
 @dataclass
@@ -204,22 +207,31 @@ def _question_view(row) -> QuestionView:
     variant = engine_variant(row)
     try:
         prompt = render_markdown_math(engine.render_prompt(template, variant))
-        parts = [part_view(p) for p in engine.render_parts(template, variant)]
+        parts = [part_view(p, row) for p in engine.render_parts(template, variant)]
     except Exception as error:  # noqa: BLE001 - report as unavailable, never a 500
         raise QuestionUnavailable(str(error)) from error
     return QuestionView(title=template.title, prompt_html=prompt, parts=parts)
 
 
-def part_view(rendered) -> PartView:
+def part_view(rendered, row=None) -> PartView:
     """A rendered part (``engine.RenderedPart``) as the page draws it: its prompt as HTML and
-    each item of its kind's lists as inline HTML (the student page and the studio alike)."""
+    each item of its kind's lists as inline HTML (the student page and the studio alike).
+    With the stored variant ``row``, each item also gets the opaque name the browser posts
+    (``questions.option_token``), so no item id ("right") reaches a student's page."""
     return PartView(
         id=rendered.id,
         kind=rendered.kind,
         points=float(rendered.points),
         prompt_html=render_markdown_math(rendered.prompt),
         lists={
-            name: [OptionView(oid, render_inline(text)) for oid, text in items]
+            name: [
+                OptionView(
+                    oid,
+                    render_inline(text),
+                    option_token(row, rendered.id, oid) if row is not None else "",
+                )
+                for oid, text in items
+            ]
             for name, items in rendered.lists.items()
         },
         facts=dict(rendered.facts),

@@ -23,7 +23,7 @@ from quizzes.presenters.display import PartView
 from quizzes.presenters.elements import render_kind
 from quizzes.presenters.markup import render_feedback
 from quizzes.services import questions, scoring
-from quizzes.services.feedback_release import counterexample_visible
+from quizzes.services.feedback_release import counterexample_visible, shown_feedback
 
 
 def graded(response) -> bool:
@@ -63,10 +63,12 @@ class ResultView:
     # the Markdown and MathML behind them once per process for the same text (see below).
     @cached_property
     def feedback_html(self) -> SafeString | str:
-        feedback = self.response.feedback or ""
+        feedback = shown_feedback(
+            self.response.feedback or "", self.response.diagnosis, reveal=self.reveal
+        )
         if not feedback or feedback == "Correct.":
             return ""
-        return _feedback_html(feedback)
+        return _feedback_html(feedback, self.response.raw or "")
 
     @cached_property
     def counterexample_html(self) -> SafeString | str:
@@ -74,7 +76,7 @@ class ResultView:
         text = getattr(self.response, "counterexample", "") or ""
         if not text or not self.reveal:
             return ""
-        return _feedback_html(text)
+        return _feedback_html(text, self.response.raw or "")
 
     @cached_property
     def read_as_html(self) -> SafeString | str:
@@ -94,8 +96,8 @@ class ResultView:
 # A stored response never changes its text, so what it renders to depends on the text alone:
 # kept per process, the page re-renders no feedback Markdown or formula MathML it showed before.
 @lru_cache(maxsize=4096)
-def _feedback_html(text: str) -> SafeString:
-    return render_feedback(text)
+def _feedback_html(text: str, raw: str) -> SafeString:
+    return render_feedback(text, quoting=raw)
 
 
 # How an exam's saved text will be read depends on the text and the part's unit or variables

@@ -26,7 +26,9 @@ def test_the_editor_replaces_the_textarea_and_marks_errors_at_their_lines(
 ):
     page = kind_browser.page
     violations = []
-    page.on("console", lambda m: violations.append(m.text) if "Content Security" in m.text else None)
+    page.on(
+        "console", lambda m: violations.append(m.text) if "Content Security" in m.text else None
+    )
     kind_browser.width(width)
     _open(kind_browser, course, author)
     editor = page.locator(".cm-editor")

@@ -118,3 +118,14 @@ def test_an_upload_and_an_import_publish_what_they_bring_and_say_so(synced, cour
     files.import_files([("floor-b.yaml", text)], course=course)
     current = QuestionTemplate.objects.get(slug="floor-b").current_version
     assert (current.origin, current.origin_path) == ("upload", "floor-b.yaml")
+
+
+def test_make_runs_setup_site_keeps_a_studio_edit_and_names_it(synced, course, settings):
+    # The walkthrough's H2 exactly: `make run` runs setup_site, which syncs QUESTIONS_DIR.
+    settings.QUESTIONS_DIR = str(synced)
+    studio = _publish_in_the_studio(course, "floor-a", "rtol: 0.02", "rtol: 0.05")
+    out = io.StringIO()
+    call_command("setup_site", students=0, stdout=out)
+    template = QuestionTemplate.objects.get(slug="floor-a")
+    assert template.current_version == studio and "rtol: 0.05" in template.current_version.source
+    assert "floor-a: v2 (from the studio) differs from inference/floor-a.yaml" in out.getvalue()
