@@ -9,7 +9,8 @@ repository's root ``conftest.py`` registers for the whole suite:
   ``submit()``, ``results()`` and the stored ``responses()``;
 - ``kind_site.studio(source)``: the author's editor on it, ``preview(seed, tried=..., **answers)``;
 - ``kind_site.instructor_page(taking)``: the instructor's view of that student's history;
-- ``kind_browser``: Chromium on the live server (``open(taking)``, ``axe()``, ``shot(name)``).
+- ``kind_browser``: Chromium on the live server (``open(taking)``, ``axe()``, ``shot(name)``);
+  ``kind_browser_without_js`` the same with JavaScript off.
 
 It also holds the session's one headless Chromium (`browser`), which tests/browser/ uses too.
 """
@@ -322,6 +323,18 @@ class KindBrowser:
 @pytest.fixture
 def kind_browser(browser, live_server):
     context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(15_000)
+    yield KindBrowser(context.new_page())
+    context.close()
+
+
+@pytest.fixture
+def kind_browser_without_js(browser, live_server):
+    """The same, with JavaScript off: a kind's input must work as a plain form where the site's
+    do (a homework Check and an exam's Save answer post the form and the page comes back)."""
+    context = browser.new_context(
+        base_url=live_server.url, viewport={"width": 390, "height": 900}, java_script_enabled=False
+    )
     context.set_default_timeout(15_000)
     yield KindBrowser(context.new_page())
     context.close()

@@ -30,3 +30,28 @@ def test_a_student_matches_the_items_by_keyboard(kind_site, kind_browser, width)
     kind_browser.shot(f"matching-correct-{width}")
     assert kind_browser.axe() == []
     assert [s for s, *_ in taking.responses()] == ["correct"]
+
+
+def test_without_javascript_the_boxes_post_as_a_plain_form(kind_site, kind_browser_without_js):
+    browser, page = kind_browser_without_js, kind_browser_without_js.page
+    homework = kind_site.homework(STARTER)
+    browser.open(homework)
+    for item, category in dict(homework.answers["bound"]).items():
+        page.locator(f"select[id$='-{item}']").select_option(f"{item}:{category}")
+    page.get_by_role("button", name="Check").click()
+    page.locator(".feedback.correct").wait_for()
+    browser.shot("matching-nojs-homework-390")
+    assert [s for s, *_ in homework.responses()] == ["correct"]
+    page.context.clear_cookies()
+    exam = kind_site.exam(STARTER, time_limit_minutes=30)
+    right = dict(exam.answers["bound"])
+    browser.open(exam)
+    for item, category in right.items():
+        page.locator(f"select[id$='-{item}']").select_option(f"{item}:{category}")
+    page.get_by_role("button", name="Save answer").click()
+    page.wait_for_load_state()
+    item, category = next(iter(right.items()))
+    assert page.locator(f"select[id$='-{item}']").input_value() == f"{item}:{category}"
+    browser.shot("matching-nojs-exam-390")
+    exam.submit()
+    assert [(s, score) for s, score, *_ in exam.responses()] == [("correct", 1.0)]

@@ -44,3 +44,30 @@ def test_a_click_on_the_chart_fills_the_coordinates_in(kind_site, kind_browser):
     assert intensity > 0 and performance > 0
     assert page.locator("circle.placed").get_attribute("visibility") == "visible"
     kind_browser.shot("roofline-clicked")
+
+
+def test_without_javascript_the_coordinates_post_as_a_plain_form(
+    kind_site, kind_browser_without_js
+):
+    browser, page = kind_browser_without_js, kind_browser_without_js.page
+    homework = kind_site.homework(STARTER)
+    x, y = homework.answers["kernel"]
+    browser.open(homework)
+    page.locator("input[data-coordinate=intensity]").fill(f"{x:.4g}")
+    page.locator("input[data-coordinate=performance]").fill(f"{y:.4g}")
+    page.get_by_role("button", name="Check").click()
+    page.locator(".feedback.correct").wait_for()
+    browser.shot("roofline-nojs-homework-390")
+    assert [s for s, *_ in homework.responses()] == ["correct"]
+    page.context.clear_cookies()
+    exam = kind_site.exam(STARTER, time_limit_minutes=30)
+    x, y = exam.answers["kernel"]
+    browser.open(exam)
+    page.locator("input[data-coordinate=intensity]").fill(f"{x:.4g}")
+    page.locator("input[data-coordinate=performance]").fill(f"{y:.4g}")
+    page.get_by_role("button", name="Save answer").click()
+    page.wait_for_load_state()
+    assert "Read as" in page.locator(".part").first.inner_text()
+    browser.shot("roofline-nojs-exam-390")
+    exam.submit()
+    assert [(s, score) for s, score, *_ in exam.responses()] == [("correct", 1.0)]
