@@ -103,6 +103,24 @@ def option_ids_by_token(row, part_id: str) -> dict[str, str]:
     return {option_token(row, part_id, option_id): option_id for option_id in order}
 
 
+def with_item_ids(row, part_id: str, values: list[str]) -> list[str]:
+    """Posted values with each item's opaque name (`option_token`: a choice's option, an item
+    to order or match) turned back into the id its kind knows: a value that is a name, or one
+    that starts with a name before a colon ("o3f...:2", an item's position or category).
+    Anything else is left as it is, for the kind's cleaning to judge."""
+    ids = option_ids_by_token(row, part_id)
+    read = []
+    for value in values:
+        head, colon, rest = value.partition(":")
+        if value in ids:
+            read.append(ids[value])
+        elif colon and head in ids:
+            read.append(f"{ids[head]}:{rest}")
+        else:
+            read.append(value)
+    return read
+
+
 def correct_answers(row) -> dict[str, Any]:
     """Correct answer per part id (float, formula text or option ids); server side only."""
     return dict(row.answers.get("answers", {}))

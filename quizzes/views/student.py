@@ -196,11 +196,9 @@ def _part_url(attempt: Attempt, variant: Variant, part_id: str) -> str:
 
 
 def _answer(request: HttpRequest, variant: Variant, part_id: str):
-    """The posted answer; a choice's option names (opaque per variant, `option_token`) become
-    the option ids the grader knows (an id posted as it is still counts)."""
-    values = request.POST.getlist("answer")
-    tokens = questions.option_ids_by_token(variant, part_id)
-    values = [tokens.get(value, value) for value in values]
+    """The posted answer; the items' names (opaque per variant, `option_token`) become the ids
+    the kind knows (an id posted as it is still counts)."""
+    values = questions.with_item_ids(variant, part_id, request.POST.getlist("answer"))
     return values if len(values) != 1 else values[0]
 
 
