@@ -76,6 +76,13 @@ class Taking:
 
         return correct_answers(self.variant)
 
+    def name(self, part: str, item: str) -> str:
+        """What the student's page calls an item (an option, a thing to order or match): its
+        opaque per-variant name, never its id."""
+        from quizzes.services.questions import option_token
+
+        return option_token(self.variant, part, item)
+
     def _url(self, name: str, part: str) -> str:
         from django.urls import reverse
 

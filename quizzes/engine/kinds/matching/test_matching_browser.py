@@ -6,8 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from quizzes.services.questions import option_token
-
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 STARTER = (Path(__file__).resolve().parent / "starter.yaml").read_text(encoding="utf-8")
@@ -23,7 +21,7 @@ def test_a_student_matches_the_items_by_keyboard(kind_site, kind_browser, width)
     page = kind_browser.page
     assert kind_browser.axe() == []
     for item, category in right.items():
-        kind_browser.tab_to(f"select[id$='-{option_token(taking.variant, 'bound', item)}']")
+        kind_browser.tab_to(f"select[id$='-{taking.name('bound', item)}']")
         for _ in range(order.index(category) + 1):
             page.keyboard.press("ArrowDown")
     kind_browser.tab_to(".answer-actions button[type=submit]")
@@ -39,7 +37,7 @@ def test_without_javascript_the_boxes_post_as_a_plain_form(kind_site, kind_brows
     homework = kind_site.homework(STARTER)
     browser.open(homework)
     for item, category in dict(homework.answers["bound"]).items():
-        name = option_token(homework.variant, "bound", item)
+        name = homework.name("bound", item)
         page.locator(f"select[id$='-{name}']").select_option(f"{name}:{category}")
     page.get_by_role("button", name="Check").click()
     page.locator(".feedback.correct").wait_for()
@@ -49,7 +47,7 @@ def test_without_javascript_the_boxes_post_as_a_plain_form(kind_site, kind_brows
     exam = kind_site.exam(STARTER, time_limit_minutes=30)
     right = dict(exam.answers["bound"])
     browser.open(exam)
-    named = {option_token(exam.variant, "bound", item): c for item, c in right.items()}
+    named = {exam.name("bound", item): c for item, c in right.items()}
     for name, category in named.items():
         page.locator(f"select[id$='-{name}']").select_option(f"{name}:{category}")
     page.get_by_role("button", name="Save answer").click()

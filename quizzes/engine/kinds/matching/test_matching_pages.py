@@ -6,8 +6,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from quizzes.services.questions import option_token
-
 STARTER = (Path(__file__).resolve().parent / "starter.yaml").read_text(encoding="utf-8")
 
 
@@ -22,7 +20,7 @@ def test_each_item_has_a_labelled_category_box(kind_site):
     boxes = re.findall(
         r'<select class="match-category" id="match-[\w-]+?-(\w+)" name="answer"', html
     )
-    names = [option_token(taking.variant, "bound", item) for item in shown]
+    names = [taking.name("bound", item) for item in shown]
     assert boxes == names
     for name in names:
         assert '<label class="match-text" for="match-' in html and f'-{name}">' in html
@@ -50,7 +48,7 @@ def test_an_unmatched_item_is_refused_and_the_input_keeps_the_choices(kind_site)
     taking.check("bound", _posted(right))
     html = taking.page()
     for item, category in right.items():
-        name = option_token(taking.variant, "bound", item)
+        name = taking.name("bound", item)
         assert f'<option value="{name}:{category}" selected>' in html
 
 

@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from quizzes.services.questions import option_token
-
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 STARTER = (Path(__file__).resolve().parent / "starter.yaml").read_text(encoding="utf-8")
@@ -23,7 +21,7 @@ def test_a_student_orders_the_items_by_keyboard(kind_site, kind_browser, width):
     page = kind_browser.page
     assert kind_browser.axe() == []
     for position, item in enumerate(right, start=1):
-        kind_browser.tab_to(f"select[id$='-{option_token(taking.variant, 'paths', item)}']")
+        kind_browser.tab_to(f"select[id$='-{taking.name('paths', item)}']")
         for _ in range(position):
             page.keyboard.press("ArrowDown")
     kind_browser.tab_to(".answer-actions button[type=submit]")
@@ -39,7 +37,7 @@ def test_without_javascript_the_boxes_post_as_a_plain_form(kind_site, kind_brows
     homework = kind_site.homework(STARTER)
     browser.open(homework)
     for position, item in enumerate(homework.answers["paths"], start=1):
-        name = option_token(homework.variant, "paths", item)
+        name = homework.name("paths", item)
         page.locator(f"select[id$='-{name}']").select_option(f"{name}:{position}")
     page.get_by_role("button", name="Check").click()
     page.locator(".feedback.correct").wait_for()
@@ -49,7 +47,7 @@ def test_without_javascript_the_boxes_post_as_a_plain_form(kind_site, kind_brows
     exam = kind_site.exam(STARTER, time_limit_minutes=30)
     right = list(exam.answers["paths"])
     browser.open(exam)
-    names = [option_token(exam.variant, "paths", item) for item in right]
+    names = [exam.name("paths", item) for item in right]
     for position, name in enumerate(names, start=1):
         page.locator(f"select[id$='-{name}']").select_option(f"{name}:{position}")
     page.get_by_role("button", name="Save answer").click()

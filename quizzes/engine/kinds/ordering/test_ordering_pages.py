@@ -7,8 +7,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from quizzes.services.questions import option_token
-
 STARTER = (Path(__file__).resolve().parent / "starter.yaml").read_text(encoding="utf-8")
 
 
@@ -24,8 +22,8 @@ def test_each_item_has_a_labelled_position_box_in_the_variants_order(kind_site):
         r'<select class="order-position" id="order-[\w-]+?-(\w+)" name="answer"', html
     )
     # Each item under its opaque name (as a choice's options): no item id reaches the page.
-    assert boxes == [option_token(taking.variant, "paths", item) for item in shown]
-    assert html.count(f'<option value="{option_token(taking.variant, "paths", "memory")}:') == 4
+    assert boxes == [taking.name("paths", item) for item in shown]
+    assert html.count(f'<option value="{taking.name("paths", "memory")}:') == 4
     assert not any(f'"{item}:' in html or f'-{item}"' in html for item in shown)
     assert "Give each item its position: 1 comes first, 4 last." in html
     assert "kinds/ordering/ordering.css" in html
@@ -56,14 +54,14 @@ def test_the_input_shows_the_positions_given_last(kind_site):
     taking.check("paths", _posted(right[::-1]))
     html = taking.page()
     for n, item in enumerate(right[::-1], start=1):
-        name = option_token(taking.variant, "paths", item)
+        name = taking.name("paths", item)
         assert f'<option value="{name}:{n}" selected>' in html
 
 
 def test_the_items_names_as_the_page_posts_them_are_read_as_their_ids(kind_site):
     taking = kind_site.homework(STARTER)
     right = list(taking.answers["paths"])
-    names = [option_token(taking.variant, "paths", item) for item in right]
+    names = [taking.name("paths", item) for item in right]
     taking.check("paths", _posted(names))
     assert [s for s, *_ in taking.responses()] == ["correct"]
 
@@ -73,7 +71,7 @@ def test_an_exam_keeps_a_half_given_order_and_reads_it_back(kind_site):
     right = list(taking.answers["paths"])
     assert "2 of 4 items have a position" in taking.save("paths", _posted(right)[:2])
     html = taking.page()
-    assert f'<option value="{option_token(taking.variant, "paths", right[0])}:1" selected>' in html
+    assert f'<option value="{taking.name("paths", right[0])}:1" selected>' in html
     assert "All 4 items placed." in taking.save("paths", _posted(right), sequence=2)
     taking.submit()
     [(status, score, *_)] = taking.responses()
