@@ -166,7 +166,12 @@ def test_a_regrade_needs_a_version_of_its_own_template_in_this_course(
     ):
         client.post(url, {"template": template.pk, "target_version": version.pk})
     assert not RegradeRun.objects.exists()
-    publish_version(template=foreign, text=foreign.current_version.source, title=foreign.title)
+    publish_version(
+        template=foreign,
+        text=foreign.current_version.source,
+        title=foreign.title,
+        origin="studio",
+    )
     run = RegradeRun.objects.create(
         template=foreign, target_version=foreign.current_version, created_by=instructor
     )
