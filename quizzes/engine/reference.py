@@ -38,7 +38,7 @@ UNIT_RULES = (
     (re.compile(r"_hz$"), "Hz"),
     (re.compile(r"_watts$"), "W"),
     (re.compile(r"^latency$"), "s"),
-    (re.compile(r"^(max_finite|step_near_one)$"), "a value of the format"),
+    (re.compile(r"^(max_finite|step_near_one|min_normal|min_subnormal)$"), "a value of the format"),
     (re.compile(r"^bits$|_bits$"), "bit"),
     (re.compile(r"^context_length$"), "tokens"),
     (re.compile(r"^year$"), "calendar year"),
