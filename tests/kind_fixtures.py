@@ -76,6 +76,10 @@ class Taking:
 
         return correct_answers(self.variant)
 
+    @property
+    def _offering(self) -> str:
+        return self.attempt.quiz.offering.slug
+
     def name(self, part: str, item: str) -> str:
         """What the student's page calls an item (an option, a thing to order or match): its
         opaque per-variant name, never its id."""
@@ -86,7 +90,9 @@ class Taking:
     def _url(self, name: str, part: str) -> str:
         from django.urls import reverse
 
-        return reverse(f"quizzes:{name}", args=[self.attempt.pk, self.variant.pk, part])
+        return reverse(
+            f"quizzes:{name}", args=[self._offering, self.attempt.pk, self.variant.pk, part]
+        )
 
     def page(self) -> str:
         response = self.client.get(self.attempt.get_absolute_url())
@@ -114,7 +120,7 @@ class Taking:
     def submit(self) -> None:
         from django.urls import reverse
 
-        url = reverse("quizzes:submit_attempt", args=[self.attempt.pk])
+        url = reverse("quizzes:submit_attempt", args=[self._offering, self.attempt.pk])
         response = self.client.post(url, {"confirm": "1"})
         assert response.status_code == 302, response.status_code
         self.attempt.refresh_from_db()
@@ -122,7 +128,8 @@ class Taking:
     def results(self) -> str:
         from django.urls import reverse
 
-        response = self.client.get(reverse("quizzes:attempt_results", args=[self.attempt.pk]))
+        url = reverse("quizzes:attempt_results", args=[self._offering, self.attempt.pk])
+        response = self.client.get(url)
         assert response.status_code == 200
         return response.content.decode()
 
@@ -178,12 +185,13 @@ class KindSite:
 
     @property
     def course(self):
-        from courseware.roles import current_course
-        from tests.factories import CourseFactory
+        from courseware.roles import site_course
+        from tests.factories import CourseFactory, default_offering
 
         if not self.made:
             self.made.append(CourseFactory())
-            current_course()
+            default_offering(self.made[0])
+            site_course()
         return self.made[0]
 
     def template(self, source: str, slug: str = "kind-under-test"):
@@ -212,9 +220,10 @@ class KindSite:
         return self._taking(source, "exam", **quiz_fields)
 
     def studio(self, source: str, slug: str = "kind-in-studio") -> Studio:
-        from tests.factories import EnrollmentFactory
+        from tests.factories import UserFactory, site_role
 
-        author = EnrollmentFactory(course=self.course, role="author").user
+        author = UserFactory()
+        site_role(author, "author")  # the bank's authors are the site's, not an offering's
         return Studio(_client(author), self.template(source, slug))
 
     def instructor_page(self, taking: Taking) -> str:
@@ -223,7 +232,7 @@ class KindSite:
         from tests.factories import EnrollmentFactory
 
         instructor = EnrollmentFactory(course=self.course, role="instructor").user
-        url = reverse("instructor:student_detail", args=[taking.student.pk])
+        url = reverse("instructor:student_detail", args=[taking._offering, taking.student.pk])
         response = _client(instructor).get(url)
         assert response.status_code == 200
         return response.content.decode()

@@ -12,7 +12,7 @@ from quizzes.models import QuestionTemplate, TemplateVersion
 from quizzes.services import authoring
 from quizzes.services.authoring import files
 from quizzes.services.bank import read_bank, sync_bank
-from tests.factories import EnrollmentFactory
+from tests.factories import UserFactory, site_role
 from tests.quizzes.test_bank import write_bank
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +34,8 @@ def _sync(root, **options) -> str:
 
 def _publish_in_the_studio(course, slug: str, old: str, new: str):
     """What the walkthrough did: edit the draft in the studio and publish it with a note."""
-    author = EnrollmentFactory(course=course, role="author").user
+    author = UserFactory()
+    site_role(author, "author")
     template = QuestionTemplate.objects.get(slug=slug)
     authoring.save_draft(
         template=template,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from courseware.models import Chapter, Course
+from courseware.models import Chapter, Course, Offering
 from quizzes.models import (
     QuestionTemplate,
     Quiz,
@@ -75,12 +75,18 @@ class SyncReport:
         return text
 
 
+def file_offerings(course: Course) -> list[Offering]:
+    """The offerings whose quizzes the quiz files define (`Offering.follows_files`)."""
+    return list(course.offerings.filter(follows_files=True).order_by("pk"))
+
+
 @transaction.atomic
 def sync_bank(
     *,
     bank: Bank,
     course: Course,
     user=None,
+    offerings: list[Offering] | None = None,
     origin: str = VersionOrigin.FILE,
     prefer_files: bool = False,
 ) -> SyncReport:
@@ -91,6 +97,9 @@ def sync_bank(
     in the studio since the last version, in which case the author's draft is kept. From the
     bank's own files (`origin` FILE) a template whose current version came from elsewhere is
     left as it is and reported in ``conflicts``, unless ``prefer_files``.
+
+    Templates go to the course's bank; quiz files go to each of `offerings` (by default the
+    offerings that follow the files). A copied offering keeps its own quiz rows.
     """
     report = SyncReport()
     from_files = origin == VersionOrigin.FILE
@@ -159,8 +168,14 @@ def sync_bank(
         report.updated.append(tf.slug)
 
     chapters = {c.slug: c for c in Chapter.objects.for_course(course)}
+    for offering in file_offerings(course) if offerings is None else offerings:
+        _sync_quizzes(bank, offering, chapters, existing, report)
+    return report
+
+
+def _sync_quizzes(bank: Bank, offering: Offering, chapters, existing, report) -> None:
     for qf in bank.quizzes:
-        quiz = Quiz.objects.filter(course=course, slug=qf.slug).first()
+        quiz = Quiz.objects.filter(offering=offering, slug=qf.slug).first()
         if quiz is not None and quiz.content_hash == qf.content_hash:
             report.quizzes_unchanged.append(qf.slug)
             continue
@@ -173,7 +188,7 @@ def sync_bank(
             content_hash=qf.content_hash,
         )
         if quiz is None:
-            quiz = Quiz.objects.create(course=course, slug=qf.slug, **values)
+            quiz = Quiz.objects.create(offering=offering, slug=qf.slug, **values)
             report.quizzes_created.append(qf.slug)
         else:
             for name, value in values.items():
@@ -181,7 +196,6 @@ def sync_bank(
             quiz.save()
             report.quizzes_updated.append(qf.slug)
         set_quiz_items(quiz=quiz, items=qf.items, templates=existing)
-    return report
 
 
 def set_quiz_items(*, quiz: Quiz, items: list[ItemSpec], templates: dict) -> None:

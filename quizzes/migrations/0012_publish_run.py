@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('quizzes', '0010_version_origin'),
+        ('quizzes', '0011_version_origin'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

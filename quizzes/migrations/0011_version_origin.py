@@ -26,7 +26,7 @@ def guess_origins(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('quizzes', '0009_attempt_page_stamp'),
+        ('quizzes', '0010_offerings'),
     ]
 
     operations = [
