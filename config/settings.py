@@ -120,10 +120,14 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "config.urls"
 
+# The answer kinds' own templates live in their folders (quizzes/engine/kinds/<kind>/), which
+# the pure engine cannot hand to Django: this directory makes them "kinds/<kind>/input.html".
+KINDS_TEMPLATE_ROOT = BASE_DIR / "quizzes" / "engine"
+
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [BASE_DIR / "templates", KINDS_TEMPLATE_ROOT],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -211,7 +215,12 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+# A kind's script or style sheet, if it has one, is in its folder's static/ and served as
+# static/kinds/<kind>/<file>.
+STATICFILES_DIRS = [BASE_DIR / "static"] + [
+    (f"kinds/{folder.parent.name}", folder)
+    for folder in sorted((KINDS_TEMPLATE_ROOT / "kinds").glob("*/static"))
+]
 # Serve straight from the app and project folders, so no collectstatic step is needed to run.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG

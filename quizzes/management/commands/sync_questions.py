@@ -18,7 +18,9 @@ class Command(BaseCommand):
     help = (
         "Read every template and quiz file of the bank, check all of them (every new or changed "
         "template through the publication gate), and only then write them to the database "
-        "(all or nothing). Unchanged files change nothing."
+        "(all or nothing). Unchanged files change nothing. A template whose current version "
+        "was made in the studio (or uploaded, or imported) and differs from its file keeps "
+        "that version and is reported by slug, unless --prefer-files."
     )
 
     def add_arguments(self, parser):
@@ -30,8 +32,16 @@ class Command(BaseCommand):
                 "(default: the QUESTIONS_DIR setting)."
             ),
         )
+        parser.add_argument(
+            "--prefer-files",
+            action="store_true",
+            help=(
+                "Publish each changed file even where the current version was made in the "
+                "studio, by an upload or an import (by default those are kept and reported)."
+            ),
+        )
 
-    def handle(self, *args, dir: str | None, **options):
+    def handle(self, *args, dir: str | None, prefer_files: bool = False, **options):
         try:
             course = Course.objects.current()
         except Course.DoesNotExist:
@@ -46,5 +56,5 @@ class Command(BaseCommand):
                 f"The question bank has {len(exc.problems)} problem(s); nothing was changed:\n"
                 + "\n".join(f"  {p}" for p in exc.problems)
             ) from None
-        report = sync_bank(bank=bank, course=course)
+        report = sync_bank(bank=bank, course=course, prefer_files=prefer_files)
         self.stdout.write(f"Question bank: {report.summary()}")
