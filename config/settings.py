@@ -24,6 +24,7 @@ Environment:
     DJANGO_TASKS_BACKEND   the background-task backend class (default: the database backend,
                            which needs no other service; docs/deploy.md for a Redis one).
     QUIZ_EXPIRY_SWEEP_SECONDS  how often the task worker closes expired attempts (default 60).
+    DJANGO_STATIC_ROOT     where `collectstatic` writes (default: staticfiles/ in the checkout).
 """
 
 from __future__ import annotations
@@ -208,7 +209,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # Serve straight from the app and project folders, so no collectstatic step is needed to run.
 WHITENOISE_USE_FINDERS = True
