@@ -92,13 +92,16 @@ class Server:
         )
 
     def wait(self) -> Server:
+        """Until the server is ready for traffic, as the systemd unit in docs/deploy.md waits:
+        database, cache and a warm grading pool (a 503 until then)."""
         deadline = time.monotonic() + 90
+        probe = f"{self.url}/readyz?checks=database,cache,grading_pool"
         while time.monotonic() < deadline:
             try:
-                with urllib.request.urlopen(f"{self.url}/healthz", timeout=5) as response:
+                with urllib.request.urlopen(probe, timeout=5) as response:
                     if response.status == 200:
                         return self
-            except OSError:
+            except OSError:  # refused while it boots; HTTPError (503) while the pool warms
                 if self.process.poll() is not None:
                     break
                 time.sleep(0.1)
