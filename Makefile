@@ -11,7 +11,7 @@ MANAGE := $(BIN)/python manage.py
 export DJANGO_SECRET_KEY ?= $(shell cat .secret-key 2>/dev/null)
 export DJANGO_INSECURE_HTTP ?= 1
 
-.PHONY: run setup test check bench venv lock clean-db help lti-demo
+.PHONY: run setup test check bench loadtest venv lock clean-db help lti-demo
 
 help:
 	@echo "make run    set up everything and serve http://127.0.0.1:$(PORT) (PORT=8123 for another port)"
@@ -19,6 +19,7 @@ help:
 	@echo "make lti-demo  a small demo LMS on http://127.0.0.1:$(LTI_PORT) beside make run (README)"
 	@echo "make check  lint, format check, migrations check, layer check"
 	@echo "make bench  benchmarks, load and fault runs (writes docs/BENCHMARKS.md)"
+	@echo "make loadtest  an exam class on Locust, headless, with its checks (STUDENTS=30, LOADTEST_ARGS=...)"
 	@echo "make lock   after editing requirements*.txt: pin every package, with hashes, in requirements*.lock"
 
 venv: $(VENV)/.installed
@@ -84,6 +85,13 @@ check: venv .secret-key
 
 bench: venv .secret-key
 	DJANGO_SECRET_KEY=$$(cat .secret-key) $(BIN)/python -m bench
+
+# An exam class on Locust (bench/loadtest.py): a throwaway PostgreSQL, the site on gunicorn and
+# the task worker, Locust headless (CSV and HTML report in bench/results/locust/), then the checks
+# (every step ran, no failure, every student finished, the database holds what was acknowledged);
+# exit status 1 when one fails. `make loadtest STUDENTS=300 LOADTEST_ARGS="--servers 2"`.
+loadtest: venv .secret-key
+	DJANGO_SECRET_KEY=$$(cat .secret-key) $(BIN)/python -m bench.loadtest --students $(STUDENTS) $(LOADTEST_ARGS)
 
 clean-db:
 	rm -f db.sqlite3 db.sqlite3-wal db.sqlite3-shm
