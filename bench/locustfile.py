@@ -86,7 +86,10 @@ class LocustBrowser:
         )
 
     def close(self) -> None:
-        """Nothing to do: Locust's client opens connections as it needs them."""
+        """Drop the kept-alive connections, keep the cookies: after a long wait (the student
+        waiting to submit) a browser opens a new connection rather than reuse one the server
+        may be closing at that moment (its keep-alive is 10 s), as `Browser.close` does."""
+        self.client.close()
 
 
 class LocustStudent(Student):

@@ -125,3 +125,9 @@ def test_the_task_worker_check_reads_the_database_only_when_it_works(client, mon
     monkeypatch.setattr(views, "_database", lambda: {"ok": False, "error": "OperationalError"})
     body = client.get("/readyz?checks=task_worker").json()
     assert body["checks"] == {"task_worker": {"ok": False}}
+
+
+def test_a_flood_of_check_names_is_answered_briefly(client):
+    response = client.get("/readyz?checks=" + ",".join(f"n{i}" for i in range(2000)))
+    assert response.status_code == 400
+    assert len(response.json()["unknown"]) == 10 and len(response.content) < 1000
