@@ -26,7 +26,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -137,7 +136,6 @@ def run(args) -> int:
             stack.callback(worker.terminate)
             hosts = [f"http://127.0.0.1:{site.port}" for site in sites]
             arrival = max(1.0, args.arrive)
-            deadline = time.time() + arrival + args.exam
             run_time = int(arrival + args.exam + args.submit + 60)
             print(
                 f"loadtest: {args.students} students on {len(sites)} server(s), arriving over "
@@ -172,7 +170,8 @@ def run(args) -> int:
                 "DATABASE_URL": url,
                 "LOADTEST_ACCOUNTS": str(accounts_file),
                 "LOADTEST_RUN": str(run_file),
-                "LOADTEST_DEADLINE": str(deadline),
+                "LOADTEST_ARRIVE_S": str(arrival),
+                "LOADTEST_EXAM_S": str(args.exam),
                 "LOADTEST_SUBMIT_S": str(args.submit),
                 "LOADTEST_THINK_S": args.think,
                 "LOADTEST_HOSTS": ",".join(hosts),

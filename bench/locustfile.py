@@ -9,7 +9,8 @@ driver takes, sent through Locust's HTTP client so that Locust times, counts and
 
     LOADTEST_ACCOUNTS  a JSON file: {"usernames": [...], "password": ..., "slug": ...}
     LOADTEST_RUN       where to write what the students saw (the database check reads it)
-    LOADTEST_DEADLINE  the submission window's start, in seconds since the epoch
+    LOADTEST_ARRIVE_S  the arrival window (the users are spawned over it)
+    LOADTEST_EXAM_S    the exam's length after the arrival window; then the submission window
     LOADTEST_SUBMIT_S  the window's length; each student submits at a moment drawn in it
     LOADTEST_THINK_S   "a,b": a student's pause before each part, uniform in [a, b] seconds
     LOADTEST_HOSTS     the servers' base URLs, comma-separated (requests alternate between them)
@@ -38,7 +39,11 @@ setup()
 from bench.drive import Log, Student  # noqa: E402
 
 ACCOUNTS = json.loads(open(os.environ["LOADTEST_ACCOUNTS"]).read())
-DEADLINE = float(os.environ["LOADTEST_DEADLINE"])
+# The submission window opens ARRIVE_S + EXAM_S after Locust starts its users (not after this
+# process started: importing the site takes seconds that must not eat into the exam).
+ARRIVE_S = float(os.environ.get("LOADTEST_ARRIVE_S", "20"))
+EXAM_S = float(os.environ.get("LOADTEST_EXAM_S", "40"))
+DEADLINE = [0.0]
 SUBMIT_S = float(os.environ.get("LOADTEST_SUBMIT_S", "30"))
 THINK_S = tuple(float(x) for x in os.environ.get("LOADTEST_THINK_S", "5,20").split(","))
 HOSTS = [h for h in os.environ.get("LOADTEST_HOSTS", "").split(",") if h]
@@ -119,7 +124,7 @@ class ExamStudent(HttpUser):
             LocustBrowser(self.client, HOSTS), self.username, ACCOUNTS["password"], LOG, rng
         )
         PROGRESS[self.username] = student.progress
-        submit_at = time.perf_counter() + (DEADLINE - time.time()) + rng.uniform(0, SUBMIT_S)
+        submit_at = DEADLINE[0] + rng.uniform(0, SUBMIT_S)
         try:
             if student.login():
                 student.exam(ACCOUNTS["slug"], submit_at=submit_at, think_s=THINK_S)
@@ -134,6 +139,11 @@ class ExamStudent(HttpUser):
                 # has written this last request into its CSV (it writes every second).
                 gevent.spawn_later(2.5, self.environment.runner.quit)
         raise StopUser
+
+
+@events.test_start.add_listener
+def _open_the_exam(environment, **kwargs):
+    DEADLINE[0] = time.perf_counter() + ARRIVE_S + EXAM_S
 
 
 @events.quitting.add_listener
