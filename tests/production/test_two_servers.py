@@ -29,7 +29,7 @@ from lti.tool import register_platform
 from quizzes.models import Attempt, Response, SavedAnswer
 from quizzes.services.questions import correct_answers
 from tests.factories import PASSWORD, EnrollmentFactory, make_quiz
-from tests.lti.conftest import launch
+from tests.lti.conftest import launch, link_context
 from tests.production.servers import (
     REDIS_SERVER,
     ROOT,
@@ -97,13 +97,18 @@ def two_servers(static_root, redis, course):
             print(f"--- gunicorn {server.name} ---\n{server.output()[-4000:]}")
 
 
-def enrolled(course, name: str):
-    return EnrollmentFactory(course=course, role="student", user__username=name).user
+def enrolled(quiz, name: str):
+    """A student of the quiz's offering."""
+    return EnrollmentFactory(offering=quiz.offering, role="student", user__username=name).user
+
+
+def url(name: str, quiz, *args) -> str:
+    return reverse(name, args=[quiz.offering.slug, *args])
 
 
 def _autosave(browser, attempt, variant, text, sequence):
-    url = reverse("quizzes:autosave", args=[attempt.pk, variant.pk, "t"])
-    response = browser.post(url, {"answer": text, "sequence": sequence}, htmx=True)
+    path = url("quizzes:autosave", attempt.quiz, attempt.pk, variant.pk, "t")
+    response = browser.post(path, {"answer": text, "sequence": sequence}, htmx=True)
     assert response.status_code == 200, (browser.served[-1], response.text[:300])
 
 
@@ -122,14 +127,14 @@ def exam_across_servers(a, b, course):
         mode="exam",
         time_limit_minutes=30,
     )
-    student = enrolled(course, "exam-student")
+    student = enrolled(exam, "exam-student")
     browser = Browser([a, b])
 
     # The session: the login page from A, the login on B, and signed in on either after.
     assert browser.login(student.username, PASSWORD).status_code == 302
     page = browser.get(exam.get_absolute_url())
     assert page.status_code == 200 and exam.title in page.text, browser.served
-    started = browser.post(reverse("quizzes:start_attempt", args=[exam.slug]), {})
+    started = browser.post(url("quizzes:start_attempt", exam, exam.slug), {})
     assert started.status_code == 302, started.text[:300]
     attempt = Attempt.objects.get(student=student, quiz=exam)
     assert started.headers["Location"] == attempt.get_absolute_url()
@@ -148,8 +153,8 @@ def exam_across_servers(a, b, course):
     _autosave(browser, attempt, numeric, f"{seconds} s", 2)  # on A again: the cycle goes on
     _autosave(browser, attempt, numeric, f"{seconds} s", 3)  # on B
     right = correct_answers(choice)["bound"][0]
-    url = reverse("quizzes:autosave", args=[attempt.pk, choice.pk, "bound"])
-    assert browser.post(url, {"answer": right, "sequence": 1}, htmx=True).status_code == 200
+    path = url("quizzes:autosave", exam, attempt.pk, choice.pk, "bound")
+    assert browser.post(path, {"answer": right, "sequence": 1}, htmx=True).status_code == 200
     seen_on_b = browser.get(attempt.get_absolute_url(), on=b)
     seen_on_a = browser.get(attempt.get_absolute_url(), on=a)
     assert input_value(seen_on_b.text, field) == input_value(seen_on_a.text, field)
@@ -158,9 +163,9 @@ def exam_across_servers(a, b, course):
 
     # Submitted on one server, its results on the other; graded once, nothing lost.
     submitted = browser.post(
-        reverse("quizzes:submit_attempt", args=[attempt.pk]), {"confirm": "1"}, on=b
+        url("quizzes:submit_attempt", exam, attempt.pk), {"confirm": "1"}, on=b
     )
-    results_url = reverse("quizzes:attempt_results", args=[attempt.pk])
+    results_url = url("quizzes:attempt_results", exam, attempt.pk)
     assert submitted.status_code == 302 and submitted.headers["Location"] == results_url
     results = browser.get(results_url, on=a)
     assert results.status_code == 200 and exam.title in results.text
@@ -170,7 +175,7 @@ def exam_across_servers(a, b, course):
     # The submitted exam is closed on both servers: a late save is refused on either.
     for server in (a, b):
         late = browser.post(
-            reverse("quizzes:autosave", args=[attempt.pk, numeric.pk, "t"]),
+            url("quizzes:autosave", exam, attempt.pk, numeric.pk, "t"),
             {"answer": "9 s", "sequence": 9},
             htmx=True,
             on=server,
@@ -190,14 +195,14 @@ def exam_across_servers(a, b, course):
 
 def budget_and_throttle_across_servers(a, b, course):
     homework = make_quiz(course, examples=["decode-step-memory-floor"], tries_per_variant=2)
-    student = enrolled(course, "budget-student")
+    student = enrolled(homework, "budget-student")
     browser = Browser([a, b])
     assert browser.login(student.username, PASSWORD).status_code == 302  # A
-    started = browser.post(reverse("quizzes:start_attempt", args=[homework.slug]), {})  # B
+    started = browser.post(url("quizzes:start_attempt", homework, homework.slug), {})  # B
     assert started.status_code == 302
     attempt = Attempt.objects.get(student=student, quiz=homework)
     variant = attempt.variants.get()
-    check = reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, "t"])
+    check = url("quizzes:submit_part", homework, attempt.pk, variant.pk, "t")
 
     # Unreadable answers cost no try but spend the budget, wherever they are graded: the
     # servers alternate B, A, B, so neither alone has reached the limit when A refuses.
@@ -217,7 +222,7 @@ def budget_and_throttle_across_servers(a, b, course):
 
     # Wrong passwords on alternating servers add up to one lock, which holds on both (the
     # first server alone saw fewer than the limit).
-    victim = enrolled(course, "throttled-student")
+    victim = enrolled(homework, "throttled-student")
     intruder = Browser([a, b])
     assert intruder.get("/accounts/login/", on=a).status_code == 200
     login = {"username": victim.username}
@@ -236,6 +241,7 @@ def lti_launch_across_servers(a, b, course):
     lms = DemoPlatform(a.url).start(poll_interval=0.02)
     try:
         register_platform(**lms.registration_args())
+        link_context(lms, lms.shape.context_id, quiz.offering)  # its course is this site's
         for n in range(3):
             browser = Browser([b])
             done = launch(
