@@ -18,7 +18,7 @@ from quizzes.engine import kinds
 from quizzes.engine.errors import GenerationError, OverBudget
 from quizzes.engine.model import WHOLE_QUESTION, Template
 from quizzes.engine.namespace import names_for
-from quizzes.engine.plausible import broken_checks
+from quizzes.engine.plausible import broken_checks, missing_checks
 from quizzes.engine.render import (
     render_hints,
     render_parts,
@@ -57,6 +57,9 @@ def validate_template(
     checked: dict[str, list[tuple]] = {}
     deadline = None if budget_s is None else time.monotonic() + budget_s
     _check_hint_parts(template, failures)
+    _check_coverage(template, failures)
+    keyed = [p for p in template.parts if kinds.kind_for(p).has_options]
+    option_keys: dict[str, Counter] = {p.id: Counter() for p in keyed}
     for seed in range(seeds):
         try:
             if deadline is not None and time.monotonic() > deadline:
@@ -77,6 +80,8 @@ def validate_template(
         else:
             keys.add(key)
         _collect_answers(template, variant, answers, ratios)
+        for part_id, counter in option_keys.items():
+            counter[_key_of(variant.answers[part_id])] += 1
         # Every check depends only on the variant's parameters (answers, common errors and text
         # are computed from them), so a variant drawn again is not checked again: its failures
         # are counted for this seed too.
@@ -103,6 +108,7 @@ def validate_template(
             None,
         )
     _check_outcomes(template, outcomes, report, failures)
+    _check_fixed_keys(option_keys, failures)
     report.parts = part_stats(template, answers, ratios)
     report.failures = failures.failures()
     return report
@@ -121,6 +127,39 @@ def _check_hint_parts(template: Template, failures: Collector) -> None:
                 f"hint {number} names no part; with several parts, say which one it helps "
                 f"with (`part: <id>`), or `part: {WHOLE_QUESTION}` for a hint about every part",
                 None,
+            )
+
+
+def _check_coverage(template: Template, failures: Collector) -> None:
+    """The plausibility checks the template's parameters call for are declared (no seed: the
+    rule reads the template, not a variant)."""
+    for problem in missing_checks(template):
+        failures.add("plausible coverage", f"{template.source}: {problem}", None)
+
+
+# A part whose options carry the same key in more than this share of the seeds teaches one
+# fact, not a judgement: a student who saw one variant knows the key of every other.
+FIXED_KEY_SHARE = 0.9
+
+
+def _key_of(answer) -> str:
+    return ", ".join(sorted(answer)) if isinstance(answer, (list, tuple)) else str(answer)
+
+
+def _check_fixed_keys(option_keys: dict[str, Counter], failures: Collector) -> None:
+    for part_id, counter in option_keys.items():
+        total = sum(counter.values())
+        if not total:
+            continue
+        key, count = counter.most_common(1)[0]
+        if count / total > FIXED_KEY_SHARE:
+            failures.add(
+                "fixed-key",
+                f"rule fixed-key: the key is {{{key}}} in {count} of {total} variants "
+                f"({count / total:.0%}, more than {FIXED_KEY_SHARE:.0%}); vary the situation so "
+                "that another option is right in more variants, or ask for a number instead",
+                None,
+                part_id,
             )
 
 

@@ -4,8 +4,8 @@ Every path that publishes asks it, over the same number of seeds (`QUIZ_PUBLICAT
 200 by default): the studio's Publish, the studio's upload, `import_questions` and
 `sync_questions` (for every template it would create or update); `validate_questions` runs the
 same check over the repository's bank. The checks that judge the spread of many variants
-(min_variants, outcome shares) would fail sound templates over a few seeds, so a run over fewer
-than `SPREAD_MIN_SEEDS` seeds leaves them out.
+(min_variants, outcome shares, a choice key that never changes) would fail sound templates
+over a few seeds, so a run over fewer than `SPREAD_MIN_SEEDS` seeds leaves them out.
 
 Recorded passes. Validating the whole bank over 200 seeds takes about a minute of CPU, too
 much for every fresh `make run`. So `validate_questions --record` writes the fingerprint of
@@ -26,7 +26,7 @@ from content.physics.catalog import snapshot as catalog_snapshot
 from quizzes import engine
 
 PUBLICATION_SEEDS = 200
-SPREAD_CHECKS = {"variants", "outcomes"}
+SPREAD_CHECKS = {"variants", "outcomes", "fixed-key"}
 SPREAD_MIN_SEEDS = 200
 PASSES_FILE = "gate-passes.txt"
 
