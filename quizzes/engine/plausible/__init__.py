@@ -57,6 +57,13 @@ CHECKS: dict[str, CheckKind] = {
             "weights plus the batch's KV cache fit the usable memory of the stated devices",
         ),
         CheckKind(
+            "fits_bytes",
+            ("bytes", "accelerator"),
+            {"devices": 1, "level": memory.DEFAULT_LEVEL, "what": ""},
+            memory.fits_bytes,
+            "a stated amount of data (an array, a buffer) fits the usable memory",
+        ),
+        CheckKind(
             "training_fits",
             ("model", "accelerator", "devices"),
             {"bytes_per_param": 16, "sharded": True, "level": memory.TRAINING_LEVEL},

@@ -26,9 +26,10 @@ class Rule:
 
 MEMORY = Rule(
     "memory-fit",
-    ("fits_memory", "training_fits"),
+    ("fits_memory", "training_fits", "fits_bytes"),
     "declare `fits_memory` (with `devices:` for the parallelism the prompt states and, where "
-    "it matters, `level:`) or `training_fits`",
+    "it matters, `level:`), `training_fits`, or `fits_bytes` for weights in a format the "
+    "catalog has no dtype for",
 )
 LINK = Rule(
     "link-pairing",

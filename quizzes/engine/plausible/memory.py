@@ -64,6 +64,19 @@ def fits_memory(args: Mapping[str, Any]) -> str | None:
     )
 
 
+def fits_bytes(args: Mapping[str, Any]) -> str | None:
+    acc = physics.accelerator(args["accelerator"])
+    devices, level = int(args["devices"]), str(args["level"])
+    need, capacity = args["bytes"], usable_bytes(acc, level, devices)
+    if need <= capacity:
+        return None
+    what = f" ({args['what']})" if args["what"] else ""
+    return (
+        f"{need / 1e9:.1f} GB{what} do not fit the {capacity / 1e9:.1f} GB that "
+        f"{_on(acc, devices)} give at the {level} level"
+    )
+
+
 def training_fits(args: Mapping[str, Any]) -> str | None:
     m = physics.model(args["model"])
     acc = physics.accelerator(args["accelerator"])
@@ -83,4 +96,4 @@ def training_fits(args: Mapping[str, Any]) -> str | None:
     )
 
 
-__all__ = ["DEFAULT_LEVEL", "cached_tokens", "fits_memory", "training_fits", "usable_bytes"]
+__all__ = ["DEFAULT_LEVEL", "cached_tokens", "fits_bytes", "fits_memory", "training_fits", "usable_bytes"]
