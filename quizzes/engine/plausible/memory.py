@@ -96,4 +96,11 @@ def training_fits(args: Mapping[str, Any]) -> str | None:
     )
 
 
-__all__ = ["DEFAULT_LEVEL", "cached_tokens", "fits_bytes", "fits_memory", "training_fits", "usable_bytes"]
+__all__ = [
+    "DEFAULT_LEVEL",
+    "cached_tokens",
+    "fits_bytes",
+    "fits_memory",
+    "training_fits",
+    "usable_bytes",
+]
