@@ -172,62 +172,28 @@ def test_t_m3_the_kv_quantization_rule_is_two_thirds_not_a_half():
         )
 
 
-@pytest.mark.parametrize(
-    ("slug", "part", "where", "old", "new"),
-    [
-        (
-            "decode-upgrade-choice",
-            "upgrade",
-            "option:bandwidth",
-            "kv-cache-forgotten",
-            "capacity-vs-bandwidth",
-        ),
-        ("quant-method-choice", "choice", "option:rtn", "scales-forgotten", "naive-rounding"),
-        (
-            "checkpoint-format-from-size",
-            "format",
-            "option:int4",
-            "scales-forgotten",
-            "wrong-dtype-bytes",
-        ),
-        (
-            "checkpoint-format-from-size",
-            "format",
-            "option:nvfp4",
-            "scales-forgotten",
-            "wrong-dtype-bytes",
-        ),
-        (
-            "batch-doubling-what-breaks",
-            "step2",
-            "value:2 * t1",
-            "weights-only",
-            "weights-per-sequence",
-        ),
-        (
-            "max-batch-under-latency",
-            "latency",
-            "value:floor(target",
-            "weights-only",
-            "weights-forgotten",
-        ),
-        (
-            "weight-load-over-pcie",
-            "start",
-            "value:part_pcie if disk_t",
-            "latency-ignored",
-            "bottleneck-stage",
-        ),
-        (
-            "weight-load-over-pcie",
-            "start",
-            "value:part_pcie + disk_t",
-            "weights-only",
-            "overlap-ignored",
-        ),
-        ("gpus-tensor-core-amdahl", "speedup", "value:2", "swapped-quantities", "amdahl-ignored"),
-    ],
-)
+# (template, part, the option or common-error value, the code it recorded, the code now)
+M5 = [
+    ("decode-upgrade-choice", "upgrade", "option:bandwidth", "kv-cache-forgotten",
+     "capacity-vs-bandwidth"),
+    ("quant-method-choice", "choice", "option:rtn", "scales-forgotten", "naive-rounding"),
+    ("checkpoint-format-from-size", "format", "option:int4", "scales-forgotten",
+     "wrong-dtype-bytes"),
+    ("checkpoint-format-from-size", "format", "option:nvfp4", "scales-forgotten",
+     "wrong-dtype-bytes"),
+    ("batch-doubling-what-breaks", "step2", "value:2 * t1", "weights-only",
+     "weights-per-sequence"),
+    ("max-batch-under-latency", "latency", "value:floor(target", "weights-only",
+     "weights-forgotten"),
+    ("weight-load-over-pcie", "start", "value:part_pcie if disk_t", "latency-ignored",
+     "bottleneck-stage"),
+    ("weight-load-over-pcie", "start", "value:part_pcie + disk_t", "weights-only",
+     "overlap-ignored"),
+    ("gpus-tensor-core-amdahl", "speedup", "value:2", "swapped-quantities", "amdahl-ignored"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("slug", "part", "where", "old", "new"), M5)
 def test_t_m5_each_code_names_the_slip_its_feedback_describes(slug, part, where, old, new):
     t = template(slug)
     kind, _, key = where.partition(":")
