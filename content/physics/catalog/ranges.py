@@ -1,11 +1,11 @@
-"""Plausible ranges of the quantities a question may state, and the models' attention windows.
+"""Plausible ranges of the quantities a question may state.
 
 The question bank's plausibility rules (``quizzes/engine/plausible``) judge every variant against
 these figures, so a template cannot state a value no engineer would meet: a "largest gradient"
 of 27,853 in a layer whose loss scale one picks, a GPU rented at a price no market charges, a
-PCIe headline the vendor never printed, a Mistral cache sized beyond its sliding window.  Each
-range names its source; where the catalog itself holds the figures (prices, links), the range is
-computed from them, so a corrected figure moves the range with it.
+PCIe headline the vendor never printed.  Each range names its source; where the catalog itself
+holds the figures (prices, links), the range is computed from them, so a corrected figure moves
+the range with it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from content.physics.catalog.accelerators import accelerator
 from content.physics.catalog.links import link
-from content.physics.catalog.models import model
 from content.physics.catalog.prices import prices
 
 
@@ -120,15 +119,4 @@ def value_range(kind: str) -> ValueRange:
         raise KeyError(f"no value range {kind!r}{hint} (known: {', '.join(RANGES)})") from None
 
 
-# Models whose attention sees only the last W tokens keep a rolling KV cache of W tokens:
-# model key -> (window in tokens, source key).
-_SLIDING_WINDOWS = {"mistral-7b": (4096, "hf-mistral-7b")}
-
-
-def sliding_window(m) -> int | None:
-    """The sliding attention window of model ``m`` in tokens, or None for full attention."""
-    entry = _SLIDING_WINDOWS.get(model(m).key)
-    return entry[0] if entry else None
-
-
-__all__ = ["RANGES", "ValueRange", "sliding_window", "value_range"]
+__all__ = ["RANGES", "ValueRange", "value_range"]

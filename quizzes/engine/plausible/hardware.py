@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from content import physics
-from content.physics.catalog.ranges import sliding_window, value_range
+from content.physics.catalog.ranges import value_range
 
 # Scale-out networks that ship with each scale-up generation in the vendors' reference systems
 # (DGX-1: EDR; DGX A100: HDR 200 Gb/s; DGX H100 and B200: NDR 400 Gb/s ConnectX-7; 800 Gb/s with
@@ -75,7 +75,7 @@ def within_context(args: Mapping[str, Any]) -> str | None:
     context = args["context"]
     if context > m.context_length:
         return f"a context of {context:g} tokens exceeds {m.name}'s window of {m.context_length}"
-    window = sliding_window(m)
+    window = m.sliding_window
     if window and context > window and not args["cache_capped"]:
         return (
             f"{m.name} attends over a sliding window of {window} tokens and keeps a rolling KV "

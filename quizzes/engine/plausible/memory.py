@@ -8,38 +8,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from content import physics
-from content.physics.catalog.ranges import sliding_window
 
-# Levels of `content.physics.usable_memory_bytes`: "reported" is the bare device-reported
-# capacity, the others keep back what the runtime and its allocator take.
+# Levels of `content.physics.usable_memory_bytes`: "driver" is the capacity the driver reports,
+# "framework" what one PyTorch process can allocate, "serving" a serving engine's budget.
 DEFAULT_LEVEL = "serving"
-TRAINING_LEVEL = "training"
+TRAINING_LEVEL = "framework"
 
 
 def usable_bytes(acc, level: str, devices: int) -> float:
     """The memory `devices` accelerators give a job at `level`, in bytes."""
-    acc = physics.accelerator(acc)
-    if level == "reported":
-        return acc.memory_bytes * devices
-    return _usable_one(acc, level) * devices
-
-
-def _usable_one(acc, level: str) -> float:
-    usable = getattr(physics, "usable_memory_bytes", None)
-    if usable is not None:
-        return usable(acc, level)
-    # Until the physics module states its usable levels: 90% of the reported capacity.
-    return 0.9 * acc.memory_bytes
+    return physics.usable_memory_bytes(acc, level) * devices
 
 
 def _on(acc, devices: int) -> str:
     return f"{devices} x {acc.name}" if devices > 1 else f"one {acc.name}"
-
-
-def cached_tokens(m, context: float) -> float:
-    """Tokens a sequence's KV cache holds: a sliding-window model keeps only its window."""
-    window = sliding_window(m)
-    return min(context, window) if window else context
 
 
 def fits_memory(args: Mapping[str, Any]) -> str | None:
@@ -51,7 +33,7 @@ def fits_memory(args: Mapping[str, Any]) -> str | None:
     level = str(args["level"])
     batch, context = args["batch"], args["context"]
     weights = physics.weights_bytes(m, dt)
-    kv = physics.kv_cache_bytes(m, cached_tokens(m, context), kv_dt, batch=batch)
+    kv = physics.kv_cache_bytes(m, context, kv_dt, batch=batch, window=True)
     capacity = usable_bytes(acc, level, devices)
     if weights + kv <= capacity:
         return None
@@ -59,8 +41,8 @@ def fits_memory(args: Mapping[str, Any]) -> str | None:
     return (
         f"{m.name} in {dt.name} ({weights / 1e9:.1f} GB of weights) with a KV cache of "
         f"{kv / 1e9:.1f} GB (batch {batch:g}, context {context:g}) needs "
-        f"{(weights + kv) / 1e9:.1f} GB, more than the {capacity / 1e9:.1f} GB that "
-        f"{_on(acc, devices)} give at the {level} level{parallel}"
+        f"{(weights + kv) / 1e9:.1f} GB, more than the {capacity / 1e9:.1f} GB usable "
+        f"({level} level) of {_on(acc, devices)}{parallel}"
     )
 
 
@@ -98,7 +80,6 @@ def training_fits(args: Mapping[str, Any]) -> str | None:
 
 __all__ = [
     "DEFAULT_LEVEL",
-    "cached_tokens",
     "fits_bytes",
     "fits_memory",
     "training_fits",

@@ -48,6 +48,7 @@ _add(
     aliases=("L4", "NVIDIA L4"),
     memory_label_bytes=24e9,
     memory_reported_published=True,
+    memory_runtime_bytes=23_570_219_008,
     boost_clock_hz=2040e6,
     tensor_flops_per_clock_per_sm={
         "tf32": 512,
@@ -63,6 +64,7 @@ _add(
         "tensor_flops_per_clock_per_sm": "nv-ada",
         **cc_sources(),
         "memory_bytes": "modal-pr-2797",
+        "memory_runtime_bytes": "thamada-devicequery",
         "memory_bandwidth": "nv-l4",
         "peak_flops": "nv-l4",
         "sparse_peak_flops": "nv-l4",
