@@ -34,9 +34,9 @@ def fits_memory(args: Mapping[str, Any]) -> str | None:
     batch, context = args["batch"], args["context"]
     weights = physics.weights_bytes(m, dt)
     kv = physics.kv_cache_bytes(m, context, kv_dt, batch=batch, window=True)
-    capacity = usable_bytes(acc, level, devices)
-    if weights + kv <= capacity:
+    if physics.fits(weights + kv, acc, gpus=devices, level=level):
         return None
+    capacity = usable_bytes(acc, level, devices)
     parallel = "" if devices > 1 else " (state `devices:` if the model is split over several)"
     return (
         f"{m.name} in {dt.name} ({weights / 1e9:.1f} GB of weights) with a KV cache of "
@@ -50,7 +50,7 @@ def fits_bytes(args: Mapping[str, Any]) -> str | None:
     acc = physics.accelerator(args["accelerator"])
     devices, level = int(args["devices"]), str(args["level"])
     need, capacity = args["bytes"], usable_bytes(acc, level, devices)
-    if need <= capacity:
+    if physics.fits(need, acc, gpus=devices, level=level):
         return None
     what = f" ({args['what']})" if args["what"] else ""
     return (
