@@ -55,9 +55,10 @@ DIAGNOSIS_CODES: dict[str, str] = {
     "paths-overlapped": "took the longer of two serial paths as if they overlapped",
     "capacity-vs-bandwidth": "weighed capacity (bigger batch) and bandwidth (shorter step) wrongly",
     "weights-per-sequence": "counted the weights once per sequence instead of once per step",
-    "weights-forgotten": "left the weights out of a step's bytes, counting only the KV caches",
+    "weights-forgotten": "left the weights out of a step's bytes (only caches or activations)",
     "naive-rounding": "chose round-to-nearest where GPTQ or AWQ keeps more accuracy",
     "bottleneck-stage": "timed a chain of transfers by a stage that is not its slowest",
     "overlap-ignored": "added the times of stages that overlap instead of taking the slowest",
+    "subnormal-for-normal": "took the smallest subnormal number for the smallest normal one",
     "amdahl-ignored": "applied a speed-up to the whole job where it speeds up only part (Amdahl)",
 }
