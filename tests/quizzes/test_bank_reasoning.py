@@ -4,9 +4,9 @@ which ones do.
 
 A template asks for reasoning when one of its parts is a decision (a part whose kind has options:
 choice, and the ordering and matching kinds) or an estimate (an interval), and that part's prompt
-asks a question (or the stem does, for parts that only name its cases).  The tag is checked both ways, so it can never claim a decision that lives only
-in the solution text (the review's W4), and the rule fixed-key of validation keeps each such
-decision varying with the variant.
+asks a question (or the stem does, for parts that only name its cases).  The tag is checked both
+ways, so it can never claim a decision that lives only in the solution text (the review's W4),
+and the rule fixed-key of validation keeps each such decision varying with the variant.
 """
 
 from __future__ import annotations
