@@ -40,12 +40,14 @@ from content.physics.catalog import (
     source,
     sources,
 )
+from content.physics.catalog.models import layer_params
 from content.physics.cost import cost_per_million_tokens, dollars_per_hour_for
 from content.physics.explain import Explanation, Step, explain, explainable
 from content.physics.forecast import (
     achievable_bandwidth,
     achievable_flops,
     bandwidth_efficiency,
+    forecast_kernel_time,
     forecast_matmul_time,
     forecast_time,
     matmul_efficiency,
@@ -96,6 +98,7 @@ from content.physics.memory import (
     usable_memory_bytes,
 )
 from content.physics.overhead import (
+    gpu_busy_time,
     is_overhead_bound,
     kernel_time_with_overhead,
     launch_overhead,
@@ -164,6 +167,7 @@ __all__ = [
     "kv_cache_bytes",
     "kv_cache_bytes_per_token",
     "kv_cache_tokens",
+    "layer_params",
     "model_flops_per_token",
     "pipeline_stages",
     "prefill_time",
@@ -184,8 +188,10 @@ __all__ = [
     "achievable_bandwidth",
     "achievable_flops",
     "bandwidth_efficiency",
+    "forecast_kernel_time",
     "forecast_matmul_time",
     "forecast_time",
+    "gpu_busy_time",
     "is_overhead_bound",
     "kernel_time_with_overhead",
     "launch_overhead",

@@ -11,10 +11,13 @@ the catalog (``launch/...``):
 - ``"stream"``: kernels enqueued directly on a CUDA stream, about 2.7 µs each;
 - ``"graph"``: one CUDA graph replayed, about 15 µs per graph plus 0.6 µs per kernel node.
 
-Model: eager and stream steps take max(GPU time, kernels × launch cost), the longer of the work
-and the issuing; a graph step takes graph launch + GPU time + kernels × node cost, since its nodes
-run back to back on the GPU.  Synchronisations inside the step and CPU work between kernels
-(sampling, scheduling) are not modelled.
+Model: the GPU pays a small cost per kernel however the kernels arrive (the per-node cost of a
+replayed graph, 0.58 µs, is the smallest measured), so its busy time is GPU time + kernels × node
+cost.  Eager and stream steps take the longer of that and the CPU's issuing, kernels × launch
+cost, since the two overlap; a graph step adds the graph's own launch to the GPU's busy time.  So
+a graph is never slower than a stream, by more than its one launch, and much faster when the CPU
+is the limit.  Synchronisations inside the step and CPU work between kernels (sampling,
+scheduling) are not modelled.
 """
 
 from __future__ import annotations
@@ -48,22 +51,35 @@ def launch_overhead(kernels: int, mode: str = "stream") -> float:
     return per_kernel
 
 
-def time_with_overhead(gpu_seconds: float, kernels: int, mode: str = "stream") -> float:
-    """A step's time once its launches are counted: max(gpu_seconds, launch_overhead) for
-    "eager" and "stream" (issuing overlaps the work), gpu_seconds + launch_overhead for "graph"
-    (the graph is issued, then its nodes run back to back)."""
+def gpu_busy_time(gpu_seconds: float, kernels: int) -> float:
+    """The GPU's busy time for a step: gpu_seconds + kernels × the per-kernel cost of a replayed
+    graph's node (0.58 µs, ``launch/graph-node``), the least a kernel costs the GPU when kernels
+    arrive back to back.  Applies in every mode."""
     if gpu_seconds < 0:
         raise ValueError("gpu_seconds must not be negative")
-    overhead = launch_overhead(kernels, mode)
+    _check(kernels, "graph")
+    return gpu_seconds + kernels * measurement("launch/graph-node").value
+
+
+def time_with_overhead(gpu_seconds: float, kernels: int, mode: str = "stream") -> float:
+    """A step's time once its launches are counted.  "eager" and "stream": max(GPU busy time,
+    kernels × CPU launch cost), since issuing overlaps the work; "graph": GPU busy time + one
+    graph launch (15 µs).  GPU busy time = gpu_seconds + kernels × 0.58 µs (``gpu_busy_time``)."""
+    busy = gpu_busy_time(gpu_seconds, kernels)
+    _check(kernels, mode)
     if mode == "graph":
-        return gpu_seconds + overhead
-    return max(gpu_seconds, overhead)
+        return busy + measurement("launch/graph").value
+    return max(busy, launch_overhead(kernels, mode))
 
 
 def is_overhead_bound(gpu_seconds: float, kernels: int, mode: str = "stream") -> bool:
-    """True when issuing the kernels takes longer than running them (eager or stream): the GPU
-    idles between kernels and a faster GPU would not help."""
-    return launch_overhead(kernels, mode) > gpu_seconds
+    """True when issuing the kernels takes longer than the GPU's busy time (eager or stream):
+    the GPU idles between kernels and a faster GPU would not help.  A graph is never overhead
+    bound in this sense."""
+    if mode == "graph":
+        _check(kernels, mode)
+        return False
+    return launch_overhead(kernels, mode) > gpu_busy_time(gpu_seconds, kernels)
 
 
 def kernel_time_with_overhead(
@@ -82,6 +98,7 @@ def kernel_time_with_overhead(
 
 __all__ = [
     "LAUNCH_MODES",
+    "gpu_busy_time",
     "is_overhead_bound",
     "kernel_time_with_overhead",
     "launch_overhead",

@@ -87,3 +87,15 @@ def test_flash_attention_never_writes_the_score_matrix():
     assert flash_attention_hbm_bytes(n, d, "bf16", heads=32, batch=2) == 64 * flash
     with pytest.raises(ValueError):
         flash_attention_hbm_bytes(n, d, "bf16", block_rows=0)
+
+
+def test_one_decoder_block_of_llama_2_70b():
+    from content.physics import layer_params, model
+
+    m = model("llama-2-70b")
+    block = layer_params(m)
+    assert block == 855_654_400
+    # The whole model is the blocks plus embeddings, LM head and the final norm.
+    assert m.params == m.layers * block + 2 * m.vocab_size * m.d_model + m.d_model
+    deepseek = layer_params("deepseek-v3", active=True)
+    assert deepseek < layer_params("deepseek-v3")

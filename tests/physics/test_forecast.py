@@ -142,3 +142,36 @@ def test_forecasts_record_the_measurements_they_used():
     keys = {key for kind, key in used if kind == "measurement"}
     assert {"h100-sxm/mamf-bf16", "h100-sxm/stream-dot"} <= keys
     assert {"h100-sxm/matmul-bf16-2048x2048x2048", "h100-sxm/matmul-bf16-4096x4096x4096"} <= keys
+
+
+def test_measured_sparse_speedups_fall_short_of_the_datasheets_two():
+    from content.physics import measurement
+
+    for key in ("sparse/a100-fp16-4096", "sparse/h100-8192", "sparse/llama-2-7b-decode"):
+        m = measurement(key)
+        assert m.kind == "sparse" and m.unit == "" and 0 < m.value < 2
+    assert measurement("sparse/llama-2-7b-decode").value < 1  # a slow-down
+
+
+def test_host_links_achieve_less_than_their_rating():
+    from content.physics import link, measurement
+
+    for key, rated in (
+        ("h100-sxm/pcie5-d2h", "pcie5"),
+        ("h100-sxm/pcie5-h2d", "pcie5"),
+        ("gh200/nvlink-c2c-h2d", "nvlink-c2c"),
+    ):
+        m = measurement(key)
+        assert m.kind == "link" and m.value < link(rated).bandwidth
+
+
+def test_the_roofline_with_measured_ceilings():
+    from content.physics import forecast_kernel_time, kernel_time
+
+    # Memory-bound: the bytes at STREAM-dot bandwidth.
+    assert forecast_kernel_time(1e9, 1e9, "H100", "bf16") == pytest.approx(1e9 / 3.18e12)
+    # Compute-bound: the FLOPs at the best measured matmul rate.
+    assert forecast_kernel_time(1e15, 1e9, "H100", "bf16") == pytest.approx(1e15 / 794.5e12)
+    assert forecast_kernel_time(1e15, 1e9, "H100", "bf16") > kernel_time(1e15, 1e9, "H100", "bf16")
+    with pytest.raises(ValueError):
+        forecast_kernel_time(-1, 1, "H100", "bf16")

@@ -3,6 +3,7 @@
 import pytest
 
 from content.physics import (
+    gpu_busy_time,
     is_overhead_bound,
     kernel_time,
     kernel_time_with_overhead,
@@ -30,12 +31,23 @@ def test_three_hundred_kernels_three_ways():
 
 def test_issuing_hides_behind_long_kernels_and_not_behind_short_ones():
     # Ten 100-µs kernels: the GPU is the limit. Ten 1-µs kernels: the CPU is.
-    assert time_with_overhead(1e-3, 10, "stream") == 1e-3
+    # The GPU pays 0.58 µs per kernel in every mode; the CPU's issuing overlaps it.
+    assert gpu_busy_time(1e-3, 10) == pytest.approx(1e-3 + 5.8e-6)
+    assert time_with_overhead(1e-3, 10, "stream") == pytest.approx(1e-3 + 5.8e-6)
     assert not is_overhead_bound(1e-3, 10, "stream")
     assert time_with_overhead(10e-6, 10, "stream") == pytest.approx(26.5e-6)
     assert is_overhead_bound(10e-6, 10, "eager")
-    # A graph's nodes run back to back: its costs add to the GPU time.
+    # A graph adds its one launch to the GPU's busy time, and is never overhead bound.
     assert time_with_overhead(1e-3, 10, "graph") == pytest.approx(1e-3 + 15e-6 + 5.8e-6)
+    assert not is_overhead_bound(10e-6, 10, "graph")
+
+
+def test_a_graph_is_never_slower_than_a_stream_by_more_than_its_launch():
+    for gpu in (1e-6, 1e-4, 4e-3):
+        for kernels in (1, 40, 400):
+            graph = time_with_overhead(gpu, kernels, "graph")
+            assert graph <= time_with_overhead(gpu, kernels, "stream") + 15e-6 + 1e-15
+            assert graph <= time_with_overhead(gpu, kernels, "eager") + 15e-6 + 1e-15
 
 
 def test_a_tiny_kernel_costs_its_launch_not_its_roofline_time():

@@ -10,7 +10,10 @@ with what it measures (``kind``, ``variant``), on what part, format and shape, a
 - ``runtime``: memory the CUDA runtime holds before a program allocates anything;
 - ``policy``: a serving engine's default setting (vLLM's memory utilization);
 - ``launch``: the time to issue kernels and CUDA graphs;
-- ``decode``: measured decode throughput of a whole model, for worked predictions.
+- ``decode``: measured decode throughput of a whole model, for worked predictions;
+- ``sparse``: the measured speed-up of a 2:4-sparse product or model over its dense twin (dense
+  time ÷ sparse time; below 1 is a slow-down), against the datasheet's 2;
+- ``link``: bandwidth a copy achieves over a host link (PCIe, NVLink-C2C), per direction.
 
 Keys are stable: "<part>/stream-dot", "<part>/matmul-bf16-4096x4096x4096", "<part>/mamf-bf16",
 "cuda-context", "launch/graph-node".  Functions look entries up by key, so a question variant
@@ -25,7 +28,7 @@ from dataclasses import dataclass, field
 from content.physics._lookup import FrozenMap, Registry, freeze
 from content.physics.catalog.sources import Source, cite
 
-KINDS = ("stream", "matmul", "mamf", "runtime", "policy", "launch", "decode")
+KINDS = ("stream", "matmul", "mamf", "runtime", "policy", "launch", "decode", "sparse", "link")
 
 
 @dataclass(frozen=True)
@@ -357,6 +360,73 @@ _MEASUREMENTS = (
         "llamacpp-6763",
         part="h100-pcie",
         variant="graph",
+    ),
+    # 2:4 structured sparsity as measured: the datasheet doubles the math rate, not the speed.
+    _m(
+        "sparse/a100-fp16-4096",
+        "A100, fp16 4096x4096x4096: 2:4 sparse (cuSPARSELt) over dense (CUTLASS)",
+        "sparse",
+        0.607959 / 0.545792,
+        "",
+        "cudalibrarysamples-57",
+        dtype="fp16",
+        shape=(4096, 4096, 4096),
+        notes="0.607959 ms dense against 0.545792 ms sparse; the A100's memory size is not given.",
+    ),
+    _m(
+        "sparse/h100-8192",
+        "H100, 8192x8192x8192: 2:4 sparse over dense (cuSPARSELt's example)",
+        "sparse",
+        1.21,
+        "",
+        "cudalibrarysamples-203",
+        part="h100-sxm",
+        shape=(8192, 8192, 8192),
+        notes="Reported as 1.20-1.22x by the issue's author and reproduced by the maintainer; "
+        "the midpoint.",
+    ),
+    _m(
+        "sparse/llama-2-7b-decode",
+        "Llama-2-7B decode, 2:4-sparse model over the dense one (RTX 4090)",
+        "sparse",
+        1 / 1.12,
+        "",
+        "cudalibrarysamples-276",
+        variant="decode",
+        notes="'About 12% slower', read from the issue's figure: a time ratio of 1.12.",
+    ),
+    # Host links as copies achieve them, per direction.
+    _m(
+        "h100-sxm/pcie5-d2h",
+        "H100 server, PCIe Gen5 copy from GPU to host (SM copy kernel)",
+        "link",
+        52.77e9,
+        "B/s",
+        "nvbandwidth-24",
+        part="h100-sxm",
+        variant="d2h",
+        notes="An 8-GPU H100 server; the same cluster's host-to-device copies reached only "
+        "35.2 GB/s (h100-sxm/pcie5-h2d).",
+    ),
+    _m(
+        "h100-sxm/pcie5-h2d",
+        "H100 server, PCIe Gen5 copy from host to GPU (SM copy kernel)",
+        "link",
+        35.19e9,
+        "B/s",
+        "nvbandwidth-24",
+        part="h100-sxm",
+        variant="h2d",
+    ),
+    _m(
+        "gh200/nvlink-c2c-h2d",
+        "GH200, NVLink-C2C copy from the Grace CPU's memory to the GPU (copy engine)",
+        "link",
+        346e9,
+        "B/s",
+        "nvbandwidth-23",
+        variant="h2d",
+        notes="Against NVLink-C2C's 450 GB/s per direction.",
     ),
 )
 

@@ -298,6 +298,22 @@ def _attention_params(m: Model) -> int:
     return query + key_value + h * hd * d
 
 
+def layer_params(m: Model | str, *, active: bool = False) -> int:
+    """Parameters of one decoder block: attention + MLP + 2·d (its two norms); no embeddings,
+    LM head or final norm.  For a mixture-of-experts model, a routed (MoE) block: all its experts,
+    or with ``active=True`` the ones a token uses.  Llama-2-70B: 855,654,400."""
+    m = model(m)
+    d = m.d_model
+    if m.experts > 1:
+        routed = m.experts_per_token if active else m.experts
+        width = m.moe_ffn_dim or m.ffn_dim
+        router = d * m.experts + (m.experts if m.shared_experts else 0)
+        mlp = (routed + m.shared_experts) * 3 * d * width + router
+    else:
+        mlp = 3 * d * m.ffn_dim
+    return _attention_params(m) + mlp + 2 * d
+
+
 def count_params(m: Model, *, active: bool = False) -> int:
     """Parameters implied by the architecture: 2·V·d (embeddings, untied) + d (final norm) +
     layers × (attention + MLP + 2·d norms), the MLP a gated one of 3·d·width.

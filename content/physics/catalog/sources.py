@@ -505,6 +505,41 @@ _SOURCES = (
         True,
     ),
     _s(
+        "cudalibrarysamples-57",
+        "NVIDIA/CUDALibrarySamples issue #57: 2:4 sparse (cuSPARSELt) against dense (CUTLASS) "
+        "fp16 4096x4096x4096 on an A100, 0.5458 against 0.6080 ms",
+        _GH + "NVIDIA/CUDALibrarySamples/issues/57",
+        True,
+    ),
+    _s(
+        "cudalibrarysamples-203",
+        "NVIDIA/CUDALibrarySamples issue #203: cuSPARSELt 8192x8192x8192 on an H100, about "
+        "1.20-1.22x over dense",
+        _GH + "NVIDIA/CUDALibrarySamples/issues/203",
+        True,
+    ),
+    _s(
+        "cudalibrarysamples-276",
+        "NVIDIA/CUDALibrarySamples issue #276: a 2:4-sparse Llama-2-7B decodes about 12% slower "
+        "than the dense model (RTX 4090)",
+        _GH + "NVIDIA/CUDALibrarySamples/issues/276",
+        True,
+    ),
+    _s(
+        "nvbandwidth-24",
+        "NVIDIA/nvbandwidth issue #24: host-device copies on an 8-GPU H100 server, 52.8 GB/s "
+        "device to host and 35.2 GB/s host to device (SM copies)",
+        _GH + "NVIDIA/nvbandwidth/issues/24",
+        True,
+    ),
+    _s(
+        "nvbandwidth-23",
+        "NVIDIA/nvbandwidth issue #23: GH200 host-to-device copy over NVLink-C2C, 346 GB/s "
+        "(copy engine)",
+        _GH + "NVIDIA/nvbandwidth/issues/23",
+        True,
+    ),
+    _s(
         "gpt-fast",
         "pytorch-labs/gpt-fast README: Llama-2-7B at batch 1 on an A100-80GB (power-limited to "
         "330 W), 104.9 tokens/s and 1397 GB/s in bf16; peak bandwidth about 1700 GB/s",
