@@ -4,8 +4,6 @@ message that names the rule and the seed that shows it."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from quizzes.engine import parse_template, validate_template
@@ -221,17 +219,3 @@ def test_the_fixed_key_rule_waits_for_enough_seeds_at_the_gate():
     fixed = probe("  x: {range: [1, 100], step: 1}\n", parts=CHOICE.format(a="True"))
     (failure,) = failures(fixed, seeds=20, check="fixed-key")
     assert not counts_at(failure, 20) and counts_at(failure, 200)
-
-
-# -- the studio's starters pass the rules they teach ----------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "path",
-    sorted((Path(__file__).parents[2] / "quizzes" / "starters").glob("*.yaml")),
-    ids=lambda p: p.stem,
-)
-def test_every_studio_starter_passes_the_publication_rules(path):
-    template = parse_template(path.read_text(encoding="utf-8"), source=path.name)
-    report = validate_template(template, seeds=200)
-    assert report.ok, "\n".join(str(f) for f in report.failures)
