@@ -53,7 +53,7 @@ lti-demo: venv .secret-key
 	$(MANAGE) migrate --noinput --verbosity 0 && \
 	$(MANAGE) lti_add_platform --name "Demo LMS" --issuer $$lms --client-id hardware-reality \
 	  --deployment-id deployment-1 --auth-login-url $$lms/auth --token-url $$lms/token \
-	  --jwks-url $$lms/jwks && \
+	  --jwks-url $$lms/jwks --allow-local-network && \
 	echo "Demo LMS on $$lms/ (the tool: make run on http://127.0.0.1:$(PORT)/; Ctrl-C stops)" && \
 	$(BIN)/python -m lti.demo_platform --tool http://127.0.0.1:$(PORT) --port $(LTI_PORT)
 

@@ -1,8 +1,11 @@
 """Deep linking: an instructor, launched from the LMS, picks chapters and quizzes to place there.
 
-The response (a JWT the tool signs) is built by PyLTI1p3 from the launch kept in the cache; a
-quiz goes with its line item (label, maximum score, resource id), so the LMS creates the
-gradebook column that passback then fills.
+The request's settings were checked at launch (lti.claims: a return URL, resource links
+accepted) and kept in the session, so any worker serves this page. The response (a JWT the tool
+signs) is built by PyLTI1p3; a quiz goes with its line item (label, maximum score, resource id),
+so the LMS creates the gradebook column that passback then fills. The server holds to the
+request: one item when `accept_multiple` is false, and `data` echoed only when it was sent
+(DL 2.0, 4.4).
 """
 
 from __future__ import annotations
@@ -13,15 +16,17 @@ from django.db.models import Sum
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
-from pylti1p3.contrib.django import DjangoCacheDataStorage, DjangoMessageLaunch
+from lti_tool.models import LtiRegistration
+from pylti1p3.deep_link import DeepLink
 from pylti1p3.deep_link_resource import DeepLinkResource
-from pylti1p3.exception import LtiException
 from pylti1p3.lineitem import LineItem
 
 from courseware.models import Chapter, Role
 from courseware.roles import current_course, role_of
-from lti.tool import ToolConf, origin
+from lti.tool import origin, tool_registration
 from quizzes.models import Quiz
+
+DATA_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/data"
 
 SESSION_KEY = "lti"
 EXPIRED = (
@@ -40,6 +45,25 @@ def quiz_max_points(quiz: Quiz) -> Decimal:
     if not items:
         total = quiz.items.aggregate(t=Sum("points"))["t"] or Decimal(0)
     return total
+
+
+class ToolDeepLink(DeepLink):
+    """PyLTI1p3's response, with `data` only when the request had it (PyLTI1p3 sends null)."""
+
+    def get_message_jwt(self, resources):
+        message = super().get_message_jwt(resources)
+        if "data" not in self._deep_link_settings:
+            message.pop(DATA_CLAIM, None)
+        return message
+
+
+def accepts_multiple(settings: dict) -> bool:
+    """accept_multiple as sent (a JSON boolean, or the strings some platforms send); absent
+    means no limit was asked for."""
+    value = settings.get("accept_multiple", True)
+    if isinstance(value, str):
+        return value.strip().lower() != "false"
+    return bool(value)
 
 
 def resources_for(request, picks: list[str], course) -> list[DeepLinkResource]:
@@ -81,22 +105,26 @@ def resources_for(request, picks: list[str], course) -> list[DeepLinkResource]:
     return resources
 
 
+def _deep_link_of(request) -> tuple[DeepLink, dict] | None:
+    """The deep-linking request this session was launched with, or None."""
+    launched = request.session.get(SESSION_KEY) or {}
+    request_data = launched.get("deep_link")
+    if not request_data or not request.user.is_authenticated:
+        return None
+    registration = LtiRegistration.objects.active().filter(pk=launched.get("registration")).first()
+    if registration is None:
+        return None
+    settings = request_data["settings"]
+    link = ToolDeepLink(tool_registration(registration), request_data["deployment_id"], settings)
+    return link, settings
+
+
 @require_http_methods(["GET", "POST"])
 def deep_link(request):
-    launched = request.session.get(SESSION_KEY) or {}
-    message_launch = None
-    if launched.get("launch_id") and request.user.is_authenticated:
-        try:
-            message_launch = DjangoMessageLaunch.from_cache(
-                launched["launch_id"],
-                request,
-                ToolConf(),
-                launch_data_storage=DjangoCacheDataStorage(),
-            )
-        except LtiException:
-            message_launch = None
-    if message_launch is None or not message_launch.is_deep_link_launch():
+    found = _deep_link_of(request)
+    if found is None:
         return render(request, "lti/refused.html", {"message": EXPIRED}, status=400)
+    link, settings = found
     course = current_course()
     if role_of(request.user, course) not in {Role.INSTRUCTOR, Role.AUTHOR}:
         return render(
@@ -105,15 +133,16 @@ def deep_link(request):
             {"message": "Only the course's instructors can choose what to link here."},
             status=403,
         )
-    settings = message_launch.get_launch_data().get(
-        "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings", {}
-    )
+    multiple = accepts_multiple(settings)
     if request.method == "POST":
-        resources = resources_for(request, request.POST.getlist("pick"), course)
+        picks = list(dict.fromkeys(request.POST.getlist("pick")))
+        resources = resources_for(request, picks, course)
         if not resources:
             error = "Choose at least one chapter or quiz."
+        elif len(resources) > 1 and not multiple:
+            error = "The LMS takes one item here: choose one chapter or quiz."
         else:
-            jwt = message_launch.get_deep_link().get_response_jwt(resources)
+            jwt = link.get_response_jwt(resources)
             return_url = settings["deep_link_return_url"]
             response = render(
                 request, "lti/deep_link_return.html", {"return_url": return_url, "jwt": jwt}
@@ -129,7 +158,7 @@ def deep_link(request):
         {
             "quizzes": Quiz.objects.for_course(course).visible(),
             "chapters": Chapter.objects.for_course(course),
-            "multiple": settings.get("accept_multiple", True),
+            "multiple": multiple,
             "error": error,
         },
     )

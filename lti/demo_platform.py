@@ -4,7 +4,13 @@ Everything a platform signs, checks and serves comes from the independent `lti1p
 package (login initiation, the signed launch, the access-token grant, deep-linking response
 validation, the AGS and NRPS services); this module only keeps its state in memory and serves
 it over HTTP on a localhost port with the standard library. It records what our tool sends
-(scores, line items, deep-linked items) so a test can assert on it, and can be told to be down.
+(scores, line items, deep-linked items, every request's URL) so a test can assert on it, and
+can be told to be down.
+
+It can take the shape of each big LMS (lti.demo_shapes: issuer, id forms, service URLs, roster
+paging, token audience), rotate its signing key, and change what it signs (a launch spec's
+`claims`, `drop`, `clock` and `dl`), so tests drive our tool with what a real platform, or a
+broken or hostile one, would send.
 
 Not imported by the site: the tests start it in a thread, `make lti-demo` runs
 `python -m lti.demo_platform`.
@@ -15,171 +21,31 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import re
 import threading
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
+import jwt
 from jwcrypto.jwk import JWK
-from lti1p3platform.exceptions import LineItemNotFoundException
-from lti1p3platform.ltiplatform import LTI1P3PlatformConfAbstract
-from lti1p3platform.membership import Context
-from lti1p3platform.message_launch import LTIAdvantageMessageLaunchAbstract
-from lti1p3platform.oidc_login import OIDCLoginAbstract
-from lti1p3platform.registration import Registration
-from lti1p3platform.request import Request
-from lti1p3platform.score import UpdateScoreStatus
-from lti1p3platform.service_connector import (
-    AssignmentsGradesService,
-    NamesRoleProvisioningService,
-)
 
-ROLES = {
-    "Learner": "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner",
-    "Instructor": "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor",
-    "TeachingAssistant": "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant",
-    "ContentDeveloper": "http://purl.imsglobal.org/vocab/lis/v2/membership#ContentDeveloper",
-    "Mentor": "http://purl.imsglobal.org/vocab/lis/v2/membership#Mentor",
-}
-CONTEXT_ID = "course-101"
+from lti.demo_adapters import ROLES, _Ags, _Conf, _Launch, _Login, _Nrps, _Request
+from lti.demo_shapes import PLAIN, Shape
 
-
-class _Request(Request):
-    def build_metadata(self, request):
-        return request
-
-
-class _Conf(LTI1P3PlatformConfAbstract):
-    def init_platform_config(self, **kwargs):
-        self.platform = kwargs["platform"]
-
-    def get_registration_by_params(self, **kwargs):
-        p = self.platform
-        tool = p.tool_url
-        return (
-            Registration()
-            .set_iss(p.issuer)
-            .set_client_id(p.client_id)
-            .set_deployment_id(p.deployment_id)
-            .set_oidc_login_url(f"{tool}/lti/login/")
-            .set_launch_url(f"{tool}/lti/launch/")
-            .set_deeplink_launch_url(f"{tool}/lti/launch/")
-            .set_tool_key_set_url(f"{tool}/lti/jwks/")
-            .set_platform_public_key(p.public_pem)
-            .set_platform_private_key(p.private_pem)
-        )
-
-
-class _Login(OIDCLoginAbstract):
-    def set_lti_message_hint(self, **kwargs):
-        self._lti_message_hint = kwargs["hint"]
-
-    def get_redirect(self, url):
-        return url
-
-
-class _Launch(LTIAdvantageMessageLaunchAbstract):
-    def __init__(self, request, conf, platform, spec):
-        super().__init__(request, conf)
-        self.platform, self.spec = platform, spec
-
-    def prepare_launch(self, preflight_response):
-        p, s = self.platform, self.spec
-        self.set_user_data(s["user"], [ROLES[r] for r in s["roles"]], s.get("name"), s.get("email"))
-        self.set_launch_context_claim(CONTEXT_ID, context_title="Hardware Reality (demo LMS)")
-        self.set_launch_presentation_claim(document_target="iframe")
-        self.set_nrps(f"{p.url}/nrps/{CONTEXT_ID}/memberships")
-        self.set_ags(f"{p.url}/ags/{CONTEXT_ID}/lineitems", s.get("lineitem"))
-        if s.get("deep_link"):
-            self.set_dl(f"{p.url}/deep_link_return", title="Pick content")
-        else:
-            self.set_resource_link_claim(s.get("link", "link-1"), title=s.get("title", ""))
-            self.set_custom_parameters_claim(s.get("custom", {}))
-        if s.get("expires_in") is not None:
-            self.set_id_token_expiration(s["expires_in"])
-
-    def get_launch_message(self, include_extra_claims=True):
-        message = super().get_launch_message(include_extra_claims)
-        message.update(self.spec.get("claims", {}))
-        return message
-
-    def render_launch_form(self, launch_data, **kwargs):
-        self.platform.last_launch = dict(launch_data)
-        fields = "".join(
-            f'<input type="hidden" name="{k}" value="{html.escape(launch_data[k])}">'
-            for k in ("id_token", "state")
-        )
-        return (
-            f'<!doctype html><title>Launching</title><form id="f" method="post" '
-            f'action="{html.escape(launch_data["launch_url"])}">{fields}'
-            "<button>Continue to the tool</button></form>"
-            '<script>document.getElementById("f").submit()</script>'
-        )
-
-
-class _Ags(AssignmentsGradesService):
-    def __init__(self, request, conf, platform, lineitem_url=None):
-        super().__init__(request, conf, f"{platform.url}/ags/{CONTEXT_ID}/lineitems", lineitem_url)
-        self.platform = platform
-
-    def find_lineitems(self, page=1, limit=None, **filters):
-        items = list(self.platform.lineitems.values())
-        for key, field in (("tag", "tag"), ("resource_id", "resourceId")):
-            if filters.get(key):
-                items = [i for i in items if i.get(field) == filters[key]]
-        return {"content": items, "has_next": False, "next": None}
-
-    def find_lineitem(self, line_item_id):
-        try:
-            return self.platform.lineitems[line_item_id]
-        except KeyError:
-            raise LineItemNotFoundException() from None
-
-    def create_lineitem(self, creation_data):
-        return self.platform.add_lineitem(dict(creation_data))
-
-    def update_lineitem(self, update_data):
-        item = self.find_lineitem(update_data["id"])
-        item.update(update_data)
-        return item
-
-    def delete_lineitem(self, line_item_id):
-        self.platform.lineitems.pop(line_item_id, None)
-
-    def update_score(self, line_item_id, score):
-        self.find_lineitem(line_item_id)
-        self.platform.scores.append({"lineitem": line_item_id, **score})
-        return UpdateScoreStatus.SUCCESS
-
-    def get_results(self, line_item_id, page=1, limit=None, user_id=None):
-        latest = {}
-        for score in self.platform.scores:
-            if score["lineitem"] == line_item_id:
-                latest[score["userId"]] = score
-        return {"content": list(latest.values()), "has_next": False, "next": None}
-
-
-class _Nrps(NamesRoleProvisioningService):
-    def __init__(self, request, conf, platform):
-        super().__init__(request, conf, f"{platform.url}/nrps/{CONTEXT_ID}/memberships")
-        self.platform = platform
-
-    def get_member_data_page(self, page=1, limit=None, role=None, since=None, **kwargs):
-        return {"content": [dict(m) for m in self.platform.members], "has_next": False}
-
-    def get_context_by_id(self):
-        return Context(id=CONTEXT_ID, label="HR-101", title="Hardware Reality (demo LMS)")
+__all__ = ["ROLES", "DemoPlatform"]
 
 
 class DemoPlatform:
     """The platform: start(), then point a browser or `requests` at start_url(...)."""
 
-    def __init__(self, tool_url, *, host="127.0.0.1", port=0, client_id="hardware-reality"):
+    def __init__(self, tool_url, *, host="127.0.0.1", port=0, client_id=None, shape: Shape = PLAIN):
         self.tool_url = tool_url.rstrip("/")
-        self.client_id, self.deployment_id = client_id, "deployment-1"
-        key = JWK.generate(kty="RSA", size=2048)
-        self.private_pem = key.export_to_pem(private_key=True, password=None).decode()
-        self.public_pem = key.export_to_pem().decode()
+        self.shape = shape
+        self.client_id = client_id or shape.client_id
+        self.deployment_id = shape.deployment_id
+        self.published_keys: list[str] = []
+        self.rotate_key()
         self.lineitems, self.scores, self.deep_linked, self.links = {}, [], [], []
         self.members = [
             {"user_id": "student-ada", "name": "Ada Lovelace", "roles": [ROLES["Learner"]]},
@@ -188,12 +54,30 @@ class DemoPlatform:
         ]
         self.down = False
         self.last_launch = None
+        # What the tool asked for: every request line, key-set fetches, token assertions.
+        self.requests: list[str] = []
+        self.jwks_fetches = self.jwks_not_modified = 0
+        self.jwks_cache_control: str | None = None
+        # A Link header to send with every roster page instead of the real next page (a
+        # platform that pages forever, or points the tool elsewhere).
+        self.roster_link: str | None = None
+        self.lineitems_link: str | None = None  # the same for the line-item container
+        # Paths answered with a redirect (a platform sending the tool somewhere else).
+        self.redirects: dict[str, str] = {}
+        self.assertions: list[dict] = []
         self._hints: dict[str, dict] = {}
         self._server = ThreadingHTTPServer((host, port), _handler(self))
         self._server.daemon_threads = True
-        shown_host = "localhost" if host in {"127.0.0.1", "localhost"} and port == 0 else host
-        self.url = f"http://{shown_host}:{self._server.server_address[1]}"
-        self.issuer = self.url
+        chosen_port, port = port, self._server.server_address[1]
+        # A free port (tests): the platform calls itself "localhost"; a given port (make
+        # lti-demo): the address it was given, as the Makefile registers it.
+        named = host in {"127.0.0.1", "localhost"} and chosen_port == 0
+        separate = named and shape.separate_service_host
+        self.url = f"http://{'localhost' if named and not separate else host}:{port}"
+        # Login, token and key set on one host; pages and services on the school's own host
+        # (for the demo: "localhost" beside "127.0.0.1", both this server).
+        self.service_url = f"http://localhost:{port}" if separate else self.url
+        self.issuer = shape.issuer or self.service_url
 
     # -- control ---------------------------------------------------------------------------
     def start(self, *, poll_interval: float = 0.5):
@@ -208,20 +92,57 @@ class DemoPlatform:
         self._server.shutdown()
         self._server.server_close()
 
+    def rotate_key(self, *, keep_old: bool = True) -> None:
+        """Sign with a new key from now on; the old one stays published unless told not to."""
+        key = JWK.generate(kty="RSA", size=2048)
+        self.private_pem = key.export_to_pem(private_key=True, password=None).decode()
+        self.public_pem = key.export_to_pem().decode()
+        self.published_keys = (self.published_keys if keep_old else []) + [self.public_pem]
+
+    def service(self, template: str, **values) -> str:
+        return self.service_url + self.shape.path(template, **values)
+
     def registration_args(self) -> dict:
-        """What `lti_add_platform` needs, as keyword arguments of lti.tool.register_platform."""
-        return {
-            "name": "Demo LMS",
+        """What `lti_add_platform` needs (what docs/lti.md says to register for this shape), as
+        keyword arguments of lti.tool.register_platform."""
+        args = {
+            "name": f"Demo LMS ({self.shape.name})",
             "issuer": self.issuer,
             "client_id": self.client_id,
             "deployment_ids": [self.deployment_id],
             "auth_login_url": f"{self.url}/auth",
             "token_url": f"{self.url}/token",
             "jwks_url": f"{self.url}/jwks",
+            # The demo runs on this machine, over plain http: only a registration marked so
+            # may use either (lti.network).
+            "allow_local_network": True,
         }
+        if self.shape.separate_service_host:
+            args["frame_origins"] = [self.service_url]
+        if self.shape.token_audience:
+            args["token_audience"] = self.shape.token_audience
+        return args
+
+    def command_args(self) -> list[str]:
+        """The same, as `manage.py lti_add_platform` options."""
+        args = self.registration_args()
+        options = [
+            f"--name={args['name']}",
+            f"--issuer={args['issuer']}",
+            f"--client-id={args['client_id']}",
+            f"--deployment-id={args['deployment_ids'][0]}",
+            f"--auth-login-url={args['auth_login_url']}",
+            f"--token-url={args['token_url']}",
+            f"--jwks-url={args['jwks_url']}",
+            "--allow-local-network",
+        ]
+        options += [f"--frame-origin={o}" for o in args.get("frame_origins", [])]
+        if args.get("token_audience"):
+            options.append(f"--token-audience={args['token_audience']}")
+        return options
 
     def add_lineitem(self, data: dict) -> dict:
-        data["id"] = f"{self.url}/ags/{CONTEXT_ID}/lineitems/{len(self.lineitems) + 1}"
+        data["id"] = self.service(self.shape.lineitem, id=len(self.lineitems) + 1)
         self.lineitems[data["id"]] = data
         return data
 
@@ -229,7 +150,7 @@ class DemoPlatform:
         """A platform URL that starts a launch (OIDC login initiation) for this user."""
         hint = uuid.uuid4().hex
         self._hints[hint] = {"user": user, "roles": list(roles), **spec}
-        return f"{self.url}/start?hint={hint}"
+        return f"{self.service_url}/start?hint={hint}"
 
     # -- protocol steps --------------------------------------------------------------------
     def conf(self):
@@ -237,10 +158,16 @@ class DemoPlatform:
         conf.get_registration()
         return conf
 
-    def preflight_url(self, hint: str) -> str:
+    def preflight(self, hint: str) -> tuple[str, str, dict]:
+        """(method, URL, form) of the login initiation: a redirect (GET) or, as Canvas and
+        Moodle do, an auto-posted form."""
         login = _Login(_Request({}), self.conf())
         login.set_lti_message_hint(hint=hint)
-        return login.initiate_login(self._hints[hint]["user"])
+        url = login.initiate_login(self._hints[hint]["user"])
+        if self.shape.login_method == "GET":
+            return "GET", url, {}
+        base, _, query = url.partition("?")
+        return "POST", base, dict(parse_qsl(query))
 
     def launch_form(self, request: dict) -> str:
         spec = self._hints[request["get_data"].get("lti_message_hint", "")]
@@ -261,11 +188,40 @@ class DemoPlatform:
                 }
             )
         self.deep_linked.extend(items)
+        self.last_deep_link_response = jwt.decode(form["JWT"], options={"verify_signature": False})
         return items
+
+    def route(self, path: str) -> tuple[str, str | None]:
+        """Which service a request path is for: ("lineitems"|"members", None), or
+        ("lineitem"|"scores"|"results", the line item's id URL), or ("", None)."""
+        shape = self.shape
+        if path == urlsplit(shape.path(shape.lineitems)).path:
+            return "lineitems", None
+        if path == urlsplit(shape.path(shape.memberships)).path:
+            return "members", None
+        item = urlsplit(shape.path(shape.lineitem, id="{id}"))
+        pattern = re.escape(item.path).replace(re.escape("{id}"), r"(?P<id>[^/]+)")
+        match = re.fullmatch(pattern + r"(?:/(?P<sub>scores|results))?", path)
+        if match is None:
+            return "", None
+        url = self.service(shape.lineitem, id=match["id"])
+        return match["sub"] or "lineitem", url
 
 
 def _page(body: str) -> bytes:
     return f"<!doctype html><meta charset=utf-8><title>Demo LMS</title>{body}".encode()
+
+
+def _auto_post(url: str, fields: dict) -> bytes:
+    inputs = "".join(
+        f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">'
+        for k, v in fields.items()
+    )
+    return _page(
+        f'<form id="f" method="post" action="{html.escape(url)}">{inputs}'
+        "<button>Continue</button></form>"
+        '<script>document.getElementById("f").submit()</script>'
+    )
 
 
 def _handler(platform: DemoPlatform):
@@ -288,20 +244,21 @@ def _handler(platform: DemoPlatform):
                 "content_type": ctype,
             }
 
-        def _send(self, code, body=b"", ctype="text/html; charset=utf-8", location=None):
+        def _send(self, code, body=b"", ctype="text/html; charset=utf-8", headers=None):
             self.send_response(code)
-            if location:
-                self.send_header("Location", location)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
 
-        def _service(self, response):
+        def _service(self, response, headers=None):
             data = response.result if response.code < 300 else {"error": response.message}
             if isinstance(data, dict) and "content" in data:
                 data = data["content"]
-            self._send(response.code, json.dumps(data or {}).encode(), response.media_type)
+            body = json.dumps({} if data is None else data).encode()
+            self._send(response.code, body, response.media_type, headers)
 
         def do_GET(self):
             self._route(self._request())
@@ -314,21 +271,25 @@ def _handler(platform: DemoPlatform):
 
         def _route(self, req):
             path = req["path"]
-            services = path.startswith(("/ags/", "/nrps/", "/token"))
-            if services and platform.down:
+            platform.requests.append(f"{req['method']} {self.path}")
+            kind, item_url = platform.route(path)
+            if path in platform.redirects:
+                return self._send(307, headers={"Location": platform.redirects[path]})
+            if (kind or path == "/token") and platform.down:
                 return self._send(503, b'{"error": "down"}', "application/json")
             if path == "/":
                 return self._send(200, _home(platform))
             if path == "/start":
-                return self._send(302, location=platform.preflight_url(req["get_data"]["hint"]))
+                method, url, form = platform.preflight(req["get_data"]["hint"])
+                if method == "GET":
+                    return self._send(302, headers={"Location": url})
+                return self._send(200, _auto_post(url, form))
             if path == "/auth":
                 return self._send(200, platform.launch_form(req).encode())
             if path == "/jwks":
-                body = json.dumps(platform.conf().get_jwks()).encode()
-                return self._send(200, body, "application/json")
+                return self._jwks(req)
             if path == "/token":
-                token = platform.conf().get_access_token(req["form_data"])
-                return self._send(200, json.dumps(token).encode(), "application/json")
+                return self._token(req)
             if path == "/deep_link_return":
                 items = platform.deep_link_return(req["form_data"])
                 titles = "".join(f"<li>{html.escape(i.get('title', ''))}</li>" for i in items)
@@ -336,30 +297,68 @@ def _handler(platform: DemoPlatform):
                 return self._send(
                     200, _page(f"<h1>Placed in the course</h1><ul>{titles}</ul>{back}")
                 )
-            if path == f"/nrps/{CONTEXT_ID}/memberships":
-                return self._service(
-                    _Nrps(_Request(req), platform.conf(), platform).handle_get_members()
-                )
-            prefix = f"/ags/{CONTEXT_ID}/lineitems"
-            if path.startswith(prefix):
-                rest = path[len(prefix) :].strip("/").split("/")
-                conf = platform.conf()
-                if rest == [""]:
-                    ags = _Ags(_Request(req), conf, platform)
-                    handle = (
-                        ags.handle_create_lineitem
-                        if req["method"] == "POST"
-                        else ags.handle_get_lineitems
-                    )
-                    return self._service(handle())
-                item_url = f"{platform.url}{prefix}/{rest[0]}"
-                ags = _Ags(_Request(req), conf, platform, item_url)
-                if rest[1:] == ["scores"]:
-                    return self._service(ags.handle_update_score(item_url))
-                if rest[1:] == ["results"]:
-                    return self._service(ags.handle_get_results(item_url))
-                return self._service(ags.handle_get_lineitem(item_url))
+            if kind:
+                try:
+                    return self._services(req, kind, item_url)
+                except jwt.PyJWTError:  # a token signed with a key this platform dropped
+                    body = b'{"error": "invalid_token"}'
+                    return self._send(401, body, "application/json")
             return self._send(404, _page("<h1>Not found</h1>"))
+
+        def _services(self, req, kind, item_url):
+            conf = platform.conf()
+            if kind == "members":
+                nrps = _Nrps(_Request(req), conf, platform)
+                response = nrps.handle_resp(nrps.handle_get_members)
+                headers = None
+                if platform.roster_link is not None:
+                    headers = {"Link": platform.roster_link}
+                elif nrps.next_cursor and response.code == 200:
+                    query = urlencode({"cursor": nrps.next_cursor})
+                    headers = {"Link": f'<{nrps.nrps.context_memberships_url}?{query}>; rel="next"'}
+                return self._service(response, headers)
+            if kind == "lineitems":
+                ags = _Ags(_Request(req), conf, platform)
+                post = req["method"] == "POST"
+                response = ags.handle_resp(
+                    ags.handle_create_lineitem if post else ags.handle_get_lineitems
+                )
+                link = None if post or not platform.lineitems_link else platform.lineitems_link
+                return self._service(response, {"Link": link} if link else None)
+            ags = _Ags(_Request(req), conf, platform, item_url)
+            handle = {
+                "scores": ags.handle_update_score,
+                "results": ags.handle_get_results,
+                "lineitem": ags.handle_get_lineitem,
+            }[kind]
+            return self._service(ags.handle_resp(handle, line_item_id=item_url))
+
+        def _jwks(self, req):
+            """The key set, with the caching headers a test sets (and 304 for its ETag)."""
+            platform.jwks_fetches += 1
+            body = json.dumps(platform.conf().get_jwks()).encode()
+            etag = f'"{len(platform.published_keys)}-{hash(body) & 0xFFFF}"'
+            headers = {"ETag": etag}
+            if platform.jwks_cache_control:
+                headers["Cache-Control"] = platform.jwks_cache_control
+            if req["headers"].get("If-None-Match") == etag:
+                platform.jwks_not_modified += 1
+                return self._send(304, headers=headers)
+            return self._send(200, body, "application/json", headers)
+
+        def _token(self, req):
+            """lti1p3platform's grant, after checking the assertion's audience: the token URL,
+            or the audience the shape names (Brightspace), as the real LMSs do."""
+            assertion = req["form_data"].get("client_assertion", "")
+            claims = jwt.decode(assertion, options={"verify_signature": False})
+            platform.assertions.append(claims)
+            wanted = platform.shape.token_audience or f"{platform.url}/token"
+            audience = claims.get("aud")
+            if wanted not in (audience if isinstance(audience, list) else [audience]):
+                body = json.dumps({"error": "invalid_client", "aud": audience}).encode()
+                return self._send(401, body, "application/json")
+            token = platform.conf().get_access_token(req["form_data"])
+            return self._send(200, json.dumps(token).encode(), "application/json")
 
     return Handler
 

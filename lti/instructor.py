@@ -64,7 +64,10 @@ def sync_roster(request):
         result = roster.sync_course(request.course)
     except roster.RosterError as error:
         messages.error(request, str(error))
-    else:
+        return redirect("lti:grades")
+    for error in result.errors:  # one LMS course that failed; the others were synced
+        messages.error(request, error)
+    if result.members or not result.errors:
         messages.success(
             request,
             f"Roster: {result.members} member(s) in the LMS, {result.added} new here"

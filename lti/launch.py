@@ -1,9 +1,9 @@
 """What a validated launch does here: who the user is, their course role, where they land.
 
-The launch has been checked by PyLTI1p3 (state, signature, expiry, issuer, audience, deployment,
-message claims) before anything here runs. This module refuses a replayed nonce and a launch it
-cannot place (no role of ours, a link to a quiz that is gone), and does all its writes in one
-transaction, so a refused launch leaves nothing behind.
+The launch has been checked by lti.oidc and lti.claims (state and nonce, signature, times,
+issuer, audience, deployment, message claims) before anything here runs. This module refuses a
+replayed nonce and a launch it cannot place (no role of ours, a link to a quiz that is gone),
+and does all its writes in one transaction, so a refused launch leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from quizzes.models import Quiz
 
 MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
-# Longer than PyLTI1p3 keeps a login's nonce in the cache (86400 s), past which it refuses it.
+# Longer than a login's state (and its nonce) is kept (lti.oidc: a day), past which it is gone.
 NONCE_KEPT = timedelta(days=2)
 
 
@@ -173,8 +173,8 @@ def accept(lti_launch: LtiLaunch) -> Accepted:
         )
     if deep_link and role == Role.STUDENT:
         raise LaunchRefused("Only the course's instructors can choose what to link here.")
-    # A nonce is only accepted while PyLTI1p3 still holds it from the login step (a day at
-    # most), so older used ones can go: the table stays small.
+    # A nonce is only accepted while its login state is kept (a day at most), so older used
+    # ones can go: the table stays small.
     UsedNonce.objects.filter(used_at__lt=timezone.now() - NONCE_KEPT).delete()
     with transaction.atomic():
         try:

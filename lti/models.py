@@ -8,16 +8,20 @@ course a context maps to, each quiz's line item in a context, and each student's
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from django.conf import settings
 from django.db import models
 
 
 class PlatformFraming(models.Model):
-    """The origins whose pages may frame our site after a launch from this platform.
+    """Where a platform lives: the origins whose pages may frame our site after a launch from
+    it, and the hosts its grade and roster services may be on (lti.network).
 
     The issuer is not always the page's origin (Canvas: issuer canvas.instructure.com, pages on
     the school's own domain), so the administrator lists them; registration fills in the
-    issuer's and the login URL's origins.
+    issuer's and the login URL's origins. A service URL may be on the host of the issuer, the
+    login, token or key-set URL, a frame origin, or a host listed here.
     """
 
     registration = models.OneToOneField(
@@ -25,6 +29,16 @@ class PlatformFraming(models.Model):
     )
     frame_origins = models.TextField(
         blank=True, help_text="One origin per line, e.g. https://school.instructure.com"
+    )
+    service_hosts = models.TextField(
+        blank=True,
+        help_text="Further hosts of the LMS's grade and roster services, one per line (its "
+        "issuer, login, token, key-set and frame-origin hosts are allowed already).",
+    )
+    allow_local_network = models.BooleanField(
+        default=False,
+        help_text="Only for a demo or test LMS: let its URLs use plain http and addresses on "
+        "this machine's or this site's own network (loopback, private, link-local).",
     )
 
     def __str__(self) -> str:
@@ -35,6 +49,17 @@ class PlatformFraming(models.Model):
         return [
             line.strip().rstrip("/") for line in self.frame_origins.splitlines() if line.strip()
         ]
+
+    @property
+    def extra_service_hosts(self) -> list[str]:
+        """The listed hosts, lowercased (a line may be a bare host or a URL)."""
+        hosts = []
+        for line in self.service_hosts.splitlines():
+            line = line.strip()
+            if line:
+                host = urlsplit(line if "//" in line else f"//{line}").hostname or ""
+                hosts.append(host.lower().rstrip("."))
+        return [h for h in hosts if h]
 
 
 class UsedNonce(models.Model):
@@ -117,3 +142,40 @@ class GradeSync(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} · {self.line_item}: {self.status}"
+
+
+class LoginState(models.Model):
+    """One OIDC login in flight: its state, the nonce bound to it, the platform that began it.
+
+    Kept in the database, so the launch that ends the login is checked by whichever worker or
+    server it reaches; used once (`used_at`), so a replayed launch is refused, and the token's
+    nonce must be this state's own, so a nonce is worth nothing with another login's state.
+    """
+
+    state = models.CharField(max_length=64, unique=True)
+    nonce = models.CharField(max_length=64)
+    registration = models.ForeignKey(
+        "lti_tool.LtiRegistration", on_delete=models.CASCADE, related_name="+"
+    )
+    created_at = models.DateTimeField(db_index=True)
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return self.state
+
+
+class PlatformKeySet(models.Model):
+    """A platform's public keys (its JWKS), kept for as long as its HTTP caching headers say
+    (within bounds), so launches do not fetch them each time and every worker shares them."""
+
+    registration = models.OneToOneField(
+        "lti_tool.LtiRegistration", on_delete=models.CASCADE, related_name="platform_keys"
+    )
+    url = models.URLField(max_length=500)
+    keys = models.JSONField(default=list)
+    etag = models.CharField(max_length=255, blank=True)
+    fetched_at = models.DateTimeField()
+    fresh_until = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"keys of {self.registration}"

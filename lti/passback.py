@@ -23,6 +23,7 @@ from pylti1p3.lineitem import LineItem
 from courseware.tasks import backoff_seconds
 from lti.deep_linking import quiz_max_points
 from lti.models import GradeSync, SyncStatus
+from lti.network import PlatformURLRefused
 from lti.tool import connector
 from quizzes.models import Attempt, AttemptStatus
 
@@ -34,6 +35,27 @@ BACKOFF = 30
 MAX_BACKOFF = 3600
 RETRIES = 6
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+# Pages of a platform's line items read to find ours by tag (PyLTI1p3 reads them all, forever
+# if the platform pages forever).
+MAX_LINEITEM_PAGES = 50
+
+
+class BoundedAgs(AssignmentsGradesService):
+    """PyLTI1p3's grade service, looking for a line item in a bounded number of pages."""
+
+    def find_lineitem(self, prop_name, prop_value):
+        url, seen = self._service_data["lineitems"], set()
+        while url:
+            if len(seen) == MAX_LINEITEM_PAGES or url in seen:
+                raise LtiException(
+                    f"The LMS's line items went on past {len(seen)} pages; stopped there."
+                )
+            seen.add(url)
+            lineitems, url = self.get_lineitems_page(url)
+            for lineitem in lineitems:
+                if isinstance(lineitem, dict) and lineitem.get(prop_name) == prop_value:
+                    return LineItem(lineitem)
+        return None
 
 
 def counted_score(user_id: int, quiz_id: int):
@@ -80,7 +102,7 @@ def schedule(sync_id: int) -> None:
     transaction.on_commit(lambda: push_score.enqueue(sync_id))
 
 
-def _line_item(sync: GradeSync, ags: AssignmentsGradesService) -> LineItem:
+def _line_item(sync: GradeSync, ags: BoundedAgs) -> LineItem:
     line = sync.line_item
     if line.url:
         return LineItem({"id": line.url})
@@ -98,7 +120,8 @@ def _line_item(sync: GradeSync, ags: AssignmentsGradesService) -> LineItem:
 
 
 def push(sync_id: int, *, now=None) -> bool:
-    """Send one student's counted score; True when the LMS has it (sent now or before)."""
+    """Send one student's counted score; True when no other try should follow (the LMS has
+    it, now or before, or its URL is one we never call), False to try again later."""
     sync = (
         GradeSync.objects.select_related(
             "line_item__quiz", "line_item__context__deployment__registration", "lti_user"
@@ -119,7 +142,7 @@ def push(sync_id: int, *, now=None) -> bool:
     registration = line.context.deployment.registration
     now = now or timezone.now()
     try:
-        ags = AssignmentsGradesService(
+        ags = BoundedAgs(
             connector(registration),
             {
                 "scope": line.scopes or [SCORE_SCOPE],
@@ -155,6 +178,13 @@ def _failed(sync: GradeSync, error: Exception, now) -> bool:
     tries = sync.tries + 1
     message = str(error)[:500]
     log.warning("LTI passback to %s failed (try %d): %s", sync.line_item.url, tries, message)
+    if isinstance(error, PlatformURLRefused):
+        # Not the platform's own host, or our own network (lti.network): another try would be
+        # refused the same way, so the row waits for an administrator (and a resend).
+        GradeSync.objects.filter(pk=sync.pk).update(
+            status=SyncStatus.FAILED, tries=tries, next_try_at=None, last_error=message
+        )
+        return True
     if tries > RETRIES:
         status, at = SyncStatus.FAILED, None
     else:

@@ -1,23 +1,44 @@
-"""Roster sync (LTI NRPS): the LMS course's members become enrolments here, so the gradebook
-lists students who never launched (their quizzes show as missing work)."""
+"""Roster sync (LTI NRPS 2.0): the LMS course's members become enrolments here, so the gradebook
+lists students who never launched (their quizzes show as missing work).
+
+Pages are read here rather than by PyLTI1p3 (which lowercases the next-page URL it takes from
+the Link header): each next URL is used exactly as the platform sent it, on the platform's own
+hosts only (lti.network). A roster is bounded (pages, members, bytes, seconds), so a platform
+that pages forever or sends a huge body cannot hold the worker; and each LMS course is synced on
+its own, so one that fails never stops the others.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+import time
+from dataclasses import dataclass, field
 
 import requests
 from django.db import transaction
 from lti_tool.models import LtiContext, LtiUser
 from pylti1p3.exception import LtiException
-from pylti1p3.names_roles import NamesRolesProvisioningService
 
 from courseware.models import Enrollment, Role
 from lti.launch import course_role, new_account
 from lti.models import GradeSync, QuizLineItem
-from lti.tool import connector
+from lti.tool import ToolServiceConnector, next_page
+
+MEMBERSHIP_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
+MEMBERSHIP_TYPE = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
+# Bounds on one LMS course's roster: more pages, members or bytes than a real course has, and
+# seconds an instructor can wait for the page to answer.
+MAX_PAGES = 100
+MAX_MEMBERS = 20_000
+MAX_PAGE_BYTES = 8 * 1024 * 1024
+MAX_SECONDS = 60
 
 
 class RosterError(Exception):
+    pass
+
+
+class _Unauthorized(RosterError):
     pass
 
 
@@ -26,6 +47,7 @@ class RosterResult:
     members: int = 0
     added: int = 0
     skipped: int = 0
+    errors: list[str] = field(default_factory=list)
 
 
 def contexts_of(course):
@@ -34,25 +56,80 @@ def contexts_of(course):
     )
 
 
+def _page(session, token: str, url: str, deadline: float) -> tuple[list, str | None]:
+    headers = {"Authorization": f"Bearer {token}", "Accept": MEMBERSHIP_TYPE}
+    with session.get(url, headers=headers, stream=True) as response:
+        if response.status_code == 401:
+            raise _Unauthorized("The LMS did not take our access token (HTTP 401).")
+        if not response.ok:
+            raise RosterError(f"The LMS did not send its roster (HTTP {response.status_code}).")
+        body = bytearray()
+        for chunk in response.iter_content(64 * 1024):
+            body += chunk
+            if len(body) > MAX_PAGE_BYTES:
+                raise RosterError(f"A roster page was larger than {MAX_PAGE_BYTES} bytes.")
+            if time.monotonic() > deadline:
+                raise RosterError(f"The LMS took longer than {MAX_SECONDS} s to send its roster.")
+        try:
+            members = json.loads(body)["members"]
+        except (ValueError, TypeError, KeyError):
+            raise RosterError("The LMS's roster page is not a membership container.") from None
+        if not isinstance(members, list):
+            raise RosterError("The LMS's roster page has no list of members.")
+        return members, next_page(response.headers.get("Link", ""))
+
+
+def fetch_members(context: LtiContext) -> list[dict]:
+    """Every member of the context's roster, page after page, within the bounds above."""
+    service = ToolServiceConnector(context.deployment.registration)
+    session = service.session
+    deadline = time.monotonic() + MAX_SECONDS
+    try:
+        token = service.get_access_token([MEMBERSHIP_SCOPE])
+        members, url, pages, seen = [], context.memberships_url, 0, set()
+        while url:
+            if pages == MAX_PAGES or url in seen:
+                raise RosterError(f"The LMS's roster went on past {pages} pages; stopped there.")
+            seen.add(url)
+            try:
+                page, next_url = _page(session, token, url, deadline)
+            except _Unauthorized:
+                if pages:  # only a token kept from before is worth asking again for
+                    raise
+                service.forget_token([MEMBERSHIP_SCOPE])
+                token = service.get_access_token([MEMBERSHIP_SCOPE])
+                page, next_url = _page(session, token, url, deadline)
+            url = next_url
+            pages += 1
+            members += [m for m in page if isinstance(m, dict)]
+            if len(members) > MAX_MEMBERS:
+                raise RosterError(f"The LMS's roster has more than {MAX_MEMBERS} members.")
+    except (LtiException, requests.RequestException, ValueError, KeyError) as error:
+        raise RosterError(f"The LMS did not send its roster ({error}).") from error
+    return members
+
+
 def sync_context(context: LtiContext, course) -> RosterResult:
     if not context.memberships_url:
         raise RosterError(f"The LMS gave no roster service for {context}.")
     registration = context.deployment.registration
-    service = NamesRolesProvisioningService(
-        connector(registration), {"context_memberships_url": context.memberships_url}
-    )
-    try:
-        members = service.get_members()
-    except (LtiException, requests.RequestException, ValueError) as error:
-        raise RosterError(f"The LMS did not send its roster ({error}).") from error
+    members = fetch_members(context)
     result = RosterResult()
     line_items = list(QuizLineItem.objects.filter(context=context))
     with transaction.atomic():
         for member in members:
             result.members += 1
-            role = course_role(member.get("roles", []))
+            roles = member.get("roles")
+            role = (
+                course_role([r for r in roles if isinstance(r, str)])
+                if isinstance(roles, list)
+                else None
+            )
             sub = member.get("user_id")
-            if role is None or not sub or member.get("status", "Active") != "Active":
+            if role is None or not isinstance(sub, str) or not sub or len(sub) > 255:
+                result.skipped += 1
+                continue
+            if member.get("status", "Active") != "Active":
                 result.skipped += 1
                 continue
             lti_user, _ = LtiUser.objects.get_or_create(registration=registration, sub=sub)
@@ -66,9 +143,11 @@ def sync_context(context: LtiContext, course) -> RosterResult:
                 )
                 if linked is None:
                     user = new_account(registration.issuer, sub)
-                    user.first_name = (member.get("given_name") or member.get("name") or "")[:150]
-                    user.last_name = (member.get("family_name") or "")[:150]
-                    user.email = member.get("email") or ""
+                    user.first_name = str(member.get("given_name") or member.get("name") or "")[
+                        :150
+                    ]
+                    user.last_name = str(member.get("family_name") or "")[:150]
+                    user.email = str(member.get("email") or "")[:254]
                     user.save(update_fields=["first_name", "last_name", "email"])
                     linked = user.pk
                 lti_user.auth_user_id = linked
@@ -88,12 +167,18 @@ def sync_context(context: LtiContext, course) -> RosterResult:
 
 
 def sync_course(course) -> RosterResult:
+    """Sync every LMS course linked to ours; one that fails is reported in `errors` and the
+    others are synced all the same."""
     total = RosterResult()
     contexts = list(contexts_of(course))
     if not contexts:
         raise RosterError("No LMS course is linked yet: launch from the LMS once first.")
     for context in contexts:
-        result = sync_context(context, course)
+        try:
+            result = sync_context(context, course)
+        except RosterError as error:
+            total.errors.append(f"{context.title or context.id_on_platform}: {error}")
+            continue
         total.members += result.members
         total.added += result.added
         total.skipped += result.skipped

@@ -1,40 +1,70 @@
 """The tool's side of LTI, on django-lti and PyLTI1p3: registrations, keys, HTTP to platforms.
 
-Every signature, token and claim check is the libraries' work; this module only decides where
-registrations come from (refusing unknown deployments instead of recording them) and gives the
-service calls a timeout, so a platform that does not answer cannot hold a worker.
+django-lti keeps registrations, deployments and the tool's keys; PyLTI1p3 builds the messages
+the tool signs and makes the service calls. This module decides where registrations come from
+(refusing unknown deployments instead of recording them), which of our keys signs (after a
+rotation, a new key is published a while before it signs), and sends every service call through the
+platform's checked session (lti.network: its own hosts only, with a timeout).
 """
 
 from __future__ import annotations
 
+import hashlib
+from datetime import timedelta
 from urllib.parse import urlsplit
 
 import requests
+from django.core.cache import cache
 from django.db import transaction
+from django.utils import timezone
 from lti_tool.models import Key, LtiDeployment, LtiRegistration
 from lti_tool.utils import DjangoToolConfig
+from pylti1p3.exception import LtiServiceException
+from pylti1p3.registration import Registration
 from pylti1p3.service_connector import ServiceConnector
 
 from lti.models import PlatformFraming
+from lti.network import session_for
 
-# Seconds for any call to a platform (token, scores, line items, roster, key set).
-PLATFORM_TIMEOUT = 10
+# How long our JWKS may be cached by a platform (its Cache-Control), and how long a new key is
+# published before it signs: twice that, so a platform that cached the key set just before a
+# rotation has fetched it again before it meets the new key id.
+JWKS_MAX_AGE = 300
+PUBLISHED_BEFORE_SIGNING = timedelta(seconds=2 * JWKS_MAX_AGE)
+# How long an access token from a platform is reused (they are granted for an hour).
+TOKEN_SECONDS = 50 * 60
 
 
-class TimeoutSession(requests.Session):
-    """requests without a timeout wait forever; PyLTI1p3 passes none, so we add ours."""
+def signing_key() -> Key:
+    """The key that signs now: the newest active key published for PUBLISHED_BEFORE_SIGNING,
+    else (every active key is newer) the oldest active one."""
+    keys = Key.objects.active().order_by("-datetime_created")
+    ready = keys.filter(datetime_created__lte=timezone.now() - PUBLISHED_BEFORE_SIGNING).first()
+    return ready or keys.last() or ensure_key()
 
-    def request(self, method, url, **kwargs):
-        kwargs.setdefault("timeout", PLATFORM_TIMEOUT)
-        return super().request(method, url, **kwargs)
+
+def tool_registration(registration: LtiRegistration) -> Registration:
+    """PyLTI1p3's registration for a django-lti one, signing with `signing_key()`."""
+    converted = registration.to_registration()
+    if not registration.has_key:
+        key = signing_key()
+        converted.set_tool_private_key(key.private_key)
+        converted.set_tool_public_key(key.public_key)
+    return converted
 
 
 class ToolConf(DjangoToolConfig):
-    """django-lti's configuration, except that an unknown or inactive deployment is refused.
+    """django-lti's configuration, except that an unknown or inactive deployment is refused,
+    and our registrations sign with `signing_key()`.
 
     django-lti records an unknown deployment id (inactive) on first sight; the issue asks that a
     failed launch creates nothing, so here it is simply not found.
     """
+
+    def find_registration_by_params(self, iss, client_id, *args, **kwargs):
+        if super().find_registration_by_params(iss, client_id, *args, **kwargs) is None:
+            return None
+        return tool_registration(self.registration)
 
     def find_deployment(self, iss, deployment_id):
         return self.find_deployment_by_params(iss, deployment_id, None)
@@ -57,9 +87,60 @@ class ToolConf(DjangoToolConfig):
         return Deployment().set_deployment_id(deployment.deployment_id)
 
 
+class ToolServiceConnector(ServiceConnector):
+    """PyLTI1p3's connector, with two repairs: a next-page URL is taken from the Link header
+    as sent (PyLTI1p3 lowercases the whole header first, so a URL with capitals breaks), and an
+    access token is reused, from the shared cache, for the hour the platform grants it rather
+    than requested for each score (a class submitting together is one token request)."""
+
+    def __init__(self, registration: LtiRegistration):
+        self.session = session_for(registration)
+        super().__init__(tool_registration(registration), requests_session=self.session)
+        where = [registration.pk, registration.issuer, registration.client_id]
+        where += [registration.token_url, registration.audience]
+        self._cache_prefix = "lti-token:" + hashlib.sha256(repr(where).encode()).hexdigest()
+
+    def _token_key(self, scopes) -> str:
+        return self._cache_prefix + hashlib.sha256(" ".join(sorted(scopes)).encode()).hexdigest()
+
+    def forget_token(self, scopes) -> None:
+        """Drop a kept token the platform no longer takes; the next call asks for another."""
+        cache.delete(self._token_key(scopes))
+        self._access_tokens.clear()
+
+    def get_access_token(self, scopes):
+        token = cache.get(self._token_key(scopes))
+        if token is None:
+            token = super().get_access_token(scopes)
+            # Platforms grant an hour (IMS Security Framework 4.1); keep it a little less.
+            cache.set(self._token_key(scopes), token, TOKEN_SECONDS)
+        return token
+
+    def make_service_request(self, scopes, url, *args, **kwargs):
+        try:
+            response = super().make_service_request(scopes, url, *args, **kwargs)
+        except LtiServiceException as error:
+            if error.response.status_code != 401 or cache.get(self._token_key(scopes)) is None:
+                raise
+            # The platform no longer takes the token we kept (restarted, revoked): ask again.
+            self.forget_token(scopes)
+            response = super().make_service_request(scopes, url, *args, **kwargs)
+        headers = {name.lower(): value for name, value in response["headers"].items()}
+        response["next_page_url"] = next_page(headers.get("link", ""))
+        return response
+
+
+def next_page(link_header: str) -> str | None:
+    """The rel="next" URL of a Link header, exactly as sent (case and query kept)."""
+    for link in requests.utils.parse_header_links(link_header.replace("\n", " ")):
+        if "next" in link.get("rel", "").lower().split():
+            return link.get("url") or None
+    return None
+
+
 def connector(registration: LtiRegistration) -> ServiceConnector:
-    """A PyLTI1p3 service connector for the registration, its HTTP calls bounded in time."""
-    return ServiceConnector(registration.to_registration(), requests_session=TimeoutSession())
+    """A PyLTI1p3 service connector for the registration, its HTTP calls checked (lti.network)."""
+    return ToolServiceConnector(registration)
 
 
 def ensure_key() -> Key:
@@ -90,8 +171,16 @@ def register_platform(
     token_url: str,
     jwks_url: str,
     frame_origins: list[str] = (),
+    token_audience: str = "",
+    service_hosts: list[str] = (),
+    allow_local_network: bool = False,
 ) -> tuple[LtiRegistration, bool]:
-    """Create or update a registration and its deployments (active); (registration, created)."""
+    """Create or update a registration and its deployments (active); (registration, created).
+
+    `token_audience` is the `aud` of our access-token requests when the platform wants another
+    than its token URL (Brightspace); `service_hosts` are further hosts its grade and roster
+    services may be on; `allow_local_network` is for a demo LMS on this machine only.
+    """
     ensure_key()
     with transaction.atomic():
         registration, created = LtiRegistration.objects.update_or_create(
@@ -102,6 +191,7 @@ def register_platform(
                 "auth_url": auth_login_url,
                 "token_url": token_url,
                 "keyset_url": jwks_url,
+                "audience": token_audience,
                 "is_active": True,
             },
         )
@@ -114,7 +204,12 @@ def register_platform(
         origins = list(frame_origins) or [origin(issuer), origin(auth_login_url)]
         unique = list(dict.fromkeys(o.rstrip("/") for o in origins if o))
         PlatformFraming.objects.update_or_create(
-            registration=registration, defaults={"frame_origins": "\n".join(unique)}
+            registration=registration,
+            defaults={
+                "frame_origins": "\n".join(unique),
+                "service_hosts": "\n".join(dict.fromkeys(h.strip() for h in service_hosts)),
+                "allow_local_network": allow_local_network,
+            },
         )
     return registration, created
 

@@ -10,90 +10,86 @@ from django.contrib.auth import login as sign_in
 from django.http import HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.cache import patch_cache_control
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from lti_tool.models import Key, LtiLaunch, LtiRegistration
-from pylti1p3.contrib.django import DjangoCacheDataStorage, DjangoMessageLaunch, DjangoOIDCLogin
-from pylti1p3.exception import LtiException, OIDCException
 
 from lti import launch as launches
-from lti.tool import TimeoutSession, ToolConf, ensure_key
+from lti.claims import DEPLOYMENT_ID, DL_SETTINGS
+from lti.oidc import ToolMessageLaunch, begin_login, clear_state_cookie, set_state_cookie
+from lti.refusals import Refused, refusal_page
+from lti.tool import JWKS_MAX_AGE, ToolConf, ensure_key, signing_key
 
 log = logging.getLogger(__name__)
 
 SESSION_KEY = "lti"
 BACKEND = "django.contrib.auth.backends.ModelBackend"
 
-LOGIN_REFUSED = (
-    "The LMS started a sign-in that this site cannot match to a registered platform "
-    "(unknown issuer or client id). An administrator registers the LMS first."
-)
-LAUNCH_REFUSED = (
-    "This launch could not be verified, so nobody was signed in and nothing was recorded. "
-    "Open the link from the LMS again; if it keeps failing, tell the course's administrator."
-)
-
-
-def refuse(request, message: str, *, status: int = 400, detail: str = ""):
-    if detail:
-        log.warning("LTI refused: %s", detail)
-    return render(request, "lti/refused.html", {"message": message}, status=status)
-
 
 @csrf_exempt
 @require_http_methods(["GET", "POST"])
 def login(request):
-    """OIDC third-party login initiation: redirect to the platform's authorization endpoint.
+    """OIDC third-party login initiation: record the state and nonce (lti.oidc), redirect to
+    the platform's authorization endpoint.
 
     The redirect always names our own launch URL (the platform checks it is registered), never
     the target_link_uri it was sent, so the endpoint cannot be turned into an open redirect.
     """
     params = request.POST if request.method == "POST" else request.GET
-    if not params.get("iss") or not params.get("login_hint"):
-        return refuse(request, LOGIN_REFUSED, detail="login without iss or login_hint")
-    oidc = DjangoOIDCLogin(request, ToolConf(), launch_data_storage=DjangoCacheDataStorage())
     try:
-        return oidc.redirect(request.build_absolute_uri(reverse("lti:launch")))
-    except (LtiException, OIDCException) as error:
-        return refuse(request, LOGIN_REFUSED, detail=str(error))
+        url, state = begin_login(
+            request, params, launch_url=request.build_absolute_uri(reverse("lti:launch"))
+        )
+    except Refused as refusal:
+        return refusal_page(request, refusal)
+    response = HttpResponseRedirect(url)
+    set_state_cookie(request, response, state)
+    return response
 
 
 @csrf_exempt
 @require_POST
 def launch(request):
-    """The platform's signed launch: verified by PyLTI1p3, then placed by lti.launch."""
-    message_launch = DjangoMessageLaunch(
-        request,
-        ToolConf(),
-        launch_data_storage=DjangoCacheDataStorage(),
-        requests_session=TimeoutSession(),
-    )
+    """The platform's signed launch: verified by lti.oidc and lti.claims, placed by lti.launch."""
+    message_launch = ToolMessageLaunch(request, ToolConf())
     try:
         message_launch.validate()
-    except LtiException as error:
-        return refuse(request, LAUNCH_REFUSED, detail=str(error))
-    except (ValueError, KeyError, TypeError) as error:  # a malformed token's claims
-        return refuse(request, LAUNCH_REFUSED, detail=repr(error))
+    except Refused as refusal:
+        return refusal_page(request, refusal)
     lti_launch = LtiLaunch(message_launch)
     try:
         accepted = launches.accept(lti_launch)
     except launches.LaunchRefused as refusal:
-        return refuse(request, str(refusal), status=403, detail=str(refusal))
+        log.warning("LTI refused [placement] roles/custom: %s", refusal)
+        return render(request, "lti/refused.html", {"message": str(refusal)}, status=403)
     sign_in(request, accepted.user, backend=BACKEND)
-    request.session[SESSION_KEY] = {
+    launched = {
         "registration": lti_launch.registration.pk,
         "context": accepted.context.pk,
-        "launch_id": message_launch.get_launch_id(),
     }
-    return HttpResponseRedirect(accepted.next_url)
+    body = message_launch.get_launch_data()
+    if lti_launch.is_deep_link_launch:
+        # What the deep-linking page needs, in the session (the database), so any worker can
+        # serve it: the request's settings as sent, and the deployment to answer for.
+        launched["deep_link"] = {
+            "settings": body[DL_SETTINGS],
+            "deployment_id": body[DEPLOYMENT_ID],
+        }
+    request.session[SESSION_KEY] = launched
+    response = HttpResponseRedirect(accepted.next_url)
+    clear_state_cookie(request, response, message_launch.login_state.state)
+    return response
 
 
 @require_GET
 def jwks(request):
     """The tool's public keys: every active key, so a rotated-out key still verifies what it
-    signed until it is retired."""
+    signed until it is retired, and a new one is known before it signs (lti.tool)."""
     ensure_key()
-    return JsonResponse(Key.objects.as_jwks())
+    response = JsonResponse(Key.objects.as_jwks())
+    patch_cache_control(response, public=True, max_age=JWKS_MAX_AGE)
+    return response
 
 
 def tool_urls(request) -> dict:
@@ -166,5 +162,6 @@ def configuration(request):
                 "name"
             ),
             "keys": Key.objects.order_by("-datetime_created"),
+            "signing": signing_key(),
         },
     )

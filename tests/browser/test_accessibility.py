@@ -68,6 +68,7 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
     for path in ("/", "/chapters/roofline/", "/calculator/", "/roofline/", "/accounts/login/"):
         audit(path)
     audit("/no-such-page/")  # the 404 page
+    audit("/lti/login/?iss=https://unknown.example&login_hint=x")  # an LMS launch refused
 
     # Student: homework with a checked answer, an exam, results, progress, a 403.
     log_in(page, "student1", DEMO_PASSWORD)

@@ -3,6 +3,8 @@ registered with the tool served by the live test server; and a helper that launc
 
 from __future__ import annotations
 
+import html
+import re
 from dataclasses import dataclass
 
 import pytest
@@ -22,6 +24,27 @@ def platform(live_server, course):
     lms.stop()
 
 
+@pytest.fixture
+def platforms(live_server, course):
+    """Start (and register) more platforms, of any LMS shape: `platforms(shape, register=True)`."""
+    from lti.tool import register_platform
+
+    started = []
+
+    def start(shape=None, *, register: bool = True, **options):
+        from lti.demo_shapes import PLAIN
+
+        lms = DemoPlatform(live_server.url, shape=shape or PLAIN, **options)
+        started.append(lms.start(poll_interval=0.02))
+        if register:
+            register_platform(**lms.registration_args())
+        return lms
+
+    yield start
+    for lms in started:
+        lms.stop()
+
+
 @dataclass
 class Launched:
     session: requests.Session
@@ -34,13 +57,25 @@ class Launched:
         return self.session.post(self.form["launch_url"], data=data, allow_redirects=False)
 
 
-def launch(lms: DemoPlatform, session: requests.Session | None = None, **spec) -> Launched:
+def launch(
+    lms: DemoPlatform, session: requests.Session | None = None, *, post: bool = True, **spec
+) -> Launched:
     """Start a launch at the platform, follow it through our login endpoint and the platform's
-    authorization step, and post the signed launch to our launch URL (as a browser would)."""
+    authorization step, and post the signed launch to our launch URL (as a browser would).
+    With post=False the signed form is not posted: `again()` posts it, or an altered one."""
     session = session or requests.Session()
+    lms.last_launch = None
     page = session.get(lms.start_url(**spec), timeout=20)
+    if lms.last_launch is None and "/lti/login/" in page.text:
+        # A platform that posts its login initiation (Canvas, Moodle): submit its form.
+        action = html.unescape(re.search(r'action="([^"]+)"', page.text).group(1))
+        fields = re.findall(r'name="([^"]+)" value="([^"]*)"', page.text)
+        data = {html.unescape(k): html.unescape(v) for k, v in fields}
+        page = session.post(action, data=data, timeout=20)
     assert page.status_code == 200, page.text[:500]
     form = dict(lms.last_launch)
+    if not post:
+        return Launched(session, form, None)
     response = session.post(
         form["launch_url"],
         data={"id_token": form["id_token"], "state": form["state"]},
@@ -48,3 +83,19 @@ def launch(lms: DemoPlatform, session: requests.Session | None = None, **spec) -
         timeout=20,
     )
     return Launched(session, form, response)
+
+
+def assert_refused(response: requests.Response, code: str, *, status: int = 400, claim=None):
+    """The refusal page for `code`: its status, its message's first sentence, the claim named
+    for the administrator, and never a stack trace."""
+    from lti.refusals import MESSAGES
+
+    assert response.status_code == status, (response.status_code, response.text[:400])
+    text = response.text
+    headline = MESSAGES[code].split(". ", 1)[0]
+    page = text[text.find("<h1") : text.find("</section")]
+    assert headline.replace("'", "&#x27;") in text, (code, page)
+    assert f"refusal <code>{code}</code>" in text
+    if claim is not None:
+        assert f"the claim at fault is <code>{claim}</code>" in text
+    assert "Traceback" not in text

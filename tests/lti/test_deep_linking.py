@@ -9,7 +9,9 @@ import requests
 
 from lti.models import QuizLineItem
 from tests.factories import ChapterFactory, make_quiz
-from tests.lti.conftest import launch
+from tests.lti.conftest import assert_refused, launch
+
+DATA = "https://purl.imsglobal.org/spec/lti-dl/claim/data"
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -65,3 +67,83 @@ def test_deep_link_page_without_a_deep_link_launch_is_refused(platform, course):
     done = launch(platform, user="teacher-grace", roles=("Instructor",))
     page = done.session.get(platform.tool_url + "/lti/deep-link/")
     assert page.status_code == 400 and "no longer tied" in page.text
+
+
+def test_a_request_without_a_return_url_is_refused_at_launch(platform, course):
+    done = launch(
+        platform,
+        user="teacher-grace",
+        roles=("Instructor",),
+        deep_link=True,
+        dl={"deep_link_return_url": None},
+    )
+    assert_refused(done.response, "return-url", claim="deep_link_return_url")
+    # And one whose return URL is not a web address (a form action the browser would run).
+    done = launch(
+        platform,
+        user="teacher-grace",
+        roles=("Instructor",),
+        deep_link=True,
+        dl={"deep_link_return_url": "javascript:alert(1)"},
+    )
+    assert_refused(done.response, "return-url", claim="deep_link_return_url")
+
+
+def test_a_request_that_takes_no_resource_links_is_refused(platform, course):
+    done = launch(
+        platform,
+        user="teacher-grace",
+        roles=("Instructor",),
+        deep_link=True,
+        dl={"accept_types": ["file"]},
+    )
+    assert_refused(done.response, "placement", claim="accept_types")
+
+
+@pytest.mark.parametrize("value", [False, "false"])
+def test_accept_multiple_false_is_held_on_the_server(platform, course, value):
+    first, second = make_quiz(course), make_quiz(course)
+    done = launch(
+        platform,
+        user="teacher-grace",
+        roles=("Instructor",),
+        deep_link=True,
+        dl={"accept_multiple": value},
+    )
+    page = done.session.get(platform.tool_url + "/lti/deep-link/")
+    assert 'type="radio"' in page.text and 'type="checkbox"' not in page.text
+    answer = pick(done.session, platform.tool_url, f"quiz:{first.slug}", f"quiz:{second.slug}")
+    assert answer.status_code == 200 and 'name="JWT"' not in answer.text
+    assert "takes one item here" in answer.text
+    one = pick(done.session, platform.tool_url, f"quiz:{first.slug}")
+    assert 'name="JWT"' in one.text
+
+
+def test_data_is_echoed_only_when_the_request_sent_it(platform, course):
+    quiz = make_quiz(course)
+    done = launch(platform, user="teacher-grace", roles=("Instructor",), deep_link=True)
+    answer = pick(done.session, platform.tool_url, f"quiz:{quiz.slug}")
+    jwt = re.search(r'name="JWT" value="([^"]+)"', answer.text).group(1)
+    assert requests.post(f"{platform.url}/deep_link_return", data={"JWT": jwt}).status_code == 200
+    assert DATA not in platform.last_deep_link_response
+    sent = "opaque-Canvas-state:AbC=="
+    done = launch(
+        platform, user="teacher-grace", roles=("Instructor",), deep_link=True, dl={"data": sent}
+    )
+    answer = pick(done.session, platform.tool_url, f"quiz:{quiz.slug}")
+    jwt = re.search(r'name="JWT" value="([^"]+)"', answer.text).group(1)
+    assert requests.post(f"{platform.url}/deep_link_return", data={"JWT": jwt}).status_code == 200
+    assert platform.last_deep_link_response[DATA] == sent
+
+
+def test_the_deep_link_page_is_served_by_whichever_worker_from_the_session(platform, course):
+    """The request's settings live in the session (the database), not in one process's cache:
+    emptying every cache between the launch and the pick changes nothing."""
+    from django.core.cache import caches
+
+    quiz = make_quiz(course)
+    done = launch(platform, user="teacher-grace", roles=("Instructor",), deep_link=True)
+    for alias in caches:
+        caches[alias].clear()
+    answer = pick(done.session, platform.tool_url, f"quiz:{quiz.slug}")
+    assert 'name="JWT"' in answer.text

@@ -14,7 +14,7 @@ from courseware.models import Enrollment
 from lti.launch import username_for
 from lti.models import UsedNonce
 from tests.factories import ChapterFactory, UserFactory, make_quiz
-from tests.lti.conftest import launch
+from tests.lti.conftest import assert_refused, launch
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -78,13 +78,13 @@ def test_replayed_id_token_is_refused(platform, course):
 def test_wrong_audience_is_refused_and_creates_nothing(platform, course):
     before = counts()
     done = launch(platform, claims={"aud": "someone-else", "azp": "someone-else"})
-    refused(done, 400, "could not be verified")
+    assert_refused(done.response, "registration", claim="iss")
     assert counts() == before
 
 
 def test_expired_token_is_refused(platform, course):
     before = counts()
-    refused(launch(platform, expires_in=-120), 400, "could not be verified")
+    assert_refused(launch(platform, expires_in=-120).response, "expired", claim="exp")
     assert counts() == before
 
 
@@ -95,16 +95,17 @@ def test_wrong_signature_is_refused(platform, course):
     claims["sub"] = "teacher-grace"  # a forged identity under the platform's real signature
     forged = base64.urlsafe_b64encode(json.dumps(claims).encode()).rstrip(b"=").decode()
     before = counts()
-    response = done.again(id_token=f"{header}.{forged}.{signature}")
-    assert response.status_code == 400 and "could not be verified" in response.text
+    # A new login (the first one's state is used), carrying the forged token.
+    second = launch(platform, session=requests.Session(), user="student-ada", post=False)
+    response = second.again(id_token=f"{header}.{forged}.{signature}")
+    assert_refused(response, "signature", claim="signature")
     assert counts() == before
 
 
 def test_unknown_deployment_is_refused_and_not_recorded(platform, course):
     before = counts()
-    refused(
-        launch(platform, claims={DEPLOYMENT: "deployment-unknown"}), 400, "could not be verified"
-    )
+    done = launch(platform, claims={DEPLOYMENT: "deployment-unknown"})
+    assert_refused(done.response, "deployment", claim="deployment_id")
     assert counts() == before
     assert not LtiDeployment.objects.filter(deployment_id="deployment-unknown").exists()
 
@@ -119,7 +120,7 @@ def test_unknown_issuer_at_login_gets_a_clear_page(platform, course):
         },
         allow_redirects=False,
     )
-    assert response.status_code == 400 and "cannot match" in response.text
+    assert_refused(response, "login-unknown", claim="iss")
 
 
 def test_launch_without_state_cookie_is_refused(platform, course):
@@ -129,7 +130,7 @@ def test_launch_without_state_cookie_is_refused(platform, course):
         data={"id_token": done.form["id_token"], "state": "state-forged"},
         allow_redirects=False,
     )
-    assert response.status_code == 400
+    assert_refused(response, "state-unknown", claim="state")
 
 
 def test_a_role_we_do_not_have_is_refused_and_creates_nothing(platform, course):
@@ -165,7 +166,12 @@ def test_login_redirects_to_our_launch_url_whatever_target_it_is_sent(platform, 
 def test_garbage_and_missing_tokens_get_the_refusal_page(platform, course):
     for data in ({"id_token": "not.a.jwt", "state": "x"}, {"state": "x"}, {}):
         response = requests.post(platform.tool_url + "/lti/launch/", data=data)
-        assert response.status_code == 400 and "could not be verified" in response.text
+        assert response.status_code == 400 and "This launch was refused" in response.text
+    # With a real login's state and cookie, the garbage token itself is what is refused.
+    done = launch(platform, user="student-ada")
+    second = launch(platform, session=requests.Session(), user="student-ada", post=False)
+    assert_refused(second.again(id_token="not.a.jwt"), "token-format", claim="id_token")
+    assert done.response.status_code == 302
     assert requests.get(platform.tool_url + "/lti/launch/").status_code == 405
 
 
@@ -199,9 +205,9 @@ def test_inactive_registration_or_deployment_is_refused(platform, course):
 
     LtiDeployment.objects.update(is_active=False)
     before = counts()
-    refused(launch(platform), 400, "could not be verified")
+    assert_refused(launch(platform).response, "deployment")
     LtiDeployment.objects.update(is_active=True)
     LtiRegistration.objects.update(is_active=False)
     response = requests.get(platform.start_url(), allow_redirects=True)
-    assert response.status_code == 400 and "cannot match" in response.text
+    assert_refused(response, "login-unknown")
     assert counts() == before

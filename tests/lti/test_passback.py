@@ -9,6 +9,7 @@ import pytest
 from django.utils import timezone
 
 from lti import passback
+from lti.demo_shapes import PLAIN
 from lti.models import GradeSync, SyncStatus
 from quizzes.models import Attempt, QuizMode
 from quizzes.services.attempts import start_attempt
@@ -139,3 +140,47 @@ def test_students_cannot_see_or_resend(platform, linked, client):
     assert client.get("/lti/grades/").status_code == 403
     sync = GradeSync.objects.get()
     assert client.post(f"/lti/grades/{sync.pk}/resend/").status_code == 403
+
+
+def test_one_token_serves_many_scores_and_a_void_one_is_replaced(platform, linked, instructor):
+    quiz, student, _ = linked
+    attempt = start_attempt(quiz=quiz, student=student, now=timezone.now())
+    submit_attempt(attempt=attempt, student=student, now=timezone.now())
+    attempt.refresh_from_db()
+    override_score(attempt=attempt, score="1", reason="Marked by hand", by=instructor)
+    assert len(platform.scores) == 2
+    token_requests = [r for r in platform.requests if r.startswith("POST /token")]
+    assert len(token_requests) == 1
+    platform.rotate_key()
+    attempt.refresh_from_db()
+    override_score(attempt=attempt, score="0.5", reason="Second look", by=instructor)
+    assert platform.scores[-1]["scoreGiven"] == 0.5
+    assert len([r for r in platform.requests if r.startswith("POST /token")]) == 2
+
+
+def test_a_line_item_search_that_pages_forever_is_stopped(platform, course, monkeypatch):
+    """A link without a line item: the tool looks for its column by tag, page after page; a
+    platform whose next page is the same page again cannot hold the grade worker."""
+    quiz = make_quiz(course)
+    done = launch(platform, user="student-ada", custom={"quiz": quiz.slug})
+    assert done.response.status_code == 302
+    platform.lineitems_link = f'<{platform.service(PLAIN.lineitems)}>; rel="next"'
+    sync = GradeSync.objects.get()
+    attempt = start_attempt(quiz=quiz, student=sync.user, now=timezone.now())
+    submit_attempt(attempt=attempt, student=sync.user, now=timezone.now())
+    sync.refresh_from_db()
+    assert "went on past 1 pages" in sync.last_error and platform.scores == []
+    pages = [r for r in platform.requests if r.startswith("GET /ags/course-101/lineitems")]
+    assert len(pages) == 1 + passback.RETRIES  # one page per try, never more
+
+
+def test_a_link_without_a_line_item_finds_or_creates_its_column_by_tag(platform, course):
+    quiz = make_quiz(course)
+    launch(platform, user="student-ada", custom={"quiz": quiz.slug})
+    sync = GradeSync.objects.get()
+    attempt = start_attempt(quiz=quiz, student=sync.user, now=timezone.now())
+    submit_attempt(attempt=attempt, student=sync.user, now=timezone.now())
+    (created,) = platform.lineitems.values()
+    assert created["tag"] == f"quiz:{quiz.slug}" and created["scoreMaximum"] == 1.0
+    assert platform.scores[-1]["lineitem"] == created["id"]
+    assert GradeSync.objects.get().line_item.url == created["id"]

@@ -7,6 +7,7 @@ from django.core.management import CommandError, call_command
 from lti_tool.models import Key, LtiDeployment, LtiRegistration
 
 from lti.models import PlatformFraming
+from lti.tool import tool_registration
 
 pytestmark = pytest.mark.django_db
 
@@ -49,14 +50,15 @@ def test_jwks_publishes_public_keys_only(client):
     assert not {"d", "p", "q", "dp", "dq", "qi"} & set(keys[0]), "a private part is published"
 
 
-def test_rotation_keeps_the_old_key_published_and_signs_with_the_new(client):
+def test_rotation_keeps_the_old_key_published_and_signing_until_the_new_is_known(client):
     old = client.get("/lti/jwks/").json()["keys"][0]["kid"]
     call_command("rotate_keys")
     kids = [k["kid"] for k in client.get("/lti/jwks/").json()["keys"]]
     assert old in kids and len(kids) == 2, "a launch in flight signed by the old key must verify"
     call_command("lti_add_platform", *ARGS)
-    signing = LtiRegistration.objects.get().to_registration().get_kid()
-    assert signing != old and signing in kids
+    # The new key signs once platforms have had time to fetch it (tests/lti/test_keys.py).
+    signing = tool_registration(LtiRegistration.objects.get()).get_kid()
+    assert signing == old and signing in kids
 
 
 def test_configuration_page_is_for_administrators_only(client, student, admin_client):
@@ -67,6 +69,7 @@ def test_configuration_page_is_for_administrators_only(client, student, admin_cl
     text = page.content.decode()
     assert "http://testserver/lti/login/" in text and "oidc_initiation_url" in text
     assert "Initiate login URL" in text and "http://testserver/lti/jwks/" in text
+    assert "--token-audience" in text and "signs now" in text
     assert "PRIVATE KEY" not in text
 
 
@@ -76,3 +79,27 @@ def test_admin_registration_form_has_no_private_key_field(admin_client):
     page = admin_client.get(f"/admin/lti_tool/ltiregistration/{registration.pk}/change/")
     assert page.status_code == 200
     assert 'name="private_key"' not in page.content.decode()
+
+
+def test_the_demo_lms_calls_itself_what_make_lti_demo_registers(tmp_path):
+    """`make lti-demo` registers http://127.0.0.1:LTI_PORT as a local demo; the demo platform on
+    a given port must sign as that issuer and serve there, or every demo launch is refused."""
+    import socket
+    from pathlib import Path
+
+    from lti.demo_platform import DemoPlatform
+
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
+    recipe = makefile.split("lti-demo: ", 1)[1].split("\n\n", 1)[0]
+    assert "lms=http://127.0.0.1:$(LTI_PORT)" in recipe and "--issuer $$lms" in recipe
+    assert "--allow-local-network" in recipe
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    lms = DemoPlatform("http://127.0.0.1:8000", port=port)
+    try:
+        args = lms.registration_args()
+        assert args["issuer"] == f"http://127.0.0.1:{port}" == lms.service_url
+        assert args["auth_login_url"] == f"http://127.0.0.1:{port}/auth"
+    finally:
+        lms._server.server_close()

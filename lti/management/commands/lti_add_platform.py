@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import URLValidator
 
+from lti.network import hostname
 from lti.tool import register_platform
 
 
@@ -33,6 +34,26 @@ class Command(BaseCommand):
             dest="frame_origins",
             help="An origin whose pages frame ours (repeat; default: issuer and login URL).",
         )
+        parser.add_argument(
+            "--token-audience",
+            default="",
+            help="The 'aud' of our access-token requests when the LMS names one other than its "
+            "token URL (Brightspace: its 'OAuth2 Audience', https://api.brightspace.com/auth/token).",
+        )
+        parser.add_argument(
+            "--service-host",
+            action="append",
+            default=[],
+            dest="service_hosts",
+            help="A further host of the LMS's grade and roster services (repeat; the issuer's, "
+            "login, token, key-set and frame-origin hosts are allowed already).",
+        )
+        parser.add_argument(
+            "--allow-local-network",
+            action="store_true",
+            help="Only for a demo or test LMS: allow plain http and addresses on this machine "
+            "or its private network for this platform's URLs (never for a real LMS).",
+        )
 
     def handle(self, *args, **options):
         check = URLValidator(schemes=["http", "https"])
@@ -47,6 +68,14 @@ class Command(BaseCommand):
                 check(url)
             except ValidationError:
                 raise CommandError(f"{flag} must be an http(s) URL, not {url!r}.") from None
+        if len(options["token_audience"].strip()) > 255:
+            raise CommandError("--token-audience is longer than 255 characters.")
+        hosts = []
+        for host in options["service_hosts"]:
+            name = hostname(host if "//" in host else f"https://{host}")
+            if not name:
+                raise CommandError(f"--service-host must be a host name, not {host!r}.")
+            hosts.append(name)
         deployment_ids = [d.strip() for d in options["deployment_ids"] if d.strip()]
         if not deployment_ids:
             raise CommandError("Give at least one non-empty --deployment-id.")
@@ -59,6 +88,9 @@ class Command(BaseCommand):
             token_url=options["token_url"],
             jwks_url=options["jwks_url"],
             frame_origins=options["frame_origins"],
+            token_audience=options["token_audience"].strip(),
+            service_hosts=hosts,
+            allow_local_network=options["allow_local_network"],
         )
         verb = "Registered" if created else "Updated"
         self.stdout.write(
