@@ -10,6 +10,7 @@ urlpatterns = [
     path("instructor/", include("quizzes.instructor_urls")),
     path("studio/", include("quizzes.studio_urls")),
     path("lti/", include("lti.urls")),
+    path("", include("health.urls")),
     path("", include("quizzes.urls")),
     path("", include("courseware.urls")),
 ]

@@ -32,9 +32,16 @@ def _results(attempt) -> str:
     return reverse("quizzes:attempt_results", args=[attempt.pk])
 
 
-def score_notices(student, attempt: Attempt | None = None) -> list[ScoreNotice]:
-    """Newest first; with ``attempt``, only the changes to that attempt of the student."""
-    submitted = Attempt.objects.filter(student=student, status=AttemptStatus.SUBMITTED)
+def score_notices(
+    student, attempt: Attempt | None = None, *, released_quiz_ids
+) -> list[ScoreNotice]:
+    """Newest first; with ``attempt``, only the changes to that attempt of the student. Only
+    attempts at quizzes whose results are released to the student (`released_quiz_ids`, from
+    the one release gate, `services.release`) count: an exam's changes, their reasons and its
+    per-part verdicts wait for its results."""
+    submitted = Attempt.objects.filter(
+        student=student, status=AttemptStatus.SUBMITTED, quiz_id__in=list(released_quiz_ids)
+    )
     if attempt is not None:
         submitted = submitted.filter(pk=attempt.pk)
     attempts = {a.pk: a for a in submitted.select_related("quiz").order_by("pk")}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from quizzes.models import Variant
-from quizzes.services.questions import common_error_values
+from quizzes.services.questions import common_error_values, option_token
 from tests.browser.conftest import log_in, screenshot
 from tests.factories import (
     PASSWORD,
@@ -110,7 +110,7 @@ def test_hostile_template_taken_and_reviewed_fires_nothing(page, browser, live_s
     numeric.get_by_role("button", name="Check").click()
     numeric.locator(".feedback").first.wait_for()
     choice = page.locator(f"#part-{variant.pk}-pick")
-    choice.locator("input[value='no']").check()
+    choice.locator(f"input[value='{option_token(variant, 'pick', 'no')}']").check()
     choice.get_by_role("button", name="Check").click()
     choice.locator(".feedback").first.wait_for()
     page.wait_for_load_state("networkidle")

@@ -126,11 +126,13 @@ def test_00_the_napkin_closes_the_running_example(text):
     step = (LLAMA7_FP16 + kv) / H100.memory_bandwidth
     fraction = GPT_FAST * LLAMA7_FP16 / A100.memory_bandwidth
     assert f"time per token {q(step, 's')}" in intro
-    assert f"{q(step / fraction, 's')} (two thirds of the floor's rate)" in intro
+    assert f"time per token {q(step, 's')} {q(step / fraction, 's')}" in intro
+    assert "the forecast runs at two thirds of the floor's rate" in intro
     batch = math.floor((SERVING_H100 - LLAMA7_FP16) / kv)
     assert f"room for {batch} such conversations" in intro
     dollars = 3.20 / 3600 * step * 1e6
-    assert f"{q(dollars, 'USD')} at $3.20 an hour" in intro
+    assert f"dollars per million tokens {q(dollars, 'USD')}" in intro
+    assert "$3.20 an hour spread over the tokens" in intro
 
 
 # ---- Chapter 01 ---------------------------------------------------------------------------
