@@ -35,9 +35,7 @@ def extreme_assignments(template: Template, *, limit: int = MAX_EXTREME_DRAWS) -
     # are its distinct values, or the random fill below would wait for combinations that do not
     # exist (a hang until the gate's clock ran out).
     options = [
-        (p.name, _distinct(parameter_extremes(p)))
-        for p in template.parameters
-        if p.kind != "value"
+        (p.name, _distinct(parameter_extremes(p))) for p in template.parameters if p.kind != "value"
     ]
     if not options:
         return [{}]
