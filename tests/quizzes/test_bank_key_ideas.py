@@ -148,6 +148,27 @@ def test_fp8_format_by_use_recomputed():
     assert keys == {"e4m3", "e5m2"} and roles == {"weights", "activations", "gradients"}
 
 
+def test_speculative_decoding_at_batch_recomputed():
+    # The review's 4.3 item 8: speculation was tested one way (a and k at batch one); here the
+    # batch at which it stops paying.
+    t, vs = variants("speculative-at-batch", SEEDS)
+    verdicts = set()
+    for v in vs:
+        p = v.params
+        m, acc = model(p["m"].key), accelerator(p["acc"].key)
+        peak, read = acc.peak("bf16"), m.params * BF16 / acc.memory_bandwidth
+        a, k, b = p["a"], p["k"], p["b"]
+        plain = max(read, 2 * m.params * b / peak)
+        verify = max(read, 2 * m.params * (k + 1) * b / peak)
+        tokens = sum(a**i for i in range(k + 1))
+        speedup = tokens * plain / (verify + k * 0.05 * plain)
+        assert _close(v.answers["verify"], verify) and _close(v.answers["speedup"], speedup)
+        verdict = "keep" if speedup > 1 else "drop"
+        assert v.answers["pays"] == (verdict,), v.seed
+        verdicts.add(verdict)
+    assert verdicts == {"keep", "drop"}
+
+
 CHAPTER_QUIZZES = ("intro", "gpus", "roofline", "inference", "precision", "interconnect")
 
 
