@@ -55,11 +55,19 @@ def bench_templates(course):
     return sorted(picked, key=lambda r: r.slug)
 
 
-def make_quiz(course, slug: str, *, mode: str, tries: int = 3):
+def bench_offering():
+    """The offering the benchmarks run in: the site's default one (the demo's section 1)."""
+    from courseware.models import Offering
+
+    return Offering.objects.default()
+
+
+def make_quiz(offering, slug: str, *, mode: str, tries: int = 3):
+    """A bench quiz in `offering`, over up to QUIZ_ITEMS templates of its course's bank."""
     from quizzes.models import Quiz, QuizItem
 
     quiz, _ = Quiz.objects.update_or_create(
-        course=course,
+        offering=offering,
         slug=slug,
         defaults={
             "title": f"Bench {mode} quiz ({slug})",
@@ -73,15 +81,14 @@ def make_quiz(course, slug: str, *, mode: str, tries: int = 3):
     if not quiz.items.exists():
         QuizItem.objects.bulk_create(
             QuizItem(quiz=quiz, template=t, position=i + 1, points=1)
-            for i, t in enumerate(bench_templates(course))
+            for i, t in enumerate(bench_templates(offering.course))
         )
+    quiz.offering = offering
     return quiz
 
 
 def prepare(args) -> dict:
     from django.core.management import call_command
-
-    from courseware.models import Course
 
     call_command("migrate", verbosity=0, interactive=False)
     # The served site (DEBUG off) names static files from the manifest collectstatic writes.
@@ -92,8 +99,7 @@ def prepare(args) -> dict:
             call_command(command, stdout=open(os.devnull, "w"))
         except Exception as error:  # noqa: BLE001 - a bank problem is reported, not fatal
             print(f"bench: {command} failed: {error}", file=sys.stderr)
-    course = Course.objects.current()
-    quiz = make_quiz(course, "bench-homework", mode="homework", tries=50)
+    quiz = make_quiz(bench_offering(), "bench-homework", mode="homework", tries=50)
     return {"homework_quiz": quiz.slug, "items": quiz.items.count()}
 
 

@@ -21,7 +21,7 @@ from collections import defaultdict
 from django.db import close_old_connections
 
 from bench.browser import Browser, forms, half_body_drop
-from bench.loadprep import part_answers
+from bench.loadprep import part_answers, quiz_page
 from bench.scenarios import Progress
 from bench.stats import summarize
 
@@ -159,7 +159,7 @@ class Student:
         return self.progress.logged_in
 
     def start(self, slug: str) -> tuple[int | None, str]:
-        page = self.call("quiz page", "GET", f"/quizzes/{slug}/")
+        page = self.call("quiz page", "GET", quiz_page(slug))
         if page is None or page.status != 200:
             return None, ""
         start = next((f for f in forms(page.body) if f.action.endswith("/start/")), None)
@@ -170,7 +170,7 @@ class Student:
         if not found:
             return None, ""
         attempt_id = int(found.group(1))
-        page = self.call("question page", "GET", f"/attempts/{attempt_id}/")
+        page = self.call("question page", "GET", reply.location.split("#", 1)[0])
         return attempt_id, page.body if page is not None and page.status == 200 else ""
 
     def answer_for(self, key, answers) -> str | list[str]:

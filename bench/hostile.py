@@ -13,6 +13,7 @@ import uuid
 
 from bench.browser import Browser, forms
 from bench.djangoside import BENCH_PASSWORD
+from bench.loadprep import quiz_page
 
 LIMIT_S = 2.0
 CLEAR = re.compile(r'feedback (invalid|incorrect|correct)|role="alert"|class="error', re.S)
@@ -30,11 +31,13 @@ def command(args) -> dict:
     browser = Browser(args.port)
     _, login = browser.login(f"{args.prefix}0001", BENCH_PASSWORD)
     assert login.status == 302, f"hostile run could not log in: {login.status}"
-    quiz = browser.get("/quizzes/bench-homework/")
+    quiz_url = quiz_page("bench-homework")
+    quiz = browser.get(quiz_url)
     start = next(f for f in forms(quiz.body) if f.action.endswith("/start/"))
     started = browser.post(start.action, start.fields)
     attempt_id = int(re.search(r"/attempts/(\d+)/", started.location).group(1))
-    page = browser.get(f"/attempts/{attempt_id}/").body
+    attempt_url = started.location.split("#", 1)[0]
+    page = browser.get(attempt_url).body
     parts = [f for f in forms(page) if "idempotency_key" in f.fields]
     by_kind = {}
     for form in parts:
@@ -132,8 +135,9 @@ def command(args) -> dict:
     cases.append(("PUT on the answer form", "PUT", form.action, b"answer=1", {}))
     cases.append(("DELETE on start", "DELETE", start.action, None, {}))
     cases.append(("GET on start", "GET", start.action, None, {}))
-    cases.append(("POST on the quiz list", "POST", "/quizzes/", {"csrfmiddlewaretoken": token}, {}))
-    cases.append(("GET on submit attempt", "GET", f"/attempts/{attempt_id}/submit/", None, {}))
+    quiz_list = quiz_url.rsplit("/", 2)[0] + "/"
+    cases.append(("POST on the quiz list", "POST", quiz_list, {"csrfmiddlewaretoken": token}, {}))
+    cases.append(("GET on submit attempt", "GET", f"{attempt_url}submit/", None, {}))
     del forged
 
     results, problems = [], []

@@ -14,14 +14,15 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.db import connection
 
-from bench.djangoside import BENCH_PASSWORD, make_quiz
+from bench.djangoside import BENCH_PASSWORD, bench_offering, make_quiz
 
 
 def accounts(args) -> dict:
-    """`args.students` students `<prefix>NNNN` with the known password, enrolled."""
-    from courseware.models import Course, Enrollment, Role
+    """`args.students` students `<prefix>NNNN` with the known password, enrolled in the bench's
+    offering."""
+    from courseware.models import Enrollment, Role
 
-    course = Course.objects.current()
+    offering = bench_offering()
     User = get_user_model()
     hashed = make_password(BENCH_PASSWORD)  # one Argon2id hash for every account
     names = [f"{args.prefix}{i:04d}" for i in range(1, args.students + 1)]
@@ -31,25 +32,35 @@ def accounts(args) -> dict:
     )
     users = User.objects.filter(username__in=names)
     Enrollment.objects.bulk_create(
-        [Enrollment(user=u, course=course, role=Role.STUDENT) for u in users],
+        [Enrollment(user=u, offering=offering, role=Role.STUDENT) for u in users],
         ignore_conflicts=True,
     )
     return {"usernames": names, "password": BENCH_PASSWORD}
 
 
 def exam(args) -> dict:
-    from courseware.models import Course
-
-    quiz = make_quiz(Course.objects.current(), args.slug, mode="exam")
+    quiz = make_quiz(bench_offering(), args.slug, mode="exam")
     return {"slug": quiz.slug, "items": quiz.items.count()}
 
 
 def quiz(args) -> dict:
     """A fresh quiz of `args.mode` (exam or homework) for one load run."""
-    from courseware.models import Course
-
-    made = make_quiz(Course.objects.current(), args.slug, mode=args.mode, tries=50)
+    made = make_quiz(bench_offering(), args.slug, mode=args.mode, tries=50)
     return {"slug": made.slug, "mode": made.mode, "items": made.items.count()}
+
+
+_PAGES: dict[str, str] = {}
+
+
+def quiz_page(slug: str) -> str:
+    """The address of the bench quiz `slug` (in its offering: /o/<offering>/quizzes/<slug>/),
+    looked up once per process (a run's quiz slugs are its own)."""
+    from quizzes.models import Quiz
+
+    if slug not in _PAGES:
+        quiz = Quiz.objects.select_related("offering").filter(slug=slug).order_by("-pk").first()
+        _PAGES[slug] = quiz.get_absolute_url() if quiz else f"/no-such-quiz/{slug}/"
+    return _PAGES[slug]
 
 
 def part_answers(attempt_id: int) -> dict:

@@ -49,14 +49,14 @@ def _timed(client: Client, method: str, url: str, repeat: int, data_for=None, he
     }
 
 
-def _student_attempt(course):
+def _student_attempt(offering):
     from courseware.models import Enrollment, Role
     from quizzes.models import Attempt, Quiz
     from quizzes.services import attempts
 
     user, _ = get_user_model().objects.get_or_create(username=STUDENT)
-    Enrollment.objects.get_or_create(user=user, course=course, defaults={"role": Role.STUDENT})
-    quiz = Quiz.objects.get(course=course, slug="bench-homework")
+    Enrollment.objects.get_or_create(user=user, offering=offering, defaults={"role": Role.STUDENT})
+    quiz = Quiz.objects.get(offering=offering, slug="bench-homework")
     attempt = Attempt.objects.filter(quiz=quiz, student=user, status="in_progress").first()
     if attempt is None:
         attempt = attempts.start_attempt(quiz=quiz, student=user, now=timezone.now())
@@ -82,14 +82,15 @@ def _part(attempt, kind: str):
 
 
 def run(args) -> dict:
-    from courseware.models import Course
+    from bench.djangoside import bench_offering
     from quizzes.models import Attempt, Quiz, Response
 
     settings.ROOT_URLCONF = "bench.urls"
-    course = Course.objects.current()
+    offering = bench_offering()
+    o = f"/o/{offering.slug}"
     repeat = args.repeat
     heavy = max(3, repeat // 3) if args.size >= 10_000 else repeat
-    student, attempt = _student_attempt(course)
+    student, attempt = _student_attempt(offering)
     instructor = get_user_model().objects.get(username="instructor")
     as_student, as_instructor = Client(), Client()
     as_student.force_login(student)
@@ -98,14 +99,14 @@ def run(args) -> dict:
     pages = {
         "floor (minimal view)": _timed(as_student, "get", "/bench-floor/", repeat * 3),
         "floor (base layout)": _timed(as_student, "get", "/bench-floor-page/", repeat * 3),
-        "question page": _timed(as_student, "get", f"/attempts/{attempt.pk}/", repeat * 3),
+        "question page": _timed(as_student, "get", f"{o}/attempts/{attempt.pk}/", repeat * 3),
     }
     for kind in ("numeric", "formula"):
         found = _part(attempt, kind)
         if found is None:
             continue
         variant, part_id, wrong = found
-        url = f"/attempts/{attempt.pk}/variants/{variant.pk}/parts/{part_id}/"
+        url = f"{o}/attempts/{attempt.pk}/variants/{variant.pk}/parts/{part_id}/"
 
         def data(wrong=wrong):
             return {"answer": wrong, "idempotency_key": uuid.uuid4().hex}
@@ -113,26 +114,27 @@ def run(args) -> dict:
         pages[f"part submission ({kind})"] = _timed(
             as_student, "post", url, repeat * 2, data_for=data, headers=htmx
         )
-    homework = Quiz.objects.get(course=course, slug="bench-homework")
+    homework = Quiz.objects.get(offering=offering, slug="bench-homework")
     slug = homework.items.order_by("position").first().template.slug
+    staff = f"{o}/instructor"
     for name, url in [
-        ("gradebook", "/instructor/gradebook/"),
-        ("gradebook sorted by a quiz", f"/instructor/gradebook/?sort={homework.slug}&dir=desc"),
-        ("item analysis", f"/instructor/items/{slug}/"),
-        ("export gradebook.csv", "/instructor/export/gradebook.csv"),
-        ("export responses.csv", "/instructor/export/responses.csv"),
-        ("export responses.json", "/instructor/export/responses.json"),
+        ("gradebook", f"{staff}/gradebook/"),
+        ("gradebook sorted by a quiz", f"{staff}/gradebook/?sort={homework.slug}&dir=desc"),
+        ("item analysis", f"{staff}/items/{slug}/"),
+        ("export gradebook.csv", f"{staff}/export/gradebook.csv"),
+        ("export responses.csv", f"{staff}/export/responses.csv"),
+        ("export responses.json", f"{staff}/export/responses.json"),
     ]:
         pages[name] = _timed(as_instructor, "get", url, heavy)
     floor = pages["floor (minimal view)"]["median_ms"]
     for entry in pages.values():
         entry["floor_ratio"] = entry["median_ms"] / floor
-    students = course.enrollments.filter(role="student").count()
+    students = offering.enrollments.filter(role="student").count()
     return {
         "size": args.size,
         "students": students,
-        "attempts": Attempt.objects.filter(quiz__course=course).count(),
-        "responses": Response.objects.filter(variant__attempt__quiz__course=course).count(),
+        "attempts": Attempt.objects.filter(quiz__offering=offering).count(),
+        "responses": Response.objects.filter(variant__attempt__quiz__offering=offering).count(),
         "vendor": connection.vendor,
         "pages": pages,
     }

@@ -48,30 +48,30 @@ def _numeric_parts(attempt):
 def _setup():
     from django.contrib.auth import get_user_model
 
-    from bench.djangoside import make_quiz
-    from courseware.models import Course, Enrollment, Role
+    from bench.djangoside import bench_offering, make_quiz
+    from courseware.models import Enrollment, Role
     from quizzes.services import attempts
 
-    course = Course.objects.current()
+    offering = bench_offering()
     user = get_user_model().objects.create(username=f"bench-postcost-{uuid.uuid4().hex[:8]}")
-    Enrollment.objects.create(user=user, course=course, role=Role.STUDENT)
+    Enrollment.objects.create(user=user, offering=offering, role=Role.STUDENT)
     now = timezone.now()
     exam = attempts.start_attempt(
-        quiz=make_quiz(course, "bench-postcost-exam", mode="exam"), student=user, now=now
+        quiz=make_quiz(offering, "bench-postcost-exam", mode="exam"), student=user, now=now
     )
     homework = attempts.start_attempt(
-        quiz=make_quiz(course, "bench-postcost-homework", mode="homework", tries=1000),
+        quiz=make_quiz(offering, "bench-postcost-homework", mode="homework", tries=1000),
         student=user,
         now=now,
     )
     client = Client()
     client.force_login(user)
     saves = [
-        (reverse("quizzes:autosave", args=[exam.pk, v.pk, p.id]), raw)
+        (reverse("quizzes:autosave", args=[offering.slug, exam.pk, v.pk, p.id]), raw)
         for v, p, raw in _numeric_parts(exam)
     ]
     checks = [
-        (reverse("quizzes:submit_part", args=[homework.pk, v.pk, p.id]), raw)
+        (reverse("quizzes:submit_part", args=[offering.slug, homework.pk, v.pk, p.id]), raw)
         for v, p, raw in _numeric_parts(homework)
     ]
     return client, saves, checks

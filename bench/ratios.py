@@ -45,7 +45,7 @@ class FirstViews:
     test client would load the middleware again on its first request, which no server does.
     """
 
-    def __init__(self, quiz, course, client: Client, count: int):
+    def __init__(self, quiz, offering, client: Client, count: int):
         from courseware.models import Enrollment, Role
 
         self.client = client
@@ -53,9 +53,9 @@ class FirstViews:
         for number in range(count):
             user, _ = get_user_model().objects.get_or_create(username=f"{STUDENT}-first-{number}")
             Enrollment.objects.get_or_create(
-                user=user, course=course, defaults={"role": Role.STUDENT}
+                user=user, offering=offering, defaults={"role": Role.STUDENT}
             )
-            self.pending.append((user, f"/attempts/{_attempt(quiz, user).pk}/"))
+            self.pending.append((user, _attempt(quiz, user).get_absolute_url()))
 
     def next(self) -> tuple[Client, str]:
         user, url = self.pending.pop()
@@ -68,7 +68,9 @@ def _attempt(quiz, user):
     from quizzes.services import attempts
 
     attempt = Attempt.objects.filter(quiz=quiz, student=user, status="in_progress").first()
-    return attempt or attempts.start_attempt(quiz=quiz, student=user, now=timezone.now())
+    attempt = attempt or attempts.start_attempt(quiz=quiz, student=user, now=timezone.now())
+    attempt.quiz = quiz  # with its offering: the attempt's address names it
+    return attempt
 
 
 def _answer_some(attempt, user) -> None:
@@ -105,30 +107,30 @@ def _answer_some(attempt, user) -> None:
 
 
 def _setup(views: int):
-    from bench.djangoside import make_quiz
-    from courseware.models import Chapter, Course, Enrollment, Role
+    from bench.djangoside import bench_offering, make_quiz
+    from courseware.models import Chapter, Enrollment, Role
 
-    course = Course.objects.current()
+    offering = bench_offering()
     user, _ = get_user_model().objects.get_or_create(username=STUDENT)
-    Enrollment.objects.get_or_create(user=user, course=course, defaults={"role": Role.STUDENT})
-    homework_quiz = make_quiz(course, "bench-homework", mode="homework", tries=50)
+    Enrollment.objects.get_or_create(user=user, offering=offering, defaults={"role": Role.STUDENT})
+    homework_quiz = make_quiz(offering, "bench-homework", mode="homework", tries=50)
     homework = _attempt(homework_quiz, user)
-    exam = _attempt(make_quiz(course, "bench-exam-ratios", mode="exam"), user)
+    exam = _attempt(make_quiz(offering, "bench-exam-ratios", mode="exam"), user)
     for attempt in (homework, exam):
         if not attempt.variants.filter(responses__isnull=False).exists():
             _answer_some(attempt, user)
-    chapter = Chapter.objects.for_course(course).order_by("part__number", "order").first()
+    chapter = Chapter.objects.for_course(offering.course).order_by("part__number", "order").first()
     instructor = get_user_model().objects.get(username="instructor")
     as_student, as_instructor = Client(), Client()
     as_student.force_login(user)
     as_instructor.force_login(instructor)
     return {
         "floor": (as_student, "/bench-floor/"),
-        "homework attempt": (as_student, f"/attempts/{homework.pk}/"),
-        "homework attempt, first view": FirstViews(homework_quiz, course, Client(), views),
-        "exam attempt": (as_student, f"/attempts/{exam.pk}/"),
+        "homework attempt": (as_student, homework.get_absolute_url()),
+        "homework attempt, first view": FirstViews(homework_quiz, offering, Client(), views),
+        "exam attempt": (as_student, exam.get_absolute_url()),
         "chapter page": (as_student, chapter.get_absolute_url()),
-        "gradebook": (as_instructor, "/instructor/gradebook/"),
+        "gradebook": (as_instructor, f"/o/{offering.slug}/instructor/gradebook/"),
     }, {"homework_items": homework.variants.count(), "exam_items": exam.variants.count()}
 
 

@@ -24,6 +24,8 @@ Environment:
     DJANGO_TASKS_BACKEND   the background-task backend class (default: the database backend,
                            which needs no other service; docs/deploy.md for a Redis one).
     QUIZ_EXPIRY_SWEEP_SECONDS  how often the task worker closes expired attempts (default 60).
+    LTI_CONTENT_DEVELOPER_IS_AUTHOR  "1": an LMS launch with the ContentDeveloper role makes
+                           its user a site-wide author; default "0" (docs/lti.md).
 """
 
 from __future__ import annotations
@@ -199,7 +201,7 @@ PROXY_COUNT = int(os.environ.get("DJANGO_PROXY_COUNT", "0"))
 
 LOGIN_URL = "login"
 # By role: an instructor lands on the dashboard, an author in the studio (quizzes.views.landing).
-LOGIN_REDIRECT_URL = "quizzes:landing"
+LOGIN_REDIRECT_URL = "site:landing"
 LOGOUT_REDIRECT_URL = "courseware:home"
 
 LANGUAGE_CODE = "en-us"
@@ -221,8 +223,13 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
-# The course this site serves; the data model allows several.
+# The book and question bank this site serves (site-wide content). The offerings that teach it
+# (rosters, quizzes, gradebooks) are rows, each named in its pages' URLs (/o/<offering>/).
 COURSE_SLUG = os.environ.get("COURSE_SLUG", "hardware-reality")
+# Whether an LMS launch with the ContentDeveloper role makes its user a site-wide author (who
+# writes the question bank every offering draws on). Off unless the site says so: a course
+# designer in one LMS course is nobody's author here by default.
+LTI_CONTENT_DEVELOPER_IS_AUTHOR = os.environ.get("LTI_CONTENT_DEVELOPER_IS_AUTHOR", "0") == "1"
 # The question bank's folder: templates, and quiz files in its quizzes/ folders. The one
 # definition: sync_questions, validate_questions and the bank's reader all read it from here.
 QUESTIONS_DIR = Path(os.environ.get("QUESTIONS_DIR", BASE_DIR / "content" / "questions"))

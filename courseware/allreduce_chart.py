@@ -32,6 +32,7 @@ from content.physics import (
     model,
     step_latency,
 )
+from courseware.book_figures import figure_sources, sources_html
 from courseware.charts import _Axis  # the time axis: whole decades
 
 ALGORITHMS = ("ring", "tree", "in-switch", "one-shot")
@@ -58,6 +59,7 @@ class Measured:
     algorithm: str
     payload_bytes: float
     seconds: float
+    sources: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,7 @@ def allreduce_chart(gpus: int = 8, ln: str = "nvlink4", calibration: str = CALIB
     )
     wire = link(ln)
     measured = tuple(
-        Measured(m.name, m.algorithm, m.payload_bytes, m.seconds)
+        Measured(m.name, m.algorithm, m.payload_bytes, m.seconds, m.citations())
         for m in collective_measurements()
         if m.gpus == gpus and m.nodes == 1 and m.link == wire.key
     )
@@ -159,6 +161,7 @@ def _context(chart: AllreduceChart) -> dict:
             "y": y(m.seconds),
             "algorithm": m.algorithm,
             "label": f"{m.label}: {format_quantity(m.seconds, 's', sig=3)}",
+            "sources": m.sources,
         }
         for m in chart.measured
     ]
@@ -212,6 +215,8 @@ def _context(chart: AllreduceChart) -> dict:
         "measured": marks,
         "one_shot_until": one_shot,
         "tree_until": tree,
+        # The link's per-direction rate is the lines' bandwidth term; each circle cites its own.
+        "sources": sources_html(figure_sources(link(chart.link_key))),
     }
 
 

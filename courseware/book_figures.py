@@ -8,6 +8,10 @@ are the roofline chart's own (``courseware.charts``).
 
 ``format_bits_html()``: chapter 04's bit layouts, one row of sign, exponent and mantissa cells
 per format, from the dtype catalog, with each format's largest finite value.
+
+Each figure names its sources under its caption (``figure_sources``): the catalog sources of
+the figures it draws, which the chapter's own list does not see (a figure is rendered after
+the chapter's live expressions).
 """
 
 from __future__ import annotations
@@ -16,15 +20,19 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
 from content.physics import (
+    accelerator,
     arithmetic_intensity,
     critical_batch_size,
     dtype,
     format_number,
     kv_cache_bytes,
+    memory_hierarchy,
     model,
     model_flops_per_token,
+    source,
     weights_bytes,
 )
+from content.physics.catalog.sources import Source
 from courseware.charts import roofline_figure_html
 
 MODEL, ACCELERATOR, DTYPE = "llama-3-8b", "h100-sxm", "bf16"
@@ -32,6 +40,31 @@ PROMPT, CONTEXT = 2000, 2500
 FORMATS = ("fp32", "bf16", "fp16", "fp8-e4m3", "fp8-e5m2", "fp4-e2m1")
 BIT = 18  # SVG units per bit
 LABEL_WIDTH, VALUE_WIDTH, ROW = 96, 120, 34
+
+
+def figure_sources(*found) -> list[Source]:
+    """The sources of ``found`` (catalog entries, whose ``citations()`` are taken, or sources),
+    each once, in order."""
+    out: list[Source] = []
+    for item in found:
+        for cited in item.citations() if hasattr(item, "citations") else (item,):
+            if cited not in out:
+                out.append(cited)
+    return out
+
+
+def sources_html(found: list[Source]) -> SafeString:
+    return render_to_string("courseware/_figure_sources.html", {"sources": found})
+
+
+def serving_sources() -> list[Source]:
+    """The H100's peak and bandwidth, its measured L2 (the dashed slope), the model's shape."""
+    part = accelerator(ACCELERATOR)
+    keys = (part.source_key(f"peak_flops.{DTYPE}"), part.source_key("memory_bandwidth"))
+    l2 = memory_hierarchy(part)[2]
+    return figure_sources(
+        *(source(k) for k in keys if k), *(l2.citations() if l2.bandwidth else ()), model(MODEL)
+    )
 
 
 def serving_points() -> list[tuple[str, float, None]]:
@@ -69,6 +102,7 @@ def serving_roofline_html() -> SafeString:
                 f"along the slope, each sequence's KV cache pulls it back left, and a prefill of "
                 f"{PROMPT:,} tokens sits far past the ridge point."
             ),
+            "sources": sources_html(serving_sources()),
         },
     )
 
@@ -125,5 +159,6 @@ def format_bits_html() -> SafeString:
             "height": 30 + len(rows) * ROW + 6,
             "max_x": LABEL_WIDTH + widest * BIT + 12,
             "description": "; ".join(r["text"] for r in rows) + ".",
+            "sources": sources_html(figure_sources(*(dtype(name) for name in FORMATS))),
         },
     )

@@ -1,8 +1,9 @@
-"""Panels that the apps built on courseware add to the course home page (a student's open work).
+"""Panels that the apps built on courseware add to the home page under each of the reader's
+offerings (a student's open work there).
 
 courseware may not import those apps (the layers point the other way), so each registers a
-provider from its AppConfig.ready: `provider(request, course)` returns a panel (a template name
-and its context) or None.
+provider from its AppConfig.ready: `provider(request, offering)` returns a panel (a template
+name and its context) or None.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def register(provider: Callable) -> None:
         _providers.append(provider)
 
 
-def panels(request, course) -> list[Panel]:
-    if course is None or not request.user.is_authenticated:
+def panels(request, offering) -> list[Panel]:
+    if offering is None or not request.user.is_authenticated:
         return []
-    return [panel for provider in _providers if (panel := provider(request, course)) is not None]
+    return [panel for provider in _providers if (panel := provider(request, offering)) is not None]

@@ -22,9 +22,10 @@ from django.db.models.query import get_related_populators
 
 
 class PreparedLookup:
-    def __init__(self, build, *names: str):
-        """`build(**values)` returns the queryset for those values (at most one row is read)."""
-        self.build, self.names = build, names
+    def __init__(self, build, *names: str, text: tuple[str, ...] = ()):
+        """`build(**values)` returns the queryset for those values (at most one row is read).
+        Values are numbers, except the names listed in `text` (a slug from the URL)."""
+        self.build, self.names, self.text = build, names, frozenset(text)
         self._compiled: dict[str, tuple] = {}
         self._lock = threading.Lock()
 
@@ -51,7 +52,10 @@ class PreparedLookup:
 
     def _compile(self, using: str) -> tuple:
         # Stand-ins no real row has: each parameter of the SQL must be one of them.
-        stand_ins = {name: -(900_000_001 + i) for i, name in enumerate(self.names)}
+        stand_ins = {
+            name: f"~stand-in-{i}~" if name in self.text else -(900_000_001 + i)
+            for i, name in enumerate(self.names)
+        }
         compiler = self.build(**stand_ins)[:1].query.get_compiler(using=using)
         sql, params = compiler.as_sql()
         by_value = {value: name for name, value in stand_ins.items()}

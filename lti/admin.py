@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from lti_tool.models import LtiDeployment, LtiRegistration
 
-from lti.models import GradeSync, PlatformFraming, QuizLineItem
+from lti.models import ContextOffering, GradeSync, PlatformFraming, PlatformTemplate, QuizLineItem
 
 
 class DeploymentInline(admin.TabularInline):
@@ -19,6 +19,12 @@ class FramingInline(admin.StackedInline):
     can_delete = False
 
 
+class TemplateInline(admin.StackedInline):
+    model = PlatformTemplate
+    can_delete = False
+    verbose_name = "offering a new LMS course is copied from"
+
+
 if admin.site.is_registered(LtiRegistration):
     admin.site.unregister(LtiRegistration)
 
@@ -30,13 +36,21 @@ class RegistrationAdmin(admin.ModelAdmin):
     list_display = ["name", "issuer", "client_id", "is_active"]
     fields = ["name", "issuer", "client_id", "audience", "auth_url", "token_url", "keyset_url"]
     fields += ["is_active"]
-    inlines = [DeploymentInline, FramingInline]
+    inlines = [DeploymentInline, FramingInline, TemplateInline]
+
+
+@admin.register(ContextOffering)
+class ContextOfferingAdmin(admin.ModelAdmin):
+    """Which offering each LMS course maps to (made by its instructor's first launch)."""
+
+    list_display = ["context", "offering"]
+    list_select_related = ["context", "offering"]
 
 
 @admin.register(QuizLineItem)
 class QuizLineItemAdmin(admin.ModelAdmin):
-    list_display = ["quiz", "context", "url"]
-    readonly_fields = ["context", "quiz", "url", "lineitems_url", "scopes"]
+    list_display = ["quiz", "context", "resource_link", "url"]
+    readonly_fields = ["context", "resource_link", "quiz", "url", "lineitems_url", "scopes"]
 
 
 @admin.register(GradeSync)

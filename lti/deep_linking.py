@@ -1,5 +1,8 @@
 """Deep linking: an instructor, launched from the LMS, picks chapters and quizzes to place there.
 
+What is offered is the offering of the launch's own LMS context (the launch mapped it), and only
+that offering's staff may pick.
+
 The request's settings were checked at launch (lti.claims: a return URL, resource links
 accepted) and kept in the session, so any worker serves this page. The response (a JWT the tool
 signs) is built by PyLTI1p3; a quiz goes with its line item (label, maximum score, resource id),
@@ -21,8 +24,9 @@ from pylti1p3.deep_link import DeepLink
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem
 
-from courseware.models import Chapter, Role
-from courseware.roles import current_course, role_of
+from courseware.models import Chapter
+from courseware.roles import STAFF, enter, role_of
+from lti.models import ContextOffering
 from lti.tool import origin, tool_registration
 from quizzes.models import Quiz
 
@@ -66,13 +70,13 @@ def accepts_multiple(settings: dict) -> bool:
     return bool(value)
 
 
-def resources_for(request, picks: list[str], course) -> list[DeepLinkResource]:
+def resources_for(request, picks: list[str], offering) -> list[DeepLinkResource]:
     launch_url = request.build_absolute_uri(reverse("lti:launch"))
     resources = []
     for pick in picks:
         kind, _, slug = pick.partition(":")
         if kind == "quiz":
-            quiz = Quiz.objects.for_course(course).visible().filter(slug=slug).first()
+            quiz = Quiz.objects.for_offering(offering).visible().filter(slug=slug).first()
             if quiz is None:
                 continue
             line_item = (
@@ -90,7 +94,7 @@ def resources_for(request, picks: list[str], course) -> list[DeepLinkResource]:
                 .set_lineitem(line_item)
             )
         elif kind == "chapter":
-            chapter = Chapter.objects.for_course(course).filter(slug=slug).first()
+            chapter = Chapter.objects.for_course(offering.course_id).filter(slug=slug).first()
             if chapter is None:
                 continue
             resource = (
@@ -125,18 +129,27 @@ def deep_link(request):
     if found is None:
         return render(request, "lti/refused.html", {"message": EXPIRED}, status=400)
     link, settings = found
-    course = current_course()
-    if role_of(request.user, course) not in {Role.INSTRUCTOR, Role.AUTHOR}:
+    # The offering of the LMS course this session was launched from (the launch mapped it).
+    context_id = (request.session.get(SESSION_KEY) or {}).get("context")
+    placed = (
+        ContextOffering.objects.filter(context_id=context_id)
+        .select_related("offering__course")
+        .first()
+    )
+    offering = placed.offering if placed is not None else None
+    role = role_of(request.user, offering)
+    if offering is None or role not in STAFF:
         return render(
             request,
             "lti/refused.html",
             {"message": "Only the course's instructors can choose what to link here."},
             status=403,
         )
+    enter(request, offering, role)
     multiple = accepts_multiple(settings)
     if request.method == "POST":
         picks = list(dict.fromkeys(request.POST.getlist("pick")))
-        resources = resources_for(request, picks, course)
+        resources = resources_for(request, picks, offering)
         if not resources:
             error = "Choose at least one chapter or quiz."
         elif len(resources) > 1 and not multiple:
@@ -156,8 +169,8 @@ def deep_link(request):
         request,
         "lti/deep_link.html",
         {
-            "quizzes": Quiz.objects.for_course(course).visible(),
-            "chapters": Chapter.objects.for_course(course),
+            "quizzes": Quiz.objects.for_offering(offering).visible(),
+            "chapters": Chapter.objects.for_course(offering.course_id),
             "multiple": multiple,
             "error": error,
         },

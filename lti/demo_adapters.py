@@ -119,12 +119,18 @@ class _Launch(LTIAdvantageMessageLaunchAbstract):
     def prepare_launch(self, preflight_response):
         p, s = self.platform, self.spec
         self.set_user_data(s["user"], [ROLES[r] for r in s["roles"]], s.get("name"), s.get("email"))
+        # The shape's LMS course, unless the spec names another (`context`: its id, also its
+        # place in the service URLs); each is its own offering on the tool.
+        course = s.get("context") or p.shape.course
+        p.courses.add(course)
         self.set_launch_context_claim(
-            p.shape.context_id, context_title="Hardware Reality (demo LMS)"
+            s.get("context") or p.shape.context_id,
+            context_title=s.get("context_title", "Hardware Reality (demo LMS)"),
+            context_label=s.get("context_label"),
         )
         self.set_launch_presentation_claim(document_target="iframe")
-        self.set_nrps(p.service(p.shape.memberships))
-        self.set_ags(p.service(p.shape.lineitems), s.get("lineitem"))
+        self.set_nrps(p.service(p.shape.memberships, course=course))
+        self.set_ags(p.service(p.shape.lineitems, course=course), s.get("lineitem"))
         if s.get("deep_link"):
             extra = {} if p.shape.dl_data is None else p.shape.dl_data
             self.set_dl(f"{p.service_url}/deep_link_return", title="Pick content")
@@ -152,12 +158,17 @@ class _Launch(LTIAdvantageMessageLaunchAbstract):
 
 
 class _Ags(AssignmentsGradesService):
-    def __init__(self, request, conf, platform, lineitem_url=None):
-        super().__init__(request, conf, platform.service(platform.shape.lineitems), lineitem_url)
-        self.platform = platform
+    def __init__(self, request, conf, platform, lineitem_url=None, course=None):
+        lineitems = platform.service(platform.shape.lineitems, course=course)
+        super().__init__(request, conf, lineitems, lineitem_url)
+        self.platform, self.course = platform, course or platform.shape.course
 
     def find_lineitems(self, page=1, limit=None, **filters):
-        items = list(self.platform.lineitems.values())
+        items = [
+            item
+            for url, item in self.platform.lineitems.items()
+            if self.platform.lineitem_course.get(url, self.platform.shape.course) == self.course
+        ]
         for key, field in (("tag", "tag"), ("resource_id", "resourceId")):
             if filters.get(key):
                 items = [i for i in items if i.get(field) == filters[key]]
@@ -170,7 +181,7 @@ class _Ags(AssignmentsGradesService):
             raise LineItemNotFoundException() from None
 
     def create_lineitem(self, creation_data):
-        return self.platform.add_lineitem(dict(creation_data))
+        return self.platform.add_lineitem(dict(creation_data), course=self.course)
 
     def update_lineitem(self, update_data):
         item = self.find_lineitem(update_data["id"])
@@ -197,13 +208,14 @@ class _Nrps(NamesRoleProvisioningService):
     """The roster, in pages of `shape.page_size` when the shape pages, each next page named by
     a case-sensitive cursor in the Link header (NRPS 2.0, 2.4.1)."""
 
-    def __init__(self, request, conf, platform):
-        super().__init__(request, conf, platform.service(platform.shape.memberships))
-        self.platform = platform
+    def __init__(self, request, conf, platform, course=None):
+        super().__init__(request, conf, platform.service(platform.shape.memberships, course=course))
+        self.platform, self.course = platform, course or platform.shape.course
         self.next_cursor = None
 
     def get_member_data_page(self, page=1, limit=None, role=None, since=None, **kwargs):
-        members = [dict(m) for m in self.platform.members]
+        roster = self.platform.rosters.get(self.course, self.platform.members)
+        members = [dict(m) for m in roster]
         size = self.platform.shape.page_size
         if not size:
             return {"content": members, "has_next": False}
@@ -220,5 +232,6 @@ class _Nrps(NamesRoleProvisioningService):
         return {"content": members[start : start + size], "has_next": False}
 
     def get_context_by_id(self):
-        context = self.platform.shape.context_id
+        shape = self.platform.shape
+        context = shape.context_id if self.course == shape.course else self.course
         return Context(id=context, label="HR-101", title="Hardware Reality (demo LMS)")

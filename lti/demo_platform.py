@@ -39,7 +39,18 @@ __all__ = ["ROLES", "DemoPlatform"]
 class DemoPlatform:
     """The platform: start(), then point a browser or `requests` at start_url(...)."""
 
-    def __init__(self, tool_url, *, host="127.0.0.1", port=0, client_id=None, shape: Shape = PLAIN):
+    def __init__(
+        self,
+        tool_url,
+        *,
+        host="127.0.0.1",
+        port=0,
+        client_id=None,
+        shape: Shape = PLAIN,
+        issuer: str | None = None,
+    ):
+        """`issuer` overrides the shape's: two platforms with one issuer and their own client
+        ids are two registrations of one LMS (Canvas cloud, Blackboard SaaS)."""
         self.tool_url = tool_url.rstrip("/")
         self.shape = shape
         self.client_id = client_id or shape.client_id
@@ -47,6 +58,11 @@ class DemoPlatform:
         self.published_keys: list[str] = []
         self.rotate_key()
         self.lineitems, self.scores, self.deep_linked, self.links = {}, [], [], []
+        # The LMS courses launched from (their ids, as in the service URLs), each line item's
+        # course, and a course's own members (default: `members`).
+        self.courses: set[str] = {shape.course}
+        self.lineitem_course: dict[str, str] = {}
+        self.rosters: dict[str, list] = {}
         self.members = [
             {"user_id": "student-ada", "name": "Ada Lovelace", "roles": [ROLES["Learner"]]},
             {"user_id": "student-alan", "name": "Alan Turing", "roles": [ROLES["Learner"]]},
@@ -77,7 +93,7 @@ class DemoPlatform:
         # Login, token and key set on one host; pages and services on the school's own host
         # (for the demo: "localhost" beside "127.0.0.1", both this server).
         self.service_url = f"http://localhost:{port}" if separate else self.url
-        self.issuer = shape.issuer or self.service_url
+        self.issuer = issuer or shape.issuer or self.service_url
 
     # -- control ---------------------------------------------------------------------------
     def start(self, *, poll_interval: float = 0.5):
@@ -141,9 +157,11 @@ class DemoPlatform:
             options.append(f"--token-audience={args['token_audience']}")
         return options
 
-    def add_lineitem(self, data: dict) -> dict:
-        data["id"] = self.service(self.shape.lineitem, id=len(self.lineitems) + 1)
+    def add_lineitem(self, data: dict, course: str | None = None) -> dict:
+        course = course or self.shape.course
+        data["id"] = self.service(self.shape.lineitem, id=len(self.lineitems) + 1, course=course)
         self.lineitems[data["id"]] = data
+        self.lineitem_course[data["id"]] = course
         return data
 
     def start_url(self, *, user="student-ada", roles=("Learner",), **spec) -> str:
@@ -191,21 +209,23 @@ class DemoPlatform:
         self.last_deep_link_response = jwt.decode(form["JWT"], options={"verify_signature": False})
         return items
 
-    def route(self, path: str) -> tuple[str, str | None]:
-        """Which service a request path is for: ("lineitems"|"members", None), or
-        ("lineitem"|"scores"|"results", the line item's id URL), or ("", None)."""
+    def route(self, path: str) -> tuple[str, str | None, str]:
+        """Which service a request path is for, and in which LMS course: ("lineitems"|"members",
+        None, course), or ("lineitem"|"scores"|"results", the line item's id URL, course), or
+        ("", None, "")."""
         shape = self.shape
-        if path == urlsplit(shape.path(shape.lineitems)).path:
-            return "lineitems", None
-        if path == urlsplit(shape.path(shape.memberships)).path:
-            return "members", None
-        item = urlsplit(shape.path(shape.lineitem, id="{id}"))
-        pattern = re.escape(item.path).replace(re.escape("{id}"), r"(?P<id>[^/]+)")
-        match = re.fullmatch(pattern + r"(?:/(?P<sub>scores|results))?", path)
-        if match is None:
-            return "", None
-        url = self.service(shape.lineitem, id=match["id"])
-        return match["sub"] or "lineitem", url
+        for course in sorted(self.courses):
+            if path == urlsplit(shape.path(shape.lineitems, course=course)).path:
+                return "lineitems", None, course
+            if path == urlsplit(shape.path(shape.memberships, course=course)).path:
+                return "members", None, course
+            item = urlsplit(shape.path(shape.lineitem, id="{id}", course=course))
+            pattern = re.escape(item.path).replace(re.escape("{id}"), r"(?P<id>[^/]+)")
+            match = re.fullmatch(pattern + r"(?:/(?P<sub>scores|results))?", path)
+            if match is not None:
+                url = self.service(shape.lineitem, id=match["id"], course=course)
+                return match["sub"] or "lineitem", url, course
+        return "", None, ""
 
 
 def _page(body: str) -> bytes:
@@ -272,7 +292,7 @@ def _handler(platform: DemoPlatform):
         def _route(self, req):
             path = req["path"]
             platform.requests.append(f"{req['method']} {self.path}")
-            kind, item_url = platform.route(path)
+            kind, item_url, course = platform.route(path)
             if path in platform.redirects:
                 return self._send(307, headers={"Location": platform.redirects[path]})
             if (kind or path == "/token") and platform.down:
@@ -299,16 +319,16 @@ def _handler(platform: DemoPlatform):
                 )
             if kind:
                 try:
-                    return self._services(req, kind, item_url)
+                    return self._services(req, kind, item_url, course)
                 except jwt.PyJWTError:  # a token signed with a key this platform dropped
                     body = b'{"error": "invalid_token"}'
                     return self._send(401, body, "application/json")
             return self._send(404, _page("<h1>Not found</h1>"))
 
-        def _services(self, req, kind, item_url):
+        def _services(self, req, kind, item_url, course):
             conf = platform.conf()
             if kind == "members":
-                nrps = _Nrps(_Request(req), conf, platform)
+                nrps = _Nrps(_Request(req), conf, platform, course=course)
                 response = nrps.handle_resp(nrps.handle_get_members)
                 headers = None
                 if platform.roster_link is not None:
@@ -318,14 +338,14 @@ def _handler(platform: DemoPlatform):
                     headers = {"Link": f'<{nrps.nrps.context_memberships_url}?{query}>; rel="next"'}
                 return self._service(response, headers)
             if kind == "lineitems":
-                ags = _Ags(_Request(req), conf, platform)
+                ags = _Ags(_Request(req), conf, platform, course=course)
                 post = req["method"] == "POST"
                 response = ags.handle_resp(
                     ags.handle_create_lineitem if post else ags.handle_get_lineitems
                 )
                 link = None if post or not platform.lineitems_link else platform.lineitems_link
                 return self._service(response, {"Link": link} if link else None)
-            ags = _Ags(_Request(req), conf, platform, item_url)
+            ags = _Ags(_Request(req), conf, platform, item_url, course=course)
             handle = {
                 "scores": ags.handle_update_score,
                 "results": ags.handle_get_results,

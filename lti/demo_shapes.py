@@ -42,8 +42,11 @@ class Shape:
     # Opaque `data` the LMS puts in its deep-linking request (to be echoed back).
     dl_data: str | None = None
 
-    def path(self, template: str, **values) -> str:
-        return template.format(course=self.course, deployment=self.deployment_id, **values)
+    def path(self, template: str, *, course: str | None = None, **values) -> str:
+        """`template` for this LMS's course `course` (by default the shape's own one)."""
+        return template.format(
+            course=course or self.course, deployment=self.deployment_id, **values
+        )
 
 
 OPENEDX = Shape(

@@ -3,7 +3,8 @@
 django-lti (`lti_tool`) keeps the platform registrations, the tool's key pairs, and the users,
 contexts and resource links that launches describe. This app adds what our site needs beside
 them: which origins may frame the site for a platform, the nonces already used (replay), which
-course a context maps to, each quiz's line item in a context, and each student's grade sync.
+offering a context maps to (and the offering a new context is copied from), each placed quiz's
+line item, and each student's grade sync.
 """
 
 from __future__ import annotations
@@ -78,25 +79,52 @@ class UsedNonce(models.Model):
         return self.nonce
 
 
-class ContextCourse(models.Model):
-    """The course of ours an LMS context (a course there) maps to."""
+class ContextOffering(models.Model):
+    """The offering an LMS context maps to. An LtiContext is one context id of one deployment
+    of one registration, so this is the (registration, deployment, context id) -> offering map.
+    """
 
     context = models.OneToOneField(
-        "lti_tool.LtiContext", on_delete=models.CASCADE, related_name="course_link"
+        "lti_tool.LtiContext", on_delete=models.CASCADE, related_name="offering_link"
     )
-    course = models.ForeignKey(
-        "courseware.Course", on_delete=models.CASCADE, related_name="lti_contexts"
+    offering = models.ForeignKey(
+        "courseware.Offering", on_delete=models.CASCADE, related_name="lti_contexts"
     )
 
     def __str__(self) -> str:
-        return f"{self.context} -> {self.course}"
+        return f"{self.context} -> {self.offering}"
+
+
+class PlatformTemplate(models.Model):
+    """The offering a new LMS course of this platform is copied from (without it, the site's
+    default offering)."""
+
+    registration = models.OneToOneField(
+        "lti_tool.LtiRegistration", on_delete=models.CASCADE, related_name="offering_template"
+    )
+    offering = models.ForeignKey(
+        "courseware.Offering", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    def __str__(self) -> str:
+        return f"{self.registration} copies {self.offering or 'the default offering'}"
 
 
 class QuizLineItem(models.Model):
-    """The platform's gradebook column for one quiz in one context."""
+    """The platform's gradebook column for one placement of a quiz: one per resource link, so
+    the same quiz placed twice in one LMS course fills two columns. A row without a resource
+    link was recorded before placements were told apart (or found by tag): the first launch of
+    a link to that quiz adopts it."""
 
     context = models.ForeignKey(
         "lti_tool.LtiContext", on_delete=models.CASCADE, related_name="quiz_line_items"
+    )
+    resource_link = models.ForeignKey(
+        "lti_tool.LtiResourceLink",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="quiz_line_items",
     )
     quiz = models.ForeignKey("quizzes.Quiz", on_delete=models.CASCADE, related_name="+")
     # Empty until known: the launch's own line item, or one found or created by tag.
@@ -106,7 +134,16 @@ class QuizLineItem(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["context", "quiz"], name="one_line_item_per_quiz"),
+            models.UniqueConstraint(
+                fields=["resource_link", "quiz"],
+                condition=models.Q(resource_link__isnull=False),
+                name="one_line_item_per_placement",
+            ),
+            models.UniqueConstraint(
+                fields=["context", "quiz"],
+                condition=models.Q(resource_link__isnull=True),
+                name="one_unplaced_line_item_per_quiz",
+            ),
         ]
 
     def __str__(self) -> str:

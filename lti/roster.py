@@ -1,5 +1,7 @@
-"""Roster sync (LTI NRPS 2.0): the LMS course's members become enrolments here, so the gradebook
-lists students who never launched (their quizzes show as missing work).
+"""Roster sync (LTI NRPS 2.0): the members of the LMS courses linked to an offering become its
+enrolments, so the gradebook lists students who never launched (their quizzes show as missing
+work). Accounts are per registration, as for launches; an enrolment made on this site is never
+changed, one an LMS made follows the LMS's role.
 
 Pages are read here rather than by PyLTI1p3 (which lowercases the next-page URL it takes from
 the Link header): each next URL is used exactly as the platform sent it, on the platform's own
@@ -18,8 +20,8 @@ import requests
 from django.db import transaction
 from lti_tool.models import LtiContext, LtiUser
 
-from courseware.models import Enrollment, Role
-from lti.launch import course_role, new_account
+from courseware.models import Role
+from lti.launch import enrol, new_account, offering_role
 from lti.models import GradeSync, QuizLineItem
 from lti.tool import PLATFORM_ERRORS, ToolServiceConnector, next_page
 
@@ -49,8 +51,9 @@ class RosterResult:
     errors: list[str] = field(default_factory=list)
 
 
-def contexts_of(course):
-    return LtiContext.objects.filter(course_link__course=course).select_related(
+def contexts_of(offering):
+    """The LMS contexts linked to the offering."""
+    return LtiContext.objects.filter(offering_link__offering=offering).select_related(
         "deployment__registration"
     )
 
@@ -115,7 +118,7 @@ def fetch_members(context: LtiContext) -> list[dict]:
     return members
 
 
-def sync_context(context: LtiContext, course) -> RosterResult:
+def sync_context(context: LtiContext, offering) -> RosterResult:
     if not context.memberships_url:
         raise RosterError(f"The LMS gave no roster service for {context}.")
     registration = context.deployment.registration
@@ -127,7 +130,7 @@ def sync_context(context: LtiContext, course) -> RosterResult:
             result.members += 1
             roles = member.get("roles")
             role = (
-                course_role([r for r in roles if isinstance(r, str)])
+                offering_role([r for r in roles if isinstance(r, str)])
                 if isinstance(roles, list)
                 else None
             )
@@ -140,28 +143,17 @@ def sync_context(context: LtiContext, course) -> RosterResult:
                 continue
             lti_user, _ = LtiUser.objects.get_or_create(registration=registration, sub=sub)
             if lti_user.auth_user_id is None:
-                linked = (
-                    LtiUser.objects.filter(
-                        registration__issuer=registration.issuer, sub=sub, auth_user__isnull=False
-                    )
-                    .values_list("auth_user_id", flat=True)
-                    .first()
-                )
-                if linked is None:
-                    user = new_account(registration.issuer, sub)
-                    user.first_name = str(member.get("given_name") or member.get("name") or "")[
-                        :150
-                    ]
-                    user.last_name = str(member.get("family_name") or "")[:150]
-                    user.email = str(member.get("email") or "")[:254]
-                    user.save(update_fields=["first_name", "last_name", "email"])
-                    linked = user.pk
-                lti_user.auth_user_id = linked
+                # This registration's own account for the member: never another registration's.
+                user = new_account(registration, sub)
+                user.first_name = str(member.get("given_name") or member.get("name") or "")[:150]
+                user.last_name = str(member.get("family_name") or "")[:150]
+                user.email = str(member.get("email") or "")[:254]
+                user.save(update_fields=["first_name", "last_name", "email"])
+                lti_user.auth_user = user
                 lti_user.save(update_fields=["auth_user"])
-            _, created = Enrollment.objects.get_or_create(
-                user_id=lti_user.auth_user_id, course=course, defaults={"role": role}
-            )
-            result.added += created
+            before = offering.enrollments.filter(user_id=lti_user.auth_user_id).exists()
+            enrol(user=lti_user.auth_user, offering=offering, role=role)
+            result.added += not before
             if role == Role.STUDENT:
                 for line_item in line_items:
                     GradeSync.objects.get_or_create(
@@ -172,16 +164,16 @@ def sync_context(context: LtiContext, course) -> RosterResult:
     return result
 
 
-def sync_course(course) -> RosterResult:
-    """Sync every LMS course linked to ours; one that fails is reported in `errors` and the
+def sync_offering(offering) -> RosterResult:
+    """Sync every LMS course linked to the offering; one that fails is reported in `errors` and the
     others are synced all the same."""
     total = RosterResult()
-    contexts = list(contexts_of(course))
+    contexts = list(contexts_of(offering))
     if not contexts:
         raise RosterError("No LMS course is linked yet: launch from the LMS once first.")
     for context in contexts:
         try:
-            result = sync_context(context, course)
+            result = sync_context(context, offering)
         except RosterError as error:
             total.errors.append(f"{context.title or context.id_on_platform}: {error}")
             continue

@@ -1,12 +1,17 @@
-"""Instructor pages, mounted at /instructor/ (namespace "instructor"): URL name = view name."""
+"""An offering's staff pages, mounted at /o/<offering>/instructor/ (namespace "instructor"):
+URL name = view name. Instructors and teaching assistants read and grade; the quiz pages,
+applying a regrade and the roster are the instructors' alone (each view's decorator says)."""
 
 from django.urls import path
 
 from quizzes.views import instructor as views
 from quizzes.views import instructor_exports as exports
 from quizzes.views import instructor_regrade as regrade
+from quizzes.views import quiz_items
 
 app_name = "instructor"
+
+_quiz = "quizzes/<slug:slug>/"
 
 urlpatterns = [
     path("", views.dashboard, name="dashboard"),
@@ -26,4 +31,11 @@ urlpatterns = [
     path("regrade/<int:run_id>/", regrade.regrade_detail, name="regrade_detail"),
     path("regrade/<int:run_id>/apply/", regrade.regrade_apply, name="regrade_apply"),
     path("regrade/<int:run_id>/progress/", regrade.regrade_progress, name="regrade_progress"),
+    path("quizzes/", quiz_items.quiz_index, name="quiz_index"),
+    path(_quiz, quiz_items.quiz_items, name="quiz_items"),
+    path(_quiz + "show-answers/", quiz_items.quiz_show_answers, name="quiz_show_answers"),
+    path(_quiz + "add/", quiz_items.quiz_add_item, name="quiz_add_item"),
+    path(
+        _quiz + "items/<int:item_id>/remove/", quiz_items.quiz_remove_item, name="quiz_remove_item"
+    ),
 ]

@@ -1,8 +1,11 @@
-"""Authoring studio pages, mounted at /studio/ (namespace "studio"); URL names equal view names."""
+"""Authoring studio pages, mounted at /studio/ (namespace "studio"); URL names equal view names.
+
+The question bank is site-wide: these pages are for the site's authors (a site role), never
+scoped to an offering. A quiz's items are the offering's (instructor_urls)."""
 
 from django.urls import path
 
-from quizzes.views import studio, studio_files, studio_quizzes, studio_versions
+from quizzes.views import studio, studio_files, studio_versions
 
 app_name = "studio"
 
@@ -19,19 +22,6 @@ urlpatterns = [
     path(_t + "publish/", studio_versions.template_publish, name="template_publish"),
     path(_t + "retire/", studio_versions.template_retire, name="template_retire"),
     path(_t + "diff/", studio_versions.template_diff, name="template_diff"),
-    path("quizzes/", studio_quizzes.quiz_index, name="quiz_index"),
-    path("quizzes/<slug:slug>/", studio_quizzes.quiz_items, name="quiz_items"),
-    path(
-        "quizzes/<slug:slug>/show-answers/",
-        studio_quizzes.quiz_show_answers,
-        name="quiz_show_answers",
-    ),
-    path("quizzes/<slug:slug>/add/", studio_quizzes.quiz_add_item, name="quiz_add_item"),
-    path(
-        "quizzes/<slug:slug>/items/<int:item_id>/remove/",
-        studio_quizzes.quiz_remove_item,
-        name="quiz_remove_item",
-    ),
     path("export.zip", studio_files.bank_export, name="bank_export"),
     path("import/", studio_files.bank_import, name="bank_import"),
 ]

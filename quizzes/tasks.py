@@ -54,10 +54,16 @@ def regrade_apply(run_id: int) -> str:
     return run.status
 
 
-def request_preview(*, template, target_version, recompute_answers: bool, by) -> RegradeRun:
-    """Record a regrade and enqueue its preview."""
+def request_preview(
+    *, offering, template, target_version, recompute_answers: bool, by
+) -> RegradeRun:
+    """Record a regrade of the offering's responses and enqueue its preview."""
     run = regrade.queue_preview(
-        template=template, target_version=target_version, recompute_answers=recompute_answers, by=by
+        offering=offering,
+        template=template,
+        target_version=target_version,
+        recompute_answers=recompute_answers,
+        by=by,
     )
     _remember(run, regrade_preview.enqueue(run.pk))
     return run
@@ -169,17 +175,18 @@ def _argument(args_kwargs, position: int, name: str):
 
 
 @task()
-def refresh_item_statistics(template_id: int, quiz_id: int | None) -> None:
-    """Compute a template's kept item statistics again (in one quiz, or over all)."""
-    statistics.refresh_by_ids(template_id, quiz_id)
+def refresh_item_statistics(template_id: int, offering_id: int, quiz_id: int | None) -> None:
+    """Compute a template's kept item statistics in an offering again (in one of its quizzes,
+    or over all of them)."""
+    statistics.refresh_by_ids(template_id, offering_id, quiz_id)
 
 
-def request_statistics_refresh(*, template: QuestionTemplate, quiz=None) -> bool:
+def request_statistics_refresh(*, template: QuestionTemplate, offering, quiz=None) -> bool:
     """Queue a refresh of stale kept statistics unless one is queued already; whether the
     refresh has finished by the time this returns (a backend that runs tasks at once)."""
-    if not statistics.claim_refresh(template, quiz=quiz):
+    if not statistics.claim_refresh(template, offering, quiz=quiz):
         return False
-    result = refresh_item_statistics.enqueue(template.pk, quiz.pk if quiz else None)
+    result = refresh_item_statistics.enqueue(template.pk, offering.pk, quiz.pk if quiz else None)
     return result.is_finished
 
 

@@ -1,15 +1,16 @@
-"""The student's quiz URLs (namespace `quizzes`); URL names equal view names."""
+"""An offering's student pages (namespace `quizzes`), mounted at /o/<offering>/; URL names equal
+view names. Every view takes the offering from the URL (`courseware.roles`)."""
 
 from django.urls import path
 
-from quizzes.views import landing, student
+from quizzes.views import student
 
 app_name = "quizzes"
 
 _part = "attempts/<int:attempt_id>/variants/<int:variant_id>/parts/<slug:part_id>/"
 
 urlpatterns = [
-    path("welcome/", landing.landing, name="landing"),
+    path("", student.offering_home, name="offering_home"),
     path("quizzes/", student.quiz_list, name="quiz_list"),
     path("quizzes/chapter/<slug:chapter_slug>/", student.chapter_quiz, name="chapter_quiz"),
     path("quizzes/<slug:slug>/", student.quiz_detail, name="quiz_detail"),

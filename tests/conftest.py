@@ -5,6 +5,12 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+# Speed is measured by benchmarks, never asserted in tests: Hypothesis's per-example deadline
+# (200 ms) is a timed assertion that failed on a loaded machine, so it is off for every test.
+hypothesis_settings.register_profile("suite", deadline=None)
+hypothesis_settings.load_profile("suite")
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 ON_POSTGRES = os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
@@ -133,35 +139,55 @@ def task_worker(database_tasks, monkeypatch):
 
 @pytest.fixture
 def course(db):
-    from courseware.roles import current_course
-    from tests.factories import CourseFactory
+    """The site's course (the book and the bank) and its default offering."""
+    from courseware.roles import site_course
+    from tests.factories import CourseFactory, default_offering
 
     course = CourseFactory()
-    # Requests then run as in a worker that has served one before: the course row is kept
-    # for a minute (courseware/roles.py), so query counts do not depend on which came first.
-    current_course()
+    default_offering(course)
+    # Requests then run as in a worker that has served one before: the site's course row is
+    # kept for a minute (courseware/roles.py), so query counts do not depend on which came first.
+    site_course()
     return course
 
 
 @pytest.fixture
-def student(course):
-    from tests.factories import EnrollmentFactory
+def offering(course):
+    """The site's default offering (of `course`), where factory rows go unless told otherwise."""
+    from tests.factories import default_offering
 
-    return EnrollmentFactory(course=course, role="student").user
+    return default_offering(course)
 
 
 @pytest.fixture
-def instructor(course):
+def student(offering):
     from tests.factories import EnrollmentFactory
 
-    return EnrollmentFactory(course=course, role="instructor").user
+    return EnrollmentFactory(offering=offering, role="student").user
+
+
+@pytest.fixture
+def instructor(offering):
+    from tests.factories import EnrollmentFactory
+
+    return EnrollmentFactory(offering=offering, role="instructor").user
+
+
+@pytest.fixture
+def assistant(offering):
+    from tests.factories import EnrollmentFactory
+
+    return EnrollmentFactory(offering=offering, role="ta").user
 
 
 @pytest.fixture
 def author(course):
-    from tests.factories import EnrollmentFactory
+    """A site-wide author (the question bank's), enrolled in no offering."""
+    from tests.factories import UserFactory, site_role
 
-    return EnrollmentFactory(course=course, role="author").user
+    user = UserFactory()
+    site_role(user, "author")
+    return user
 
 
 @pytest.fixture(autouse=True)

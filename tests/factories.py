@@ -7,7 +7,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 
-from courseware.models import Chapter, Course, Enrollment, Part, Role
+from courseware.models import Chapter, Course, Enrollment, Offering, Part, Role, SiteRole
 
 PASSWORD = "a-test-password-42"
 _HASHED: dict[tuple, str] = {}
@@ -46,6 +46,38 @@ class CourseFactory(factory.django.DjangoModelFactory):
     title = "AI Efficiency, Part 1: The Hardware Reality"
 
 
+# The slug of the default offering every factory row belongs to unless told otherwise: the
+# offering a site migrated from one course gets, so a test's URLs read /o/<OFFERING>/...
+OFFERING = settings.COURSE_SLUG
+
+
+class OfferingFactory(factory.django.DjangoModelFactory):
+    """An offering; without arguments, the site's default one (created once)."""
+
+    class Meta:
+        model = Offering
+        django_get_or_create = ("slug",)
+
+    course = factory.SubFactory(CourseFactory)
+    slug = OFFERING
+    title = factory.LazyAttribute(lambda o: f"Offering {o.slug}")
+    is_default = factory.LazyAttribute(lambda o: o.slug == OFFERING)
+    follows_files = factory.LazyAttribute(lambda o: o.slug == OFFERING)
+
+
+def default_offering(course: Course | None = None) -> Offering:
+    """The offering of `course` that factory rows go to: named as the course (so the site's
+    course's is the site's default offering, OFFERING, and another course's is another)."""
+    if course is None:
+        return OfferingFactory()
+    return OfferingFactory(course=course, slug=course.slug)
+
+
+def offering_of(obj) -> Offering:
+    """`obj` itself when it is an offering, else the default offering of the course `obj`."""
+    return obj if isinstance(obj, Offering) else default_offering(obj)
+
+
 class PartFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Part
@@ -68,12 +100,23 @@ class ChapterFactory(factory.django.DjangoModelFactory):
 
 
 class EnrollmentFactory(factory.django.DjangoModelFactory):
+    """An enrolment; `course=` (a course) means that course's default offering."""
+
     class Meta:
         model = Enrollment
 
+    class Params:
+        course = None
+
     user = factory.SubFactory(UserFactory)
-    course = factory.SubFactory(CourseFactory)
+    offering = factory.LazyAttribute(
+        lambda o: offering_of(o.course) if o.course else OfferingFactory()
+    )
     role = Role.STUDENT
+
+
+def site_role(user, role: str = "author") -> SiteRole:
+    return SiteRole.objects.get_or_create(user=user, role=role)[0]
 
 
 # -- QUIZZES ---------------------------------------------------------------------------------
@@ -140,10 +183,17 @@ class TemplateVersionFactory(factory.django.DjangoModelFactory):
 
 
 class QuizFactory(factory.django.DjangoModelFactory):
+    """A quiz; `course=` (a course or an offering) means that course's default offering."""
+
     class Meta:
         model = Quiz
 
-    course = factory.SubFactory(CourseFactory)
+    class Params:
+        course = None
+
+    offering = factory.LazyAttribute(
+        lambda o: offering_of(o.course) if o.course else OfferingFactory()
+    )
     slug = factory.Sequence(lambda n: f"quiz-{n}")
     title = factory.Sequence(lambda n: f"Quiz {n}")
     mode = "homework"
@@ -157,7 +207,7 @@ class QuizItemFactory(factory.django.DjangoModelFactory):
 
     quiz = factory.SubFactory(QuizFactory)
     template = factory.SubFactory(
-        QuestionTemplateFactory, course=factory.SelfAttribute("..quiz.course")
+        QuestionTemplateFactory, course=factory.SelfAttribute("..quiz.offering.course")
     )
     position = factory.Sequence(lambda n: n + 1)
     points = 1
@@ -213,11 +263,13 @@ class ResponseFactory(factory.django.DjangoModelFactory):
     idempotency_key = factory.LazyFunction(lambda: uuid.uuid4().hex)
 
 
-def make_quiz(course, examples=("decode-step-memory-floor",), **fields) -> Quiz:
-    """A published quiz over example templates, one item per example, in order."""
-    quiz = QuizFactory(course=course, **fields)
+def make_quiz(where, examples=("decode-step-memory-floor",), **fields) -> Quiz:
+    """A published quiz over example templates, one item per example, in order, in the offering
+    `where` (or the default offering of the course `where`); templates are its course's."""
+    offering = offering_of(where)
+    quiz = QuizFactory(offering=offering, **fields)
     for position, slug in enumerate(examples, start=1):
-        template = QuestionTemplateFactory(course=course, example=slug)
+        template = QuestionTemplateFactory(course=offering.course, example=slug)
         QuizItemFactory(quiz=quiz, template=template, position=position)
     return quiz
 

@@ -54,6 +54,7 @@ _CODE = (
     "templates/courseware/_allreduce_figure.html",
     "templates/courseware/_book_figure.html",
     "templates/courseware/_format_bits.html",
+    "templates/courseware/_figure_sources.html",
     "templates/courseware/_roofline_figure.html",
 )
 

@@ -1,11 +1,13 @@
-"""The book's pages: one chapter at a time, and the reader's "mark as read"."""
+"""The book's pages: one chapter at a time, and the reader's "mark as read". The book is
+site-wide content, so these pages belong to no offering; reading progress is the reader's own."""
 
 from __future__ import annotations
 
 import logging
 
-from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -13,7 +15,7 @@ from content.expressions import ExpressionError
 
 from ..models import Chapter, Course, ReadingProgress
 from ..rendering import ContentError, rendered_chapter
-from ..roles import enrolled_required
+from ..roles import enrollments_of, site_course
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +35,10 @@ def _neighbours(course: Course, chapter: Chapter) -> tuple[dict | None, dict | N
 
 @require_GET
 def chapter_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    course = get_object_or_404(Course, slug=settings.COURSE_SLUG)
+    try:
+        course = site_course()
+    except Course.DoesNotExist:
+        raise Http404("No book is loaded yet.") from None
     request.course = course  # the context processor reuses it instead of asking again
     chapter = get_object_or_404(Chapter.objects.for_course(course), slug=slug)
     previous, following = _neighbours(course, chapter)
@@ -58,9 +63,12 @@ def chapter_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_POST
-@enrolled_required
+@login_required
 def mark_read(request: HttpRequest, slug: str) -> HttpResponse:
-    chapter = get_object_or_404(Chapter.objects.for_course(request.course), slug=slug)
+    """Reading progress is the reader's own, book-wide; it is kept for people in an offering."""
+    if not enrollments_of(request.user):
+        raise PermissionDenied("Reading progress is kept for the course's students and staff.")
+    chapter = get_object_or_404(Chapter.objects.for_course(site_course()), slug=slug)
     ReadingProgress.objects.get_or_create(user=request.user, chapter=chapter)
     if request.htmx:
         return render(

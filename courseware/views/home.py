@@ -1,4 +1,5 @@
-"""The course home page: the course, its parts and chapters, and the reader's progress."""
+"""The site's home page: the reader's offerings (with each one's open work), the book's parts and
+chapters, and the reader's reading progress (the book is site-wide)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,15 @@ from django.views.decorators.http import require_GET
 
 from .. import home_panels
 from ..models import Chapter, Course, ReadingProgress
+from ..roles import enrollments_of, site_course
 
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    course = Course.objects.filter(slug=_course_slug()).prefetch_related("parts").first()
+    try:
+        course = site_course()
+    except Course.DoesNotExist:
+        course = None
     chapters = list(Chapter.objects.for_course(course)) if course else []
     read_ids: set[int] = set()
     if request.user.is_authenticated and chapters:
@@ -26,18 +31,18 @@ def home(request: HttpRequest) -> HttpResponse:
         for part in course.parts.all():
             part_chapters = [c for c in chapters if c.part_id == part.pk]
             parts.append({"part": part, "chapters": part_chapters})
+    enrollments = enrollments_of(request.user)
     context = {
         "course": course,
         "parts": parts,
         "read_ids": read_ids,
         "chapters_total": len(chapters),
         "chapters_read": len(read_ids),
-        "panels": home_panels.panels(request, course),
+        "current": [
+            {"enrollment": e, "panels": home_panels.panels(request, e.offering)}
+            for e in enrollments
+            if not e.offering.is_archived
+        ],
+        "archived": [e for e in enrollments if e.offering.is_archived],
     }
     return render(request, "courseware/home.html", context)
-
-
-def _course_slug() -> str:
-    from django.conf import settings
-
-    return settings.COURSE_SLUG

@@ -138,6 +138,6 @@ class ExtensionForm(forms.Form):
     extra_minutes = forms.IntegerField(required=False, min_value=0, max_value=10_000, initial=0)
     reason = forms.CharField(required=False, max_length=300)
 
-    def __init__(self, *args, course, **kwargs):
+    def __init__(self, *args, offering, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["quiz"].queryset = Quiz.objects.for_course(course)
+        self.fields["quiz"].queryset = Quiz.objects.for_offering(offering)

@@ -67,7 +67,7 @@ class Attempt(models.Model):
         return f"{self.student} · {self.quiz.slug} · attempt {self.number}"
 
     def get_absolute_url(self) -> str:
-        return reverse("quizzes:attempt_detail", args=[self.pk])
+        return reverse("quizzes:attempt_detail", args=[self.quiz.offering.slug, self.pk])
 
     @property
     def is_open(self) -> bool:

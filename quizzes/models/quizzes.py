@@ -36,16 +36,18 @@ class AnswerRelease(TextChoices):
 
 
 class QuizQuerySet(models.QuerySet):
-    def for_course(self, course) -> QuizQuerySet:
-        return self.filter(course=course)
+    def for_offering(self, offering) -> QuizQuerySet:
+        return self.filter(offering=offering)
 
     def visible(self) -> QuizQuerySet:
         return self.filter(is_published=True)
 
 
 class Quiz(models.Model):
-    course = models.ForeignKey(
-        "courseware.Course", on_delete=models.CASCADE, related_name="quizzes"
+    """A quiz of one offering: its own dates and settings; its items draw from the site's bank."""
+
+    offering = models.ForeignKey(
+        "courseware.Offering", on_delete=models.CASCADE, related_name="quizzes"
     )
     slug = models.SlugField(max_length=100)
     title = models.CharField(max_length=200)
@@ -90,16 +92,21 @@ class Quiz(models.Model):
     # Pools: {"pool name": how many of its items each attempt draws}.
     pools = models.JSONField(default=dict, blank=True)
     is_published = models.BooleanField(default=True)
+    # Provenance: the quiz file it was loaded from (kept by a copy) and that file's hash when
+    # it was last written here, so a browser edit and a file edit can be told apart.
     source_path = models.CharField(max_length=300, blank=True)
     content_hash = models.CharField(max_length=64, blank=True)
+    copied_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     objects = QuizQuerySet.as_manager()
 
     class Meta:
-        ordering = ["course", "position", "slug"]
+        ordering = ["offering", "position", "slug"]
         verbose_name_plural = "quizzes"
         constraints = [
-            models.UniqueConstraint(fields=["course", "slug"], name="unique_quiz_slug"),
+            models.UniqueConstraint(fields=["offering", "slug"], name="unique_quiz_slug"),
             models.CheckConstraint(
                 condition=Q(late_penalty__gte=0) & Q(late_penalty__lte=1),
                 name="late_penalty_is_a_fraction",
@@ -110,7 +117,8 @@ class Quiz(models.Model):
         return self.title
 
     def get_absolute_url(self) -> str:
-        return reverse("quizzes:quiz_detail", args=[self.slug])
+        # The offering's slug: loaded with the quiz (select_related) or set by the view.
+        return reverse("quizzes:quiz_detail", args=[self.offering.slug, self.slug])
 
     @property
     def is_exam(self) -> bool:

@@ -64,8 +64,12 @@ class RegradeStatus(models.TextChoices):
 
 
 class RegradeRun(models.Model):
-    """An audited regrade of a template's responses, previewed before it is applied."""
+    """An audited regrade of a template's responses in one offering, previewed before it is
+    applied. The template and its versions are the site's; the responses are the offering's."""
 
+    offering = models.ForeignKey(
+        "courseware.Offering", on_delete=models.CASCADE, related_name="regrades"
+    )
     template = models.ForeignKey(
         "quizzes.QuestionTemplate", on_delete=models.CASCADE, related_name="regrades"
     )

@@ -27,11 +27,13 @@ class QuizActivity(models.Model):
 
 
 class ItemStatistics(models.Model):
-    """One template's item analysis, over every quiz that asks it (quiz empty) or in one quiz."""
+    """One template's item analysis in one offering, over every quiz of the offering that asks
+    it (quiz key 0) or in one quiz."""
 
     template = models.ForeignKey(
         "quizzes.QuestionTemplate", on_delete=models.CASCADE, related_name="statistics"
     )
+    offering = models.ForeignKey("courseware.Offering", on_delete=models.CASCADE, related_name="+")
     # The quiz's id, or 0 for the template over every quiz that asks it. A plain number, not a
     # foreign key, so one unique pair lets a refresh write its row in one upsert.
     quiz_key = models.PositiveIntegerField(default=0)
@@ -47,7 +49,8 @@ class ItemStatistics(models.Model):
         verbose_name_plural = "item statistics"
         constraints = [
             models.UniqueConstraint(
-                fields=["template", "quiz_key"], name="one_statistics_per_template_and_scope"
+                fields=["template", "offering", "quiz_key"],
+                name="one_statistics_per_template_and_scope",
             ),
         ]
 

@@ -123,7 +123,7 @@ def attempt_blocks(
     rows = rows or attempt_rows(attempt)
     by_item = rows.by_item()
     submitted = attempt.is_submitted
-    links = PartLinks(attempt.pk)
+    links = PartLinks(attempt)
     blocks = []
     for number, item_id in enumerate(attempt.item_ids, start=1):
         siblings = by_item.get(item_id, [])
@@ -188,7 +188,7 @@ def item_block(
         states = scoring.part_states(
             points, responses, tries_allowed=variant.attempt.quiz.tries_allowed, submitted=submitted
         )
-    links = links or PartLinks(variant.attempt_id)
+    links = links or PartLinks(variant.attempt)
     for number_in_item, view in enumerate(block.question.parts, start=1):
         state = states[view.id]
         released = show and gate.shows(state)

@@ -22,9 +22,9 @@ from quizzes.services.instructor import items
 # ---------------------------------------------------------------- dashboard
 
 
-def dashboard_page(course) -> dict:
+def dashboard_page(offering) -> dict:
     """The dashboard's rows with a chart per quiz and the first 25 students at risk."""
-    context = instructor.dashboard(course)
+    context = instructor.dashboard(offering)
     context["at_risk_shown"] = context["at_risk"][:25]
     # Exam deadlines, regrades and grade passback wait for the task worker: say when it was
     # last seen, and warn when that is too long ago.
@@ -59,9 +59,9 @@ ITEM_COLUMNS = [
 ]
 
 
-def item_index_page(course, *, sort: str = "chapter", descending: bool = False) -> dict:
+def item_index_page(offering, *, sort: str = "chapter", descending: bool = False) -> dict:
     """Every template's statistics, in the book's chapter order or sorted by one column."""
-    stats, chapters = items.item_index(course)
+    stats, chapters = items.item_index(offering)
     titles = dict(chapters)
     book_order = {slug: n for n, (slug, _) in enumerate(chapters)}
     for t in stats:
@@ -94,8 +94,8 @@ def tries_chart(tries: list[dict]) -> Chart:
     )
 
 
-def item_analysis_page(course, slug: str, quiz_slug: str | None = None) -> dict:
-    context = items.item_page(course, slug, quiz_slug)
+def item_analysis_page(offering, slug: str, quiz_slug: str | None = None) -> dict:
+    context = items.item_page(offering, slug, quiz_slug)
     context["tries_chart"] = tries_chart(context["stats"].tries)
     return context
 
@@ -157,9 +157,9 @@ def variant_view(row) -> VariantView:
     return VariantView(parameters=parameters, parts=parts, prompt=question.prompt_html)
 
 
-def student_page(course, student, *, failed_override: dict | None = None) -> dict:
+def student_page(offering, student, *, failed_override: dict | None = None) -> dict:
     """One student's history, each variant drawn, a refused override back in its own form."""
-    history = instructor.student_history(course, student)
+    history = instructor.student_history(offering, student)
     for attempt in history["attempts"]:
         for variant in attempt.variant_list:
             variant.view = variant_view(variant)
@@ -171,7 +171,7 @@ def student_page(course, student, *, failed_override: dict | None = None) -> dic
 # ---------------------------------------------------------------- variant search
 
 
-def variant_search_page(course, *, slug: str, text: str) -> dict:
+def variant_search_page(offering, *, slug: str, text: str) -> dict:
     """The search form's choices and, when something was asked, the variants that match."""
     results, error, searched = [], "", bool(slug or text)
     if searched:
@@ -180,11 +180,11 @@ def variant_search_page(course, *, slug: str, text: str) -> dict:
         except ValidationError as exc:
             error = " ".join(exc.messages)
         else:
-            results = instructor.variant_search(course, template_slug=slug, filters=filters)
+            results = instructor.variant_search(offering, template_slug=slug, filters=filters)
     for row in results:
         row.parameter_list = parameter_list(row.parameters)
     return {
-        "templates": items.template_choices(course),
+        "templates": items.template_choices(offering),
         "template_slug": slug,
         "params": text,
         "results": results,

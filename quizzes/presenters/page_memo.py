@@ -13,7 +13,8 @@ page's templates. So a drawn page is kept under a digest of:
 - the student's dates (their extension applied), what the release policy allows at this
   moment (`AnswerGate`: past the due date or not, submitted, another attempt possible) and the
   quiz window's refusal now (closed, not open yet): the time-based facts, read on every request;
-- the user (id, name, whether they have a password), the course and their role in it;
+- the user (id, name, whether they have a password), the offering (and its course) and their
+  role in it, and every offering of theirs with their role (the header's offering switcher);
 - the language, the time zone, the URL conf, the debug flag, the templates' own source and the
   render caches' versions, the live catalog's fingerprint.
 
@@ -39,6 +40,7 @@ from django.contrib.messages import get_messages
 from django.middleware.csrf import get_token
 from django.utils import timezone, translation
 
+from courseware.roles import enrollments_of
 from quizzes import engine
 from quizzes.presenters import display, fragments
 
@@ -67,6 +69,7 @@ def page_key(request, attempt, *, window, gate, refusal) -> str | None:
         return None
     if len(get_messages(request)):
         return None  # a page with messages shows them once: drawn, never kept
+    offering = getattr(request, "offering", None)
     course = getattr(request, "course", None)
     facts = (
         PAGE_VERSION,
@@ -81,8 +84,10 @@ def page_key(request, attempt, *, window, gate, refusal) -> str | None:
         settings.DEBUG,
         request.get_full_path(),
         (user.pk, user.get_username(), user.get_full_name(), user.has_usable_password()),
+        _row(offering) if offering is not None else None,
         _row(course) if course is not None else None,
-        getattr(request, "course_role", None),
+        getattr(request, "offering_role", None),
+        _switcher(user),
         _row(attempt),
         _row(attempt.quiz),
         repr(window),
@@ -90,6 +95,15 @@ def page_key(request, attempt, *, window, gate, refusal) -> str | None:
         refusal,
     )
     return "page:" + hashlib.sha256(repr(facts).encode()).hexdigest()
+
+
+def _switcher(user) -> tuple:
+    """The offerings the header lists, as the page draws them (the enrolments the view's role
+    check already read: no query)."""
+    return tuple(
+        (e.role, e.offering.slug, e.offering.title, e.offering.term, e.offering.is_archived)
+        for e in enrollments_of(user)
+    )
 
 
 def served(request, key: str | None):

@@ -69,13 +69,15 @@ def questions_per_attempt(quiz, pools: list[str]) -> int:
     return total
 
 
-def quiz_rows(course, student) -> list[QuizRow]:
-    """The course's published quizzes (chapter order) with this student's attempts, best
+def quiz_rows(offering, student) -> list[QuizRow]:
+    """The offering's published quizzes (chapter order) with this student's attempts, best
     released score, questions per attempt and due date: 5 queries."""
-    quizzes = rows_of.visible_quizzes(course)
+    quizzes = rows_of.visible_quizzes(offering)
+    for quiz in quizzes:
+        quiz.offering = offering  # their links name it
     rows = {quiz.pk: QuizRow(quiz) for quiz in quizzes}
     overrides = rows_of.attempt_overrides(student)
-    extensions = rows_of.extensions_by_quiz(student)
+    extensions = rows_of.extensions_by_quiz(student, quizzes)
     now = timezone.now()
     windows = {quiz.pk: window_for(quiz, extensions.get(quiz.pk)) for quiz in quizzes}
     released = {quiz.pk: results_released(quiz, windows[quiz.pk], now) for quiz in quizzes}
@@ -84,7 +86,9 @@ def quiz_rows(course, student) -> list[QuizRow]:
         rows[quiz.pk].questions = questions_per_attempt(quiz, pools[quiz.pk])
         rows[quiz.pk].due_at = windows[quiz.pk].due_at
         rows[quiz.pk].released = released[quiz.pk]
+    by_id = {quiz.pk: quiz for quiz in quizzes}
     for attempt in rows_of.attempts_of(student, quizzes):
+        attempt.quiz = by_id[attempt.quiz_id]
         row = rows[attempt.quiz_id]
         row.attempts.append(attempt)
         if attempt.status == AttemptStatus.SUBMITTED and released[attempt.quiz_id]:
@@ -189,10 +193,11 @@ def _misconception(code: str, count: int, chapters: dict[str, Chapter]) -> Misco
     return row
 
 
-def progress_context(course, student) -> dict:
-    """Per chapter: read or not, its quizzes with best scores; and the student's misconceptions."""
-    chapters, read = rows_of.chapters_and_reading(course, student)
-    rows = quiz_rows(course, student)
+def progress_context(offering, student) -> dict:
+    """Per chapter: read or not, the offering's quizzes with best scores; and the student's
+    misconceptions in the offering."""
+    chapters, read = rows_of.chapters_and_reading(offering.course_id, student)
+    rows = quiz_rows(offering, student)
     by_chapter: dict[int | None, list[QuizRow]] = {}
     for row in rows:
         by_chapter.setdefault(row.quiz.chapter_id, []).append(row)

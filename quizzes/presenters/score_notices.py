@@ -29,7 +29,7 @@ def _points(value) -> str:
 
 
 def _results(attempt) -> str:
-    return reverse("quizzes:attempt_results", args=[attempt.pk])
+    return reverse("quizzes:attempt_results", args=[attempt.quiz.offering.slug, attempt.pk])
 
 
 def score_notices(
@@ -44,7 +44,7 @@ def score_notices(
     )
     if attempt is not None:
         submitted = submitted.filter(pk=attempt.pk)
-    attempts = {a.pk: a for a in submitted.select_related("quiz").order_by("pk")}
+    attempts = {a.pk: a for a in submitted.select_related("quiz__offering").order_by("pk")}
     notices = []
     # The override in force for each attempt or question: a later one replaces an earlier one,
     # whose reason no longer describes the score (the results page shows only the latest).
@@ -75,9 +75,11 @@ def score_notices(
         )
     # A run's preview lists each changed response with its student; runs are few (one per
     # corrected template), so they are read whole rather than searched inside their JSON.
-    runs = RegradeRun.objects.filter(status=RegradeStatus.APPLIED).select_related(
-        "template", "target_version"
-    )
+    # Only the runs of the offerings these attempts belong to (one, from the page's offering).
+    runs = RegradeRun.objects.filter(
+        status=RegradeStatus.APPLIED,
+        offering_id__in={a.quiz.offering_id for a in attempts.values()},
+    ).select_related("template", "target_version")
     for run in runs.order_by("-applied_at")[:50]:
         version = run.target_version
         reason = f"The question was regraded against its version {version.number}" + (

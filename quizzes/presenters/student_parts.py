@@ -127,8 +127,9 @@ class PartLinks:
 
     _VARIANT, _PART = 987654321, "part-id-placeholder"
 
-    def __init__(self, attempt_pk: int):
-        args = [attempt_pk, self._VARIANT, self._PART]
+    def __init__(self, attempt):
+        """`attempt` with its quiz and the quiz's offering loaded (every view sets them)."""
+        args = [attempt.quiz.offering.slug, attempt.pk, self._VARIANT, self._PART]
         self._patterns = {
             name: reverse(f"quizzes:{name}", args=args)
             for name in ("submit_part", "autosave", "preview_part")

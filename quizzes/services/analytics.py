@@ -246,16 +246,20 @@ def _headline(stats: ItemStats, fractions, rest, totals) -> None:
     stats.upper_lower = upper_lower_index(fractions, totals)
 
 
-def template_index(course) -> list[ItemStats]:
-    """Headline numbers of every template of the course (four queries)."""
+def template_index(offering) -> list[ItemStats]:
+    """Headline numbers in the offering of every template of the bank (four queries)."""
     templates = list(
-        QuestionTemplate.objects.for_course(course).values_list(
+        QuestionTemplate.objects.for_course(offering.course_id).values_list(
             "id", "slug", "title", "chapter_slug"
         )
     )
-    quiz_ids = set(QuizItem.objects.filter(quiz__course=course).values_list("quiz_id", flat=True))
+    quiz_ids = set(
+        QuizItem.objects.filter(quiz__offering=offering).values_list("quiz_id", flat=True)
+    )
     series = _discrimination(_observations(quiz_ids), lambda template, item: template)
-    first = _first_try_rates(Q(variant__item__quiz__course=course), "variant__item__template_id")
+    first = _first_try_rates(
+        Q(variant__item__quiz__offering=offering), "variant__item__template_id"
+    )
     result = []
     for template_id, slug, title, chapter in templates:
         stats = ItemStats(template_id, slug, title, chapter)
@@ -275,12 +279,16 @@ def _first_try_rates(scope: Q, key: str) -> dict:
     return {k: right / n for k, n, right in rows if n}
 
 
-def item_analysis(template: QuestionTemplate, *, quiz=None, item_rows=None) -> ItemStats:
-    """Everything the item page shows for a template, or for its item in one quiz, computed
-    from every stored grade. `item_rows`, (item id, quiz id) of those items, saves a query
-    when the caller has read them."""
+def item_analysis(
+    template: QuestionTemplate, *, offering=None, quiz=None, item_rows=None
+) -> ItemStats:
+    """Everything the item page shows for a template in one offering, or for its item in one
+    quiz, computed from every stored grade. `item_rows`, (item id, quiz id) of those items (of
+    one offering), saves a query when the caller has read them; without them, `offering` says
+    whose items."""
     if item_rows is None:
-        items = QuizItem.objects.filter(template=template, quiz__course=template.course_id)
+        offering = offering if offering is not None else quiz.offering
+        items = QuizItem.objects.filter(template=template, quiz__offering=offering)
         if quiz is not None:
             items = items.filter(quiz=quiz)
         item_rows = list(items.values_list("id", "quiz_id"))
@@ -395,7 +403,7 @@ def _group_rows(groups: dict[str, list]) -> list[dict]:
 TOP_PLACES = 3
 
 
-def misconception_map(course) -> list[dict]:
+def misconception_map(offering) -> list[dict]:
     """Each diagnosis the class made: distinct students, responses, and where it happened.
 
     "Where" is read at two levels: the chapters (distinct students and responses in each, from
@@ -404,7 +412,7 @@ def misconception_map(course) -> list[dict]:
     bank in one cell.
     """
     wrong = Response.objects.filter(
-        variant__item__quiz__course=course, status=ResponseStatus.INCORRECT
+        variant__item__quiz__offering=offering, status=ResponseStatus.INCORRECT
     ).exclude(diagnosis="")
     per_student = {"n": Count("id"), "students": Count("variant__attempt__student", distinct=True)}
     totals = {
@@ -431,9 +439,9 @@ def misconception_map(course) -> list[dict]:
         places[code].append({"slug": slug, "chapter": chapter, "count": n, "students": students})
     book = {
         slug: (title, source)
-        for slug, title, source in Chapter.objects.filter(part__course=course).values_list(
-            "slug", "title", "source"
-        )
+        for slug, title, source in Chapter.objects.filter(
+            part__course=offering.course_id
+        ).values_list("slug", "title", "source")
     }
     titles = {slug: title for slug, (title, _) in book.items()}
     chapters: dict[str, list] = defaultdict(list)

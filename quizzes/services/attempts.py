@@ -160,6 +160,9 @@ def attempt_limit_message(limit: int) -> str:
     return f"You have used all {limit} attempts this quiz allows."
 
 
+ARCHIVED = "This offering is archived: its quizzes start no new attempts."
+
+
 def start_attempt(*, quiz, student, now: datetime) -> Attempt:
     """Start the student's next attempt, or return the one already open.
 
@@ -170,6 +173,8 @@ def start_attempt(*, quiz, student, now: datetime) -> Attempt:
     ).first()
     if open_attempt is not None and not expire_if_due(open_attempt, now=now):
         return open_attempt
+    if quiz.offering.is_archived:
+        raise QuizRuleError(ARCHIVED)
     window = student_window(quiz, student)
     refusal = window.refusal(now)
     if refusal:

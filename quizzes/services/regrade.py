@@ -184,8 +184,11 @@ def regrade_variant(row: Variant, template: engine.Template, *, recompute: bool)
     )
 
 
-def _variants(template_id: int):
-    return Variant.objects.filter(item__template_id=template_id).order_by("pk")
+def _variants(run: RegradeRun):
+    """The run's variants: its template's, in its own offering's quizzes only."""
+    return Variant.objects.filter(
+        item__template_id=run.template_id, item__quiz__offering_id=run.offering_id
+    ).order_by("pk")
 
 
 def _with_responses(variants) -> list[Variant]:
@@ -202,12 +205,21 @@ def _with_responses(variants) -> list[Variant]:
 
 
 def queue_preview(
-    *, template: QuestionTemplate, target_version: TemplateVersion, recompute_answers: bool, by
+    *,
+    offering,
+    template: QuestionTemplate,
+    target_version: TemplateVersion,
+    recompute_answers: bool,
+    by,
 ) -> RegradeRun:
-    """Record a regrade whose preview is still to be computed (`compute_preview`, in a task)."""
+    """Record a regrade of the offering's responses to `template` whose preview is still to be
+    computed (`compute_preview`, in a task)."""
     if target_version.template_id != template.pk:
         raise ValidationError("That version belongs to another template.")
+    if template.course_id != offering.course_id:
+        raise ValidationError("That template is not in this offering's question bank.")
     return RegradeRun.objects.create(
+        offering=offering,
         template=template,
         target_version=target_version,
         recompute_answers=recompute_answers,
@@ -223,7 +235,7 @@ def compute_preview(*, run_id: int) -> RegradeRun:
         return run
     parsed = engine_template(run.target_version)
     changes, moved, checked = [], [], 0
-    rows = _variants(run.template_id)
+    rows = _variants(run)
     total = rows.count()
     for start in range(0, total, 500):
         for row in _with_responses(rows[start : start + 500]):
@@ -240,11 +252,20 @@ def compute_preview(*, run_id: int) -> RegradeRun:
 
 
 def preview_regrade(
-    *, template: QuestionTemplate, target_version: TemplateVersion, recompute_answers: bool, by
+    *,
+    offering,
+    template: QuestionTemplate,
+    target_version: TemplateVersion,
+    recompute_answers: bool,
+    by,
 ) -> RegradeRun:
     """Queue and compute a preview in this process (the pages run it as a task)."""
     run = queue_preview(
-        template=template, target_version=target_version, recompute_answers=recompute_answers, by=by
+        offering=offering,
+        template=template,
+        target_version=target_version,
+        recompute_answers=recompute_answers,
+        by=by,
     )
     return compute_preview(run_id=run.pk)
 
@@ -296,7 +317,7 @@ def advance_regrade(*, run_id: int, batch: int = BATCH) -> RegradeRun:
         if run.status != RegradeStatus.RUNNING:
             return run
         parsed = engine_template(run.target_version)
-        rows = _with_responses(_variants(run.template_id)[run.processed : run.processed + batch])
+        rows = _with_responses(_variants(run)[run.processed : run.processed + batch])
         now = timezone.now()
         parts = {part.id for part in parsed.parts}
         for row in rows:

@@ -1,4 +1,4 @@
-"""A synthetic class for the dashboards and benchmarks: `seed_class(course=..., students=N)`.
+"""A synthetic class for the dashboards and benchmarks: `seed_class(offering=..., students=N)`.
 
 Students `demo-student-0001`... get the variants the engine would give them for real (same seed
 derivation as `start_attempt`) and responses whose outcome is written directly rather than
@@ -133,14 +133,16 @@ def _keep_timestamps():
             f.auto_now, f.auto_now_add = now, add
 
 
-def demo_students(course, count: int) -> tuple[list, int]:
-    """The first `count` demo students, created and enrolled when missing (unusable passwords)."""
+def demo_students(offering, count: int, first: int = 1) -> tuple[list, int]:
+    """`count` demo students from number `first` on, created and enrolled in the offering when
+    missing (unusable passwords)."""
     User = get_user_model()
-    names = [f"{PREFIX}{i:04d}" for i in range(1, count + 1)]
+    names = [f"{PREFIX}{i:04d}" for i in range(first, first + count)]
     existing = set(User.objects.filter(username__in=names).values_list("username", flat=True))
     unusable = make_password(None)
     new = []
-    for i, name in enumerate(names):
+    # Named by their number, so a student has the same name whichever class seeds them.
+    for i, name in enumerate(names, start=first - 1):
         if name not in existing:
             new.append(
                 User(
@@ -153,32 +155,35 @@ def demo_students(course, count: int) -> tuple[list, int]:
     User.objects.bulk_create(new, batch_size=BATCH)
     users = list(User.objects.filter(username__in=names).order_by("username"))
     Enrollment.objects.bulk_create(
-        [Enrollment(user=u, course=course, role=Role.STUDENT) for u in users],
+        [Enrollment(user=u, offering=offering, role=Role.STUDENT) for u in users],
         batch_size=BATCH,
         ignore_conflicts=True,
     )
     return users, len(new)
 
 
-def seed_class(*, course, students: int, now: datetime | None = None) -> SeedReport:
-    """Create (or complete) a synthetic class of `students` demo students in `course`."""
+def seed_class(
+    *, offering, students: int, first: int = 1, now: datetime | None = None
+) -> SeedReport:
+    """Create (or complete) a synthetic class of `students` demo students (numbered from
+    `first`) in `offering`."""
     now = now or timezone.now()
     report = SeedReport()
-    users, report.created_students = demo_students(course, students)
+    users, report.created_students = demo_students(offering, students, first)
     done = set(
-        Attempt.objects.filter(student__in=users, quiz__course=course).values_list(
+        Attempt.objects.filter(student__in=users, quiz__offering=offering).values_list(
             "student_id", flat=True
         )
     )
     read = set(ReadingProgress.objects.filter(user__in=users).values_list("user_id", flat=True))
     todo = [u for u in users if u.pk not in done and u.pk not in read]
-    quizzes = list(Quiz.objects.for_course(course).visible())
+    quizzes = list(Quiz.objects.for_offering(offering).visible())
     items = defaultdict(list)
     for item in QuizItem.objects.filter(quiz__in=quizzes).select_related(
         "template__current_version", "pinned_version"
     ):
         items[item.quiz_id].append(item)
-    chapters = list(Chapter.objects.for_course(course))
+    chapters = list(Chapter.objects.for_course(offering.course_id))
     with _keep_timestamps():
         for start in range(0, len(todo), STUDENT_BATCH):
             with transaction.atomic():

@@ -13,11 +13,11 @@ from courseware.models import Chapter, ReadingProgress
 from quizzes.models import Attempt, Extension, Quiz, QuizItem, Response, ScoreOverride
 
 
-def visible_quizzes(course) -> list[Quiz]:
-    """The course's published quizzes: chapter quizzes in reading order, then the ones that span
-    the part (review, exam): 1 query."""
+def visible_quizzes(offering) -> list[Quiz]:
+    """The offering's published quizzes: chapter quizzes in reading order, then the ones that
+    span the part (review, exam): 1 query."""
     return list(
-        Quiz.objects.for_course(course)
+        Quiz.objects.for_offering(offering)
         .visible()
         .select_related("chapter__part")
         .order_by(
@@ -37,9 +37,9 @@ def attempt_overrides(student) -> dict[int, list[ScoreOverride]]:
     return rows
 
 
-def extensions_by_quiz(student) -> dict[int, Extension]:
-    """1 query."""
-    return {e.quiz_id: e for e in Extension.objects.filter(student=student)}
+def extensions_by_quiz(student, quizzes) -> dict[int, Extension]:
+    """The student's extensions on `quizzes`: 1 query."""
+    return {e.quiz_id: e for e in Extension.objects.filter(student=student, quiz__in=quizzes)}
 
 
 def item_pools(quizzes) -> dict[int, list[str]]:
@@ -61,7 +61,7 @@ def whole_attempt_overrides(attempt):
 
 
 def chapters_and_reading(course, student) -> tuple[list[Chapter], set[int]]:
-    """The course's chapters in reading order and the ids of those the student read: 2 queries."""
+    """The book's chapters in reading order and the ids of those the student read: 2 queries."""
     chapters = list(Chapter.objects.for_course(course).order_by("part__number", "order"))
     read = set(
         ReadingProgress.objects.filter(user=student, chapter__in=chapters).values_list(

@@ -2,8 +2,10 @@
 item analysis, the misconception map and variant search. Exports and regrades live in
 `instructor_exports` and `instructor_regrade`.
 
-Every view is for the course's instructors only (`instructor_required`); each parses the
-request, calls one service reader or writer, and renders.
+Every view is for the offering's staff, its instructors and teaching assistants
+(`staff_required`), and reads and writes only the URL's offering's rows (a student or attempt
+of another offering is a 404); each parses the request, calls one service reader or writer, and
+renders.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from courseware.roles import instructor_required
+from courseware.roles import staff_required
 from quizzes import tasks as jobs
 from quizzes.forms import ExtensionForm, GradebookForm, OverrideForm
 from quizzes.presenters import instructor as pages
@@ -34,18 +36,18 @@ def _page(request: HttpRequest, template: str, context: dict, partial: str | Non
 
 
 @require_GET
-@instructor_required
+@staff_required
 def dashboard(request: HttpRequest) -> HttpResponse:
-    return render(request, "instructor/dashboard.html", pages.dashboard_page(request.course))
+    return render(request, "instructor/dashboard.html", pages.dashboard_page(request.offering))
 
 
 @require_GET
-@instructor_required
+@staff_required
 def gradebook(request: HttpRequest) -> HttpResponse:
     form = GradebookForm(request.GET)
     values = form.values
     context = {
-        "book": instructor.gradebook(request.course, page=values["page"], **form.choices()),
+        "book": instructor.gradebook(request.offering, page=values["page"], **form.choices()),
         "q": values["q"],
         "sort": values["sort"],
         "dir": values["dir"],
@@ -67,25 +69,26 @@ FAILED_OVERRIDE = "instructor_failed_override"
 
 
 @require_GET
-@instructor_required
+@staff_required
 def student_detail(request: HttpRequest, user_id: int) -> HttpResponse:
-    student = items.enrolled_student(request.course, user_id)
+    student = items.enrolled_student(request.offering, user_id)
     # A refused override comes back once, to be shown in its own form with what was typed.
     failed = request.session.pop(FAILED_OVERRIDE, None)
     context = {
-        **pages.student_page(request.course, student, failed_override=failed),
+        **pages.student_page(request.offering, student, failed_override=failed),
         "override_form": OverrideForm(),
-        "extension_form": ExtensionForm(course=request.course),
+        "extension_form": ExtensionForm(offering=request.offering),
     }
     return render(request, "instructor/student_detail.html", context)
 
 
 @require_POST
-@instructor_required
+@staff_required
 def override_score(request: HttpRequest, attempt_id: int) -> HttpResponse:
-    attempt = items.course_attempt(request.course, attempt_id)
+    attempt = items.offering_attempt(request.offering, attempt_id)
     back = (
-        reverse("instructor:student_detail", args=[attempt.student_id]) + f"#attempt-{attempt.pk}"
+        reverse("instructor:student_detail", args=[request.offering.slug, attempt.student_id])
+        + f"#attempt-{attempt.pk}"
     )
     form = OverrideForm(request.POST)
 
@@ -125,11 +128,12 @@ def override_score(request: HttpRequest, attempt_id: int) -> HttpResponse:
 
 
 @require_POST
-@instructor_required
+@staff_required
 def grant_extension(request: HttpRequest, user_id: int) -> HttpResponse:
-    student = items.enrolled_student(request.course, user_id)
-    back = reverse("instructor:student_detail", args=[student.pk]) + "#extensions"
-    form = ExtensionForm(request.POST, course=request.course)
+    student = items.enrolled_student(request.offering, user_id)
+    back = reverse("instructor:student_detail", args=[request.offering.slug, student.pk])
+    back += "#extensions"
+    form = ExtensionForm(request.POST, offering=request.offering)
     if not form.is_valid():
         errors = "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
         messages.error(request, f"The extension was not granted. {errors}")
@@ -156,10 +160,10 @@ def grant_extension(request: HttpRequest, user_id: int) -> HttpResponse:
 
 
 @require_GET
-@instructor_required
+@staff_required
 def item_index(request: HttpRequest) -> HttpResponse:
     context = pages.item_index_page(
-        request.course,
+        request.offering,
         sort=request.GET.get("sort", "chapter"),
         descending=request.GET.get("dir") == "desc",
     )
@@ -167,30 +171,30 @@ def item_index(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-@instructor_required
+@staff_required
 def item_analysis(request: HttpRequest, slug: str, quiz_slug: str | None = None) -> HttpResponse:
-    context = pages.item_analysis_page(request.course, slug, quiz_slug)
+    context = pages.item_analysis_page(request.offering, slug, quiz_slug)
     # Grades changed since the kept statistics were computed: they are recomputed in the
     # background (the page shows their time meanwhile), or at once by an immediate backend.
     if context["kept"].stale and jobs.request_statistics_refresh(
-        template=context["template"], quiz=context["quiz"]
+        template=context["template"], offering=request.offering, quiz=context["quiz"]
     ):
-        context = pages.item_analysis_page(request.course, slug, quiz_slug)
+        context = pages.item_analysis_page(request.offering, slug, quiz_slug)
     return render(request, "instructor/item_analysis.html", context)
 
 
 @require_GET
-@instructor_required
+@staff_required
 def misconceptions(request: HttpRequest) -> HttpResponse:
-    rows = analytics.misconception_map(request.course)
+    rows = analytics.misconception_map(request.offering)
     return render(request, "instructor/misconceptions.html", {"rows": rows})
 
 
 @require_GET
-@instructor_required
+@staff_required
 def variant_search(request: HttpRequest) -> HttpResponse:
     context = pages.variant_search_page(
-        request.course,
+        request.offering,
         slug=request.GET.get("template", "").strip()[:100],
         text=request.GET.get("params", "").strip()[:500],
     )

@@ -1,4 +1,5 @@
-"""Streamed exports for instructors: the gradebook as CSV, every response as CSV or JSON.
+"""Streamed exports for an offering's staff: its gradebook as CSV, every response of its
+quizzes as CSV or JSON (nothing of another offering).
 
 Rows are read with `iterator(chunk_size=...)` and written as they come, so a large class never
 sits in memory. Text cells that a spreadsheet would run as a formula are defused with a quote.
@@ -15,7 +16,7 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from courseware.roles import instructor_required
+from courseware.roles import staff_required
 from quizzes.forms import GradebookForm
 from quizzes.models import Response
 from quizzes.services.instructor.export import gradebook_rows
@@ -66,16 +67,18 @@ def _csv_stream(header: Iterable[str], rows: Iterable[Iterable]) -> Iterator[str
         yield writer.writerow([safe_cell(cell) for cell in row])
 
 
-def _download(stream, content_type: str, name: str, ext: str) -> StreamingHttpResponse:
+def _download(request, stream, content_type: str, name: str, ext: str) -> StreamingHttpResponse:
+    """The export as a download named for its offering (a slug: safe in the header)."""
     response = StreamingHttpResponse(stream, content_type=content_type)
     stamp = timezone.now().strftime("%Y%m%d-%H%M")
-    response["Content-Disposition"] = f'attachment; filename="{name}-{stamp}.{ext}"'
+    slug = request.offering.slug
+    response["Content-Disposition"] = f'attachment; filename="{name}-{slug}-{stamp}.{ext}"'
     return response
 
 
-def _responses(course):
+def _responses(offering):
     return (
-        Response.objects.filter(variant__attempt__quiz__course=course)
+        Response.objects.filter(variant__attempt__quiz__offering=offering)
         .order_by("variant__attempt__student__username", "variant_id", "part_id", "pk")
         .values_list(*(column for _, column in RESPONSE_FIELDS))
     )
@@ -90,24 +93,24 @@ def _plain(value):
 
 
 @require_GET
-@instructor_required
+@staff_required
 def export_responses_csv(request: HttpRequest) -> StreamingHttpResponse:
     rows = (
-        [_plain(v) for v in row] for row in _responses(request.course).iterator(chunk_size=CHUNK)
+        [_plain(v) for v in row] for row in _responses(request.offering).iterator(chunk_size=CHUNK)
     )
     stream = _csv_stream((name for name, _ in RESPONSE_FIELDS), rows)
-    return _download(stream, "text/csv; charset=utf-8", "responses", "csv")
+    return _download(request, stream, "text/csv; charset=utf-8", "responses", "csv")
 
 
 @require_GET
-@instructor_required
+@staff_required
 def export_responses_json(request: HttpRequest) -> StreamingHttpResponse:
     names = [name for name, _ in RESPONSE_FIELDS]
 
     def stream() -> Iterator[str]:
         yield "["
         first = True
-        for row in _responses(request.course).iterator(chunk_size=CHUNK):
+        for row in _responses(request.offering).iterator(chunk_size=CHUNK):
             record = {
                 name: (value.isoformat() if hasattr(value, "isoformat") else value)
                 for name, value in zip(names, row)
@@ -116,7 +119,7 @@ def export_responses_json(request: HttpRequest) -> StreamingHttpResponse:
             first = False
         yield "\n]\n"
 
-    return _download(stream(), "application/json", "responses", "json")
+    return _download(request, stream(), "application/json", "responses", "json")
 
 
 def _points(value) -> str:
@@ -129,10 +132,12 @@ def _points(value) -> str:
 
 
 @require_GET
-@instructor_required
+@staff_required
 def export_gradebook_csv(request: HttpRequest) -> StreamingHttpResponse:
     """The students the gradebook shows with the same search, filter and sort (every page),
     exact points, and each override's value and reason beside the score it replaced."""
-    header, rows = gradebook_rows(request.course, **GradebookForm(request.GET).choices())
+    header, rows = gradebook_rows(request.offering, **GradebookForm(request.GET).choices())
     cells = ([_points(v) if isinstance(v, Decimal) else v for v in row] for row in rows)
-    return _download(_csv_stream(header, cells), "text/csv; charset=utf-8", "gradebook", "csv")
+    return _download(
+        request, _csv_stream(header, cells), "text/csv; charset=utf-8", "gradebook", "csv"
+    )

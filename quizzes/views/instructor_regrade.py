@@ -1,5 +1,7 @@
-"""Regrade pages: choose a template, then one of its versions; preview every score change;
-apply in batches.
+"""Regrade pages: choose a template, then one of its versions; preview every score change in
+the offering; apply in batches. The template and its versions are the site's bank; a run only
+ever reads and changes the responses of the offering in its URL. Teaching assistants may preview;
+applying is the instructors' (it changes every affected student's score).
 
 The preview and the apply run as background tasks (`quizzes/tasks.py`), so a regrade completes
 with no browser open. The progress endpoint only reads the run's row, which the task keeps up to
@@ -14,11 +16,12 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from courseware.roles import instructor_required
+from courseware.roles import instructor_required, staff_required
 from quizzes import tasks as jobs
 from quizzes.models import QuestionTemplate, RegradeRun, RegradeStatus, TemplateVersion
 from quizzes.services.instructor import items
@@ -74,11 +77,11 @@ def _chosen_template(request: HttpRequest) -> QuestionTemplate | None:
     pk = (request.POST if request.method == "POST" else request.GET).get("template", "")
     if not pk.isdigit():
         return None
-    return items.course_template(request.course, int(pk))
+    return items.offering_template(request.offering, int(pk))
 
 
 @require_http_methods(["GET", "POST"])
-@instructor_required
+@staff_required
 def regrade(request: HttpRequest) -> HttpResponse:
     """Step 1 chooses a template (GET ?template=); step 2 chooses one of its versions and posts.
 
@@ -91,30 +94,37 @@ def regrade(request: HttpRequest) -> HttpResponse:
         form = RegradeForm(request.POST or None, course=request.course, template=template)
     if request.method == "POST" and form is None:
         messages.error(request, "Choose a template first.")
-        return redirect("instructor:regrade")
+        return redirect("instructor:regrade", offering=request.offering.slug)
     if request.method == "POST" and form.is_valid():
         run = jobs.request_preview(
+            offering=request.offering,
             template=form.cleaned_data["template"],
             target_version=form.cleaned_data["target_version"],
             recompute_answers=form.cleaned_data["recompute_answers"],
             by=request.user,
         )
-        return redirect("instructor:regrade_detail", run_id=run.pk)
+        return redirect(_detail(run))
     context = {"form": form, "chosen": template}
     if request.htmx and request.method == "GET":
         return render(request, "instructor/regrade.html#versions", context)
-    context["templates"] = items.regradable_templates(request.course)
-    context["runs"] = items.recent_regrades(request.course)
+    context["templates"] = items.regradable_templates(request.offering)
+    context["runs"] = items.recent_regrades(request.offering)
     context["statuses"] = RegradeStatus
     return render(request, "instructor/regrade.html", context)
 
 
 def _run(request: HttpRequest, run_id: int) -> RegradeRun:
-    return items.course_regrade(request.course, run_id)
+    run = items.offering_regrade(request.offering, run_id)
+    run.offering = request.offering
+    return run
+
+
+def _detail(run: RegradeRun) -> str:
+    return reverse("instructor:regrade_detail", args=[run.offering.slug, run.pk])
 
 
 @require_GET
-@instructor_required
+@staff_required
 def regrade_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     run = _run(request, run_id)
     return render(request, "instructor/regrade_detail.html", _progress(run))
@@ -140,16 +150,16 @@ def regrade_apply(request: HttpRequest, run_id: int) -> HttpResponse:
         jobs.request_apply(run=run)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
-    return redirect("instructor:regrade_detail", run_id=run.pk)
+    return redirect(_detail(run))
 
 
 @require_http_methods(["GET", "POST"])
-@instructor_required
+@staff_required
 def regrade_progress(request: HttpRequest, run_id: int) -> HttpResponse:
     """The run's progress as the task left it; reading it does no work."""
     run = _run(request, run_id)
     if not request.htmx:
-        return redirect("instructor:regrade_detail", run_id=run.pk)
+        return redirect(_detail(run))
     response = render(request, "instructor/regrade_detail.html#progress", _progress(run))
     was_previewing = request.GET.get("was") == RegradeStatus.PREVIEWING
     if was_previewing and run.status != RegradeStatus.PREVIEWING:

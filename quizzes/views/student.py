@@ -1,4 +1,6 @@
-"""The student's pages: quiz list, quiz rules, the attempt itself, results and My progress.
+"""An offering's student pages: its home, quiz list, quiz rules, the attempt itself, results
+and My progress. Every row read here is the URL's offering's (`request.offering`): another
+offering's quiz or attempt is a 404, as is another student's attempt.
 
 Views parse the request, call one service, render. Every rule (dates, tries, deadlines,
 idempotency) is enforced by `quizzes.services.attempts`; a refusal becomes a message on the
@@ -22,7 +24,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from courseware.models import Role
-from courseware.roles import enrolled_required, student_required
+from courseware.roles import STAFF, enrolled_required, student_required
 from quizzes.models import Attempt, AttemptStatus, Quiz, Variant
 from quizzes.presenters import page_memo
 from quizzes.presenters import progress as progress_data
@@ -49,8 +51,21 @@ def _tell(request: HttpRequest, level: int, message: str) -> None:
 
 @require_GET
 @enrolled_required
+def offering_home(request: HttpRequest) -> HttpResponse:
+    """The offering's front page: the staff's dashboard, or the student's quizzes."""
+    if request.offering_role in STAFF:
+        return redirect("instructor:dashboard", offering=request.offering.slug)
+    return _quiz_list(request)
+
+
+@require_GET
+@enrolled_required
 def quiz_list(request: HttpRequest) -> HttpResponse:
-    rows = progress_data.quiz_rows(request.course, request.user)
+    return _quiz_list(request)
+
+
+def _quiz_list(request: HttpRequest) -> HttpResponse:
+    rows = progress_data.quiz_rows(request.offering, request.user)
     return render(request, "quizzes/quiz_list.html", {"rows": rows})
 
 
@@ -58,7 +73,7 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
 @enrolled_required
 def chapter_quiz(request: HttpRequest, chapter_slug: str) -> HttpResponse:
     quiz = (
-        Quiz.objects.for_course(request.course)
+        Quiz.objects.for_offering(request.offering)
         .visible()
         .filter(chapter__slug=chapter_slug)
         .order_by("position", "slug")
@@ -68,13 +83,16 @@ def chapter_quiz(request: HttpRequest, chapter_slug: str) -> HttpResponse:
         return render(
             request, "quizzes/chapter_quiz_missing.html", {"chapter_slug": chapter_slug}, status=404
         )
+    quiz.offering = request.offering
     return redirect(quiz)
 
 
 def _quiz(request: HttpRequest, slug: str) -> Quiz:
-    return get_object_or_404(
-        Quiz.objects.for_course(request.course).visible().select_related("chapter"), slug=slug
+    quiz = get_object_or_404(
+        Quiz.objects.for_offering(request.offering).visible().select_related("chapter"), slug=slug
     )
+    quiz.offering = request.offering
+    return quiz
 
 
 @require_GET
@@ -100,7 +118,7 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "refusal": window.refusal(now),
         "limit_reached": bool(quiz.max_attempts and used >= quiz.max_attempts),
         "is_late_now": window.is_late(now),
-        "is_student": request.course_role == Role.STUDENT,
+        "is_student": request.offering_role == Role.STUDENT,
         "item_count": len(pools := list(quiz.items.values_list("pool", flat=True))),
         "questions_per_attempt": progress_data.questions_per_attempt(quiz, pools),
         "released": results_released(quiz, window, now),
@@ -112,7 +130,7 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
 @enrolled_required
 def start_attempt(request: HttpRequest, slug: str) -> HttpResponse:
     quiz = _quiz(request, slug)
-    if request.course_role != Role.STUDENT:
+    if request.offering_role != Role.STUDENT:
         # Staff preview the rules; their attempts would pollute the class statistics.
         raise PermissionDenied("Only students take quizzes; staff may read the quiz page.")
     try:
@@ -127,11 +145,15 @@ def start_attempt(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _attempt(request: HttpRequest, attempt_id: int) -> Attempt:
-    # Someone else's attempt is "not found", not "forbidden": its existence is not revealed.
-    return get_object_or_404(
+    # Someone else's attempt, or one of another offering, is "not found", not "forbidden":
+    # its existence is not revealed.
+    attempt = get_object_or_404(
         Attempt.objects.for_student(request.user).select_related("quiz", "student"),
         pk=attempt_id,
+        quiz__offering=request.offering,
     )
+    attempt.quiz.offering = request.offering
+    return attempt
 
 
 def _variant(attempt: Attempt, variant_id: int) -> Variant:
@@ -150,7 +172,7 @@ def attempt_detail(request: HttpRequest, attempt_id: int) -> HttpResponse:
     if service.expire_if_due(attempt, now=now):
         if attempt.auto_submitted:
             _tell(request, messages.INFO, "Time ran out, so this attempt was submitted for you.")
-        return redirect("quizzes:attempt_results", attempt_id=attempt.pk)
+        return redirect(_results_url(attempt))
     window = student_window(attempt.quiz, request.user)
     gate = answer_gate(attempt, now=now, window=window)
     refusal = window.refusal(now)
@@ -191,8 +213,12 @@ def attempt_detail(request: HttpRequest, attempt_id: int) -> HttpResponse:
     return response
 
 
+def _results_url(attempt: Attempt) -> str:
+    return reverse("quizzes:attempt_results", args=[attempt.quiz.offering.slug, attempt.pk])
+
+
 def _part_url(attempt: Attempt, variant: Variant, part_id: str) -> str:
-    return reverse("quizzes:attempt_detail", args=[attempt.pk]) + f"#part-{variant.pk}-{part_id}"
+    return attempt.get_absolute_url() + f"#part-{variant.pk}-{part_id}"
 
 
 def _answer(request: HttpRequest, variant: Variant, part_id: str):
@@ -341,7 +367,7 @@ def autosave(request: HttpRequest, variant: Variant, part_id: str):
             # Refused: the attempt may have closed meanwhile (time ran out), so read it again.
             attempt.refresh_from_db()
         if attempt.status != AttemptStatus.IN_PROGRESS:
-            response["HX-Redirect"] = reverse("quizzes:attempt_results", args=[attempt.pk])
+            response["HX-Redirect"] = _results_url(attempt)
         elif attempt.deadline:
             # The deadline as it stands (an extension moves it): the page's timer follows it.
             response["X-Attempt-Deadline"] = attempt.deadline.isoformat()
@@ -362,7 +388,7 @@ def new_variant(request: HttpRequest, attempt_id: int, variant_id: int) -> HttpR
         _tell(request, messages.ERROR, refusal.message)
         fresh = variant
     number = attempt.item_ids.index(fresh.item_id) + 1 if fresh.item_id in attempt.item_ids else 1
-    return redirect(reverse("quizzes:attempt_detail", args=[attempt.pk]) + f"#q{number}")
+    return redirect(attempt.get_absolute_url() + f"#q{number}")
 
 
 @require_POST
@@ -386,7 +412,7 @@ def submit_attempt(request: HttpRequest, attempt_id: int) -> HttpResponse:
         attempt.refresh_from_db()
         if attempt.status == AttemptStatus.IN_PROGRESS:
             return redirect(attempt)
-    return redirect("quizzes:attempt_results", attempt_id=attempt.pk)
+    return redirect(_results_url(attempt))
 
 
 @require_GET
@@ -426,7 +452,7 @@ def attempt_results(request: HttpRequest, attempt_id: int) -> HttpResponse:
 @require_GET
 @student_required
 def progress(request: HttpRequest) -> HttpResponse:
-    context = progress_data.progress_context(request.course, request.user)
+    context = progress_data.progress_context(request.offering, request.user)
     context["score_notices"] = score_notices(
         request.user, released_quiz_ids=context["released_quiz_ids"]
     )

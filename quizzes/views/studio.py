@@ -56,7 +56,9 @@ def template_list(request: HttpRequest) -> HttpResponse:
     templates = (
         QuestionTemplate.objects.for_course(request.course)
         .select_related("current_version")
-        .prefetch_related(Prefetch("quiz_items", queryset=QuizItem.objects.select_related("quiz")))
+        .prefetch_related(
+            Prefetch("quiz_items", queryset=QuizItem.objects.select_related("quiz__offering"))
+        )
         .order_by("chapter_slug", "slug")
     )
     if filters["q"]:
@@ -84,7 +86,9 @@ def template_list(request: HttpRequest) -> HttpResponse:
 def _row(template: QuestionTemplate) -> dict:
     current = template.current_version
     validation = template.last_validation or {}
-    quizzes = sorted({item.quiz.title for item in template.quiz_items.all()})
+    quizzes = sorted(
+        {f"{item.quiz.title} ({item.quiz.offering.title})" for item in template.quiz_items.all()}
+    )
     return {
         "template": template,
         "version": current.number if current else None,

@@ -3,13 +3,14 @@
 An autosave or a Check arrives for every few keystrokes of a whole class, so what it costs the
 server before any answer is looked at is paid hundreds of times a minute. `student_required`
 then the views' own reads took five queries (the role, the attempt, the variant, the student's
-extension, and the course); here the enrollment role and the extension ride along in the
-variant's query, and the course comes from `current_course` (see there for its bound). The
-query's SQL is compiled once per process (`PreparedLookup`).
+extension, and the course); here the offering named in the URL, the enrolment role in it and
+the extension ride along in the variant's query. The query's SQL is compiled once per process
+(`PreparedLookup`).
 
-Access is decided exactly as before, by the same rows, read in this request: anonymous visitors
-are sent to log in, a user who is not a student of the course gets the 403 page, and a variant
-that is not in one of the student's own attempts is "not found" (its existence is not revealed).
+Access is decided by the same rows, read in this request: anonymous visitors are sent to log
+in, a user who is not a student of the URL's offering gets the 403 page, and a variant that is
+not in one of the student's own attempts at a quiz of that offering is "not found" (its
+existence is not revealed, nor that it belongs to another offering).
 """
 
 from __future__ import annotations
@@ -18,44 +19,51 @@ from functools import wraps
 
 from django.contrib.auth.views import redirect_to_login
 from django.db import router
-from django.db.models import FilteredRelation, Q
+from django.db.models import FilteredRelation, OuterRef, Q
 from django.http import Http404, HttpRequest
 
 from courseware.models import Role
 from courseware.prepared import PreparedLookup
-from courseware.roles import current_course, enrolled_role, refuse_unless, remember_role, role_of
+from courseware.roles import enrolled_role, enter, offering_and_role, refuse_unless, remember_role
 from quizzes.models import Variant
 from quizzes.services.availability import remember_extension
 
 STUDENTS = {Role.STUDENT}
 
 
-def _lookup(*, user_id, course_id, attempt_id, variant_id):
+def _lookup(*, user_id, offering_slug, attempt_id, variant_id):
     return (
-        Variant.objects.filter(pk=variant_id, attempt_id=attempt_id, attempt__student_id=user_id)
+        Variant.objects.filter(
+            pk=variant_id,
+            attempt_id=attempt_id,
+            attempt__student_id=user_id,
+            attempt__quiz__offering__slug=offering_slug,
+        )
         .annotate(
-            course_role=enrolled_role(user_id, course_id),
+            offering_role=enrolled_role(user_id, OuterRef("attempt__quiz__offering_id")),
             # At most one row: one extension per quiz and student (a unique constraint).
             own_extension=FilteredRelation(
                 "attempt__quiz__extensions",
                 condition=Q(attempt__quiz__extensions__student_id=user_id),
             ),
         )
-        .select_related("attempt__quiz", "item", "version", "own_extension")
+        .select_related("attempt__quiz__offering__course", "item", "version", "own_extension")
         .order_by()
     )
 
 
 # Compiled once per process (courseware/prepared.py): building this SQL costs several times
 # what the database takes to answer it.
-_OWN_VARIANT = PreparedLookup(_lookup, "user_id", "course_id", "attempt_id", "variant_id")
+_OWN_VARIANT = PreparedLookup(
+    _lookup, "user_id", "offering_slug", "attempt_id", "variant_id", text=("offering_slug",)
+)
 
 
-def _own_variant(user, course, attempt_id: int, variant_id: int) -> Variant | None:
+def _own_variant(user, offering_slug: str, attempt_id: int, variant_id: int) -> Variant | None:
     return _OWN_VARIANT.first(
         using=router.db_for_read(Variant),
         user_id=user.pk,
-        course_id=course.pk,
+        offering_slug=offering_slug,
         attempt_id=attempt_id,
         variant_id=variant_id,
     )
@@ -64,29 +72,32 @@ def _own_variant(user, course, attempt_id: int, variant_id: int) -> Variant | No
 def student_part_view(view):
     """`student_required` for a view of one part of a student's own attempt.
 
-    The view is called as `view(request, variant, part_id)`, with `variant.attempt` (its quiz
-    and student) loaded, and `request.course` and `request.course_role` set as the decorator
-    does.
+    The view is called as `view(request, variant, part_id)`, with `variant.attempt` (its quiz,
+    the quiz's offering and the student) loaded, and `request.offering`, `request.course` and
+    `request.offering_role` set as the decorator does.
     """
 
     @wraps(view)
-    def wrapper(request: HttpRequest, attempt_id: int, variant_id: int, part_id: str):
+    def wrapper(
+        request: HttpRequest, offering: str, attempt_id: int, variant_id: int, part_id: str
+    ):
         user = request.user
         if not user.is_authenticated:
             return redirect_to_login(request.get_full_path())
-        course = current_course()
-        variant = _own_variant(user, course, attempt_id, variant_id)
-        # No row: nothing said the role, so read it as the decorator would (a 403 comes first).
-        role = variant.course_role if variant is not None else role_of(user, course)
-        remember_role(user, course, role)
-        refuse_unless(role, STUDENTS)
+        variant = _own_variant(user, offering, attempt_id, variant_id)
         if variant is None:
+            # No row: nothing said the role, so read it as the decorator would (a 403 first).
+            found, role = offering_and_role(user, offering)
+            refuse_unless(role, STUDENTS)
             raise Http404("No such question in your attempts.")
         attempt = variant.attempt
+        found, role = attempt.quiz.offering, variant.offering_role
+        remember_role(user, found, role)
+        refuse_unless(role, STUDENTS)
         attempt.student = user
         remember_extension(attempt.quiz, user, getattr(variant, "own_extension", None))
-        request.course = course
-        request.course_role = role
+        enter(request, found, role)
         return view(request, variant, part_id)
 
+    wrapper.offering_roles = frozenset(STUDENTS)
     return wrapper

@@ -104,12 +104,12 @@ def test_a_student_with_an_open_attempt_makes_the_run_fail(live_server, homework
 @pytest.mark.parametrize(
     ("method", "name", "args", "kind"),
     [
-        ("POST", "quizzes:autosave", [3, 4, "bytes"], "autosave"),
-        ("POST", "quizzes:submit_part", [3, 4, "bytes"], "answer post"),
-        ("POST", "quizzes:submit_attempt", [3], "submit"),
-        ("POST", "quizzes:start_attempt", ["ch1-exam"], "start"),
-        ("GET", "quizzes:attempt_detail", [3], "page"),
-        ("GET", "quizzes:quiz_detail", ["ch1-exam"], "page"),
+        ("POST", "quizzes:autosave", ["s1", 3, 4, "bytes"], "autosave"),
+        ("POST", "quizzes:submit_part", ["s1", 3, 4, "bytes"], "answer post"),
+        ("POST", "quizzes:submit_attempt", ["s1", 3], "submit"),
+        ("POST", "quizzes:start_attempt", ["s1", "ch1-exam"], "start"),
+        ("GET", "quizzes:attempt_detail", ["s1", 3], "page"),
+        ("GET", "quizzes:quiz_detail", ["s1", "ch1-exam"], "page"),
         ("POST", "login", [], "login"),
         ("GET", "login", [], "login"),
     ],
@@ -136,7 +136,7 @@ def test_the_wrapped_site_counts_each_request_and_the_suite_adds_the_workers_up(
     monkeypatch.setenv("BENCH_CPU_DIR", str(tmp_path))
     monkeypatch.setattr(cpuwsgi, "site", busy_site)
     monkeypatch.setattr(cpuwsgi, "_totals", {})
-    path = "/attempts/3/variants/4/parts/bytes/autosave/"
+    path = "/o/s1/attempts/3/variants/4/parts/bytes/autosave/"
     for _ in range(3):
         body = cpuwsgi.application({"REQUEST_METHOD": "POST", "PATH_INFO": path}, lambda *a: None)
         assert body == [b"ok"]

@@ -15,9 +15,10 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.core.management import call_command
 
-from courseware.management.commands.setup_demo import DEMO_PASSWORD, create_demo
+from courseware.management.commands.setup_demo import DEMO_PASSWORD, create_demo, enroll_demo
 from quizzes.models import Attempt, Response
 from tests.browser.conftest import log_in
+from tests.factories import OFFERING
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,9 +28,13 @@ BLOCKING = {"serious", "critical"}
 
 @pytest.fixture
 def site():
+    from quizzes.management.commands.setup_site import ensure_second_offering
+
     create_demo()
     call_command("sync_content", verbosity=0)
     call_command("sync_questions", verbosity=0)
+    ensure_second_offering()  # student1 is in both sections: the header's switcher shows
+    enroll_demo()
 
 
 def _audit(page, path: str, found: dict[str, list[str]]) -> None:
@@ -72,9 +77,11 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
 
     # Student: homework with a checked answer, an exam, results, progress, a 403.
     log_in(page, "student1", DEMO_PASSWORD)
-    for path in ("/", "/chapters/inference/", "/quizzes/"):
+    for path in ("/", "/chapters/inference/", "/o/hardware-reality/quizzes/"):
         audit(path)
-    page.goto("/quizzes/roofline-quiz/")
+    page.locator(".offering-switcher summary").click()  # the switcher, open
+    audit(_here(page))
+    page.goto("/o/hardware-reality/quizzes/roofline-quiz/")
     audit(_here(page))
     page.get_by_role("button", name="Start attempt").click()
     page.wait_for_url("**/attempts/*/")
@@ -84,7 +91,7 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
     page.locator(".feedback").first.wait_for()
     homework = _here(page)
     audit(homework)
-    page.goto("/quizzes/part-1-checkpoint-exam/")
+    page.goto("/o/hardware-reality/quizzes/part-1-checkpoint-exam/")
     page.get_by_role("button", name="Start attempt").click()
     page.wait_for_url("**/attempts/*/")
     page.locator("input.answer-input").first.type("banana", delay=10)
@@ -98,8 +105,8 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
     page.get_by_role("button", name="Submit now").click()
     page.wait_for_url("**/results/")
     audit(_here(page))
-    audit("/progress/")
-    audit("/instructor/")  # the 403 page
+    audit("/o/hardware-reality/progress/")
+    audit("/o/hardware-reality/instructor/")  # the 403 page
 
     # Instructor: every page, with the student's work in them.
     page.context.clear_cookies()
@@ -108,15 +115,18 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
     answered = Response.objects.filter(variant__attempt__student=student).first()
     slug = answered.variant.version.template.slug
     for path in (
-        "/instructor/",
-        "/instructor/gradebook/",
-        "/instructor/gradebook/?show=missing",
-        f"/instructor/students/{student.pk}/",
-        "/instructor/items/",
-        f"/instructor/items/{slug}/",
-        "/instructor/misconceptions/",
-        "/instructor/variants/",
-        "/instructor/regrade/",
+        "/o/hardware-reality/instructor/",
+        "/o/hardware-reality/instructor/gradebook/",
+        "/o/hardware-reality/instructor/gradebook/?show=missing",
+        f"/o/{OFFERING}/instructor/students/{student.pk}/",
+        "/o/hardware-reality/instructor/items/",
+        f"/o/{OFFERING}/instructor/items/{slug}/",
+        "/o/hardware-reality/instructor/misconceptions/",
+        "/o/hardware-reality/instructor/variants/",
+        "/o/hardware-reality/instructor/quizzes/",
+        "/o/hardware-reality/instructor/quizzes/roofline-quiz/",
+        "/o/hardware-reality/lms/grades/",
+        "/o/hardware-reality/instructor/regrade/",
     ):
         audit(path)
     page.get_by_label("Template").select_option(str(answered.variant.version.template_id))
@@ -124,7 +134,7 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
     page.wait_for_load_state("networkidle")
     if page.get_by_role("button", name="Preview the changes").count():
         page.get_by_role("button", name="Preview the changes").click()
-    page.wait_for_url(re.compile(r"/instructor/regrade/\d+/$"))
+    page.wait_for_url(re.compile(r"/o/hardware-reality/instructor/regrade/\d+/$"))
     audit(_here(page))
 
     # Author: the studio list, the editor with its preview, validation, quiz items.
@@ -143,13 +153,23 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
     page.get_by_role("button", name="Validate the draft").click()
     page.locator("#report-region .report").wait_for()
     audit(_here(page))
+    for path in ("/studio/new/", "/studio/import/"):
+        audit(path)
+
+    # Site administrator: the offerings, one offering, a copy refused with its messages.
+    page.context.clear_cookies()
+    log_in(page, "siteadmin", DEMO_PASSWORD)
     for path in (
-        "/studio/new/",
-        "/studio/import/",
-        "/studio/quizzes/",
-        "/studio/quizzes/roofline-quiz/",
+        "/site/offerings/",
+        "/site/offerings/new/",
+        "/site/offerings/hardware-reality/",
+        "/site/offerings/hardware-reality/copy/",
     ):
         audit(path)
+    page.get_by_label("Short name").fill("has spaces")
+    page.get_by_role("button", name="Create the copy").click()
+    page.locator(".field-error").first.wait_for()
+    audit(_here(page))
 
     report = "\n".join(f"{where}:\n  " + "\n  ".join(lines) for where, lines in found.items())
     assert not found, f"at {width} px, serious or critical violations, or overflow:\n" + report

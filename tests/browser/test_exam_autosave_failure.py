@@ -22,7 +22,7 @@ def test_a_failed_save_is_named_the_text_kept_and_the_save_retried(page):
     )
     student = EnrollmentFactory(course=course, user__username="grace").user
     log_in(page, student.username, PASSWORD)
-    page.goto(f"/quizzes/{quiz.slug}/")
+    page.goto(f"/o/{quiz.offering.slug}/quizzes/{quiz.slug}/")
     page.get_by_role("button", name="Start attempt").click()
     page.wait_for_url("**/attempts/*/")
     variant = Variant.objects.get(attempt__student=student)

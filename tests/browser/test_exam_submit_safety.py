@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from quizzes.models import Attempt, AttemptStatus, Response, SavedAnswer, Variant
 from quizzes.services.questions import correct_answers
 from tests.browser.conftest import log_in
-from tests.factories import PASSWORD, CourseFactory, EnrollmentFactory, make_quiz
+from tests.factories import OFFERING, PASSWORD, CourseFactory, EnrollmentFactory, make_quiz
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -25,7 +25,7 @@ def _start(page, username):
     )
     student = EnrollmentFactory(course=course, user__username=username).user
     log_in(page, student.username, PASSWORD)
-    page.goto(f"/quizzes/{quiz.slug}/")
+    page.goto(f"/o/{OFFERING}/quizzes/{quiz.slug}/")
     page.get_by_role("button", name="Start attempt").click()
     page.wait_for_url("**/attempts/*/")
     variant = Variant.objects.get(attempt__student=student)

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from quizzes.models import ScoreOverride
 from tests.browser.conftest import log_in, screenshot
-from tests.factories import PASSWORD, AttemptFactory, CourseFactory, EnrollmentFactory
+from tests.factories import OFFERING, PASSWORD, AttemptFactory, CourseFactory, EnrollmentFactory
 from tests.quizzes.test_instructor_helpers import make_class, make_quiz
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -28,7 +28,7 @@ def classroom():
 def test_gradebook_to_student_to_override(page, classroom):
     teacher, quiz, items, students = classroom
     log_in(page, teacher.username, PASSWORD)
-    page.goto("/instructor/gradebook/")
+    page.goto("/o/hardware-reality/instructor/gradebook/")
     screenshot(page, "instructor-gradebook")
     page.get_by_label("Search by name").fill("s003")
     # htmx swaps the table after a short pause and pushes the search into the address bar.
@@ -38,7 +38,7 @@ def test_gradebook_to_student_to_override(page, classroom):
     assert rows.count() == 1
     rows.first.get_by_role("link", name=re.compile("F3")).click()
     page.wait_for_load_state("networkidle")
-    assert "/instructor/students/" in page.url
+    assert "/o/hardware-reality/instructor/students/" in page.url
     page.get_by_text("Override the score").first.click()
     form = page.locator("form[action*='override']").first
     form.get_by_label("New score (points)").fill("2.5")
@@ -52,7 +52,7 @@ def test_gradebook_to_student_to_override(page, classroom):
     assert page.locator(".attempt .score").first.inner_text() == "2.5/3"
     override = ScoreOverride.objects.get()
     assert override.created_by == teacher and str(override.score) == "2.500"
-    page.goto("/instructor/gradebook/?q=s003")
+    page.goto("/o/hardware-reality/instructor/gradebook/?q=s003")
     assert page.locator("table.grades .flag.override").count() == 1
     assert "2.5/3" in page.locator("table.grades tbody td").first.inner_text()
 
@@ -61,7 +61,7 @@ def test_an_attempt_in_progress_offers_no_override(page, classroom):
     teacher, quiz, items, students = classroom
     AttemptFactory(quiz=quiz, student=students[0], number=2)
     log_in(page, teacher.username, PASSWORD)
-    page.goto(f"/instructor/students/{students[0].pk}/")
+    page.goto(f"/o/{OFFERING}/instructor/students/{students[0].pk}/")
     open_attempt = page.locator("section.attempt", has_text="attempt 2")
     assert open_attempt.get_by_text("overrides apply to submitted attempts").is_visible()
     assert open_attempt.get_by_text("Override the score").count() == 0
@@ -72,7 +72,7 @@ def test_an_attempt_in_progress_offers_no_override(page, classroom):
 def test_regrade_offers_the_chosen_templates_versions_then_previews(page, classroom):
     teacher, quiz, items, students = classroom
     log_in(page, teacher.username, PASSWORD)
-    page.goto("/instructor/regrade/")
+    page.goto("/o/hardware-reality/instructor/regrade/")
     assert page.locator("select[name=target_version]").count() == 0
     template = items[0].template
     page.get_by_label("Template").select_option(str(template.pk))
@@ -83,7 +83,7 @@ def test_regrade_offers_the_chosen_templates_versions_then_previews(page, classr
     assert versions.all_inner_texts() == [_label(template.current_version)]
     screenshot(page, "instructor-regrade")
     page.get_by_role("button", name="Preview the changes").click()
-    page.wait_for_url(re.compile(r"/instructor/regrade/\d+/$"))
+    page.wait_for_url(re.compile(r"/o/hardware-reality/instructor/regrade/\d+/$"))
     assert page.get_by_text("Checked 12 responses in 6 variants.").first.is_visible()
     screenshot(page, "instructor-regrade-preview")
 
@@ -94,7 +94,7 @@ def test_regrade_works_without_javascript(browser, live_server, classroom):
     page = context.new_page()
     try:
         log_in(page, teacher.username, PASSWORD)
-        page.goto("/instructor/regrade/")
+        page.goto("/o/hardware-reality/instructor/regrade/")
         page.get_by_label("Template").select_option(str(items[1].template.pk))
         page.get_by_role("button", name="Show its versions").click()
         page.get_by_role("button", name="Preview the changes").click()
@@ -110,7 +110,7 @@ def _label(version) -> str:
 def test_item_analysis_shows_common_wrong_answers(page, classroom):
     teacher, quiz, items, students = classroom
     log_in(page, teacher.username, PASSWORD)
-    page.goto("/instructor/items/")
+    page.goto("/o/hardware-reality/instructor/items/")
     screenshot(page, "instructor-item-index")
     page.get_by_role("link", name=re.compile(items[0].template.title, re.I)).click()
     page.wait_for_load_state("networkidle")
@@ -124,10 +124,13 @@ def test_screenshots_of_the_other_pages(page, classroom):
     teacher, quiz, items, students = classroom
     log_in(page, teacher.username, PASSWORD)
     for path, name in (
-        ("/instructor/", "instructor-dashboard"),
-        ("/instructor/misconceptions/", "instructor-misconceptions"),
-        ("/instructor/variants/?params=dt%3Dfp16", "instructor-variant-search"),
-        ("/instructor/variants/?params=zzz%3D%3D%3D", "instructor-variant-search-error"),
+        ("/o/hardware-reality/instructor/", "instructor-dashboard"),
+        ("/o/hardware-reality/instructor/misconceptions/", "instructor-misconceptions"),
+        ("/o/hardware-reality/instructor/variants/?params=dt%3Dfp16", "instructor-variant-search"),
+        (
+            "/o/hardware-reality/instructor/variants/?params=zzz%3D%3D%3D",
+            "instructor-variant-search-error",
+        ),
     ):
         response = page.goto(path)
         assert response.status == 200, path
@@ -149,7 +152,7 @@ def test_the_gradebook_works_by_keyboard_alone(page, classroom):
     pressing keys only: every control is reachable by Tab and works with Enter or arrows."""
     teacher, quiz, items, students = classroom
     log_in(page, teacher.username, PASSWORD)
-    page.goto("/instructor/gradebook/")
+    page.goto("/o/hardware-reality/instructor/gradebook/")
     _tab_to(page, "e.id === 'gradebook-q'")
     page.keyboard.type("F3")
     page.wait_for_url(re.compile(r"q=F3"))
@@ -165,7 +168,7 @@ def test_the_gradebook_works_by_keyboard_alone(page, classroom):
     assert "▼" in page.locator("table.grades thead").inner_text()
     _tab_to(page, "e.tagName === 'A' && e.textContent.trim() === 'F3 L3'")
     page.keyboard.press("Enter")
-    page.wait_for_url(re.compile(r"/instructor/students/\d+/$"))
+    page.wait_for_url(re.compile(r"/o/hardware-reality/instructor/students/\d+/$"))
     _tab_to(page, "e.tagName === 'SUMMARY' && e.textContent.includes('Override the score')")
     page.keyboard.press("Enter")
     _tab_to(page, "e.name === 'score'", limit=3)

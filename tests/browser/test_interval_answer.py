@@ -10,6 +10,7 @@ from quizzes.models import Variant
 from quizzes.services.questions import correct_answers
 from tests.browser.conftest import log_in
 from tests.factories import (
+    OFFERING,
     PASSWORD,
     EnrollmentFactory,
     QuestionTemplateFactory,
@@ -31,7 +32,7 @@ def test_student_narrows_a_range_until_it_is_graded_correct(page, course):
     QuizItemFactory(quiz=quiz, template=template, position=1)
     ada = EnrollmentFactory(course=course, user__username="ada").user
     log_in(page, ada.username, PASSWORD)
-    page.goto(f"/quizzes/{quiz.slug}/")
+    page.goto(f"/o/{OFFERING}/quizzes/{quiz.slug}/")
     page.get_by_role("button", name="Start attempt").click()
     page.wait_for_url("**/attempts/*/")
 

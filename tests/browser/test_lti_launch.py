@@ -9,6 +9,7 @@ from lti.tool import register_platform
 from quizzes.models import Variant
 from quizzes.services.questions import correct_answers, option_token
 from tests.factories import CourseFactory, make_quiz
+from tests.lti.conftest import link_context
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -19,6 +20,7 @@ def test_learner_launches_from_the_platform_takes_the_quiz_and_the_score_arrives
     lms = DemoPlatform(live_server.url).start(poll_interval=0.02)
     try:
         register_platform(**lms.registration_args())
+        link_context(lms, lms.shape.context_id, quiz.offering)  # the course the site teaches
         lineitem = lms.add_lineitem({"label": quiz.title, "scoreMaximum": 1})["id"]
         lms.links.append(
             {

@@ -8,7 +8,7 @@ import pytest
 from quizzes.models import SavedAnswer, Variant
 from quizzes.services.questions import correct_answers, option_token
 from tests.browser.conftest import log_in, screenshot
-from tests.factories import PASSWORD, CourseFactory, EnrollmentFactory, make_quiz
+from tests.factories import OFFERING, PASSWORD, CourseFactory, EnrollmentFactory, make_quiz
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -25,7 +25,7 @@ def test_exam_autosaves_survives_reload_and_grades_at_submission(page):
     )
     student = EnrollmentFactory(course=course, user__username="linus").user
     log_in(page, student.username, PASSWORD)
-    page.goto(f"/quizzes/{quiz.slug}/")
+    page.goto(f"/o/{OFFERING}/quizzes/{quiz.slug}/")
     page.get_by_role("button", name="Start attempt").click()
     page.wait_for_url("**/attempts/*/")
     assert "left" in page.locator("[data-countdown]").inner_text()
@@ -107,7 +107,7 @@ def test_keyboard_only_exam_with_readback_timer_and_pre_submit_list(page):
     )
     student = EnrollmentFactory(course=course, user__username="kim").user
     log_in(page, student.username, PASSWORD)
-    page.goto(f"/quizzes/{quiz.slug}/")
+    page.goto(f"/o/{OFFERING}/quizzes/{quiz.slug}/")
     _tab_to(page, "el.textContent.trim() === 'Start attempt'")
     page.keyboard.press("Enter")
     page.wait_for_url("**/attempts/*/")

@@ -11,6 +11,7 @@ from quizzes.models import Attempt, Response, Variant
 from quizzes.services.questions import correct_answers, option_token
 from tests.browser.conftest import log_in, screenshot
 from tests.factories import (
+    OFFERING,
     PASSWORD,
     ChapterFactory,
     CourseFactory,
@@ -62,7 +63,7 @@ def _check(page, variant, part_id, answer):
 def test_student_takes_a_chapter_quiz_end_to_end(page, browser, live_server, setup):
     quiz, ada, grace = setup
     log_in(page, ada.username, PASSWORD)
-    page.goto("/quizzes/chapter/inference/")
+    page.goto("/o/hardware-reality/quizzes/chapter/inference/")
     page.get_by_role("button", name="Start attempt").click()
     page.wait_for_url("**/attempts/*/")
     screenshot(page, "quiz-attempt-page")
@@ -124,7 +125,7 @@ def test_student_takes_a_chapter_quiz_end_to_end(page, browser, live_server, set
     context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
     other = context.new_page()
     log_in(other, grace.username, PASSWORD)
-    other.goto(f"/quizzes/{quiz.slug}/")
+    other.goto(f"/o/{OFFERING}/quizzes/{quiz.slug}/")
     other.get_by_role("button", name="Start attempt").click()
     other.wait_for_url("**/attempts/*/")
     theirs = other.locator(".question .prompt").all_inner_texts()
@@ -153,7 +154,7 @@ def weights_quiz():
 def _start_weights(page, weights_quiz):
     quiz, student = weights_quiz
     log_in(page, student.username, PASSWORD)
-    page.goto(f"/quizzes/{quiz.slug}/")
+    page.goto(f"/o/{OFFERING}/quizzes/{quiz.slug}/")
     page.get_by_role("button", name="Start attempt").click()
     page.wait_for_url("**/attempts/*/")
     return student

@@ -11,6 +11,7 @@ from quizzes.models import Variant
 from quizzes.services.questions import common_error_values, option_token
 from tests.browser.conftest import log_in, screenshot
 from tests.factories import (
+    OFFERING,
     PASSWORD,
     ChapterFactory,
     CourseFactory,
@@ -18,6 +19,8 @@ from tests.factories import (
     QuestionTemplateFactory,
     QuizFactory,
     QuizItemFactory,
+    UserFactory,
+    site_role,
 )
 from tests.security.hostile import hostile_chapter, hostile_source
 
@@ -38,8 +41,10 @@ def site():
     QuizItemFactory(quiz=quiz, template=template, position=1)
     people = {
         role: EnrollmentFactory(course=course, role=role, user__username=role).user
-        for role in ("student", "instructor", "author")
+        for role in ("student", "instructor")
     }
+    people["author"] = UserFactory(username="author")
+    site_role(people["author"], "author")  # the bank is the site's authors'
     return quiz, people
 
 
@@ -98,7 +103,7 @@ def test_hostile_template_taken_and_reviewed_fires_nothing(page, browser, live_s
     page.context.clear_cookies()
 
     log_in(page, "student", PASSWORD)
-    _visit(page, f"/quizzes/{quiz.slug}/")
+    _visit(page, f"/o/{OFFERING}/quizzes/{quiz.slug}/")
     page.get_by_role("button", name="Start attempt").click()
     page.wait_for_url("**/attempts/*/")
     page.wait_for_load_state("networkidle")
@@ -122,7 +127,7 @@ def test_hostile_template_taken_and_reviewed_fires_nothing(page, browser, live_s
     page.context.clear_cookies()
 
     log_in(page, "instructor", PASSWORD)
-    _visit(page, f"/instructor/students/{people['student'].pk}/")
+    _visit(page, f"/o/{OFFERING}/instructor/students/{people['student'].pk}/")
     screenshot(page, "security-instructor-history")
     watch.assert_clean()
 

@@ -83,3 +83,40 @@ def test_chapters_place_their_figures_in_the_sections_that_explain_them():
     precision = _render("04-precision.md")
     built = precision.split("How a floating-point number is built")[1].split("The formats one")[0]
     assert "format-bits" in built
+
+
+def _cited(html: str) -> list[tuple[str, str]]:
+    """(url, title) of every link in the figure's "Sources:" line."""
+    line = re.search(r'<p class="figure-sources">Sources: (.*?)</p>', html, re.S)
+    assert line, "the figure names no sources"
+    return re.findall(r'<a href="([^"]+)" rel="noopener">([^<]+)</a>', line.group(1))
+
+
+def test_each_figure_names_the_catalog_sources_of_what_it_draws():
+    from content.physics import accelerator, memory_hierarchy, model, source
+
+    h100 = accelerator("H100")
+    serving = {url for url, _ in _cited(str(serving_roofline_html()))}
+    assert source(h100.source_key("memory_bandwidth")).url in serving
+    assert source(h100.source_key("peak_flops.bf16")).url in serving
+    assert {s.url for s in memory_hierarchy(h100)[2].citations()} <= serving  # the L2 slope
+    assert model("llama-3-8b").citations()[0].url in serving
+
+    formats = _cited(str(format_bits_html()))
+    wanted = {s.url for name in FORMATS for s in dtype(name).citations()}
+    assert {url for url, _ in formats} == wanted
+    assert len(formats) == len(wanted)  # each source once, however many formats it covers
+
+
+def test_the_all_reduce_figure_cites_the_link_and_each_measurement():
+    from content.physics import collective_measurements, link
+    from courseware.allreduce_chart import allreduce_figure_html
+
+    html = str(allreduce_figure_html())
+    assert {s.url for s in link("nvlink4").citations()} <= {url for url, _ in _cited(html)}
+    listed = re.search(r'<ul class="allreduce-measured">(.*?)</ul>', html, re.S).group(1)
+    items = re.findall(r"<li>(.*?)</li>", listed, re.S)
+    shown = [m for m in collective_measurements() if m.gpus == 8 and m.link == "nvlink4"]
+    assert len(items) == len(shown) > 0
+    for item, measured in zip(items, shown, strict=True):
+        assert f'<a href="{measured.citations()[0].url}"' in item

@@ -8,7 +8,14 @@ from django.test import Client
 from django.urls import reverse
 
 from courseware.models import ReadingProgress
-from tests.factories import PASSWORD, ChapterFactory, EnrollmentFactory, UserFactory
+from tests.factories import (
+    OFFERING,
+    PASSWORD,
+    ChapterFactory,
+    EnrollmentFactory,
+    OfferingFactory,
+    UserFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -141,16 +148,19 @@ def test_home_page_counts_chapters_marked_read(client, book, course):
     assert "You have read 1 of 3 chapters." in html
 
 
-def test_chapter_page_links_the_quiz_when_the_quizzes_app_offers_one(client, book):
-    from django.urls import NoReverseMatch
-
+def test_chapter_page_links_the_quiz_of_each_offering_the_reader_studies_in(client, book, course):
+    """The book is site-wide; a chapter's quiz is each offering's."""
+    assert "Take the chapter quiz" not in client.get(_url("one")).content.decode()
+    reader = EnrollmentFactory(course=course).user
+    client.force_login(reader)
     html = client.get(_url("one")).content.decode()
-    try:
-        quiz_url = reverse("quizzes:chapter_quiz", args=["one"])
-    except NoReverseMatch:
-        assert "Take the chapter quiz" not in html
-    else:
-        assert f'href="{quiz_url}"' in html
+    assert f'href="{reverse("quizzes:chapter_quiz", args=[OFFERING, "one"])}"' in html
+    assert html.count("Take the chapter quiz") == 1
+    other = OfferingFactory(course=course, slug="section-2", title="Section 2")
+    EnrollmentFactory(user=reader, offering=other)
+    html = client.get(_url("one")).content.decode()
+    assert f'href="{reverse("quizzes:chapter_quiz", args=["section-2", "one"])}"' in html
+    assert "Take the chapter quiz in Section 2" in html
 
 
 def test_a_chapter_whose_figures_no_longer_evaluate_shows_a_message(client, course):

@@ -139,6 +139,35 @@ def test_3_1_a_prompt_heavy_request_is_mostly_prefill(text):
     assert "so prefill is " + pct(prefill / (prefill + decode), 2) in t
 
 
+def test_3_the_bill_is_forecast_from_measured_fractions_of_peak(text):
+    """Issue 29, item 3 in the serving chapter: the floor-based bill turned into an estimate
+    with the H100's best measured matmul rate and its STREAM read bandwidth."""
+    t = text["03-inference.md"]
+    assert "These are floors: divide by the" not in t
+    m, part = physics.model("llama-3-8b"), physics.accelerator("H100")
+    mamf = physics.measurement("h100-sxm/mamf-bf16").value
+    stream = physics.measurement("h100-sxm/stream-dot").value
+    price = physics.price("H100").dollars_per_hour
+    batch = math.floor((serving_memory("H100") - weights("llama-3-8b", 2)) / (2500 * 131072))
+    prefill = max(2 * m.params * 2000 / mamf, weights("llama-3-8b", 2) / stream)
+    read = weights("llama-3-8b", 2) + batch * 2500 * kv_per_token("llama-3-8b", 2)
+    decode = max(read / stream, 2 * m.params * batch / part.peak("bf16"))
+    assert f"best measured matmul rate is {pct(mamf / part.peak('bf16'), 2)} of its peak" in t
+    assert "so our prefill takes about " + q(prefill, "s", 2) in t
+    assert "a pass of the full batch takes about " + q(decode, "s", 2) in t
+    cents_in = 100 * price / 3600 * prefill / 2000 * 1e6
+    cents_out = 100 * price / 3600 * decode / batch * 1e6
+    assert f"Input tokens then cost {n(cents_in, 2)} cents per million, output tokens" in t
+    assert f"output tokens {n(cents_out, 2)}, and a thousand requests" in t
+    forecast = prefill + 499 * decode / batch
+    floor = (
+        2 * m.params * 2000 / part.peak("bf16")
+        + 499 * step("llama-3-8b", "H100", batch, 2500) / batch
+    )
+    assert f"{n(1e5 * price / 3600 * forecast, 2)} cents, {pct(forecast / floor - 1, 2)} above" in t
+    assert f"about {n(cents_out, 2)} and {n(cents_in, 2)} cents at the fractions of peak" in t
+
+
 def test_3_2_chunking_moves_the_cost_to_the_newcomers_first_token(text):
     t = text["03-inference.md"]
     assert "at almost no cost to the users already being served" not in t

@@ -11,9 +11,9 @@ from django.http import HttpResponse
 from django.test import RequestFactory
 from django.urls import reverse
 
-from courseware.models import Course, Enrollment, Part
-from courseware.roles import course_role_required, instructor_required
-from tests.factories import PASSWORD, ChapterFactory, EnrollmentFactory
+from courseware.models import Course, Enrollment, Offering, Part, SiteRole
+from courseware.roles import instructor_required, offering_role_required
+from tests.factories import OFFERING, PASSWORD, ChapterFactory, EnrollmentFactory, OfferingFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -53,42 +53,55 @@ def test_login_with_a_wrong_password_says_so(client, student):
 
 
 def test_student_gets_403_from_an_instructor_page(rf: RequestFactory, student):
-    request = rf.get("/instructor/")
+    request = rf.get("/o/hardware-reality/instructor/")
     request.user = student
     from django.core.exceptions import PermissionDenied
 
     with pytest.raises(PermissionDenied):
-        instructor_view(request)
+        instructor_view(request, offering=OFFERING)
 
 
 def test_instructor_reaches_an_instructor_page(rf: RequestFactory, instructor):
-    request = rf.get("/instructor/")
+    request = rf.get("/o/hardware-reality/instructor/")
     request.user = instructor
-    response = instructor_view(request)
+    response = instructor_view(request, offering=OFFERING)
     assert response.content == b"secret dashboard"
-    assert request.course_role == "instructor"
+    assert request.offering_role == "instructor"
+    assert request.offering.slug == OFFERING and request.course == request.offering.course
 
 
 def test_anonymous_visitor_is_sent_to_log_in(rf: RequestFactory, course):
     from django.contrib.auth.models import AnonymousUser
 
-    request = rf.get("/instructor/gradebook/")
+    request = rf.get("/o/hardware-reality/instructor/gradebook/")
     request.user = AnonymousUser()
-    response = instructor_view(request)
+    response = instructor_view(request, offering=OFFERING)
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("login"))
-    assert "next=/instructor/gradebook/" in response["Location"]
+    assert f"next=/o/{OFFERING}/instructor/gradebook/" in response["Location"]
 
 
-def test_user_enrolled_in_another_course_has_no_role_here(rf: RequestFactory, course):
-    other = Course.objects.create(slug="another-course", title="Another course")
-    user = EnrollmentFactory(course=other, role="instructor").user
+def test_user_enrolled_in_another_offering_has_no_role_here(rf: RequestFactory, course):
+    other = OfferingFactory(course=course, slug="another-offering")
+    user = EnrollmentFactory(offering=other, role="instructor").user
     request = rf.get("/")
     request.user = user
     from django.core.exceptions import PermissionDenied
 
     with pytest.raises(PermissionDenied):
-        course_role_required("instructor")(_instructor_only)(request)
+        offering_role_required("instructor")(_instructor_only)(request, offering=OFFERING)
+    # ... while in their own offering the same view lets them in.
+    view = offering_role_required("instructor")(_instructor_only)
+    assert view(request, offering="another-offering").content == b"secret dashboard"
+
+
+def test_an_offering_that_does_not_exist_is_a_404(rf: RequestFactory, instructor):
+    from django.http import Http404
+
+    request = rf.get("/")
+    request.user = instructor
+    with pytest.raises(Http404):
+        instructor_view(request, offering="no-such-offering")
 
 
 def test_student_opening_admin_is_refused_with_403(client, student):
@@ -125,24 +138,31 @@ def test_500_page_is_friendly_and_needs_no_database(rf):
     assert b"Something went wrong" in response.content
 
 
+DEMO = ["student1", "student2", "student3", "instructor", "instructor2", "assistant"]
+
+
 def test_demo_command_creates_accounts_once_and_is_idempotent():
     out = io.StringIO()
     call_command("setup_demo", stdout=out)
     call_command("setup_demo", stdout=out)
-    users = get_user_model().objects.filter(
-        username__in=["student1", "student2", "student3", "instructor", "author"]
-    )
-    assert users.count() == 5
+    users = get_user_model().objects.filter(username__in=[*DEMO, "author", "siteadmin"])
+    assert users.count() == 8
     assert Course.objects.count() == 1
     assert Part.objects.count() == 1
-    assert Enrollment.objects.count() == 5
+    # setup_demo makes the first offering (the default); setup_site copies the second.
+    first = Offering.objects.get()
+    assert first.is_default and first.follows_files and first.slug == OFFERING
     roles = dict(Enrollment.objects.values_list("user__username", "role"))
     assert roles == {
         "student1": "student",
         "student2": "student",
-        "student3": "student",
         "instructor": "instructor",
+        "assistant": "ta",
+    }
+    # Authoring and running the site are site roles, never roles in an offering.
+    assert dict(SiteRole.objects.values_list("user__username", "role")) == {
         "author": "author",
+        "siteadmin": "administrator",
     }
     assert all(u.check_password("learn-hardware") for u in users)
     assert "already present" in out.getvalue()

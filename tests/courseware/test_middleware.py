@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from tests.factories import OFFERING
+
 pytestmark = pytest.mark.django_db
 
 
@@ -45,7 +47,7 @@ def test_an_answer_with_a_nul_character_is_refused_and_nothing_is_stored(client,
     attempt = attempts.start_attempt(quiz=quiz, student=student, now=timezone.now())
     variant = attempt.variants.get()
     client.force_login(student)
-    url = reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, "t"])
+    url = reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, "t"])
     response = client.post(url, {"answer": "4\x00 ms", "idempotency_key": uuid.uuid4().hex})
     assert response.status_code == 400
     assert "NUL character" in response.content.decode()

@@ -16,7 +16,10 @@ LINK = f'href="{reverse("password_change")}"'
 
 @pytest.fixture
 def lti_user(course):
-    return new_account("https://lms.example.edu", "sub-42")
+    from lti_tool.models import LtiRegistration
+
+    registration = LtiRegistration(issuer="https://lms.example.edu", client_id="tool")
+    return new_account(registration, "sub-42")
 
 
 def test_the_header_offers_the_password_link_only_to_accounts_with_a_password(

@@ -12,25 +12,27 @@ from tests.factories import EnrollmentFactory
 pytestmark = pytest.mark.django_db
 
 
-def _enrollment(*, user_id, course_id):
+def _enrollment(*, user_id, offering_slug):
     return (
-        Enrollment.objects.filter(user_id=user_id, course_id=course_id)
-        .select_related("user", "course")
+        Enrollment.objects.filter(user_id=user_id, offering__slug=offering_slug)
+        .select_related("user", "offering")
         .annotate(name=F("user__username"))
     )
 
 
-def test_it_builds_the_same_instances_as_the_queryset_for_any_values(course):
-    lookup = PreparedLookup(_enrollment, "user_id", "course_id")
+def test_it_builds_the_same_instances_as_the_queryset_for_any_values(offering):
+    lookup = PreparedLookup(_enrollment, "user_id", "offering_slug", text=("offering_slug",))
     for role in ("student", "instructor"):
-        expected = EnrollmentFactory(course=course, role=role)
-        got = lookup.first(user_id=expected.user_id, course_id=course.pk)
-        orm = _enrollment(user_id=expected.user_id, course_id=course.pk).get()
+        expected = EnrollmentFactory(offering=offering, role=role)
+        got = lookup.first(user_id=expected.user_id, offering_slug=offering.slug)
+        orm = _enrollment(user_id=expected.user_id, offering_slug=offering.slug).get()
         assert (got.pk, got.role, got.enrolled_at) == (orm.pk, orm.role, orm.enrolled_at)
         assert got.name == expected.user.username  # the annotation
         assert got.user.username == expected.user.username  # select_related, no query
-        assert Enrollment.user.is_cached(got) and got.course.title == course.title
-    assert lookup.first(user_id=-1, course_id=course.pk) is None
+        assert Enrollment.user.is_cached(got) and got.offering.title == offering.title
+    assert lookup.first(user_id=-1, offering_slug=offering.slug) is None
+    # A text value is a parameter like any other: another slug finds nothing.
+    assert lookup.first(user_id=expected.user_id, offering_slug="another") is None
 
 
 def test_a_value_that_is_not_a_named_parameter_is_refused(course):

@@ -12,16 +12,48 @@ import requests
 
 from lti.demo_platform import DemoPlatform
 
+CONTEXT_TITLE = "Hardware Reality (demo LMS)"
+
 
 @pytest.fixture
 def platform(live_server, course):
+    """The platform, its LMS course already linked to the default offering, as on a site that
+    had one course before offerings (tests/lti/test_offerings.py starts from none)."""
+    from tests.factories import default_offering
+
+    lms = unlinked_platform(live_server)
+    link_context(lms, lms.shape.context_id, default_offering(course))
+    yield lms
+    lms.stop()
+
+
+def unlinked_platform(live_server, **kwargs) -> DemoPlatform:
+    """A started platform, registered, with no LMS course linked yet (the caller stops it)."""
     from lti.tool import register_platform
 
     # A short poll: stopping the platform waits for its serving loop to notice, 0.5 s by default.
-    lms = DemoPlatform(live_server.url).start(poll_interval=0.02)
+    lms = DemoPlatform(live_server.url, **kwargs).start(poll_interval=0.02)
     register_platform(**lms.registration_args())
-    yield lms
-    lms.stop()
+    return lms
+
+
+def link_context(lms: DemoPlatform, context_id: str, offering):
+    """Link the platform's LMS course `context_id` to `offering` (its first instructor launch
+    would have)."""
+    from lti_tool.models import LtiContext, LtiDeployment
+
+    from lti.models import ContextOffering
+
+    deployment = LtiDeployment.objects.get(
+        registration__issuer=lms.issuer,
+        registration__client_id=lms.client_id,
+        deployment_id=lms.deployment_id,
+    )
+    context, _ = LtiContext.objects.get_or_create(
+        deployment=deployment, id_on_platform=context_id, defaults={"title": CONTEXT_TITLE}
+    )
+    ContextOffering.objects.update_or_create(context=context, defaults={"offering": offering})
+    return context
 
 
 @pytest.fixture
@@ -33,11 +65,14 @@ def platforms(live_server, course):
 
     def start(shape=None, *, register: bool = True, **options):
         from lti.demo_shapes import PLAIN
+        from tests.factories import default_offering
 
         lms = DemoPlatform(live_server.url, shape=shape or PLAIN, **options)
         started.append(lms.start(poll_interval=0.02))
         if register:
             register_platform(**lms.registration_args())
+            # Its LMS course is the default offering's, as `platform`'s is.
+            link_context(lms, lms.shape.context_id, default_offering(course))
         return lms
 
     yield start

@@ -8,12 +8,12 @@ import json
 import pytest
 import requests
 from django.contrib.auth import get_user_model
-from lti_tool.models import LtiContext, LtiDeployment, LtiUser
+from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration, LtiUser
 
 from courseware.models import Enrollment
 from lti.launch import username_for
 from lti.models import UsedNonce
-from tests.factories import ChapterFactory, UserFactory, make_quiz
+from tests.factories import OFFERING, ChapterFactory, UserFactory, make_quiz
 from tests.lti.conftest import assert_refused, launch
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -37,10 +37,11 @@ def test_learner_launch_signs_in_by_issuer_and_sub_and_lands_on_the_quiz(platfor
     UserFactory(username="ada", email="ada@example.edu")
     done = launch(platform, user="student-ada", email="ada@example.edu", custom={"quiz": quiz.slug})
     assert done.response.status_code == 302, done.response.text[:300]
-    assert done.response.headers["Location"] == f"/quizzes/{quiz.slug}/"
-    user = get_user_model().objects.get(username=username_for(platform.issuer, "student-ada"))
+    assert done.response.headers["Location"] == f"/o/{OFFERING}/quizzes/{quiz.slug}/"
+    registration = LtiRegistration.objects.get(issuer=platform.issuer)
+    user = get_user_model().objects.get(username=username_for(registration, "student-ada"))
     assert user.email == "ada@example.edu" and not user.has_usable_password()
-    assert Enrollment.objects.get(user=user, course=course).role == "student"
+    assert Enrollment.objects.get(user=user, offering__slug=OFFERING).role == "student"
     page = done.session.get(platform.tool_url + done.response.headers["Location"])
     assert page.status_code == 200 and quiz.title in page.text
     # The same person launching again is the same account.
@@ -190,7 +191,7 @@ def test_old_used_nonces_are_pruned_and_a_recent_one_kept(platform, course):
 
 
 def test_a_local_account_holding_the_derived_name_is_never_taken_over(platform, course):
-    name = username_for(platform.issuer, "student-ada")
+    name = username_for(LtiRegistration.objects.get(issuer=platform.issuer), "student-ada")
     local = UserFactory(username=name)
     assert local.has_usable_password()
     done = launch(platform, user="student-ada")

@@ -16,7 +16,7 @@ from quizzes.services.attempts import start_attempt
 from quizzes.services.instructor import override_score
 from quizzes.services.regrade import recompute_attempt_score
 from quizzes.services.submission import close_expired_attempts, submit_attempt
-from tests.factories import make_quiz
+from tests.factories import OFFERING, make_quiz
 from tests.lti.conftest import launch
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -126,20 +126,23 @@ def test_instructor_page_shows_status_and_resends(platform, linked, client, inst
     attempt = start_attempt(quiz=quiz, student=student, now=timezone.now())
     submit_attempt(attempt=attempt, student=student, now=timezone.now())
     client.force_login(instructor)
-    page = client.get("/lti/grades/")
+    page = client.get("/o/hardware-reality/lms/grades/")
     assert page.status_code == 200 and "LMS has the current score" in page.content.decode()
-    assert 'href="/lti/grades/" aria-current="page">LMS grades' in page.content.decode()
+    assert (
+        'href="/o/hardware-reality/lms/grades/" aria-current="page">LMS grades'
+        in page.content.decode()
+    )
     sync = GradeSync.objects.get()
-    response = client.post(f"/lti/grades/{sync.pk}/resend/")
+    response = client.post(f"/o/{OFFERING}/lms/grades/{sync.pk}/resend/")
     assert response.status_code == 302 and len(platform.scores) == 2
 
 
 def test_students_cannot_see_or_resend(platform, linked, client):
     _, student, _ = linked
     client.force_login(student)
-    assert client.get("/lti/grades/").status_code == 403
+    assert client.get("/o/hardware-reality/lms/grades/").status_code == 403
     sync = GradeSync.objects.get()
-    assert client.post(f"/lti/grades/{sync.pk}/resend/").status_code == 403
+    assert client.post(f"/o/{OFFERING}/lms/grades/{sync.pk}/resend/").status_code == 403
 
 
 def test_one_token_serves_many_scores_and_a_void_one_is_replaced(platform, linked, instructor):

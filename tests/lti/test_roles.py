@@ -1,10 +1,12 @@
-"""LTI roles to course roles (pure: no database)."""
+"""LTI roles to roles in an offering, and the local username of an LMS identity (pure: no
+database)."""
 
 from __future__ import annotations
 
 import pytest
+from lti_tool.models import LtiRegistration
 
-from lti.launch import course_role, username_for
+from lti.launch import makes_author, offering_role, username_for
 
 
 @pytest.mark.parametrize(
@@ -12,26 +14,47 @@ from lti.launch import course_role, username_for
     [
         (("Learner",), "student"),
         (("Instructor",), "instructor"),
-        (("TeachingAssistant",), "instructor"),
-        (("ContentDeveloper",), "author"),
+        (("TeachingAssistant",), "ta"),
+        # The sub-role implies its principal: a platform may send both for a TA (Canvas).
+        (("Instructor", "TeachingAssistant"), "ta"),
+        (("ContentDeveloper",), None),
         (("Learner", "Instructor"), "instructor"),
+        (("Mentor",), None),
     ],
 )
-def test_lti_roles_map_to_course_roles(roles, ours):
+def test_lti_roles_map_to_offering_roles(roles, ours):
     from lti.demo_platform import ROLES
 
-    assert course_role([ROLES[r] for r in roles]) == ours
-    assert course_role(list(roles)) == ours  # the short form some platforms send
+    assert offering_role([ROLES[r] for r in roles]) == ours
+    assert offering_role(list(roles)) == ours  # the short form some platforms send
 
 
-def test_institution_role_alone_gives_no_course_role():
+def test_institution_role_alone_gives_no_offering_role():
     assert (
-        course_role(["http://purl.imsglobal.org/vocab/lis/v2/institution/person#Instructor"])
+        offering_role(["http://purl.imsglobal.org/vocab/lis/v2/institution/person#Instructor"])
         is None
     )
 
 
-def test_local_username_depends_on_issuer_and_sub_only():
-    assert username_for("https://a.example", "42") == username_for("https://a.example", "42")
-    assert username_for("https://a.example", "42") != username_for("https://b.example", "42")
-    assert len(username_for("https://a.example", "x" * 500)) <= 150
+def test_content_developer_makes_an_author_only_where_the_site_says_so(settings):
+    from lti.demo_platform import ROLES
+
+    roles = [ROLES["ContentDeveloper"], ROLES["Learner"]]
+    settings.LTI_CONTENT_DEVELOPER_IS_AUTHOR = False
+    assert not makes_author(roles)
+    settings.LTI_CONTENT_DEVELOPER_IS_AUTHOR = True
+    assert makes_author(roles)
+    assert not makes_author([ROLES["Instructor"]])
+
+
+def _registration(issuer: str, client_id: str) -> LtiRegistration:
+    return LtiRegistration(issuer=issuer, client_id=client_id)
+
+
+def test_local_username_depends_on_issuer_client_id_and_sub():
+    a = _registration("https://a.example", "one")
+    assert username_for(a, "42") == username_for(_registration("https://a.example", "one"), "42")
+    assert username_for(a, "42") != username_for(_registration("https://b.example", "one"), "42")
+    # Two registrations of one issuer (Canvas cloud): two identities, never one account.
+    assert username_for(a, "42") != username_for(_registration("https://a.example", "two"), "42")
+    assert len(username_for(a, "x" * 500)) <= 150

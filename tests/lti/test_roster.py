@@ -5,6 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 import pytest
+from lti_tool.models import LtiRegistration
 
 from courseware.models import Enrollment
 from lti.demo_shapes import OPENEDX, PLAIN
@@ -25,19 +26,20 @@ def test_roster_sync_lists_students_who_never_launched(platform, course, client,
     platform.members.append({"user_id": "left", "roles": ["Learner"], "status": "Inactive"})
     platform.members.append({"user_id": "mentor", "roles": ["Mentor"]})
     client.force_login(instructor)
-    response = client.post("/lti/roster/", follow=True)
+    response = client.post("/o/hardware-reality/lms/roster/", follow=True)
     text = response.content.decode()
     assert "5 member(s) in the LMS, 2 new here, 2 without a role of ours" in text
-    alan = Enrollment.objects.get(user__username=username_for(platform.issuer, "student-alan"))
-    assert alan.role == "student"
-    grace = Enrollment.objects.get(user__username=username_for(platform.issuer, "teacher-grace"))
+    registration = LtiRegistration.objects.get(issuer=platform.issuer)
+    alan = Enrollment.objects.get(user__username=username_for(registration, "student-alan"))
+    assert alan.role == "student" and alan.source == "lms"
+    grace = Enrollment.objects.get(user__username=username_for(registration, "teacher-grace"))
     assert grace.role == "instructor"
     assert not Enrollment.objects.filter(user__username__endswith="left").exists()
     assert GradeSync.objects.filter(user=alan.user).count() == 1
-    gradebook = client.get("/instructor/gradebook/").content.decode()
+    gradebook = client.get("/o/hardware-reality/instructor/gradebook/").content.decode()
     assert "Alan" in gradebook and "Turing" in gradebook
     # Syncing again adds nobody twice.
-    again = client.post("/lti/roster/", follow=True).content.decode()
+    again = client.post("/o/hardware-reality/lms/roster/", follow=True).content.decode()
     assert "0 new here" in again
 
 
@@ -48,21 +50,21 @@ def test_roster_sync_with_the_platform_down_says_so_and_changes_nothing(
     before = Enrollment.objects.count()
     platform.down = True
     client.force_login(instructor)
-    text = client.post("/lti/roster/", follow=True).content.decode()
+    text = client.post("/o/hardware-reality/lms/roster/", follow=True).content.decode()
     assert "did not send its roster" in text and Enrollment.objects.count() == before
 
 
 def test_roster_sync_before_any_launch_explains(client, instructor):
-    text = client.post("/lti/roster/", follow=True).content.decode()
-    assert client.post("/lti/roster/").status_code in (302, 403)
+    text = client.post("/o/hardware-reality/lms/roster/", follow=True).content.decode()
+    assert client.post("/o/hardware-reality/lms/roster/").status_code in (302, 403)
     client.force_login(instructor)
-    text = client.post("/lti/roster/", follow=True).content.decode()
+    text = client.post("/o/hardware-reality/lms/roster/", follow=True).content.decode()
     assert "launch from the LMS once first" in text
 
 
 def sync(client, instructor) -> str:
     client.force_login(instructor)
-    return client.post("/lti/roster/", follow=True).content.decode()
+    return client.post("/o/hardware-reality/lms/roster/", follow=True).content.decode()
 
 
 def test_a_paged_roster_follows_each_next_url_exactly_as_sent(platforms, client, instructor):
@@ -83,7 +85,7 @@ def test_one_failing_lms_course_never_stops_the_others(platforms, client, instru
     text = sync(client, instructor)
     assert "did not send its roster" in text
     assert "3 member(s) in the LMS" in text  # the second course's roster all the same
-    alan = username_for(up.issuer, "student-alan")
+    alan = username_for(LtiRegistration.objects.get(issuer=up.issuer), "student-alan")
     assert Enrollment.objects.filter(user__username=alan).exists()
 
 

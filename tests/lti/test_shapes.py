@@ -17,8 +17,8 @@ from lti.demo_shapes import BRIGHTSPACE, CANVAS, SHAPES
 from lti.models import GradeSync, SyncStatus
 from quizzes.services.attempts import start_attempt
 from quizzes.services.submission import submit_attempt
-from tests.factories import make_quiz
-from tests.lti.conftest import assert_refused, launch
+from tests.factories import make_quiz, offering_of
+from tests.lti.conftest import assert_refused, launch, link_context
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -51,6 +51,7 @@ def test_each_lms_shape_from_registration_to_gradebook_and_roster(
     quiz = make_quiz(course)
     lms = platforms(shape, register=False)
     call_command("lti_add_platform", *lms.command_args())
+    link_context(lms, lms.shape.context_id, offering_of(course))  # as the site had
     registration = LtiRegistration.objects.get()
     assert registration.issuer == (shape.issuer or lms.service_url)
     assert LtiDeployment.objects.get().deployment_id == shape.deployment_id
@@ -79,7 +80,7 @@ def test_each_lms_shape_from_registration_to_gradebook_and_roster(
     assert {a["aud"] for a in lms.assertions} == {wanted}
 
     client.force_login(instructor)
-    text = client.post("/lti/roster/", follow=True).content.decode()
+    text = client.post("/o/hardware-reality/lms/roster/", follow=True).content.decode()
     assert "3 member(s) in the LMS" in text, text[text.find("<main") :][:600]
     roster = urlsplit(lms.service(shape.memberships)).path
     pages = [r for r in lms.requests if r.startswith(f"GET {roster}")]
@@ -94,6 +95,7 @@ def test_canvas_without_the_schools_own_host_is_refused_with_what_to_add(platfor
     lms = platforms(CANVAS, register=False)
     args = [a for a in lms.command_args() if not a.startswith("--frame-origin")]
     call_command("lti_add_platform", *args)
+    link_context(lms, lms.shape.context_id, offering_of(course))  # as the site had
     done = launch(lms, user="student-ada")
     assert_refused(done.response, "service-url")
     assert "--service-host localhost" in done.response.text
@@ -104,6 +106,7 @@ def test_brightspace_without_its_token_audience_gets_no_token(platforms, course)
     lms = platforms(BRIGHTSPACE, register=False)
     args = [a for a in lms.command_args() if not a.startswith("--token-audience")]
     call_command("lti_add_platform", *args)
+    link_context(lms, lms.shape.context_id, offering_of(course))  # as the site had
     item = lms.add_lineitem({"label": quiz.title, "scoreMaximum": 1})["id"]
     done = launch(lms, user="student-ada", custom={"quiz": quiz.slug}, lineitem=item)
     sync = GradeSync.objects.get()

@@ -28,7 +28,7 @@ from django.db import connection
 from lti.demo_platform import DemoPlatform
 from lti.tool import register_platform
 from tests.factories import make_quiz
-from tests.lti.conftest import launch
+from tests.lti.conftest import launch, link_context
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -113,6 +113,7 @@ def served(course, tmp_path):
     quiz = make_quiz(course)
     lms = DemoPlatform(f"http://127.0.0.1:{ports[0]}").start(poll_interval=0.02)
     register_platform(**lms.registration_args())
+    link_context(lms, lms.shape.context_id, quiz.offering)  # its course is this site's
     servers = []
 
     def start(*, workers: int, count: int) -> list[Server]:

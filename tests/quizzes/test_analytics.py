@@ -97,7 +97,7 @@ def _answers(attempts, x):
 def test_item_analysis_of_a_hand_computed_class(six_students):
     quiz, (x, _, _), attempts = six_students
     _answers(attempts, x)
-    stats = analytics.item_analysis(x.template)
+    stats = analytics.item_analysis(x.template, offering=x.quiz.offering)
     assert stats.observations == 6
     assert stats.mean_score == pytest.approx(4 / 6)
     assert stats.p_value == pytest.approx(4 / 6)
@@ -119,7 +119,7 @@ def test_item_analysis_of_one_quiz_ignores_other_quizzes(six_students, course):
     other, (x2, y2) = make_quiz(course, examples=("decode-step-memory-floor", "kv-cache-fits"))
     student = make_student(course, "other-quiz")
     submitted_attempt(other, student, {x2: 0.0, y2: 1.0})
-    assert analytics.item_analysis(x.template).observations == 7
+    assert analytics.item_analysis(x.template, offering=x.quiz.offering).observations == 7
     only = analytics.item_analysis(x.template, quiz=quiz)
     assert only.observations == 6
     assert only.mean_score == pytest.approx(4 / 6)
@@ -140,7 +140,7 @@ def test_breakdown_by_parameter_and_outcome(six_students):
         variant.parameters = {"acc": {"catalog": "accelerator", "key": acc}, "dt": dt, "n": 8}
         variant.outcome = outcome
         variant.save()
-    stats = analytics.item_analysis(x.template)
+    stats = analytics.item_analysis(x.template, offering=x.quiz.offering)
     by = {
         p["name"]: {r["value"]: (r["count"], r["mean"]) for r in p["rows"]}
         for p in stats.by_parameter
@@ -156,7 +156,7 @@ def test_breakdown_by_parameter_and_outcome(six_students):
 def test_template_index_gives_headline_numbers_per_template(six_students):
     _, (x, y, z), attempts = six_students
     _answers(attempts, x)
-    rows = {row.slug: row for row in analytics.template_index(x.template.course)}
+    rows = {row.slug: row for row in analytics.template_index(x.quiz.offering)}
     assert rows[x.template.slug].discrimination == pytest.approx(_hand_point_biserial())
     assert rows[y.template.slug].mean_score == pytest.approx(4 / 6)
     assert rows[x.template.slug].first_try_success == pytest.approx(0.5)
@@ -165,7 +165,7 @@ def test_template_index_gives_headline_numbers_per_template(six_students):
 def test_misconception_map_counts_distinct_students(six_students):
     _, (x, _, _), attempts = six_students
     _answers(attempts, x)
-    rows = {row["code"]: row for row in analytics.misconception_map(x.template.course)}
+    rows = {row["code"]: row for row in analytics.misconception_map(x.quiz.offering)}
     assert set(rows) == {"bits-for-bytes"}  # undiagnosed mistakes are not misconceptions
     row = rows["bits-for-bytes"]
     assert (row["students"], row["count"]) == (2, 4)

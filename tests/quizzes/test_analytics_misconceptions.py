@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from quizzes.services import analytics
-from tests.factories import PASSWORD, ChapterFactory, PartFactory
+from tests.factories import OFFERING, PASSWORD, ChapterFactory, PartFactory, offering_of
 from tests.quizzes.test_instructor_helpers import (
     make_quiz,
     make_student,
@@ -49,7 +49,7 @@ def widespread(course):
 
 
 def test_map_counts_students_and_responses_per_chapter(widespread, course):
-    (row,) = analytics.misconception_map(course)
+    (row,) = analytics.misconception_map(offering_of(course))
     chapters = {c["slug"]: (c["title"], c["students"], c["count"]) for c in row["chapters"]}
     # inference: templates 0-2 hit by 5, 4 and 3 students (12 responses, all five students);
     # roofline: templates 3-4 hit by 2 and 1 (3 responses, students m0 and m1).
@@ -61,7 +61,7 @@ def test_map_counts_students_and_responses_per_chapter(widespread, course):
 
 
 def test_map_keeps_the_top_templates_and_folds_the_rest(widespread, course):
-    (row,) = analytics.misconception_map(course)
+    (row,) = analytics.misconception_map(offering_of(course))
     slugs = [item.template.slug for item in widespread]
     assert [t["slug"] for t in row["top_templates"]] == slugs[: analytics.TOP_PLACES]
     assert [t["slug"] for t in row["more_templates"]] == slugs[analytics.TOP_PLACES :]
@@ -69,7 +69,7 @@ def test_map_keeps_the_top_templates_and_folds_the_rest(widespread, course):
 
 def test_misconception_page_shows_chapters_and_folds_templates(client, instructor, widespread):
     client.login(username=instructor.username, password=PASSWORD)
-    html = client.get(reverse("instructor:misconceptions")).content.decode()
+    html = client.get(reverse("instructor:misconceptions", args=[OFFERING])).content.decode()
     chapter = re.search(r"Why inference is memory-bound</span> <span[^>]*>([^<]*)<", html)
     assert chapter and chapter.group(1) == "5 students" and 'title="12 responses"' in html
     folded = re.search(r"<details class=\"more\">(.*?)</details>", html, re.S)

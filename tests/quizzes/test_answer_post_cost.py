@@ -14,7 +14,7 @@ from django.utils import timezone
 from quizzes.models import QuizMode, Response, SavedAnswer
 from quizzes.services import attempts as service
 from quizzes.services.questions import correct_answers
-from tests.factories import PASSWORD, make_quiz
+from tests.factories import OFFERING, PASSWORD, make_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -51,7 +51,7 @@ def _open(client, course, student, mode=QuizMode.HOMEWORK):
 
 def test_a_numeric_check_reads_the_responses_once_and_the_variant_once(client, course, student):
     attempt, variant = _open(client, course, student)
-    url = reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, "t"])
+    url = reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, "t"])
     seconds = float(correct_answers(variant)["t"])
     data = {"answer": f"{seconds * 3:.6g} s", "idempotency_key": uuid.uuid4().hex}
     with CaptureQueriesContext(connection) as queries:
@@ -78,7 +78,7 @@ def test_a_numeric_check_reads_the_responses_once_and_the_variant_once(client, c
 
 def test_an_autosave_is_one_upsert_without_reading_the_saved_row(client, course, student):
     attempt, variant = _open(client, course, student, mode=QuizMode.EXAM)
-    url = reverse("quizzes:autosave", args=[attempt.pk, variant.pk, "t"])
+    url = reverse("quizzes:autosave", args=[OFFERING, attempt.pk, variant.pk, "t"])
     client.post(url, {"answer": "1 s", "sequence": "1"}, HTTP_HX_REQUEST="true")
     with CaptureQueriesContext(connection) as queries:
         reply = client.post(url, {"answer": "2 s", "sequence": "2"}, HTTP_HX_REQUEST="true")
@@ -110,7 +110,7 @@ def test_on_postgresql_the_autosave_queries_are_planned_once_per_connection(
     connection once they repeat (config/settings.py, DJANGO_DB_PREPARED), so PostgreSQL does
     not plan them again for every save."""
     attempt, variant = _open(client, course, student, mode=QuizMode.EXAM)
-    url = reverse("quizzes:autosave", args=[attempt.pk, variant.pk, "t"])
+    url = reverse("quizzes:autosave", args=[OFFERING, attempt.pk, variant.pk, "t"])
     for sequence in range(1, 5):
         data = {"answer": f"{sequence} s", "sequence": str(sequence)}
         reply = client.post(url, data, HTTP_HX_REQUEST="true")

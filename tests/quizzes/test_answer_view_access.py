@@ -17,7 +17,7 @@ from courseware import roles
 from courseware.models import Course, Enrollment
 from quizzes.models import Extension, Quiz, QuizMode, Response, SavedAnswer
 from quizzes.services import attempts as service
-from tests.factories import PASSWORD, EnrollmentFactory, make_quiz
+from tests.factories import OFFERING, PASSWORD, EnrollmentFactory, make_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +26,7 @@ def _exam_part(course, student, **fields):
     quiz = make_quiz(course, examples=["decode-step-memory-floor"], mode=QuizMode.EXAM, **fields)
     attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
     variant = attempt.variants.get()
-    return quiz, reverse("quizzes:autosave", args=[attempt.pk, variant.pk, "t"])
+    return quiz, reverse("quizzes:autosave", args=[OFFERING, attempt.pk, variant.pk, "t"])
 
 
 def _save(client, url, text="1 s", sequence="1"):
@@ -47,7 +47,7 @@ def test_staff_get_the_403_page_whether_or_not_the_part_exists(client, course, s
     _quiz, url = _exam_part(course, student)
     client.login(username=instructor.username, password=PASSWORD)
     assert _save(client, url).status_code == 403
-    missing = reverse("quizzes:autosave", args=[999999, 999999, "t"])
+    missing = reverse("quizzes:autosave", args=[OFFERING, 999999, 999999, "t"])
     assert _save(client, missing).status_code == 403  # the role is checked before the lookup
     assert not SavedAnswer.objects.exists()
 
@@ -75,7 +75,7 @@ def test_the_extension_is_read_with_the_variant_and_lets_the_check_in(client, co
     )
     attempt = service.start_attempt(quiz=quiz, student=student, now=now)
     variant = attempt.variants.get()
-    url = reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, "t"])
+    url = reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, "t"])
     Quiz.objects.filter(pk=quiz.pk).update(closes_at=now - timedelta(minutes=1))
     Extension.objects.create(quiz=quiz, student=student, closes_at=now + timedelta(hours=1))
     client.login(username=student.username, password=PASSWORD)
@@ -91,13 +91,13 @@ def test_the_extension_is_read_with_the_variant_and_lets_the_check_in(client, co
     assert Response.objects.count() == 1
 
 
-def test_the_course_row_is_kept_briefly_and_forgotten_when_saved(course, monkeypatch):
-    assert roles.current_course().title == course.title
+def test_the_site_course_row_is_kept_briefly_and_forgotten_when_saved(course, monkeypatch):
+    assert roles.site_course().title == course.title
     course.title = "Renamed here"
     course.save()  # this process forgets it at once
-    assert roles.current_course().title == "Renamed here"
+    assert roles.site_course().title == "Renamed here"
     Course.objects.filter(pk=course.pk).update(title="Renamed on another server")
-    assert roles.current_course().title == "Renamed here"  # within the bound
+    assert roles.site_course().title == "Renamed here"  # within the bound
     monkeypatch.setattr(roles, "COURSE_TTL_SECONDS", 0.0)
-    assert roles.current_course().title == "Renamed on another server"
-    assert roles.current_course() is not roles.current_course()  # a copy per caller
+    assert roles.site_course().title == "Renamed on another server"
+    assert roles.site_course() is not roles.site_course()  # a copy per caller

@@ -15,7 +15,7 @@ from quizzes.models import Attempt, Response, SavedAnswer
 from quizzes.services import attempts as service
 from quizzes.services.availability import QuizRuleError
 from quizzes.services.questions import correct_answers
-from tests.factories import PASSWORD, make_quiz
+from tests.factories import OFFERING, PASSWORD, make_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -110,7 +110,7 @@ def test_opening_an_overdue_exam_page_auto_submits_it(client, exam, student):
     client.login(username=student.username, password=PASSWORD)
     response = client.get(attempt.get_absolute_url())
     assert response.status_code == 302
-    assert response["Location"] == reverse("quizzes:attempt_results", args=[attempt.pk])
+    assert response["Location"] == reverse("quizzes:attempt_results", args=[OFFERING, attempt.pk])
     assert Attempt.objects.get(pk=attempt.pk).auto_submitted
 
 
@@ -122,7 +122,7 @@ def test_exam_page_fills_inputs_from_saved_answers(client, exam, student):
     client.login(username=student.username, password=PASSWORD)
     html = client.get(attempt.get_absolute_url()).content.decode()
     assert 'value="4.2 ms"' in html
-    assert reverse("quizzes:autosave", args=[attempt.pk, variant.pk, "t"]) in html
+    assert reverse("quizzes:autosave", args=[OFFERING, attempt.pk, variant.pk, "t"]) in html
     assert "data-deadline" in html
 
 
@@ -130,7 +130,7 @@ def test_autosave_view_answers_htmx_with_a_status_fragment(client, exam, student
     attempt = service.start_attempt(quiz=exam, student=student, now=timezone.now())
     variant = attempt.variants.get(item__position=1)
     client.login(username=student.username, password=PASSWORD)
-    url = reverse("quizzes:autosave", args=[attempt.pk, variant.pk, "t"])
+    url = reverse("quizzes:autosave", args=[OFFERING, attempt.pk, variant.pk, "t"])
     fragment = client.post(url, {"answer": "3 ms"}, HTTP_HX_REQUEST="true")
     assert fragment.status_code == 200
     assert "Saved at" in fragment.content.decode()
@@ -155,7 +155,9 @@ def test_results_wait_for_the_due_date_when_release_is_after_due(course, student
     service.autosave(variant=variant, part_id="t", raw=f"{seconds} s", student=student, now=now)
     service.submit_attempt(attempt=attempt, student=student, now=now)
     client.login(username=student.username, password=PASSWORD)
-    html = client.get(reverse("quizzes:attempt_results", args=[attempt.pk])).content.decode()
+    html = client.get(
+        reverse("quizzes:attempt_results", args=[OFFERING, attempt.pk])
+    ).content.decode()
     assert "released after the due date" in html
     assert "Worked solution" not in html
     assert "Correct" not in html
@@ -172,9 +174,9 @@ def test_quiz_list_hides_an_exam_score_until_release(course, student, client):
     service.autosave(variant=variant, part_id="t", raw=f"{seconds} s", student=student, now=now)
     service.submit_attempt(attempt=attempt, student=student, now=now)
     client.login(username=student.username, password=PASSWORD)
-    html = client.get(reverse("quizzes:quiz_list")).content.decode()
+    html = client.get(reverse("quizzes:quiz_list", args=[OFFERING])).content.decode()
     assert "Submitted" in html and "1 / 1" not in html
     quiz.due_at = now - timedelta(minutes=1)
     quiz.save()
-    html = client.get(reverse("quizzes:quiz_list")).content.decode()
+    html = client.get(reverse("quizzes:quiz_list", args=[OFFERING])).content.decode()
     assert "1 / 1" in html

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from quizzes.models import Attempt, Response, Variant
 from quizzes.services.questions import correct_answers
-from tests.factories import PASSWORD, make_quiz
+from tests.factories import OFFERING, PASSWORD, make_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +29,7 @@ def client_for(client):
 
 
 def _start(client, quiz) -> Attempt:
-    response = client.post(reverse("quizzes:start_attempt", args=[quiz.slug]))
+    response = client.post(reverse("quizzes:start_attempt", args=[OFFERING, quiz.slug]))
     assert response.status_code == 302
     return Attempt.objects.get(quiz=quiz)
 
@@ -39,7 +39,7 @@ def _variant(attempt, slug) -> Variant:
 
 
 def _post(client, attempt, variant, part, answer, **extra):
-    url = reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, part])
+    url = reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, part])
     data = {"answer": answer, "idempotency_key": extra.pop("key", uuid.uuid4().hex)}
     return client.post(url, data, **extra)
 

@@ -102,12 +102,12 @@ def test_histogram_scales_bars_to_the_tallest_bin():
 
 
 @pytest.mark.django_db
-def test_quiz_text_reads_back_to_the_same_quiz(course):
+def test_quiz_text_reads_back_to_the_same_quiz(course, offering):
     a = make_template(course, "a-q", publish=True)
     b = make_template(course, "b-q", publish=True)
     c = make_template(course, "c-q", publish=True)
     quiz = Quiz.objects.create(
-        course=course,
+        offering=offering,
         slug="q",
         title="Quiz: a title with a colon",
         due_at=datetime(2031, 3, 1, 12, 0, tzinfo=UTC),

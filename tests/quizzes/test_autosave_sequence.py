@@ -10,7 +10,7 @@ from django.utils import timezone
 from quizzes.models import QuizMode, Response, ResponseStatus, SavedAnswer
 from quizzes.services import attempts as service
 from quizzes.services.questions import correct_answers
-from tests.factories import PASSWORD, make_quiz
+from tests.factories import OFFERING, PASSWORD, make_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +21,7 @@ def exam(client, course, student):
     client.login(username=student.username, password=PASSWORD)
     attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
     variant = attempt.variants.get()
-    url = reverse("quizzes:autosave", args=[attempt.pk, variant.pk, "t"])
+    url = reverse("quizzes:autosave", args=[OFFERING, attempt.pk, variant.pk, "t"])
     return attempt, variant, url
 
 
@@ -114,5 +114,5 @@ def test_a_plain_post_told_it_was_superseded_is_informed_not_warned(client, exam
 def test_the_page_renders_the_next_sequence_above_the_stored_one(client, exam):
     attempt, variant, url = exam
     _post(client, url, "2 s", sequence=777)
-    page = client.get(reverse("quizzes:attempt_detail", args=[attempt.pk]))
+    page = client.get(reverse("quizzes:attempt_detail", args=[OFFERING, attempt.pk]))
     assert 'name="sequence" value="778" data-save-sequence' in page.content.decode()

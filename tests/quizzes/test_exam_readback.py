@@ -10,7 +10,7 @@ from django.utils import timezone
 from quizzes.models import Variant
 from quizzes.services import attempts as service
 from quizzes.services.questions import correct_answers, saved_state
-from tests.factories import make_quiz
+from tests.factories import OFFERING, make_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -59,7 +59,7 @@ def test_autosave_says_how_it_read_the_answer_and_the_page_lists_what_is_missing
 ):
     client.force_login(student)
     decode = Variant.objects.get(attempt=exam_attempt, item__position=1)
-    url = reverse("quizzes:autosave", args=[exam_attempt.pk, decode.pk, "t"])
+    url = reverse("quizzes:autosave", args=[OFFERING, exam_attempt.pk, decode.pk, "t"])
     html = client.post(url, {"answer": "26 Gb"}, HTTP_HX_REQUEST="true").content.decode()
     assert 'class="save-status unreadable"' in html and "an answer that cannot be read" in html
     page = client.get(exam_attempt.get_absolute_url()).content.decode()

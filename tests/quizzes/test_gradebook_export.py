@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from quizzes.services.instructor import override_score
-from tests.factories import PASSWORD
+from tests.factories import OFFERING, PASSWORD
 from tests.quizzes.test_instructor_helpers import make_quiz, make_student, submitted_attempt
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +34,7 @@ def graded(course):
 
 
 def _csv(teacher, **query):
-    response = teacher.get(reverse("instructor:export_gradebook_csv"), query)
+    response = teacher.get(reverse("instructor:export_gradebook_csv", args=[OFFERING]), query)
     rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
     return rows[0], rows[1:]
 
@@ -49,11 +49,15 @@ def test_the_export_keeps_the_gradebooks_search_and_sort(teacher, graded):
 
 
 def test_the_gradebook_link_downloads_what_it_shows(teacher, graded):
-    html = teacher.get(reverse("instructor:gradebook"), {"q": "turing"}).content.decode()
-    assert reverse("instructor:export_gradebook_csv") + "?q=turing" in html
+    html = teacher.get(
+        reverse("instructor:gradebook", args=[OFFERING]), {"q": "turing"}
+    ).content.decode()
+    assert reverse("instructor:export_gradebook_csv", args=[OFFERING]) + "?q=turing" in html
     assert "Download these 1 student, every page (CSV)" in html
     fragment = teacher.get(
-        reverse("instructor:gradebook"), {"q": "ada"}, HTTP_HX_REQUEST="true"
+        reverse("instructor:gradebook", args=[OFFERING]),
+        {"q": "ada"},
+        HTTP_HX_REQUEST="true",
     ).content.decode()
     assert "?q=ada" in fragment  # the swapped table brings its own link
 

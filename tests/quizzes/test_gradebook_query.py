@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from quizzes.forms import GradebookForm
-from tests.factories import PASSWORD
+from tests.factories import OFFERING, PASSWORD
 from tests.quizzes.test_instructor_helpers import make_quiz, make_student, submitted_attempt
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +23,7 @@ def teacher(client, instructor):
 
 
 def _page(teacher, **query) -> str:
-    response = teacher.get(reverse("instructor:gradebook"), query)
+    response = teacher.get(reverse("instructor:gradebook", args=[OFFERING]), query)
     assert response.status_code == 200
     return response.content.decode()
 
@@ -65,7 +65,11 @@ def test_a_usable_query_string_draws_no_notice_and_unknown_names_are_ignored(tea
 
 
 def test_the_table_fragment_carries_the_notice_too(teacher, course):
-    response = teacher.get(reverse("instructor:gradebook"), {"page": "x"}, HTTP_HX_REQUEST="true")
+    response = teacher.get(
+        reverse("instructor:gradebook", args=[OFFERING]),
+        {"page": "x"},
+        HTTP_HX_REQUEST="true",
+    )
     assert response.status_code == 200 and b"a page is a whole number" in response.content
 
 
@@ -74,7 +78,7 @@ def test_the_export_reads_the_same_form(teacher, course):
     for name, score in (("ann", 0.0), ("bob", 1.0)):
         submitted_attempt(quiz, make_student(course, name, last_name=name), {items[0]: score})
     response = teacher.get(
-        reverse("instructor:export_gradebook_csv"),
+        reverse("instructor:export_gradebook_csv", args=[OFFERING]),
         {"sort": "q1", "dir": "desc", "show": "<b>", "q": "  "},
     )
     rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))

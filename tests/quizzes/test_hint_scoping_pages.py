@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from quizzes.models import Attempt
-from tests.factories import PASSWORD, make_quiz
+from tests.factories import OFFERING, PASSWORD, make_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -18,7 +18,7 @@ CACHE_HINT = "KV cache = 2 × layers × KV heads"
 
 
 def _check(client, attempt, variant, part, answer):
-    url = reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, part])
+    url = reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, part])
     data = {"answer": answer, "idempotency_key": uuid.uuid4().hex}
     return client.post(url, data, HTTP_HX_REQUEST="true")
 
@@ -28,7 +28,7 @@ def test_a_wrong_total_earns_no_hint_about_the_cache_and_a_wrong_cache_does(
 ):
     quiz = make_quiz(course, examples=["kv-cache-fits"])
     client.login(username=student.username, password=PASSWORD)
-    client.post(reverse("quizzes:start_attempt", args=[quiz.slug]))
+    client.post(reverse("quizzes:start_attempt", args=[OFFERING, quiz.slug]))
     attempt = Attempt.objects.get(quiz=quiz)
     variant = attempt.variants.get()
 

@@ -22,7 +22,7 @@ from quizzes.engine import CHAPTERS
 from quizzes.models import QuestionTemplate, Quiz, QuizItem, TemplateVersion
 from quizzes.services import authoring
 from quizzes.services.bank import read_bank, sync_bank
-from tests.factories import ChapterFactory, PartFactory
+from tests.factories import ChapterFactory, PartFactory, offering_of
 from tests.quizzes.test_studio_views import make_template
 
 pytestmark = pytest.mark.django_db
@@ -55,7 +55,7 @@ def chapters(course):
 
 def add_quiz(course, chapters, slugs):
     quiz = Quiz.objects.create(
-        course=course,
+        offering=offering_of(course),
         slug="mixed-quiz",
         title="Quiz: a bit of everything",
         chapter=chapters["inference"],

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from quizzes.models import Extension
 from quizzes.services import instructor as services
-from tests.factories import PASSWORD
+from tests.factories import OFFERING, PASSWORD
 from tests.quizzes.test_instructor_helpers import make_quiz, make_student, submitted_attempt
 
 pytestmark = pytest.mark.django_db
@@ -35,8 +35,10 @@ def scored(course, instructor):
 def test_student_history_and_gradebook_show_the_same_trimmed_score(client, instructor, scored):
     _, _, student, _ = scored
     client.login(username=instructor.username, password=PASSWORD)
-    history = _text(client.get(reverse("instructor:student_detail", args=[student.pk])).content)
-    book = _text(client.get(reverse("instructor:gradebook")).content)
+    history = _text(
+        client.get(reverse("instructor:student_detail", args=[OFFERING, student.pk])).content
+    )
+    book = _text(client.get(reverse("instructor:gradebook", args=[OFFERING])).content)
     assert "11.5/13" in history and "11.500" not in history and "11.5 / 13" not in history
     assert re.search(r"11\.5 ?/13", book) and "11.50" not in book
 
@@ -47,7 +49,9 @@ def test_override_scores_are_trimmed_like_the_attempt_score(client, instructor, 
         attempt=attempt, item=items[1], score="3", reason="Accepted GB for GiB", by=instructor
     )
     client.login(username=instructor.username, password=PASSWORD)
-    history = _text(client.get(reverse("instructor:student_detail", args=[student.pk])).content)
+    history = _text(
+        client.get(reverse("instructor:student_detail", args=[OFFERING, student.pk])).content
+    )
     assert "12/13" in history  # 11.5 - 2.5 + 3
     assert "(was 2.5)" in history and "1.500" not in history and "3.000" not in history
 
@@ -62,7 +66,9 @@ def test_extension_dates_use_the_same_format_as_other_dates(client, instructor, 
         granted_by=instructor,
     )
     client.login(username=instructor.username, password=PASSWORD)
-    history = _text(client.get(reverse("instructor:student_detail", args=[student.pk])).content)
+    history = _text(
+        client.get(reverse("instructor:student_detail", args=[OFFERING, student.pk])).content
+    )
     assert "1 Jan 2030 12:00" in history and "2 Jan 2030 00:00" in history
     assert "noon" not in history and "midnight" not in history and "Jan." not in history
     started = attempt.started_at.astimezone(UTC)

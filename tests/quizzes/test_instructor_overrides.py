@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from quizzes.models import ScoreOverride
 from quizzes.services import instructor as services
-from tests.factories import PASSWORD, AttemptFactory
+from tests.factories import OFFERING, PASSWORD, AttemptFactory
 from tests.quizzes.test_instructor_helpers import make_quiz, make_student, submitted_attempt
 
 pytestmark = pytest.mark.django_db
@@ -40,14 +40,16 @@ def test_override_page_refuses_an_open_attempt_and_history_says_why(
     attempt, _ = open_attempt
     client.login(username=instructor.username, password=PASSWORD)
     response = client.post(
-        reverse("instructor:override_score", args=[attempt.pk]),
+        reverse("instructor:override_score", args=[OFFERING, attempt.pk]),
         {"score": "2", "reason": "Early credit"},
         follow=True,
     )
     html = response.content.decode()
     assert response.status_code == 200 and not ScoreOverride.objects.exists()
     assert "The override was not saved" in html and "still in progress" in html
-    assert f'action="{reverse("instructor:override_score", args=[attempt.pk])}"' not in html
+    assert (
+        f'action="{reverse("instructor:override_score", args=[OFFERING, attempt.pk])}"' not in html
+    )
     assert "overrides apply to submitted attempts" in html
 
 
@@ -55,8 +57,10 @@ def test_submitted_attempt_keeps_its_override_form(client, instructor, course):
     quiz, items = make_quiz(course)
     attempt = submitted_attempt(quiz, make_student(course, "sub"), {items[0]: 1.0})
     client.login(username=instructor.username, password=PASSWORD)
-    html = client.get(reverse("instructor:student_detail", args=[attempt.student_id])).content
-    assert reverse("instructor:override_score", args=[attempt.pk]).encode() in html
+    html = client.get(
+        reverse("instructor:student_detail", args=[OFFERING, attempt.student_id])
+    ).content
+    assert reverse("instructor:override_score", args=[OFFERING, attempt.pk]).encode() in html
     assert b"overrides apply to submitted attempts" not in html
 
 
@@ -79,7 +83,7 @@ def test_a_refused_override_reopens_its_form_with_the_typed_reason_and_the_error
     quiz, items = make_quiz(course)
     attempt = submitted_attempt(quiz, make_student(course, "sub"), {items[0]: 1.0})
     client.login(username=instructor.username, password=PASSWORD)
-    url = reverse("instructor:override_score", args=[attempt.pk])
+    url = reverse("instructor:override_score", args=[OFFERING, attempt.pk])
     html = client.post(
         url, {"score": "99", "reason": "Accepted a units slip"}, follow=True
     ).content.decode()
@@ -91,5 +95,7 @@ def test_a_refused_override_reopens_its_form_with_the_typed_reason_and_the_error
     # An empty reason is said in words, not as a raw field name; the next visit is clean.
     html = client.post(url, {"score": "1", "reason": ""}, follow=True).content.decode()
     assert "Reason: This field is required." in html and "reason: This field" not in html
-    html = client.get(reverse("instructor:student_detail", args=[attempt.student_id])).content
+    html = client.get(
+        reverse("instructor:student_detail", args=[OFFERING, attempt.student_id])
+    ).content
     assert b"Not saved." not in html

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quizzes.models import Extension, ScoreOverride
-from tests.factories import PASSWORD
+from tests.factories import OFFERING, PASSWORD
 from tests.quizzes.test_instructor_helpers import (
     make_class,
     make_quiz,
@@ -54,20 +54,23 @@ def _pages(alice, quiz_and_items):
     quiz, items = quiz_and_items
     slug = items[0].template.slug
     return [
-        ("get", reverse("instructor:dashboard")),
-        ("get", reverse("instructor:gradebook")),
-        ("get", reverse("instructor:student_detail", args=[alice.pk])),
-        ("post", reverse("instructor:override_score", args=[alice.attempt.pk])),
-        ("post", reverse("instructor:grant_extension", args=[alice.pk])),
-        ("get", reverse("instructor:item_index")),
-        ("get", reverse("instructor:item_analysis", args=[slug])),
-        ("get", reverse("instructor:quiz_item_analysis", args=[slug, quiz.slug])),
-        ("get", reverse("instructor:misconceptions")),
-        ("get", reverse("instructor:variant_search") + "?params=acc=H100"),
-        ("get", reverse("instructor:export_gradebook_csv")),
-        ("get", reverse("instructor:export_responses_csv")),
-        ("get", reverse("instructor:export_responses_json")),
-        ("get", reverse("instructor:regrade")),
+        ("get", reverse("instructor:dashboard", args=[OFFERING])),
+        ("get", reverse("instructor:gradebook", args=[OFFERING])),
+        ("get", reverse("instructor:student_detail", args=[OFFERING, alice.pk])),
+        ("post", reverse("instructor:override_score", args=[OFFERING, alice.attempt.pk])),
+        ("post", reverse("instructor:grant_extension", args=[OFFERING, alice.pk])),
+        ("get", reverse("instructor:item_index", args=[OFFERING])),
+        ("get", reverse("instructor:item_analysis", args=[OFFERING, slug])),
+        ("get", reverse("instructor:quiz_item_analysis", args=[OFFERING, slug, quiz.slug])),
+        ("get", reverse("instructor:misconceptions", args=[OFFERING])),
+        (
+            "get",
+            reverse("instructor:variant_search", args=[OFFERING]) + "?params=acc=H100",
+        ),
+        ("get", reverse("instructor:export_gradebook_csv", args=[OFFERING])),
+        ("get", reverse("instructor:export_responses_csv", args=[OFFERING])),
+        ("get", reverse("instructor:export_responses_json", args=[OFFERING])),
+        ("get", reverse("instructor:regrade", args=[OFFERING])),
     ]
 
 
@@ -99,13 +102,17 @@ def test_dashboard_shows_counts_histograms_with_tables_and_students_at_risk(
 ):
     quiz, items = quiz_and_items
     idle = make_student(course, "idle", first_name="Ivy", last_name="Idle")
-    html = _login(client, instructor).get(reverse("instructor:dashboard")).content.decode()
+    html = (
+        _login(client, instructor)
+        .get(reverse("instructor:dashboard", args=[OFFERING]))
+        .content.decode()
+    )
     assert "<svg" in html and "Best scores on Roofline quiz as a table" in html
     # Alice scored 1.5 of 3 (50%, not below the bar); Ivy never started anything.
     at_risk = html.split('id="at-risk"')[1]
-    assert reverse("instructor:student_detail", args=[idle.pk]) in at_risk
+    assert reverse("instructor:student_detail", args=[OFFERING, idle.pk]) in at_risk
     assert "no activity yet" in at_risk
-    assert reverse("instructor:student_detail", args=[alice.pk]) not in at_risk
+    assert reverse("instructor:student_detail", args=[OFFERING, alice.pk]) not in at_risk
 
 
 def test_gradebook_shows_best_scores_and_links_each_cell_to_the_attempt(
@@ -113,9 +120,13 @@ def test_gradebook_shows_best_scores_and_links_each_cell_to_the_attempt(
 ):
     quiz, items = quiz_and_items
     second = submitted_attempt(quiz, alice, {items[0]: 1.0, items[1]: 1.0, items[2]: 0.5}, number=2)
-    html = _login(client, instructor).get(reverse("instructor:gradebook")).content.decode()
+    html = (
+        _login(client, instructor)
+        .get(reverse("instructor:gradebook", args=[OFFERING]))
+        .content.decode()
+    )
     assert "2.5" in html and "×2" in html
-    detail = reverse("instructor:student_detail", args=[alice.pk])
+    detail = reverse("instructor:student_detail", args=[OFFERING, alice.pk])
     assert f'href="{detail}#attempt-{second.pk}"' in html
 
 
@@ -124,9 +135,11 @@ def test_gradebook_sorts_by_a_quiz_score_and_searches_by_name(client, instructor
     for name, score in (("ann", 0.0), ("bob", 1.0), ("cat", 0.5)):
         submitted_attempt(quiz, make_student(course, name, last_name=name), {items[0]: score})
     _login(client, instructor)
-    html = client.get(reverse("instructor:gradebook") + "?sort=q1&dir=desc").content.decode()
+    html = client.get(
+        reverse("instructor:gradebook", args=[OFFERING]) + "?sort=q1&dir=desc"
+    ).content.decode()
     assert html.index(">bob<") < html.index(">cat<") < html.index(">ann<")
-    html = client.get(reverse("instructor:gradebook") + "?q=CA").content.decode()
+    html = client.get(reverse("instructor:gradebook", args=[OFFERING]) + "?q=CA").content.decode()
     assert ">cat<" in html and ">bob<" not in html
 
 
@@ -135,25 +148,33 @@ def test_gradebook_filters_students_at_risk_and_with_missing_work(client, instru
     submitted_attempt(quiz, make_student(course, "good"), {items[0]: 1.0, items[1]: 1.0})
     make_student(course, "absent")
     _login(client, instructor)
-    html = client.get(reverse("instructor:gradebook") + "?show=missing").content.decode()
+    html = client.get(
+        reverse("instructor:gradebook", args=[OFFERING]) + "?show=missing"
+    ).content.decode()
     assert ">absent<" in html and ">good<" not in html
-    html = client.get(reverse("instructor:gradebook") + "?show=at-risk").content.decode()
+    html = client.get(
+        reverse("instructor:gradebook", args=[OFFERING]) + "?show=at-risk"
+    ).content.decode()
     assert ">absent<" in html and ">good<" not in html
 
 
 def test_gradebook_pages_fifty_students_at_a_time(client, instructor, course):
     for i in range(55):
         make_student(course, f"p{i:02d}", last_name=f"L{i:02d}")
-    html = _login(client, instructor).get(reverse("instructor:gradebook")).content.decode()
+    html = (
+        _login(client, instructor)
+        .get(reverse("instructor:gradebook", args=[OFFERING]))
+        .content.decode()
+    )
     assert ">p49<" in html and ">p50<" not in html and "page=2" in html
-    html = client.get(reverse("instructor:gradebook") + "?page=2").content.decode()
+    html = client.get(reverse("instructor:gradebook", args=[OFFERING]) + "?page=2").content.decode()
     assert ">p50<" in html and ">p00<" not in html
 
 
 def test_gradebook_htmx_request_gets_only_the_table(client, instructor, alice):
     _login(client, instructor)
-    page = client.get(reverse("instructor:gradebook"))
-    fragment = client.get(reverse("instructor:gradebook"), HTTP_HX_REQUEST="true")
+    page = client.get(reverse("instructor:gradebook", args=[OFFERING]))
+    fragment = client.get(reverse("instructor:gradebook", args=[OFFERING]), HTTP_HX_REQUEST="true")
     assert b"<html" in page.content and b'id="gradebook"' in page.content
     assert b"<html" not in fragment.content and fragment.content.strip().startswith(
         b'<div id="gradebook"'
@@ -164,7 +185,7 @@ def test_override_is_recorded_with_who_and_when_and_shown_in_the_gradebook(
     client, instructor, alice
 ):
     _login(client, instructor)
-    url = reverse("instructor:override_score", args=[alice.attempt.pk])
+    url = reverse("instructor:override_score", args=[OFFERING, alice.attempt.pk])
     response = client.post(url, {"score": "2.75", "reason": "Unit typo, method right"})
     assert response.status_code == 302
     override = ScoreOverride.objects.get(attempt=alice.attempt)
@@ -172,16 +193,18 @@ def test_override_is_recorded_with_who_and_when_and_shown_in_the_gradebook(
     assert override.previous_score == Decimal("1.5") and override.score == Decimal("2.75")
     alice.attempt.refresh_from_db()
     assert alice.attempt.score == Decimal("2.75")
-    html = client.get(reverse("instructor:gradebook")).content.decode()
+    html = client.get(reverse("instructor:gradebook", args=[OFFERING])).content.decode()
     assert "2.75" in html and 'title="score overridden"' in html
-    detail = client.get(reverse("instructor:student_detail", args=[alice.pk])).content.decode()
+    detail = client.get(
+        reverse("instructor:student_detail", args=[OFFERING, alice.pk])
+    ).content.decode()
     assert "Unit typo, method right" in detail and instructor.username in detail
 
 
 def test_override_of_one_item_replaces_that_items_points(client, instructor, alice, quiz_and_items):
     _, items = quiz_and_items
     _login(client, instructor)
-    url = reverse("instructor:override_score", args=[alice.attempt.pk])
+    url = reverse("instructor:override_score", args=[OFFERING, alice.attempt.pk])
     client.post(url, {"score": "1", "item": items[1].pk, "reason": "Accepted the other reading"})
     alice.attempt.refresh_from_db()
     assert alice.attempt.score == Decimal("2.5")  # 1 + 0 -> 1 + 1 + 0.5
@@ -198,7 +221,7 @@ def test_override_of_one_item_replaces_that_items_points(client, instructor, ali
 )
 def test_override_refuses_bad_input_with_a_message(client, instructor, alice, data, message):
     _login(client, instructor)
-    url = reverse("instructor:override_score", args=[alice.attempt.pk])
+    url = reverse("instructor:override_score", args=[OFFERING, alice.attempt.pk])
     response = client.post(url, data, follow=True)
     assert response.status_code == 200
     assert not ScoreOverride.objects.exists()
@@ -208,9 +231,9 @@ def test_override_refuses_bad_input_with_a_message(client, instructor, alice, da
 def test_a_refused_override_lands_on_its_error_which_takes_focus(client, instructor, alice):
     _login(client, instructor)
     pk = alice.attempt.pk
-    url = reverse("instructor:override_score", args=[pk])
+    url = reverse("instructor:override_score", args=[OFFERING, pk])
     response = client.post(url, {"score": "9999", "reason": "too much"})
-    detail = reverse("instructor:student_detail", args=[alice.pk])
+    detail = reverse("instructor:student_detail", args=[OFFERING, alice.pk])
     # Not the top of the attempt's panel (its error sits below every question's responses).
     assert response.status_code == 302 and response.url == f"{detail}#override-error-{pk}"
     html = client.get(detail).content.decode()
@@ -222,7 +245,7 @@ def test_extension_is_granted_from_the_student_page(client, instructor, alice, q
     quiz, _ = quiz_and_items
     _login(client, instructor)
     response = client.post(
-        reverse("instructor:grant_extension", args=[alice.pk]),
+        reverse("instructor:grant_extension", args=[OFFERING, alice.pk]),
         {"quiz": quiz.pk, "due_at": "2030-01-15T17:00", "extra_minutes": "20", "reason": "ill"},
         follow=True,
     )
@@ -255,7 +278,7 @@ def test_student_history_shows_parameters_answer_key_and_responses(
     variant = alice.attempt.variant_for[items[0].pk]
     html = (
         _login(client, instructor)
-        .get(reverse("instructor:student_detail", args=[alice.pk]))
+        .get(reverse("instructor:student_detail", args=[OFFERING, alice.pk]))
         .content.decode()
     )
     acc = variant.parameters["acc"]
@@ -274,7 +297,7 @@ def test_variant_search_finds_the_students_who_had_the_values(client, instructor
         variant.parameters = {"acc": {"catalog": "accelerator", "key": acc}, "dt": "fp8"}
         variant.save()
     _login(client, instructor)
-    url = reverse("instructor:variant_search")
+    url = reverse("instructor:variant_search", args=[OFFERING])
     html = client.get(url + "?params=acc%3Dh100+dt%3Dfp8").content.decode()
     assert ">leaky<" in html and ">clean<" not in html
     slug = items[0].template.slug
@@ -285,10 +308,14 @@ def test_variant_search_finds_the_students_who_had_the_values(client, instructor
 
 
 def test_variant_search_explains_an_unreadable_filter(client, instructor):
-    html = _login(client, instructor).get(reverse("instructor:variant_search") + "?params=acc+H100")
+    html = _login(client, instructor).get(
+        reverse("instructor:variant_search", args=[OFFERING]) + "?params=acc+H100"
+    )
     assert html.status_code == 200
     assert "write filters as name=value" in html.content.decode()
-    html = client.get(reverse("instructor:variant_search") + "?params=__class__%3Dx")
+    html = client.get(
+        reverse("instructor:variant_search", args=[OFFERING]) + "?params=__class__%3Dx"
+    )
     assert "Could not read" in html.content.decode()
 
 
@@ -298,7 +325,9 @@ def _streamed(response) -> str:
 
 
 def test_responses_csv_streams_every_response_and_defuses_formulas(client, instructor, alice):
-    response = _login(client, instructor).get(reverse("instructor:export_responses_csv"))
+    response = _login(client, instructor).get(
+        reverse("instructor:export_responses_csv", args=[OFFERING])
+    )
     rows = list(csv.DictReader(io.StringIO(_streamed(response))))
     assert len(rows) == 2
     first = rows[0]
@@ -309,7 +338,9 @@ def test_responses_csv_streams_every_response_and_defuses_formulas(client, instr
 
 
 def test_responses_json_streams_valid_json(client, instructor, alice):
-    response = _login(client, instructor).get(reverse("instructor:export_responses_json"))
+    response = _login(client, instructor).get(
+        reverse("instructor:export_responses_json", args=[OFFERING])
+    )
     records = json.loads(_streamed(response))
     assert [r["try"] for r in records] == [1, 2]
     assert records[0]["template"] == "decode-step-memory-floor" and records[0]["version"] >= 1
@@ -317,7 +348,9 @@ def test_responses_json_streams_valid_json(client, instructor, alice):
 
 def test_gradebook_csv_has_one_row_per_student(client, instructor, course, alice):
     make_student(course, "=cmd|' /C calc'!A0")
-    response = _login(client, instructor).get(reverse("instructor:export_gradebook_csv"))
+    response = _login(client, instructor).get(
+        reverse("instructor:export_gradebook_csv", args=[OFFERING])
+    )
     rows = list(csv.reader(io.StringIO(_streamed(response))))
     assert rows[0][:3] == ["username", "first_name", "last_name"]
     by_name = {row[0]: row for row in rows[1:]}
@@ -344,7 +377,7 @@ def test_pages_run_a_fixed_number_of_queries(
         make_class(course, quiz, items, size, prefix=prefix)
         with django_assert_max_num_queries(PAGES_BUDGET[name]):
             with CaptureQueriesContext(connection) as queries:
-                assert client.get(reverse(name)).status_code == 200
+                assert client.get(reverse(name, args=[OFFERING])).status_code == 200
         counts.append(len(queries))
     assert counts[0] == counts[1]
 
@@ -358,9 +391,12 @@ def test_item_page_and_student_page_run_a_fixed_number_of_queries(
     for size, prefix in ((3, "a"), (12, "b")):
         students = make_class(course, quiz, items, size, prefix=prefix)
         with django_assert_max_num_queries(14):
-            assert client.get(reverse("instructor:item_analysis", args=[slug])).status_code == 200
+            assert (
+                client.get(reverse("instructor:item_analysis", args=[OFFERING, slug])).status_code
+                == 200
+            )
         with django_assert_max_num_queries(14):
-            url = reverse("instructor:student_detail", args=[students[-1].pk])
+            url = reverse("instructor:student_detail", args=[OFFERING, students[-1].pk])
             assert client.get(url).status_code == 200
 
 
@@ -369,7 +405,7 @@ def test_variant_search_refuses_a_malformed_filter_and_shows_the_expected_format
     client, instructor, alice, params
 ):
     _login(client, instructor)
-    response = client.get(reverse("instructor:variant_search"), {"params": params})
+    response = client.get(reverse("instructor:variant_search", args=[OFFERING]), {"params": params})
     html = response.content.decode()
     assert response.status_code == 200
     assert f"Could not read “{params}”" in html and "acc=H100 dt=fp8" in html
@@ -378,6 +414,6 @@ def test_variant_search_refuses_a_malformed_filter_and_shows_the_expected_format
 
 def test_variant_search_with_no_match_says_what_names_are_expected(client, instructor, alice):
     html = _login(client, instructor).get(
-        reverse("instructor:variant_search"), {"params": "nosuchname=1"}
+        reverse("instructor:variant_search", args=[OFFERING]), {"params": "nosuchname=1"}
     )
     assert "No variant matches" in html.content.decode()

@@ -14,7 +14,7 @@ from quizzes.presenters import display
 from quizzes.presenters import instructor as pages
 from quizzes.presenters.charts import bar_chart
 from quizzes.presenters.studio import histogram
-from tests.factories import PASSWORD
+from tests.factories import OFFERING, PASSWORD, offering_of
 from tests.quizzes.test_instructor_helpers import (
     make_quiz,
     make_student,
@@ -83,12 +83,15 @@ def test_regrade_page_badges_an_applied_run_done(client, course, instructor):
 
     template = QuestionTemplateFactory(course=course, example="decode-step-memory-floor")
     run = RegradeRun.objects.create(
+        offering=offering_of(course),
         template=template,
         target_version=template.current_version,
         status=RegradeStatus.APPLIED,
         created_by=instructor,
     )
     client.login(username=instructor.username, password=PASSWORD)
-    html = client.get(reverse("instructor:regrade_detail", args=[run.pk])).content.decode()
+    html = client.get(
+        reverse("instructor:regrade_detail", args=[OFFERING, run.pk])
+    ).content.decode()
     assert 'class="badge done">Applied' in html
     assert "Done: responses regraded" in html

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from quizzes.models import Variant
 from quizzes.services.instructor import parse_parameter_filters
-from tests.factories import PASSWORD, ChapterFactory
+from tests.factories import OFFERING, PASSWORD, ChapterFactory
 from tests.quizzes.test_instructor_helpers import make_quiz, make_student, submitted_attempt
 
 pytestmark = pytest.mark.django_db
@@ -32,7 +32,7 @@ def test_gradebook_rounds_scores_and_totals_the_course(teacher, course):
     ada = make_student(course, "ada", first_name="Ada", last_name="L")
     submitted_attempt(quiz, ada, {items[0]: 1 / 3, items[1]: 1.0, items[2]: 0.0})
     submitted_attempt(other, make_student(course, "bob"), {other_items[0]: 1.0})
-    html = teacher.get(reverse("instructor:gradebook")).content.decode()
+    html = teacher.get(reverse("instructor:gradebook", args=[OFFERING])).content.decode()
     row = html[html.index(">Ada L</a>") :].split("</tr>")[0]
     assert "2<span" in row and "/5</span>" in row  # 1 + 1 + 0 of 3 + 1 + 1
     assert "2.000" not in row and "1.000" not in row
@@ -43,11 +43,15 @@ def test_gradebook_rounds_scores_and_totals_the_course(teacher, course):
 
 def test_missing_work_says_why_it_is_empty(teacher, course):
     make_quiz(course)
-    html = teacher.get(reverse("instructor:gradebook"), {"show": "missing"}).content.decode()
+    html = teacher.get(
+        reverse("instructor:gradebook", args=[OFFERING]), {"show": "missing"}
+    ).content.decode()
     assert "No quiz has a due date that has passed" in html
     quiz, _ = make_quiz(course, slug="due", due_at=timezone.now() - timedelta(days=1))
     make_student(course, "idle")
-    html = teacher.get(reverse("instructor:gradebook"), {"show": "missing"}).content.decode()
+    html = teacher.get(
+        reverse("instructor:gradebook", args=[OFFERING]), {"show": "missing"}
+    ).content.decode()
     assert "No quiz has a due date that has passed" not in html and ">idle</span>" in html
 
 
@@ -59,14 +63,23 @@ def test_item_analysis_lists_templates_in_chapter_order_and_sorts(teacher, cours
         item.template.chapter_slug = chapter
         item.template.save(update_fields=["chapter_slug"])
     slugs = [item.template.slug for item in items]
-    html = teacher.get(reverse("instructor:item_index")).content.decode()
+    html = teacher.get(reverse("instructor:item_index", args=[OFFERING])).content.decode()
     order = sorted(slugs, key=html.index)
     assert order == [slugs[1], slugs[0], slugs[2]]  # GPUs, then the roofline, then no chapter
     assert "<td>GPUs</td>" in html and 'aria-sort="ascending"' in html
-    html = teacher.get(reverse("instructor:item_index"), {"sort": "chapter", "dir": "desc"})
+    html = teacher.get(
+        reverse("instructor:item_index", args=[OFFERING]),
+        {"sort": "chapter", "dir": "desc"},
+    )
     assert sorted(slugs, key=html.content.decode().index)[0] == slugs[2]
-    assert teacher.get(reverse("instructor:item_index"), {"sort": "r"}).status_code == 200
-    assert teacher.get(reverse("instructor:item_index"), {"sort": "nope"}).status_code == 200
+    assert (
+        teacher.get(reverse("instructor:item_index", args=[OFFERING]), {"sort": "r"}).status_code
+        == 200
+    )
+    assert (
+        teacher.get(reverse("instructor:item_index", args=[OFFERING]), {"sort": "nope"}).status_code
+        == 200
+    )
 
 
 def test_variant_search_reads_values_with_spaces_as_the_site_shows_them(teacher, course):
@@ -77,7 +90,10 @@ def test_variant_search_reads_values_with_spaces_as_the_site_shows_them(teacher,
     Variant.objects.filter(attempt=attempt).update(
         parameters={"acc": {"catalog": "accelerator", "key": "RTX 4090"}, "dt": "int8"}
     )
-    response = teacher.get(reverse("instructor:variant_search"), {"params": "acc=RTX 4090 dt=int8"})
+    response = teacher.get(
+        reverse("instructor:variant_search", args=[OFFERING]),
+        {"params": "acc=RTX 4090 dt=int8"},
+    )
     html = response.content.decode()
     assert "Could not read" not in html and ">ada<" in html.replace("</a>", "<")
 
@@ -85,7 +101,9 @@ def test_variant_search_reads_values_with_spaces_as_the_site_shows_them(teacher,
 def test_gradebook_csv_has_exact_points_without_float_noise(teacher, course):
     quiz, items = make_quiz(course)
     submitted_attempt(quiz, make_student(course, "ada"), {items[0]: 1 / 3, items[1]: 1.0})
-    body = b"".join(teacher.get(reverse("instructor:export_gradebook_csv")).streaming_content)
+    body = b"".join(
+        teacher.get(reverse("instructor:export_gradebook_csv", args=[OFFERING])).streaming_content
+    )
     rows = list(csv.reader(io.StringIO(body.decode())))
     ada = next(row for row in rows if row[0] == "ada")
     assert ada[3:5] == ["1.333", "2"]

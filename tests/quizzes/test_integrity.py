@@ -22,7 +22,7 @@ from quizzes.services.questions import (
     engine_variant,
     template_for,
 )
-from tests.factories import PASSWORD, EnrollmentFactory, make_quiz
+from tests.factories import OFFERING, PASSWORD, EnrollmentFactory, make_quiz
 
 EXAMPLES = ["decode-step-memory-floor", "kv-cache-fits", "kv-cache-bytes-formula"]
 
@@ -40,12 +40,12 @@ def test_another_students_attempt_answers_404(course, student):
     variant = attempt.variants.get()
     intruder = _client(EnrollmentFactory(course=course).user)
     urls = [
-        ("get", reverse("quizzes:attempt_detail", args=[attempt.pk])),
-        ("get", reverse("quizzes:attempt_results", args=[attempt.pk])),
-        ("post", reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, "t"])),
-        ("post", reverse("quizzes:autosave", args=[attempt.pk, variant.pk, "t"])),
-        ("post", reverse("quizzes:new_variant", args=[attempt.pk, variant.pk])),
-        ("post", reverse("quizzes:submit_attempt", args=[attempt.pk])),
+        ("get", reverse("quizzes:attempt_detail", args=[OFFERING, attempt.pk])),
+        ("get", reverse("quizzes:attempt_results", args=[OFFERING, attempt.pk])),
+        ("post", reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, "t"])),
+        ("post", reverse("quizzes:autosave", args=[OFFERING, attempt.pk, variant.pk, "t"])),
+        ("post", reverse("quizzes:new_variant", args=[OFFERING, attempt.pk, variant.pk])),
+        ("post", reverse("quizzes:submit_attempt", args=[OFFERING, attempt.pk])),
     ]
     for method, url in urls:
         data = {"answer": "1 ms", "idempotency_key": uuid.uuid4().hex}
@@ -117,21 +117,21 @@ class LeakScanner:
 def test_answers_seeds_and_slips_never_reach_the_browser_before_the_part_is_final(course, student):
     quiz = make_quiz(course, examples=EXAMPLES, tries_per_variant=2)
     client = _client(student)
-    start = client.post(reverse("quizzes:start_attempt", args=[quiz.slug]), follow=True)
+    start = client.post(reverse("quizzes:start_attempt", args=[OFFERING, quiz.slug]), follow=True)
     attempt = Attempt.objects.get()
     variants = {v.item.template.slug: v for v in attempt.variants.select_related("item__template")}
     scanner = LeakScanner(variants.values())
     scanner.scan(start)
-    page = reverse("quizzes:attempt_detail", args=[attempt.pk])
+    page = reverse("quizzes:attempt_detail", args=[OFFERING, attempt.pk])
 
     def post(variant, part, answer, htmx):
-        url = reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, part])
+        url = reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, part])
         data = {"answer": answer, "idempotency_key": uuid.uuid4().hex}
         extra = {"HTTP_HX_REQUEST": "true"} if htmx else {}
         scanner.scan(client.post(url, data, follow=not htmx, **extra))
 
     decode, kv, formula = (variants[slug] for slug in EXAMPLES)
-    preview = reverse("quizzes:preview_part", args=[attempt.pk, formula.pk, "kv"])
+    preview = reverse("quizzes:preview_part", args=[OFFERING, attempt.pk, formula.pk, "kv"])
     scanner.scan(client.get(preview, {"answer": "4 n b"}, HTTP_HX_REQUEST="true"))
     scanner.scan(client.get(preview, {"answer": "4 n b"}))
     # Wrong and unreadable answers, through htmx and plain posts: every body is scanned.
@@ -141,8 +141,8 @@ def test_answers_seeds_and_slips_never_reach_the_browser_before_the_part_is_fina
     post(kv, "total", "3 GB", htmx=False)
     post(formula, "kv", "n*b", htmx=True)
     scanner.scan(client.get(page))
-    scanner.scan(client.get(reverse("quizzes:quiz_detail", args=[quiz.slug])))
-    scanner.scan(client.get(reverse("quizzes:progress")))
+    scanner.scan(client.get(reverse("quizzes:quiz_detail", args=[OFFERING, quiz.slug])))
+    scanner.scan(client.get(reverse("quizzes:progress", args=[OFFERING])))
     # Right answers, one part at a time: the others stay secret until they are final.
     answers = {slug: correct_answers(v) for slug, v in variants.items()}
     scanner.finish(decode, "t")
@@ -162,7 +162,7 @@ def test_the_same_idempotency_key_twice_records_one_response(course, student):
     attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
     variant = attempt.variants.get()
     client = _client(student)
-    url = reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, "t"])
+    url = reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, "t"])
     data = {"answer": "1 ms", "idempotency_key": uuid.uuid4().hex}
     first = client.post(url, data, HTTP_HX_REQUEST="true")
     second = client.post(url, data, HTTP_HX_REQUEST="true")
@@ -265,16 +265,16 @@ def test_concurrent_different_forms_never_share_a_try_number(course, student):
 def test_every_form_is_csrf_protected(course, student):
     quiz = make_quiz(course, examples=["decode-step-memory-floor"])
     guarded = _client(student, enforce_csrf_checks=True)
-    start = reverse("quizzes:start_attempt", args=[quiz.slug])
+    start = reverse("quizzes:start_attempt", args=[OFFERING, quiz.slug])
     assert guarded.post(start).status_code == 403
     assert not Attempt.objects.exists()
     attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
     variant = attempt.variants.get()
     posts = [
-        reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, "t"]),
-        reverse("quizzes:autosave", args=[attempt.pk, variant.pk, "t"]),
-        reverse("quizzes:new_variant", args=[attempt.pk, variant.pk]),
-        reverse("quizzes:submit_attempt", args=[attempt.pk]),
+        reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, "t"]),
+        reverse("quizzes:autosave", args=[OFFERING, attempt.pk, variant.pk, "t"]),
+        reverse("quizzes:new_variant", args=[OFFERING, attempt.pk, variant.pk]),
+        reverse("quizzes:submit_attempt", args=[OFFERING, attempt.pk]),
     ]
     for url in posts:
         data = {"answer": "1 ms", "idempotency_key": uuid.uuid4().hex}
@@ -289,19 +289,21 @@ def test_every_form_is_csrf_protected(course, student):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("role", ["instructor", "author"])
+@pytest.mark.parametrize("role", ["instructor", "ta"])
 def test_staff_may_read_a_quiz_but_not_start_an_attempt(course, role):
     quiz = make_quiz(course)
     staff = _client(EnrollmentFactory(course=course, role=role).user)
-    page = staff.get(reverse("quizzes:quiz_detail", args=[quiz.slug]))
+    page = staff.get(reverse("quizzes:quiz_detail", args=[OFFERING, quiz.slug]))
     assert page.status_code == 200
     assert "Only students take quizzes" in page.content.decode()
-    assert staff.post(reverse("quizzes:start_attempt", args=[quiz.slug])).status_code == 403
+    assert (
+        staff.post(reverse("quizzes:start_attempt", args=[OFFERING, quiz.slug])).status_code == 403
+    )
     assert not Attempt.objects.exists()
 
 
 @pytest.mark.django_db
 def test_anonymous_visitors_are_sent_to_log_in(course):
     quiz = make_quiz(course)
-    response = Client().get(reverse("quizzes:quiz_detail", args=[quiz.slug]))
+    response = Client().get(reverse("quizzes:quiz_detail", args=[OFFERING, quiz.slug]))
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]

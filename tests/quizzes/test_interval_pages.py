@@ -13,7 +13,13 @@ from quizzes.models import QuestionTemplate, Response
 from quizzes.services import attempts as service
 from quizzes.services import authoring
 from quizzes.services.questions import correct_answers
-from tests.factories import PASSWORD, QuestionTemplateFactory, QuizFactory, QuizItemFactory
+from tests.factories import (
+    OFFERING,
+    PASSWORD,
+    QuestionTemplateFactory,
+    QuizFactory,
+    QuizItemFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +50,7 @@ def test_the_page_shows_one_labelled_range_input_with_the_unit_hint(started):
 def test_checking_a_range_records_its_grade_and_shows_the_feedback(started):
     client, attempt, variant = started
     true = correct_answers(variant)["t"]
-    url = reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, "t"])
+    url = reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, "t"])
 
     def check(answer):
         data = {"answer": answer, "idempotency_key": uuid.uuid4().hex}

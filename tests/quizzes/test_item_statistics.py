@@ -20,7 +20,7 @@ from quizzes.services import analytics, regrade
 from quizzes.services import attempts as service
 from quizzes.services.instructor import override_score, statistics
 from quizzes.services.questions import correct_answers
-from tests.factories import PASSWORD, check_answer, make_quiz
+from tests.factories import OFFERING, PASSWORD, check_answer, make_quiz, offering_of
 from tests.quizzes.test_instructor_helpers import make_student
 
 pytestmark = pytest.mark.django_db
@@ -47,14 +47,16 @@ def _template(quiz):
 
 
 def _recomputed(template, quiz=None):
-    return statistics.stats_to_json(analytics.item_analysis(template, quiz=quiz))
+    return statistics.stats_to_json(
+        analytics.item_analysis(template, offering=offering_of(template.course), quiz=quiz)
+    )
 
 
 def _kept_json(template, quiz=None):
-    kept = statistics.kept(template, quiz=quiz)
+    kept = statistics.kept(template, offering_of(template.course), quiz=quiz)
     if kept.stale:
-        statistics.refresh(template, quiz=quiz)
-        kept = statistics.kept(template, quiz=quiz)
+        statistics.refresh(template, offering_of(template.course), quiz=quiz)
+        kept = statistics.kept(template, offering_of(template.course), quiz=quiz)
     assert not kept.stale
     return statistics.stats_to_json(kept.stats)
 
@@ -71,7 +73,7 @@ def test_kept_statistics_equal_a_recomputation_through_checks_submissions_regrad
     # More answers and a late submission: the kept row knows it is out of date.
     before = _kept_json(template)
     _class(course, quiz, ["t0", "t1", "t2"])
-    assert statistics.kept(template).stale
+    assert statistics.kept(template, offering_of(template.course)).stale
     assert _kept_json(template) == _recomputed(template) != before
 
     # An override on a submitted attempt goes through the same counter.
@@ -79,12 +81,13 @@ def test_kept_statistics_equal_a_recomputation_through_checks_submissions_regrad
     override_score(
         attempt=submitted, item=None, score=Decimal("0.5"), reason="Partial credit", by=instructor
     )
-    assert statistics.kept(template).stale
+    assert statistics.kept(template, offering_of(template.course)).stale
     assert _kept_json(template) == _recomputed(template)
 
     # A regrade that widens the tolerance turns the "1 s" tries right for nobody, but rewrites
     # every response: the counter moves and the kept figures follow the new grades.
     run = RegradeRun.objects.create(
+        offering=offering_of(template.course),
         template=template,
         target_version=template.current_version,
         recompute_answers=True,
@@ -93,7 +96,7 @@ def test_kept_statistics_equal_a_recomputation_through_checks_submissions_regrad
     regrade.compute_preview(run_id=run.pk)
     regrade.start_regrade(run=RegradeRun.objects.get(pk=run.pk))
     regrade.apply_regrade(run_id=run.pk)
-    assert statistics.kept(template).stale
+    assert statistics.kept(template, offering_of(template.course)).stale
     assert _kept_json(template) == _recomputed(template)
     assert _kept_json(template, quiz) == _recomputed(template, quiz)
 
@@ -102,14 +105,14 @@ def test_an_unreadable_answer_changes_no_statistic_and_leaves_them_current(cours
     quiz = make_quiz(course, slug="hw")
     template = _template(quiz)
     (attempt,) = _class(course, quiz, ["ana"])
-    statistics.kept(template)
+    statistics.kept(template, offering_of(template.course))
     before = QuizActivity.objects.get(quiz=quiz).changes
     service.start_attempt(quiz=quiz, student=attempt.student, now=timezone.now())
     variant = attempt.variants.first()
     with pytest.raises(service.QuizRuleError):  # the attempt is submitted: nothing stored
         check_answer(variant, attempt.student, "banana")
     assert QuizActivity.objects.get(quiz=quiz).changes == before
-    assert not statistics.kept(template).stale
+    assert not statistics.kept(template, offering_of(template.course)).stale
 
 
 def test_the_item_page_reads_the_same_rows_for_a_small_and_a_larger_class(
@@ -117,7 +120,7 @@ def test_the_item_page_reads_the_same_rows_for_a_small_and_a_larger_class(
 ):
     quiz = make_quiz(course, slug="hw", tries_per_variant=3)
     template = _template(quiz)
-    url = reverse("instructor:item_analysis", args=[template.slug])
+    url = reverse("instructor:item_analysis", args=[OFFERING, template.slug])
     client.login(username=instructor.username, password=PASSWORD)
 
     def page_work():
@@ -150,7 +153,7 @@ def test_a_stale_page_shows_the_kept_figures_and_queues_one_refresh(
     quiz = make_quiz(course, slug="hw")
     template = _template(quiz)
     _class(course, quiz, ["a0"])
-    url = reverse("instructor:item_analysis", args=[template.slug])
+    url = reverse("instructor:item_analysis", args=[OFFERING, template.slug])
     client.login(username=instructor.username, password=PASSWORD)
     client.get(url)  # the first view computes the row in the request
     _class(course, quiz, ["a1"])

@@ -16,7 +16,7 @@ from quizzes.services import seed
 from quizzes.services.grades import grade_fields, graded_response, regrade_response
 from quizzes.services.questions import correct_answers
 from quizzes.services.submission import recompute_attempt_score
-from tests.factories import ChapterFactory, make_quiz
+from tests.factories import ChapterFactory, make_quiz, offering_of
 
 pytestmark = pytest.mark.django_db
 
@@ -75,7 +75,7 @@ def test_demo_attempts_score_as_a_rescore_would(course):
         due_at=timezone.now() - timedelta(days=1),
         late_penalty=0.25,
     )
-    seed.seed_class(course=course, students=6)
+    seed.seed_class(offering=offering_of(course), students=6)
     attempts = list(Attempt.objects.select_related("quiz"))
     assert attempts and Response.objects.exists()
     stored = {a.pk: (a.score, a.max_score) for a in attempts}

@@ -14,13 +14,13 @@ from django.utils import timezone
 from quizzes.models import QuizMode
 from quizzes.services import attempts as service
 from quizzes.services.questions import correct_answers
-from tests.factories import PASSWORD, make_quiz
+from tests.factories import OFFERING, PASSWORD, make_quiz
 
 pytestmark = pytest.mark.django_db
 
 
 def _check(client, attempt, variant, part, answer):
-    url = reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, part])
+    url = reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, part])
     data = {"answer": answer, "idempotency_key": uuid.uuid4().hex}
     return client.post(url, data, HTTP_HX_REQUEST="true")
 

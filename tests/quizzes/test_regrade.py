@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from quizzes.models import RegradeRun, RegradeStatus, Response, Variant
 from quizzes.services import regrade
-from tests.factories import PASSWORD, TemplateVersionFactory, example_source
+from tests.factories import OFFERING, PASSWORD, TemplateVersionFactory, example_source, offering_of
 from tests.quizzes.test_instructor_helpers import (
     make_quiz,
     make_student,
@@ -64,7 +64,11 @@ def test_preview_lists_changes_and_writes_nothing(graded, instructor):
     item, responses = graded
     wider = _version(item.template, example_source(SLUG).replace("rtol: 0.02", "rtol: 0.05"))
     run = regrade.preview_regrade(
-        template=item.template, target_version=wider, recompute_answers=False, by=instructor
+        offering=offering_of(item.template.course),
+        template=item.template,
+        target_version=wider,
+        recompute_answers=False,
+        by=instructor,
     )
     assert run.status == RegradeStatus.PREVIEWED and run.total == 2 and run.changed == 1
     (change,) = run.preview
@@ -79,7 +83,11 @@ def test_apply_changes_scores_recomputes_attempts_and_keeps_the_audit(graded, in
     item, responses = graded
     wider = _version(item.template, example_source(SLUG).replace("rtol: 0.02", "rtol: 0.05"))
     run = regrade.preview_regrade(
-        template=item.template, target_version=wider, recompute_answers=False, by=instructor
+        offering=offering_of(item.template.course),
+        template=item.template,
+        target_version=wider,
+        recompute_answers=False,
+        by=instructor,
     )
     run = _run_to_the_end(run)
     assert run.processed == run.total == 2 and run.applied_at and run.created_by == instructor
@@ -102,7 +110,11 @@ def test_recomputing_answers_uses_the_stored_parameters(graded, instructor):
     )
     fixed = _version(item.template, doubled)
     run = regrade.preview_regrade(
-        template=item.template, target_version=fixed, recompute_answers=True, by=instructor
+        offering=offering_of(item.template.course),
+        template=item.template,
+        target_version=fixed,
+        recompute_answers=True,
+        by=instructor,
     )
     # Both answers were at most 3% from the old key, so both are wrong against a doubled one.
     assert {c["student"] for c in run.preview} == {"exact"}
@@ -118,15 +130,15 @@ def test_regrade_pages_preview_apply_and_poll(client, graded, instructor):
     wider = _version(item.template, example_source(SLUG).replace("rtol: 0.02", "rtol: 0.05"))
     client.login(username=instructor.username, password=PASSWORD)
     response = client.post(
-        reverse("instructor:regrade"),
+        reverse("instructor:regrade", args=[OFFERING]),
         {"template": item.template.pk, "target_version": wider.pk, "recompute_answers": ""},
     )
     run = RegradeRun.objects.get()
     assert response.status_code == 302 and response["Location"].endswith(f"/regrade/{run.pk}/")
     page = client.get(response["Location"]).content.decode()
     assert "near" in page and "Apply 1 change" in page
-    client.post(reverse("instructor:regrade_apply", args=[run.pk]))
-    progress = reverse("instructor:regrade_progress", args=[run.pk])
+    client.post(reverse("instructor:regrade_apply", args=[OFFERING, run.pk]))
+    progress = reverse("instructor:regrade_progress", args=[OFFERING, run.pk])
     fragment = client.post(progress, HTTP_HX_REQUEST="true").content.decode()
     assert fragment.strip().startswith('<div id="progress"')
     run.refresh_from_db()
@@ -139,7 +151,7 @@ def test_regrade_form_refuses_a_version_of_another_template(client, graded, cour
     other_quiz, (other,) = make_quiz(course, examples=("kv-cache-fits",), slug="other")
     client.login(username=instructor.username, password=PASSWORD)
     response = client.post(
-        reverse("instructor:regrade"),
+        reverse("instructor:regrade", args=[OFFERING]),
         {"template": item.template.pk, "target_version": other.template.current_version.pk},
     )
     assert response.status_code == 200
@@ -158,7 +170,7 @@ def test_regrade_form_offers_only_the_chosen_templates_versions(client, graded, 
     _, (other,) = make_quiz(course, examples=("kv-cache-fits",), slug="other")
     _version(other.template, example_source("kv-cache-fits"))
     client.login(username=instructor.username, password=PASSWORD)
-    url = reverse("instructor:regrade")
+    url = reverse("instructor:regrade", args=[OFFERING])
     first = client.get(url).content.decode()
     assert _option_values(first, "template") == {str(item.template.pk), str(other.template.pk)}
     assert _option_values(first, "target_version") == set()  # step 2 waits for a template
@@ -175,7 +187,9 @@ def test_regrade_form_offers_only_the_chosen_templates_versions(client, graded, 
 
 def test_regrade_post_without_a_template_asks_for_one(client, graded, instructor):
     client.login(username=instructor.username, password=PASSWORD)
-    response = client.post(reverse("instructor:regrade"), {"template": "x"}, follow=True)
+    response = client.post(
+        reverse("instructor:regrade", args=[OFFERING]), {"template": "x"}, follow=True
+    )
     assert "Choose a template first" in response.content.decode()
     assert not RegradeRun.objects.exists()
 
@@ -184,11 +198,17 @@ def test_preview_says_how_many_responses_it_checked(client, graded, instructor):
     item, _ = graded
     same = _version(item.template, example_source(SLUG))
     run = regrade.preview_regrade(
-        template=item.template, target_version=same, recompute_answers=False, by=instructor
+        offering=offering_of(item.template.course),
+        template=item.template,
+        target_version=same,
+        recompute_answers=False,
+        by=instructor,
     )
     assert run.changed == 0 and run.note == "Checked 2 responses in 2 variants."
     client.login(username=instructor.username, password=PASSWORD)
-    page = client.get(reverse("instructor:regrade_detail", args=[run.pk])).content.decode()
+    page = client.get(
+        reverse("instructor:regrade_detail", args=[OFFERING, run.pk])
+    ).content.decode()
     assert "Checked 2 responses in 2 variants." in page and "No score would change" in page
     assert "0 of 2 variants" not in page
 
@@ -201,7 +221,11 @@ def test_recomputing_skips_a_common_error_that_is_none_in_a_variant(graded, inst
     assert source != example_source(SLUG)
     version = _version(item.template, source)
     run = regrade.preview_regrade(
-        template=item.template, target_version=version, recompute_answers=True, by=instructor
+        offering=offering_of(item.template.course),
+        template=item.template,
+        target_version=version,
+        recompute_answers=True,
+        by=instructor,
     )
     assert run.total == 2 and run.changed == 0
     _run_to_the_end(run)
@@ -219,7 +243,11 @@ def test_a_counted_try_that_now_grades_as_free_stays_a_counted_incorrect_try(cou
     response = respond(variant, "t", "12 GB", "incorrect")
     same = _version(item.template, example_source(SLUG))
     run = regrade.preview_regrade(
-        template=item.template, target_version=same, recompute_answers=False, by=instructor
+        offering=offering_of(item.template.course),
+        template=item.template,
+        target_version=same,
+        recompute_answers=False,
+        by=instructor,
     )
     _run_to_the_end(run)
     response.refresh_from_db()

@@ -11,7 +11,7 @@ from django.utils import timezone
 from quizzes.models import QuizMode, RegradeStatus, Response, Variant
 from quizzes.services import attempts as service
 from quizzes.services import regrade
-from tests.factories import example_source, make_quiz
+from tests.factories import example_source, make_quiz, offering_of
 from tests.quizzes.test_regrade import SLUG, _version
 
 pytestmark = pytest.mark.django_db
@@ -21,7 +21,11 @@ def _widen_and_apply(template, instructor):
     """A tolerance-only fix (2% to 5%), previewed and applied without recomputing answers."""
     wider = _version(template, example_source(SLUG).replace("rtol: 0.02", "rtol: 0.05"))
     run = regrade.preview_regrade(
-        template=template, target_version=wider, recompute_answers=False, by=instructor
+        offering=offering_of(template.course),
+        template=template,
+        target_version=wider,
+        recompute_answers=False,
+        by=instructor,
     )
     regrade.start_regrade(run=run)
     assert regrade.apply_regrade(run_id=run.pk).status == RegradeStatus.APPLIED
@@ -80,6 +84,7 @@ def test_a_version_with_a_part_the_kept_answers_lack_leaves_the_variant_on_its_o
         example_source(SLUG).replace("  - id: t\n", "  - id: t2\n").replace("part_t", "part_t2"),
     )
     run = regrade.preview_regrade(
+        offering=quiz.offering,
         template=variant.item.template,
         target_version=renamed,
         recompute_answers=False,

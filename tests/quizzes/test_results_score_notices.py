@@ -11,7 +11,7 @@ from django.utils import timezone
 from quizzes.models import RegradeRun, RegradeStatus
 from quizzes.services import attempts as service
 from quizzes.services.instructor import override_score
-from tests.factories import make_quiz
+from tests.factories import OFFERING, make_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -26,6 +26,7 @@ def _submitted(quiz, student):
 def _regrade(item, attempt, student, old, new):
     change = {"attempt": attempt.pk, "student": student, "part": "t"}
     RegradeRun.objects.create(
+        offering=item.quiz.offering,
         template=item.template,
         target_version=item.template.current_version,
         status=RegradeStatus.APPLIED,
@@ -39,7 +40,7 @@ def test_the_results_page_lists_the_override_and_the_regrade_of_this_attempt_onl
 ):
     quiz = make_quiz(course, examples=["decode-step-memory-floor"], title="Floor quiz")
     first, second = _submitted(quiz, student), _submitted(quiz, student)
-    results = reverse("quizzes:attempt_results", args=[first.pk])
+    results = reverse("quizzes:attempt_results", args=[OFFERING, first.pk])
     client.force_login(student)
     assert "Changes to this score" not in client.get(results).content.decode()
 

@@ -17,7 +17,7 @@ from courseware.models import ReadingProgress
 from quizzes.models import Response
 from quizzes.services import attempts as service
 from quizzes.services.questions import correct_answers
-from tests.factories import PASSWORD, ChapterFactory, check_answer, make_quiz
+from tests.factories import OFFERING, PASSWORD, ChapterFactory, check_answer, make_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -110,7 +110,7 @@ def test_length_limit_is_the_graders_for_each_kind_in_the_box_and_the_message(
     assert 'maxlength="500"' in _part_html(html, formula, "kv")
     cases = [(number, "t", "1" * 5000, "200"), (formula, "kv", "n" * 5000, "500")]
     for variant, part, answer, limit in cases:
-        url = reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, part])
+        url = reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, part])
         data = {"answer": answer, "idempotency_key": uuid.uuid4().hex}
         fragment = logged_in.post(url, data, HTTP_HX_REQUEST="true").content.decode()
         assert f"the limit for a {'number' if part == 't' else 'formula'} is {limit}" in fragment
@@ -125,7 +125,7 @@ def test_length_limit_is_the_graders_for_each_kind_in_the_box_and_the_message(
 def test_a_check_swaps_the_result_not_the_input_until_the_part_is_final(logged_in, course, student):
     attempt = _start(course, student)
     variant = attempt.variants.get()
-    url = reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, "t"])
+    url = reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, "t"])
     key = uuid.uuid4().hex
     wrong = logged_in.post(url, {"answer": "1 s", "idempotency_key": key}, HTTP_HX_REQUEST="true")
     html = wrong.content.decode()
@@ -146,13 +146,15 @@ def test_a_stale_tab_hears_about_the_submission_in_its_fragment_only(logged_in, 
     attempt = _start(course, student)
     variant = attempt.variants.get()
     service.submit_attempt(attempt=attempt, student=student, now=timezone.now())
-    url = reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, "t"])
+    url = reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, "t"])
     data = {"answer": "1 s", "idempotency_key": uuid.uuid4().hex}
     fragment = logged_in.post(url, data, HTTP_HX_REQUEST="true")
     assert fragment.status_code == 200
     assert "has been submitted" in fragment.content.decode()
-    assert reverse("quizzes:attempt_results", args=[attempt.pk]) in fragment.content.decode()
-    later = logged_in.get(reverse("quizzes:progress")).content.decode()
+    assert (
+        reverse("quizzes:attempt_results", args=[OFFERING, attempt.pk]) in fragment.content.decode()
+    )
+    later = logged_in.get(reverse("quizzes:progress", args=[OFFERING])).content.decode()
     assert "has been submitted" not in later
 
 
@@ -160,12 +162,15 @@ def test_a_plain_post_message_is_shown_once_on_the_page_it_lands_on(logged_in, c
     attempt = _start(course, student)
     variant = attempt.variants.get()
     service.submit_attempt(attempt=attempt, student=student, now=timezone.now())
-    url = reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, "t"])
+    url = reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, "t"])
     landed = logged_in.post(
         url, {"answer": "1 s", "idempotency_key": uuid.uuid4().hex}, follow=True
     )
     assert "has been submitted" in landed.content.decode()
-    assert "has been submitted" not in logged_in.get(reverse("quizzes:progress")).content.decode()
+    assert (
+        "has been submitted"
+        not in logged_in.get(reverse("quizzes:progress", args=[OFFERING])).content.decode()
+    )
 
 
 def _codes_the_grader_emits() -> set[str]:
@@ -203,7 +208,7 @@ def test_progress_explains_a_constant_factor_and_links_its_section(logged_in, co
     variant = attempt.variants.get()
     doubled = f"2*({correct_answers(variant)['kv']})"
     assert _answer(variant, student, "kv", doubled).diagnosis == "constant-factor"
-    html = logged_in.get(reverse("quizzes:progress")).content.decode()
+    html = logged_in.get(reverse("quizzes:progress", args=[OFFERING])).content.decode()
     entry = misconception("constant-factor")
     assert entry.title in html and entry.explanation in html
     assert reverse("courseware:chapter_detail", args=["roofline"]) + "#counting-flops" in html

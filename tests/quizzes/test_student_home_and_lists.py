@@ -13,7 +13,7 @@ from quizzes.models import QuizItem, RegradeRun, RegradeStatus
 from quizzes.presenters.progress import questions_per_attempt
 from quizzes.services import attempts as service
 from quizzes.services.instructor import override_score
-from tests.factories import PASSWORD, make_quiz
+from tests.factories import OFFERING, PASSWORD, make_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +26,12 @@ def _login(client, user, follow_from="/accounts/login/"):
 
 @pytest.mark.parametrize(
     "role, lands",
-    [("instructor", "/instructor/"), ("author", "/studio/"), ("student", "/")],
+    [
+        ("instructor", "/o/hardware-reality/instructor/"),
+        ("assistant", "/o/hardware-reality/instructor/"),
+        ("author", "/studio/"),
+        ("student", "/o/hardware-reality/"),
+    ],
 )
 def test_each_role_lands_on_its_own_home(client, course, request, role, lands):
     user = request.getfixturevalue(role)
@@ -36,7 +41,7 @@ def test_each_role_lands_on_its_own_home(client, course, request, role, lands):
 
 def test_a_login_with_next_still_goes_there(client, course, instructor):
     response = _login(client, instructor, "/accounts/login/?next=/instructor/gradebook/")
-    assert response.redirect_chain[-1][0] == "/instructor/gradebook/"
+    assert response.redirect_chain[-1][0] == "/o/hardware-reality/instructor/gradebook/"
 
 
 def test_the_student_home_lists_open_attempts_and_due_quizzes(client, course, student):
@@ -65,7 +70,7 @@ def test_the_quiz_list_shows_questions_per_attempt_time_limit_and_due_date(clien
     exam.pools = {"p": 1}
     exam.save()
     client.force_login(student)
-    html = client.get(reverse("quizzes:quiz_list")).content.decode()
+    html = client.get(reverse("quizzes:quiz_list", args=[OFFERING])).content.decode()
     row = html[html.index(">Exam</a>") :].split("</tr>")[0]
     assert '<td data-label="Questions" class="num">2</td>' in row
     assert "45 min" in row and "UTC" in row
@@ -88,10 +93,14 @@ def test_my_progress_tells_of_an_override_and_a_regrade_with_reasons(
     service.submit_attempt(attempt=attempt, student=student, now=timezone.now())
     attempt.refresh_from_db()
     client.force_login(student)
-    assert "Changes to your scores" not in client.get(reverse("quizzes:progress")).content.decode()
+    assert (
+        "Changes to your scores"
+        not in client.get(reverse("quizzes:progress", args=[OFFERING])).content.decode()
+    )
     override_score(attempt=attempt, score="1.5", reason="Unit typo forgiven", by=instructor)
     item = quiz.items.order_by("position").first()
     RegradeRun.objects.create(
+        offering=quiz.offering,
         template=item.template,
         target_version=item.template.current_version,
         status=RegradeStatus.APPLIED,
@@ -117,7 +126,7 @@ def test_my_progress_tells_of_an_override_and_a_regrade_with_reasons(
             },
         ],
     )
-    html = client.get(reverse("quizzes:progress")).content.decode()
+    html = client.get(reverse("quizzes:progress", args=[OFFERING])).content.decode()
     assert "Your instructor set the score</strong>\n      of the whole attempt" in html
     assert "1.5 of 2 points" in html and "Reason: Unit typo forgiven" in html
     assert "A regrade changed the grade" in html and "incorrect → correct" in html

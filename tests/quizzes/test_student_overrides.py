@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from quizzes.services import attempts as service
 from quizzes.services.instructor import override_score
-from tests.factories import PASSWORD, make_quiz
+from tests.factories import OFFERING, PASSWORD, make_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +37,9 @@ def test_results_page_shows_the_latest_attempt_override_with_its_reason(
     override_score(attempt=attempt, score="0.25", reason="First look", by=instructor)
     override_score(attempt=attempt, score="0.5", reason="Unit typo forgiven", by=instructor)
 
-    html = logged_in.get(reverse("quizzes:attempt_results", args=[attempt.pk])).content.decode()
+    html = logged_in.get(
+        reverse("quizzes:attempt_results", args=[OFFERING, attempt.pk])
+    ).content.decode()
     assert "Score set by your instructor:" in html
     assert "0.50/1</strong> — Unit typo forgiven" in html
     assert "First look" not in html
@@ -47,7 +49,9 @@ def test_quiz_page_lists_the_override_next_to_the_attempt(logged_in, course, stu
     quiz, attempt = _submitted(course, student)
     override_score(attempt=attempt, score="1", reason="Regraded by hand", by=instructor)
 
-    html = logged_in.get(reverse("quizzes:quiz_detail", args=[quiz.slug])).content.decode()
+    html = logged_in.get(
+        reverse("quizzes:quiz_detail", args=[OFFERING, quiz.slug])
+    ).content.decode()
     assert "Score set by your instructor:" in html
     assert "1/1</strong> — Regraded by hand" in html
 
@@ -63,7 +67,9 @@ def test_an_item_override_names_the_question_and_sets_its_points(
         attempt=attempt, item=second, score="0.75", reason="Partial credit", by=instructor
     )
 
-    html = logged_in.get(reverse("quizzes:attempt_results", args=[attempt.pk])).content.decode()
+    html = logged_in.get(
+        reverse("quizzes:attempt_results", args=[OFFERING, attempt.pk])
+    ).content.decode()
     number = attempt.item_ids.index(second.pk) + 1
     assert f"Question {number}: score set by your instructor:" in html
     assert "0.75/1</strong> — Partial credit" in html
@@ -72,8 +78,8 @@ def test_an_item_override_names_the_question_and_sets_its_points(
 
 def test_no_note_without_an_override(logged_in, course, student):
     quiz, attempt = _submitted(course, student)
-    results = logged_in.get(reverse("quizzes:attempt_results", args=[attempt.pk]))
-    detail = logged_in.get(reverse("quizzes:quiz_detail", args=[quiz.slug]))
+    results = logged_in.get(reverse("quizzes:attempt_results", args=[OFFERING, attempt.pk]))
+    detail = logged_in.get(reverse("quizzes:quiz_detail", args=[OFFERING, quiz.slug]))
     assert "set by your instructor" not in results.content.decode()
     assert "set by your instructor" not in detail.content.decode()
 
@@ -81,5 +87,7 @@ def test_no_note_without_an_override(logged_in, course, student):
 def test_override_reason_is_escaped(logged_in, course, student, instructor):
     _, attempt = _submitted(course, student)
     override_score(attempt=attempt, score=Decimal(1), reason="<b>fixed</b>", by=instructor)
-    html = logged_in.get(reverse("quizzes:attempt_results", args=[attempt.pk])).content.decode()
+    html = logged_in.get(
+        reverse("quizzes:attempt_results", args=[OFFERING, attempt.pk])
+    ).content.decode()
     assert "&lt;b&gt;fixed&lt;/b&gt;" in html and "<b>fixed</b>" not in html

@@ -15,6 +15,7 @@ from quizzes.models import Attempt
 from quizzes.services import attempts as service
 from quizzes.services.questions import correct_answers
 from tests.factories import (
+    OFFERING,
     PASSWORD,
     ChapterFactory,
     EnrollmentFactory,
@@ -51,7 +52,7 @@ def test_quiz_list_shows_each_quiz_with_status_and_best_score(logged_in, course,
         now=timezone.now(),
     )
     service.submit_attempt(attempt=attempt, student=student, now=timezone.now())
-    html = logged_in.get(reverse("quizzes:quiz_list")).content.decode()
+    html = logged_in.get(reverse("quizzes:quiz_list", args=[OFFERING])).content.decode()
     assert "Inference quiz" in html and "Why inference is slow" in html
     assert "1 / 1" in html and "(100%)" in html
     assert untouched.title in html and "Not started" in html
@@ -59,12 +60,12 @@ def test_quiz_list_shows_each_quiz_with_status_and_best_score(logged_in, course,
 
 def test_chapter_link_redirects_to_its_quiz(logged_in, course, chapter):
     quiz = make_quiz(course, chapter=chapter)
-    response = logged_in.get(reverse("quizzes:chapter_quiz", args=["inference"]))
+    response = logged_in.get(reverse("quizzes:chapter_quiz", args=[OFFERING, "inference"]))
     assert response.status_code == 302 and response["Location"] == quiz.get_absolute_url()
 
 
 def test_chapter_without_a_quiz_gets_a_friendly_404(logged_in, course):
-    response = logged_in.get(reverse("quizzes:chapter_quiz", args=["roofline"]))
+    response = logged_in.get(reverse("quizzes:chapter_quiz", args=[OFFERING, "roofline"]))
     assert response.status_code == 404
     assert "No quiz for this chapter yet" in response.content.decode()
 
@@ -81,12 +82,14 @@ def test_quiz_detail_shows_rules_and_the_continue_button(logged_in, course, stud
 def test_unpublished_and_unknown_quizzes_answer_404(logged_in, course):
     hidden = make_quiz(course, is_published=False)
     assert logged_in.get(hidden.get_absolute_url()).status_code == 404
-    assert logged_in.get(reverse("quizzes:quiz_detail", args=["nope"])).status_code == 404
+    assert logged_in.get(reverse("quizzes:quiz_detail", args=[OFFERING, "nope"])).status_code == 404
 
 
 def test_start_refusal_is_a_message_not_an_error(logged_in, course):
     quiz = make_quiz(course, opens_at=timezone.now() + timezone.timedelta(days=2))
-    response = logged_in.post(reverse("quizzes:start_attempt", args=[quiz.slug]), follow=True)
+    response = logged_in.post(
+        reverse("quizzes:start_attempt", args=[OFFERING, quiz.slug]), follow=True
+    )
     assert response.status_code == 200
     assert "This quiz opens on" in response.content.decode()
     assert not Attempt.objects.exists()
@@ -96,7 +99,7 @@ def test_plain_post_redirects_to_the_part_and_htmx_gets_the_fragment(logged_in, 
     quiz = make_quiz(course)
     attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
     variant = attempt.variants.get()
-    url = reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, "t"])
+    url = reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, "t"])
     plain = logged_in.post(url, {"answer": "1 s", "idempotency_key": uuid.uuid4().hex})
     assert plain.status_code == 302
     assert plain["Location"].endswith(f"#part-{variant.pk}-t")
@@ -125,7 +128,7 @@ def test_formula_preview_shows_how_the_answer_is_read(logged_in, course, student
     quiz = make_quiz(course, examples=["kv-cache-bytes-formula"])
     attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
     variant = attempt.variants.get()
-    url = reverse("quizzes:preview_part", args=[attempt.pk, variant.pk, "kv"])
+    url = reverse("quizzes:preview_part", args=[OFFERING, attempt.pk, variant.pk, "kv"])
     ok = logged_in.get(url, {"answer": "4 n b"}, HTTP_HX_REQUEST="true").content.decode()
     assert "Read as" in ok and "<math" in ok
     bad = logged_in.get(url, {"answer": "4 n z"}, HTTP_HX_REQUEST="true").content.decode()
@@ -190,7 +193,7 @@ def test_progress_counts_recognised_mistakes_and_links_the_section(logged_in, co
             idempotency_key=uuid.uuid4().hex,
             now=timezone.now(),
         )
-    html = logged_in.get(reverse("quizzes:progress")).content.decode()
+    html = logged_in.get(reverse("quizzes:progress", args=[OFFERING])).content.decode()
     assert "Bits taken for bytes" in html and "2×" in html
     assert reverse("courseware:chapter_detail", args=["precision"]) + "#bits-and-bytes" in html
     assert "read" in html and "1 of 1 chapter read" in html
@@ -198,7 +201,7 @@ def test_progress_counts_recognised_mistakes_and_links_the_section(logged_in, co
 
 def test_progress_is_for_students_only(client, course, instructor):
     client.login(username=instructor.username, password=PASSWORD)
-    assert client.get(reverse("quizzes:progress")).status_code == 403
+    assert client.get(reverse("quizzes:progress", args=[OFFERING])).status_code == 403
 
 
 def test_template_factory_builds_from_examples(course):

@@ -14,7 +14,7 @@ from quizzes.models import AttemptStatus, Response
 from quizzes.presenters.results import scoring_variant
 from quizzes.services import attempts as service
 from quizzes.services.questions import correct_answers
-from tests.factories import PASSWORD, check_answer, make_quiz
+from tests.factories import OFFERING, PASSWORD, check_answer, make_quiz
 
 
 @pytest.fixture
@@ -51,7 +51,9 @@ def test_results_show_the_scoring_variant_and_label_practice_apart(logged_in, co
     assert practice.is_practice
     service.submit_attempt(attempt=attempt, student=student, now=timezone.now())
 
-    html = logged_in.get(reverse("quizzes:attempt_results", args=[attempt.pk])).content.decode()
+    html = logged_in.get(
+        reverse("quizzes:attempt_results", args=[OFFERING, attempt.pk])
+    ).content.decode()
     main, _, others = html.partition('class="other-set practice"')
     assert "1 / 1 point" in main
     assert f'id="part-{scored.pk}-t"' in main and f"<code>{right}</code>" in main
@@ -73,7 +75,7 @@ def test_results_page_query_count_does_not_grow_with_practice_sets(
         variant = service.new_variant(variant=variant, student=student, now=timezone.now())
     service.submit_attempt(attempt=attempt, student=student, now=timezone.now())
     with django_assert_max_num_queries(14):
-        page = logged_in.get(reverse("quizzes:attempt_results", args=[attempt.pk]))
+        page = logged_in.get(reverse("quizzes:attempt_results", args=[OFFERING, attempt.pk]))
     assert page.content.decode().count('class="other-set practice"') == 3
 
 
@@ -86,7 +88,7 @@ def test_parts_are_labelled_by_position_never_by_internal_id(logged_in, course, 
     labels = [line for line in html.splitlines() if 'class="part-label"' in line]
     assert [label.split(">")[1].split("<")[0] for label in labels] == ["Part 1", "Part 2", "Part 3"]
     fragment = logged_in.post(
-        reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, "gpus"]),
+        reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, "gpus"]),
         {"answer": "1", "idempotency_key": uuid.uuid4().hex},
         HTTP_HX_REQUEST="true",
     ).content.decode()
@@ -115,7 +117,9 @@ def test_exam_submit_asks_for_confirmation_and_still_posts_without_javascript(
     exam_attempt = service.start_attempt(quiz=exam, student=student, now=timezone.now())
     html = logged_in.get(exam_attempt.get_absolute_url()).content.decode()
     form = html[
-        html.index('action="' + reverse("quizzes:submit_attempt", args=[exam_attempt.pk])) :
+        html.index(
+            'action="' + reverse("quizzes:submit_attempt", args=[OFFERING, exam_attempt.pk])
+        ) :
     ]
     form = form[: form.index(">")]
     assert "data-confirm=" in form and "cannot be changed" in form
@@ -124,7 +128,7 @@ def test_exam_submit_asks_for_confirmation_and_still_posts_without_javascript(
     assert "data-confirm=" not in logged_in.get(own.get_absolute_url()).content.decode()
     # Without JavaScript nothing confirmed the Submit: the server asks, with its own list of
     # the parts that would score 0, and submits nothing yet.
-    url = reverse("quizzes:submit_attempt", args=[exam_attempt.pk])
+    url = reverse("quizzes:submit_attempt", args=[OFFERING, exam_attempt.pk])
     asked = logged_in.post(url)
     page = asked.content.decode()
     assert asked.status_code == 200 and "Submit this exam now?" in page
@@ -136,6 +140,6 @@ def test_exam_submit_asks_for_confirmation_and_still_posts_without_javascript(
     response = logged_in.post(url, {"confirm": "1"})
     assert response.status_code == 302 and response["Location"].endswith("/results/")
     # Homework is submitted by its plain POST, as before.
-    done = logged_in.post(reverse("quizzes:submit_attempt", args=[own.pk]))
+    done = logged_in.post(reverse("quizzes:submit_attempt", args=[OFFERING, own.pk]))
     assert done.status_code == 302 and done["Location"].endswith("/results/")
     assert not Response.objects.filter(variant__attempt=exam_attempt, status="correct").exists()

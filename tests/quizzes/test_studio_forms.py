@@ -8,7 +8,12 @@ from django.urls import reverse
 
 from quizzes.models import Quiz, QuizItem
 from quizzes.services.bank import reading
-from tests.quizzes.test_studio_views import author_client, make_template  # noqa: F401
+from tests.factories import OFFERING, offering_of
+from tests.quizzes.test_studio_views import (  # noqa: F401
+    author_client,
+    instructor_client,
+    make_template,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -24,11 +29,16 @@ pytestmark = pytest.mark.django_db
         ("NaN", "Points must be a number, e.g. 1 or 2.5."),
     ],
 )
-def test_bad_points_keep_the_typed_text_beside_the_message(author_client, course, points, message):  # noqa: F811
+def test_bad_points_keep_the_typed_text_beside_the_message(
+    instructor_client,  # noqa: F811
+    course,
+    points,
+    message,
+):
     make_template(course, publish=True)
-    Quiz.objects.create(course=course, slug="q", title="Quiz")
-    url = reverse("studio:quiz_add_item", args=["q"])
-    response = author_client.post(url, {"template": "floor-time", "points": points})
+    Quiz.objects.create(offering=offering_of(course), slug="q", title="Quiz")
+    url = reverse("instructor:quiz_add_item", args=[OFFERING, "q"])
+    response = instructor_client.post(url, {"template": "floor-time", "points": points})
     page = response.content.decode()
     assert response.status_code == 400
     assert message in page
@@ -36,12 +46,13 @@ def test_bad_points_keep_the_typed_text_beside_the_message(author_client, course
     assert not QuizItem.objects.exists()
 
 
-def test_good_points_are_stored_rounded_to_the_column(author_client, course):  # noqa: F811
+def test_good_points_are_stored_rounded_to_the_column(instructor_client, course):  # noqa: F811
     make_template(course, publish=True)
-    quiz = Quiz.objects.create(course=course, slug="q", title="Quiz")
-    url = reverse("studio:quiz_add_item", args=["q"])
+    quiz = Quiz.objects.create(offering=offering_of(course), slug="q", title="Quiz")
+    url = reverse("instructor:quiz_add_item", args=[OFFERING, "q"])
     assert (
-        author_client.post(url, {"template": "floor-time", "points": " 2.505 "}).status_code == 302
+        instructor_client.post(url, {"template": "floor-time", "points": " 2.505 "}).status_code
+        == 302
     )
     assert str(quiz.items.get().points) == "2.51"
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 from quizzes.models import QuestionTemplate, Quiz, QuizItem, TemplateStatus, Variant
 from quizzes.services import authoring
 from quizzes.services.attempts import start_attempt
-from tests.factories import EnrollmentFactory
+from tests.factories import OFFERING, EnrollmentFactory, offering_of
 from tests.quizzes.test_studio_views import make_template
 
 pytestmark = pytest.mark.django_db
@@ -18,6 +18,12 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def author_client(client, author):
     client.force_login(author)
+    return client
+
+
+@pytest.fixture
+def instructor_client(client, instructor):
+    client.force_login(instructor)
     return client
 
 
@@ -84,7 +90,7 @@ def test_publish_creates_the_next_version_and_keeps_students_variants(
     template.refresh_from_db()
     v1 = template.current_version
     assert v1.number == 1 and template.status == TemplateStatus.PUBLISHED
-    quiz = Quiz.objects.create(course=course, slug="q", title="Quiz")
+    quiz = Quiz.objects.create(offering=offering_of(course), slug="q", title="Quiz")
     QuizItem.objects.create(quiz=quiz, template=template, position=1)
     held = start_attempt(quiz=quiz, student=student, now=timezone.now()).variants.get()
     assert held.version == v1
@@ -101,7 +107,8 @@ def test_publish_creates_the_next_version_and_keeps_students_variants(
     fresh = start_attempt(quiz=quiz, student=other, now=timezone.now()).variants.get()
     assert fresh.version == template.current_version
     page = author_client.get(reverse("studio:template_detail", args=[template.slug]))
-    assert page.content.decode().count("Quiz</a>") >= 1
+    # Where the version is used: the quiz, named with its offering (authors are site-wide).
+    assert f'Quiz <span class="muted small">({quiz.offering.title})</span>' in page.content.decode()
 
 
 def test_publish_refuses_a_draft_with_errors_or_a_stale_revision(author_client, course, author):
@@ -134,7 +141,7 @@ def test_publishing_the_same_text_twice_is_refused(course, author):
 
 def test_retire_keeps_versions_items_and_answers(author_client, course, student):
     template = make_template(course, publish=True)
-    quiz = Quiz.objects.create(course=course, slug="q", title="Quiz")
+    quiz = Quiz.objects.create(offering=offering_of(course), slug="q", title="Quiz")
     item = QuizItem.objects.create(quiz=quiz, template=template, position=1)
     start_attempt(quiz=quiz, student=student, now=timezone.now())
     author_client.post(reverse("studio:template_retire", args=[template.slug]))
@@ -143,7 +150,7 @@ def test_retire_keeps_versions_items_and_answers(author_client, course, student)
     assert template.versions.count() == 1
     assert QuizItem.objects.filter(pk=item.pk).exists()
     assert Variant.objects.filter(item=item).count() == 1
-    other = Quiz.objects.create(course=course, slug="q2", title="Other")
+    other = Quiz.objects.create(offering=offering_of(course), slug="q2", title="Other")
     with pytest.raises(authoring.AuthoringError):
         authoring.add_quiz_item(quiz=other, template=template, points=1, position=None)
 
@@ -163,18 +170,18 @@ def test_diff_between_versions_marks_added_and_removed_lines(author_client, cour
 # -- quiz items -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("role", ["author", "instructor"])
+@pytest.mark.parametrize("role", ["instructor"])
 def test_staff_add_a_template_at_a_position_and_later_items_shift(client, course, role):
     first = make_template(course, "first-q", publish=True)
     second = make_template(course, "second-q", publish=True)
     new = make_template(course, "new-q", publish=True)
-    quiz = Quiz.objects.create(course=course, slug="q", title="Quiz")
+    quiz = Quiz.objects.create(offering=offering_of(course), slug="q", title="Quiz")
     QuizItem.objects.create(quiz=quiz, template=first, position=1)
     QuizItem.objects.create(quiz=quiz, template=second, position=2)
     client.force_login(EnrollmentFactory(course=course, role=role).user)
-    assert client.get(reverse("studio:quiz_items", args=["q"])).status_code == 200
+    assert client.get(reverse("instructor:quiz_items", args=[OFFERING, "q"])).status_code == 200
     response = client.post(
-        reverse("studio:quiz_add_item", args=["q"]),
+        reverse("instructor:quiz_add_item", args=[OFFERING, "q"]),
         {"template": "new-q", "points": "2.5", "position": "2"},
     )
     assert response.status_code == 302
@@ -185,12 +192,12 @@ def test_staff_add_a_template_at_a_position_and_later_items_shift(client, course
 
 def test_students_cannot_touch_quiz_items(client, course, student):
     make_template(course, publish=True)
-    Quiz.objects.create(course=course, slug="q", title="Quiz")
+    Quiz.objects.create(offering=offering_of(course), slug="q", title="Quiz")
     client.force_login(student)
-    assert client.get(reverse("studio:quiz_items", args=["q"])).status_code == 403
+    assert client.get(reverse("instructor:quiz_items", args=[OFFERING, "q"])).status_code == 403
     assert (
         client.post(
-            reverse("studio:quiz_add_item", args=["q"]), {"template": "floor-time"}
+            reverse("instructor:quiz_add_item", args=[OFFERING, "q"]), {"template": "floor-time"}
         ).status_code
         == 403
     )
@@ -207,36 +214,40 @@ def test_students_cannot_touch_quiz_items(client, course, student):
         ({"template": "floor-time", "position": "two"}, "whole number"),
     ],
 )
-def test_add_item_refuses_bad_input_with_a_message(author_client, course, data, message):
+def test_add_item_refuses_bad_input_with_a_message(instructor_client, course, data, message):
     make_template(course, publish=True)
     make_template(course, "draft-q")
-    Quiz.objects.create(course=course, slug="q", title="Quiz")
-    response = author_client.post(reverse("studio:quiz_add_item", args=["q"]), data, follow=True)
+    Quiz.objects.create(offering=offering_of(course), slug="q", title="Quiz")
+    response = instructor_client.post(
+        reverse("instructor:quiz_add_item", args=[OFFERING, "q"]), data, follow=True
+    )
     assert message in response.content.decode()
     assert not QuizItem.objects.exists()
 
 
-def test_remove_an_unanswered_item_but_never_an_answered_one(author_client, course, student):
+def test_remove_an_unanswered_item_but_never_an_answered_one(instructor_client, course, student):
     a = make_template(course, "a-q", publish=True)
     b = make_template(course, "b-q", publish=True)
     c = make_template(course, "c-q", publish=True)
-    quiz = Quiz.objects.create(course=course, slug="q", title="Quiz")
+    quiz = Quiz.objects.create(offering=offering_of(course), slug="q", title="Quiz")
     items = [
         QuizItem.objects.create(quiz=quiz, template=t, position=n)
         for n, t in enumerate([a, b, c], 1)
     ]
     start_attempt(quiz=quiz, student=student, now=timezone.now())
-    url = reverse("studio:quiz_remove_item", args=["q", items[0].pk])
-    response = author_client.post(url, follow=True)
+    url = reverse("instructor:quiz_remove_item", args=[OFFERING, "q", items[0].pk])
+    response = instructor_client.post(url, follow=True)
     assert "already been given" in response.content.decode()
     assert QuizItem.objects.filter(pk=items[0].pk).exists()
 
-    fresh_quiz = Quiz.objects.create(course=course, slug="q2", title="Quiz 2")
+    fresh_quiz = Quiz.objects.create(offering=offering_of(course), slug="q2", title="Quiz 2")
     fresh = [
         QuizItem.objects.create(quiz=fresh_quiz, template=t, position=n)
         for n, t in enumerate([a, b, c], 1)
     ]
-    author_client.post(reverse("studio:quiz_remove_item", args=["q2", fresh[1].pk]))
+    instructor_client.post(
+        reverse("instructor:quiz_remove_item", args=[OFFERING, "q2", fresh[1].pk])
+    )
     order = list(fresh_quiz.items.order_by("position").values_list("template__slug", "position"))
     assert order == [("a-q", 1), ("c-q", 2)]
     assert QuestionTemplate.objects.filter(slug="b-q").exists()

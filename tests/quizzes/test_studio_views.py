@@ -8,6 +8,7 @@ from django.urls import reverse
 from quizzes.models import QuestionTemplate, Quiz, QuizItem, TemplateStatus
 from quizzes.services import authoring
 from quizzes.services.bank import publish_version
+from tests.factories import offering_of
 
 pytestmark = pytest.mark.django_db
 
@@ -23,6 +24,13 @@ def make_template(course, slug="floor-time", kind="numeric", *, publish=False, u
 @pytest.fixture
 def author_client(client, author):
     client.force_login(author)
+    return client
+
+
+@pytest.fixture
+def instructor_client(client, instructor):
+    """A quiz's items are its offering's instructors' to change (not the site's authors')."""
+    client.force_login(instructor)
     return client
 
 
@@ -73,7 +81,7 @@ def test_author_pages_open_for_authors(author_client, course, name, needs_slug):
 def test_list_shows_status_usage_and_filters(author_client, course):
     used = make_template(course, "floor-time", publish=True)
     make_template(course, "which-wall", kind="choice")
-    quiz = Quiz.objects.create(course=course, slug="q1", title="Decode quiz")
+    quiz = Quiz.objects.create(offering=offering_of(course), slug="q1", title="Decode quiz")
     QuizItem.objects.create(quiz=quiz, template=used, position=1)
     page = author_client.get(reverse("studio:template_list")).content.decode()
     assert "floor-time" in page and "which-wall" in page
@@ -97,7 +105,9 @@ def test_list_keeps_a_fixed_number_of_queries(author_client, course, django_asse
     def grow(start, count):
         for n in range(start, start + count):
             t = make_template(course, f"t-{n}", publish=True)
-            quiz = Quiz.objects.create(course=course, slug=f"quiz-{n}", title=f"Quiz {n}")
+            quiz = Quiz.objects.create(
+                offering=offering_of(course), slug=f"quiz-{n}", title=f"Quiz {n}"
+            )
             QuizItem.objects.create(quiz=quiz, template=t, position=1)
 
     grow(0, 2)

@@ -12,7 +12,7 @@ from quizzes.models import AttemptStatus, QuizMode, Response, ResponseStatus, Sa
 from quizzes.services import attempts as service
 from quizzes.services import submission
 from quizzes.services.questions import correct_answers
-from tests.factories import PASSWORD, make_quiz
+from tests.factories import OFFERING, PASSWORD, make_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -83,7 +83,7 @@ def test_the_page_says_not_saved_for_a_save_after_the_submission(client, exam, s
     attempt, variant, right = exam
     client.login(username=student.username, password=PASSWORD)
     service.submit_attempt(attempt=attempt, student=student, now=timezone.now())
-    url = reverse("quizzes:autosave", args=[attempt.pk, variant.pk, "t"])
+    url = reverse("quizzes:autosave", args=[OFFERING, attempt.pk, variant.pk, "t"])
     reply = client.post(url, {"answer": right, "sequence": "3"}, HTTP_HX_REQUEST="true")
     body = reply.content.decode()
     assert "save-status refused" in body and "Saved at" not in body

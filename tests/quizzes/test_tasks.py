@@ -17,7 +17,7 @@ from quizzes import tasks
 from quizzes.models import Attempt, RegradeRun, RegradeStatus, Response
 from quizzes.services import attempts as attempt_service
 from quizzes.services import authoring
-from tests.factories import PASSWORD, example_source, make_quiz
+from tests.factories import OFFERING, PASSWORD, example_source, make_quiz, offering_of
 from tests.quizzes.test_regrade import SLUG
 from tests.quizzes.test_regrade import graded as graded  # the fixture
 from tests.quizzes.test_studio_views import make_template
@@ -70,22 +70,24 @@ def test_a_regrade_previews_and_applies_in_the_worker_with_no_page_open(
     wider = _version(item.template, example_source(SLUG).replace("rtol: 0.02", "rtol: 0.05"))
     client.login(username=instructor.username, password=PASSWORD)
     client.post(
-        reverse("instructor:regrade"),
+        reverse("instructor:regrade", args=[OFFERING]),
         {"template": item.template.pk, "target_version": wider.pk, "recompute_answers": ""},
     )
     run = RegradeRun.objects.get()
     assert run.status == RegradeStatus.PREVIEWING and run.task_id  # the request did no grading
-    page = client.get(reverse("instructor:regrade_detail", args=[run.pk])).content.decode()
+    page = client.get(
+        reverse("instructor:regrade_detail", args=[OFFERING, run.pk])
+    ).content.decode()
     assert "in the background" in page and "hx-get" in page
 
     task_worker()
     run.refresh_from_db()
     assert run.status == RegradeStatus.PREVIEWED and run.changed == 1
 
-    client.post(reverse("instructor:regrade_apply", args=[run.pk]))
+    client.post(reverse("instructor:regrade_apply", args=[OFFERING, run.pk]))
     run.refresh_from_db()
     assert run.status == RegradeStatus.RUNNING and run.processed == 0
-    progress = reverse("instructor:regrade_progress", args=[run.pk])
+    progress = reverse("instructor:regrade_progress", args=[OFFERING, run.pk])
     fragment = client.get(progress, HTTP_HX_REQUEST="true").content.decode()
     run.refresh_from_db()
     assert run.processed == 0 and "every 1s" in fragment  # polling reads, it does no work
@@ -100,10 +102,12 @@ def test_a_regrade_previews_and_applies_in_the_worker_with_no_page_open(
 def test_the_page_reloads_when_the_preview_is_ready(client, graded, instructor):
     item, _ = graded
     run = RegradeRun.objects.create(
-        template=item.template, target_version=item.template.current_version
+        offering=item.quiz.offering,
+        template=item.template,
+        target_version=item.template.current_version,
     )
     client.login(username=instructor.username, password=PASSWORD)
-    url = reverse("instructor:regrade_progress", args=[run.pk]) + "?was=previewing"
+    url = reverse("instructor:regrade_progress", args=[OFFERING, run.pk]) + "?was=previewing"
     response = client.get(url, HTTP_HX_REQUEST="true")
     assert response["HX-Refresh"] == "true"
     assert "every 1s" not in response.content.decode()
@@ -119,6 +123,7 @@ def test_a_failed_preview_says_why_and_cannot_be_applied(
 
     monkeypatch.setattr(tasks.regrade, "compute_preview", broken)
     run = tasks.request_preview(
+        offering=offering_of(item.template.course),
         template=item.template,
         target_version=item.template.current_version,
         recompute_answers=True,
@@ -129,7 +134,9 @@ def test_a_failed_preview_says_why_and_cannot_be_applied(
     assert run.status == RegradeStatus.FAILED
     assert "the version does not parse" in run.error
     client.login(username=instructor.username, password=PASSWORD)
-    page = client.get(reverse("instructor:regrade_detail", args=[run.pk])).content.decode()
+    page = client.get(
+        reverse("instructor:regrade_detail", args=[OFFERING, run.pk])
+    ).content.decode()
     assert "the version does not parse" in page and "Apply" not in page
     assert DBTaskResult.objects.get(id=run.task_id).status == "FAILED"
 
@@ -137,6 +144,7 @@ def test_a_failed_preview_says_why_and_cannot_be_applied(
 def test_a_stopped_apply_can_be_resumed(graded, instructor, monkeypatch):
     item, _ = graded
     run = tasks.request_preview(
+        offering=offering_of(item.template.course),
         template=item.template,
         target_version=item.template.current_version,
         recompute_answers=False,

@@ -18,7 +18,7 @@ from quizzes.services import attempts as service
 from quizzes.services import regrade
 from quizzes.services.questions import catalog_stamp, correct_answers, engine_variant
 from tests.catalog_patching import patch_entry
-from tests.factories import PASSWORD, make_quiz
+from tests.factories import OFFERING, PASSWORD, make_quiz, offering_of
 from tests.quizzes.test_instructor_helpers import make_quiz as make_quiz_items
 from tests.quizzes.test_instructor_helpers import make_student, respond, submitted_attempt
 
@@ -128,6 +128,7 @@ def test_regrade_preview_lists_exactly_the_answers_that_change(course, instructo
     _faster_memory(monkeypatch)
 
     kept = regrade.preview_regrade(
+        offering=offering_of(course),
         template=item.template,
         target_version=item.template.current_version,
         recompute_answers=False,
@@ -136,6 +137,7 @@ def test_regrade_preview_lists_exactly_the_answers_that_change(course, instructo
     assert kept.answer_changes == [] and kept.changed == 0  # stored answers still hold
 
     run = regrade.preview_regrade(
+        offering=offering_of(course),
         template=item.template,
         target_version=item.template.current_version,
         recompute_answers=True,
@@ -167,13 +169,16 @@ def test_the_regrade_page_shows_the_answer_changes(client, course, instructor, m
     item, _ = _graded_class(course)
     _faster_memory(monkeypatch)
     run = regrade.preview_regrade(
+        offering=offering_of(course),
         template=item.template,
         target_version=item.template.current_version,
         recompute_answers=True,
         by=instructor,
     )
     client.login(username=instructor.username, password=PASSWORD)
-    page = client.get(reverse("instructor:regrade_detail", args=[run.pk])).content.decode()
+    page = client.get(
+        reverse("instructor:regrade_detail", args=[OFFERING, run.pk])
+    ).content.decode()
     assert "Correct answers that change (2)" in page
     table = page.split('id="answer-changes"', 1)[1].split("</table>", 1)[0]
     assert table.count("<tr>") == 3  # header and both students

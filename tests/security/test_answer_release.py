@@ -18,7 +18,7 @@ from django.utils import timezone
 from content.physics import format_quantity
 from quizzes.models import AnswerRelease, Attempt
 from quizzes.services.questions import correct_answers
-from tests.factories import PASSWORD, make_quiz
+from tests.factories import OFFERING, PASSWORD, make_quiz
 from tests.quizzes.test_integrity import _secrets
 
 pytestmark = pytest.mark.django_db
@@ -51,12 +51,14 @@ class Student:
 
     def __init__(self, quiz, user):
         self.quiz, self.user, self.client = quiz, user, _client(user)
-        self.client.post(reverse("quizzes:start_attempt", args=[quiz.slug]))
+        self.client.post(reverse("quizzes:start_attempt", args=[OFFERING, quiz.slug]))
         self.attempt = Attempt.objects.filter(quiz=quiz, student=user).latest("number")
         self.variant = self.attempt.variants.get()
 
     def check(self, part: str, answer: str, *, htmx: bool = True) -> str:
-        url = reverse("quizzes:submit_part", args=[self.attempt.pk, self.variant.pk, part])
+        url = reverse(
+            "quizzes:submit_part", args=[OFFERING, self.attempt.pk, self.variant.pk, part]
+        )
         data = {"answer": answer, "idempotency_key": uuid.uuid4().hex}
         extra = {"HTTP_HX_REQUEST": "true"} if htmx else {}
         return self.client.post(url, data, follow=not htmx, **extra).content.decode()
@@ -65,15 +67,15 @@ class Student:
         return self.client.get(self.attempt.get_absolute_url()).content.decode()
 
     def submit(self) -> str:
-        url = reverse("quizzes:submit_attempt", args=[self.attempt.pk])
+        url = reverse("quizzes:submit_attempt", args=[OFFERING, self.attempt.pk])
         return self.client.post(url, {"confirm": "1"}, follow=True).content.decode()
 
     def results(self) -> str:
-        url = reverse("quizzes:attempt_results", args=[self.attempt.pk])
+        url = reverse("quizzes:attempt_results", args=[OFFERING, self.attempt.pk])
         return self.client.get(url).content.decode()
 
     def progress(self) -> str:
-        return self.client.get(reverse("quizzes:progress")).content.decode()
+        return self.client.get(reverse("quizzes:progress", args=[OFFERING])).content.decode()
 
     def spend_kv(self) -> tuple[str, str]:
         """Two wrong tries on part kv: it is final, total and gpus are still open."""
@@ -219,7 +221,7 @@ def test_exam_default_shows_answers_after_submission(course, student, max_attemp
     assert exam.show_answers == AnswerRelease.AFTER_FINAL
     work = Student(exam, student)
     kv = correct_answers(work.variant)["kv"]
-    save = reverse("quizzes:autosave", args=[work.attempt.pk, work.variant.pk, "kv"])
+    save = reverse("quizzes:autosave", args=[OFFERING, work.attempt.pk, work.variant.pk, "kv"])
     work.client.post(save, {"answer": f"{kv!r} B"}, HTTP_HX_REQUEST="true")
     page = work.page()
     assert "The correct answer is" not in page and SOLUTION not in page
@@ -275,15 +277,34 @@ def test_the_export_writes_the_policy(course):
     assert "show_answers: after_due\n" in quiz_text(quiz, list(quiz.items.all()))
 
 
-@pytest.mark.parametrize("role", ["author", "instructor"])
+@pytest.mark.parametrize("role", ["ta", "author"])
+def test_only_the_offerings_instructors_set_the_policy(course, role):
+    """A quiz setting: not a teaching assistant's, nor a site author's (who writes the bank)."""
+    from tests.factories import EnrollmentFactory, UserFactory, site_role
+
+    quiz = make_quiz(course, show_answers=AnswerRelease.AFTER_FINAL)
+    if role == "author":
+        user = UserFactory()
+        site_role(user, "author")
+    else:
+        user = EnrollmentFactory(course=course, role=role).user
+    staff = Client()
+    staff.force_login(user)
+    url = reverse("instructor:quiz_show_answers", args=[OFFERING, quiz.slug])
+    assert staff.post(url, {"show_answers": "never"}).status_code == 403
+    quiz.refresh_from_db()
+    assert quiz.show_answers == AnswerRelease.AFTER_FINAL
+
+
+@pytest.mark.parametrize("role", ["instructor"])
 def test_staff_set_the_policy_in_the_studio(course, role):
     from tests.factories import EnrollmentFactory
 
     quiz = make_quiz(course)
     staff = Client()
     staff.force_login(EnrollmentFactory(course=course, role=role).user)
-    url = reverse("studio:quiz_show_answers", args=[quiz.slug])
-    page = staff.get(reverse("studio:quiz_items", args=[quiz.slug])).content.decode()
+    url = reverse("instructor:quiz_show_answers", args=[OFFERING, quiz.slug])
+    page = staff.get(reverse("instructor:quiz_items", args=[OFFERING, quiz.slug])).content.decode()
     assert 'name="show_answers"' in page and "After the due date" in page
     staff.post(url, {"show_answers": "never"})
     quiz.refresh_from_db()
@@ -296,7 +317,7 @@ def test_staff_set_the_policy_in_the_studio(course, role):
 
 def test_a_student_cannot_set_the_policy(course, student):
     quiz = make_quiz(course, show_answers=AnswerRelease.NEVER)
-    url = reverse("studio:quiz_show_answers", args=[quiz.slug])
+    url = reverse("instructor:quiz_show_answers", args=[OFFERING, quiz.slug])
     assert _client(student).post(url, {"show_answers": "after_final"}).status_code == 403
     quiz.refresh_from_db()
     assert quiz.show_answers == AnswerRelease.NEVER
@@ -328,12 +349,14 @@ def _tiny_quiz(course, dtypes: str):
 
 def _reveal_and_ask_again(quiz, student):
     work = Student(quiz, student)
-    url = reverse("quizzes:submit_part", args=[work.attempt.pk, work.variant.pk, "t"])
+    url = reverse("quizzes:submit_part", args=[OFFERING, work.attempt.pk, work.variant.pk, "t"])
     page = work.client.post(
         url, {"answer": "1 s", "idempotency_key": uuid.uuid4().hex}, follow=True
     ).content.decode()
     assert "The correct answer is" in page  # one try, spent: released
-    work.client.post(reverse("quizzes:new_variant", args=[work.attempt.pk, work.variant.pk]))
+    work.client.post(
+        reverse("quizzes:new_variant", args=[OFFERING, work.attempt.pk, work.variant.pk])
+    )
     return work, work.attempt.variants.get(index=1)
 
 
@@ -343,7 +366,7 @@ def test_new_numbers_that_must_repeat_a_revealed_set_are_practice(course, studen
     assert again.parameters == work.variant.parameters
     assert again.is_practice
     seconds = correct_answers(again)["t"]
-    url = reverse("quizzes:submit_part", args=[work.attempt.pk, again.pk, "t"])
+    url = reverse("quizzes:submit_part", args=[OFFERING, work.attempt.pk, again.pk, "t"])
     work.client.post(url, {"answer": f"{seconds!r} s", "idempotency_key": uuid.uuid4().hex})
     work.submit()
     work.attempt.refresh_from_db()

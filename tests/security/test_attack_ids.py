@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from quizzes.models import Attempt, Response, SavedAnswer, Variant
 from quizzes.services import attempts as service
-from tests.factories import EnrollmentFactory, make_quiz
+from tests.factories import OFFERING, EnrollmentFactory, make_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -44,13 +44,13 @@ def _state():
 def _part_urls(attempt, variant):
     args = [attempt.pk, variant.pk, "kv"]
     return [
-        ("get", reverse("quizzes:attempt_detail", args=[attempt.pk])),
-        ("get", reverse("quizzes:attempt_results", args=[attempt.pk])),
-        ("post", reverse("quizzes:submit_attempt", args=[attempt.pk])),
-        ("post", reverse("quizzes:submit_part", args=args)),
-        ("get", reverse("quizzes:preview_part", args=args) + "?answer=2+n+b"),
-        ("post", reverse("quizzes:autosave", args=args)),
-        ("post", reverse("quizzes:new_variant", args=[attempt.pk, variant.pk])),
+        ("get", reverse("quizzes:attempt_detail", args=[OFFERING, attempt.pk])),
+        ("get", reverse("quizzes:attempt_results", args=[OFFERING, attempt.pk])),
+        ("post", reverse("quizzes:submit_attempt", args=[OFFERING, attempt.pk])),
+        ("post", reverse("quizzes:submit_part", args=[OFFERING, *args])),
+        ("get", reverse("quizzes:preview_part", args=[OFFERING, *args]) + "?answer=2+n+b"),
+        ("post", reverse("quizzes:autosave", args=[OFFERING, *args])),
+        ("post", reverse("quizzes:new_variant", args=[OFFERING, attempt.pk, variant.pk])),
     ]
 
 
@@ -81,18 +81,18 @@ def test_my_attempt_with_the_victims_variant_on_every_part_url(course, student, 
 
 
 STAFF_URLS = [
-    ("get", "instructor:dashboard", []),
-    ("get", "instructor:gradebook", []),
-    ("get", "instructor:misconceptions", []),
-    ("get", "instructor:variant_search", []),
-    ("get", "instructor:item_index", []),
-    ("get", "instructor:export_gradebook_csv", []),
-    ("get", "instructor:export_responses_csv", []),
-    ("get", "instructor:export_responses_json", []),
-    ("get", "instructor:regrade", []),
+    ("get", "instructor:dashboard", [OFFERING]),
+    ("get", "instructor:gradebook", [OFFERING]),
+    ("get", "instructor:misconceptions", [OFFERING]),
+    ("get", "instructor:variant_search", [OFFERING]),
+    ("get", "instructor:item_index", [OFFERING]),
+    ("get", "instructor:export_gradebook_csv", [OFFERING]),
+    ("get", "instructor:export_responses_csv", [OFFERING]),
+    ("get", "instructor:export_responses_json", [OFFERING]),
+    ("get", "instructor:regrade", [OFFERING]),
     ("get", "studio:template_list", []),
     ("post", "studio:template_create", []),
-    ("get", "studio:quiz_index", []),
+    ("get", "instructor:quiz_index", [OFFERING]),
     ("get", "studio:bank_export", []),
     ("post", "studio:bank_import", []),
 ]
@@ -115,9 +115,9 @@ def test_a_student_is_refused_on_the_victims_history_and_override(course, studen
     client = _as(student)
     before = _state()
     for method, url in [
-        ("get", reverse("instructor:student_detail", args=[attempt.student_id])),
-        ("post", reverse("instructor:override_score", args=[attempt.pk])),
-        ("post", reverse("instructor:grant_extension", args=[attempt.student_id])),
+        ("get", reverse("instructor:student_detail", args=[OFFERING, attempt.student_id])),
+        ("post", reverse("instructor:override_score", args=[OFFERING, attempt.pk])),
+        ("post", reverse("instructor:grant_extension", args=[OFFERING, attempt.student_id])),
     ]:
         response = getattr(client, method)(url, {"score": "100", "reason": "x"})
         assert response.status_code in (302, 403, 404), (url, response.status_code)

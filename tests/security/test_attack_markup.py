@@ -10,7 +10,7 @@ from selectolax.lexbor import LexborHTMLParser
 from courseware.rendering import render_book_markdown, render_text, sanitize_html
 
 HTMX = [
-    '<div hx-get="/instructor/export/responses.csv" hx-trigger="load">x</div>',
+    '<div hx-get="/o/hardware-reality/instructor/export/responses.csv" hx-trigger="load">x</div>',
     '<a href="/" hx-post="/accounts/logout/" hx-trigger="mouseover">x</a>',
     '<p data-hx-get="/x" data-hx-trigger="load" data-hx-swap="outerHTML">x</p>',
     '<span hx-on:click="alert(1)" hx-on::load="alert(1)">x</span>',

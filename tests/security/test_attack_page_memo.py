@@ -29,11 +29,14 @@ from quizzes.services import regrade
 from quizzes.services.instructor import grant_extension, override_score
 from quizzes.services.questions import correct_answers
 from tests.factories import (
+    OFFERING,
     EnrollmentFactory,
+    OfferingFactory,
     TemplateVersionFactory,
     check_answer,
     example_source,
     make_quiz,
+    offering_of,
 )
 
 pytestmark = pytest.mark.django_db
@@ -123,7 +126,7 @@ def test_a_homework_check_through_the_page_shows(course, student):
     variant = attempt.variants.get()
     client = _client(student)
     page = _warm(client, attempt)
-    url = reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, "t"])
+    url = reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, "t"])
     key = KEYS.findall(page)[0]
     posted = client.post(url, {"answer": "2 s", "idempotency_key": key}, HTTP_HX_REQUEST="true")
     assert posted.status_code == 200
@@ -179,7 +182,11 @@ def test_a_regrade_shows(course, student):
         content_hash=hashlib.sha256(source.encode()).hexdigest(),
     )
     run = regrade.preview_regrade(
-        template=template, target_version=wider, recompute_answers=False, by=None
+        offering=offering_of(course),
+        template=template,
+        target_version=wider,
+        recompute_answers=False,
+        by=None,
     )
     regrade.start_regrade(run=run)
     assert regrade.apply_regrade(run_id=run.pk).status == RegradeStatus.APPLIED
@@ -244,7 +251,7 @@ def test_a_page_with_messages_is_drawn_and_not_kept(course, student):
     client = _client(student)
     _warm(client, attempt)
     # A plain post refused with a message (the part is not finished) lands on the page.
-    client.post(reverse("quizzes:new_variant", args=[attempt.pk, variant.pk]))
+    client.post(reverse("quizzes:new_variant", args=[OFFERING, attempt.pk, variant.pk]))
     page, queries = _get(client, attempt)
     assert "Finish every part" in page and queries > 5  # drawn, with its message
     again, queries = _get(client, attempt)
@@ -256,7 +263,7 @@ def test_the_key_follows_language_templates_and_user(course, student, monkeypatc
 
     attempt = service.start_attempt(quiz=make_quiz(course), student=student, now=timezone.now())
     request = RequestFactory().get(attempt.get_absolute_url())
-    request.user, request.session, request.course_role = student, {}, "student"
+    request.user, request.session, request.offering_role = student, {}, "student"
     request._messages = FallbackStorage(request)
     args = {"window": None, "gate": None, "refusal": None}
     key = page_memo.page_key(request, attempt, **args)
@@ -267,11 +274,18 @@ def test_the_key_follows_language_templates_and_user(course, student, monkeypatc
     assert page_memo.page_key(request, attempt, **args) != key
     student.first_name = name
     assert page_memo.page_key(request, attempt, **args) == key
-    request.course_role = "instructor"
+    request.offering_role = "instructor"
     assert page_memo.page_key(request, attempt, **args) != key
-    request.course_role = "student"
+    request.offering_role = "student"
+    # The header lists the student's offerings (the switcher): joining another moves the key.
+    assert page_memo.page_key(request, attempt, **args) == key
+    other = OfferingFactory(course=course, slug="another-offering", title="Another offering")
+    EnrollmentFactory(user=student, offering=other)
+    student.__dict__.pop("_enrollments", None)  # a new request reads them again
+    moved = page_memo.page_key(request, attempt, **args)
+    assert moved != key
     monkeypatch.setattr(fragments, "templates_digest", lambda: "edited")
-    assert page_memo.page_key(request, attempt, **args) != key
+    assert page_memo.page_key(request, attempt, **args) != moved
 
 
 def test_a_kept_page_that_does_not_fill_is_drawn_again(course, student):

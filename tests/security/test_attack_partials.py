@@ -21,10 +21,13 @@ from quizzes.services import attempts as service
 from quizzes.services import authoring
 from quizzes.services.questions import correct_answers, option_ids_by_token
 from tests.factories import (
+    OFFERING,
     EnrollmentFactory,
     QuestionTemplateFactory,
     QuizFactory,
     QuizItemFactory,
+    UserFactory,
+    site_role,
 )
 from tests.quizzes.test_studio_views import make_template
 
@@ -54,7 +57,7 @@ def test_no_option_id_reaches_the_page_only_opaque_names(client, course, student
     attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
     variant = attempt.variants.get()
     client.force_login(student)
-    html = client.get(reverse("quizzes:attempt_detail", args=[attempt.pk])).content.decode()
+    html = client.get(attempt.get_absolute_url()).content.decode()
     values = re.findall(r'name="answer" value="([^"]*)"', html)
     order = variant.answers["option_order"]
     ids = {option for options in order.values() for option in options}
@@ -78,7 +81,7 @@ def test_the_posted_name_is_graded_as_its_option(client, course, student):
     right = correct_answers(variant)[part_id]
     names = {option: token for token, option in option_ids_by_token(variant, part_id).items()}
     client.force_login(student)
-    url = reverse("quizzes:submit_part", args=[attempt.pk, variant.pk, part_id])
+    url = reverse("quizzes:submit_part", args=[OFFERING, attempt.pk, variant.pk, part_id])
     client.post(url, {"answer": [names[o] for o in right], "idempotency_key": "k" * 20})
     stored = Response.objects.get(variant=variant, part_id=part_id)
     assert stored.status == "correct"
@@ -107,7 +110,7 @@ def test_a_quote_in_an_answer_leaves_the_feedback_literal(client, course, studen
     )
     assert "*bold*" in checked.response.feedback  # the grader quotes the answer back
     client.force_login(student)
-    html = client.get(reverse("quizzes:attempt_detail", args=[attempt.pk])).content.decode()
+    html = client.get(attempt.get_absolute_url()).content.decode()
     feedback = html[html.index("Could not read the unit") :].split("</p>")[0]
     assert "<em>" not in feedback and "<a " not in feedback and "evil.example" in feedback
     assert "*bold*" in feedback
@@ -136,7 +139,7 @@ def test_long_validations_queue_at_most_one_per_template_and_two_per_author(
 
 
 def test_the_site_queues_at_most_ten_long_validations(course, database_tasks):
-    authors = [EnrollmentFactory(course=course, role="author").user for _ in range(6)]
+    authors = [site_role(UserFactory()).user for _ in range(6)]  # authors are site-wide
     queued = 0
     for number, author in enumerate(authors * 2):
         template = make_template(course, slug=f"site-{number}")

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from quizzes.models import AnswerRelease
 from quizzes.services import attempts as service
-from tests.factories import make_quiz
+from tests.factories import OFFERING, make_quiz
 
 pytestmark = pytest.mark.django_db
 MARK = "Where it differs"
@@ -77,8 +77,8 @@ def test_never_keeps_the_counterexample_off_the_results_page(client, course, stu
 
     attempt, response = _spent_formula(course, student, AnswerRelease.NEVER)
     client.force_login(student)
-    client.post(reverse("quizzes:submit_attempt", args=[attempt.pk]))
-    got = client.get(reverse("quizzes:attempt_results", args=[attempt.pk]))
+    client.post(reverse("quizzes:submit_attempt", args=[OFFERING, attempt.pk]))
+    got = client.get(reverse("quizzes:attempt_results", args=[OFFERING, attempt.pk]))
     assert got.status_code == 200
     body = got.content.decode()
     assert "2 n b" in body  # the student's own answer is there

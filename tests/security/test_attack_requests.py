@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from quizzes.models import Response
 from quizzes.services import attempts as service
-from tests.factories import PASSWORD, UserFactory, make_quiz
+from tests.factories import OFFERING, PASSWORD, UserFactory, make_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +26,7 @@ def work(course, student):
 
 
 def _part_url(attempt, variant, name="submit_part"):
-    return reverse(f"quizzes:{name}", args=[attempt.pk, variant.pk, "kv"])
+    return reverse(f"quizzes:{name}", args=[OFFERING, attempt.pk, variant.pk, "kv"])
 
 
 @pytest.mark.parametrize("method", ["get", "put", "patch", "delete", "options"])

@@ -101,7 +101,7 @@ def test_a_check_posted_from_a_served_section_passes_the_csrf_check(course, stud
     form = page[page.index('class="answer-form"') :]
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
     key = KEYS.search(form).group(1)
-    url = attempt_presenter.PartLinks(attempt.pk).url("submit_part", variant.pk, "t")
+    url = attempt_presenter.PartLinks(attempt).url("submit_part", variant.pk, "t")
     assert f'action="{url}"' in page
     got = client.post(
         url, {"csrfmiddlewaretoken": token, "idempotency_key": key, "answer": _wrong(variant)}

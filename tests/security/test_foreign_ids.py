@@ -24,7 +24,7 @@ from quizzes.models import (
 )
 from quizzes.services import attempts as service
 from quizzes.services.bank import publish_version
-from tests.factories import CourseFactory, EnrollmentFactory, make_quiz
+from tests.factories import OFFERING, CourseFactory, EnrollmentFactory, make_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -63,10 +63,10 @@ def test_my_attempt_with_another_students_variant_is_not_found(student, two_atte
     client = _as(student)
     before = _stored()
     urls = [
-        reverse("quizzes:submit_part", args=[mine.pk, foreign.pk, "t"]),
-        reverse("quizzes:autosave", args=[mine.pk, foreign.pk, "t"]),
-        reverse("quizzes:new_variant", args=[mine.pk, foreign.pk]),
-        reverse("quizzes:preview_part", args=[mine.pk, foreign.pk, "t"]),
+        reverse("quizzes:submit_part", args=[OFFERING, mine.pk, foreign.pk, "t"]),
+        reverse("quizzes:autosave", args=[OFFERING, mine.pk, foreign.pk, "t"]),
+        reverse("quizzes:new_variant", args=[OFFERING, mine.pk, foreign.pk]),
+        reverse("quizzes:preview_part", args=[OFFERING, mine.pk, foreign.pk, "t"]),
     ]
     for url in urls:
         data = {"answer": "1 ms", "idempotency_key": uuid.uuid4().hex}
@@ -79,7 +79,9 @@ def test_a_part_that_is_not_in_the_question_stores_nothing(student, two_attempts
     mine, _ = two_attempts
     variant = mine.variants.get(item__position=1)
     client = _as(student)
-    url = reverse("quizzes:submit_part", args=[mine.pk, variant.pk, "kv"])  # another item's part
+    url = reverse(
+        "quizzes:submit_part", args=[OFFERING, mine.pk, variant.pk, "kv"]
+    )  # another item's part
     data = {"answer": "1 ms", "idempotency_key": uuid.uuid4().hex}
     body = client.post(url, data, HTTP_HX_REQUEST="true")
     assert body.status_code == 404 or "not in this question" in body.content.decode()
@@ -90,7 +92,7 @@ def test_autosave_is_refused_in_homework(student, two_attempts):
     """Found in the audit: autosave stored drafts on homework variants, where nothing reads them."""
     mine, _ = two_attempts
     variant = mine.variants.get(item__position=1)
-    url = reverse("quizzes:autosave", args=[mine.pk, variant.pk, "t"])
+    url = reverse("quizzes:autosave", args=[OFFERING, mine.pk, variant.pk, "t"])
     body = _as(student).post(url, {"answer": "1 ms"}, HTTP_HX_REQUEST="true").content.decode()
     assert "checked when you press Check" in body
     assert not SavedAnswer.objects.exists()
@@ -101,8 +103,14 @@ def test_an_unpublished_or_foreign_quiz_cannot_be_started(course, student, other
     foreign = make_quiz(other_course, slug="foreign")
     client = _as(student)
     for quiz in (hidden, foreign):
-        assert client.post(reverse("quizzes:start_attempt", args=[quiz.slug])).status_code == 404
-        assert client.get(reverse("quizzes:quiz_detail", args=[quiz.slug])).status_code == 404
+        assert (
+            client.post(reverse("quizzes:start_attempt", args=[OFFERING, quiz.slug])).status_code
+            == 404
+        )
+        assert (
+            client.get(reverse("quizzes:quiz_detail", args=[OFFERING, quiz.slug])).status_code
+            == 404
+        )
     assert not Variant.objects.exists()
 
 
@@ -123,9 +131,9 @@ def test_an_override_needs_an_attempt_and_a_question_of_this_course(
     )
     client = _as(instructor)
     data = {"score": "1", "reason": "test"}
-    url = reverse("instructor:override_score", args=[foreign_attempt.pk])
+    url = reverse("instructor:override_score", args=[OFFERING, foreign_attempt.pk])
     assert client.post(url, data).status_code == 404
-    url = reverse("instructor:override_score", args=[mine.pk])
+    url = reverse("instructor:override_score", args=[OFFERING, mine.pk])
     page = client.post(url, {**data, "item": other_item.pk}, follow=True).content.decode()
     assert "unknown question" in page
     assert not ScoreOverride.objects.exists()
@@ -143,9 +151,9 @@ def test_an_extension_needs_a_student_and_a_quiz_of_this_course(
     outsider = EnrollmentFactory(course=other_course).user
     data = {"quiz": foreign.pk, "extra_minutes": "30", "reason": "x"}
     for user in (colleague, outsider):
-        url = reverse("instructor:grant_extension", args=[user.pk])
+        url = reverse("instructor:grant_extension", args=[OFFERING, user.pk])
         assert client.post(url, data).status_code == 404
-    url = reverse("instructor:grant_extension", args=[student.pk])
+    url = reverse("instructor:grant_extension", args=[OFFERING, student.pk])
     page = client.post(url, data, follow=True).content.decode()
     assert "The extension was not granted" in page
     assert not Extension.objects.exists()
@@ -158,7 +166,7 @@ def test_a_regrade_needs_a_version_of_its_own_template_in_this_course(
     first, second = (item.template for item in quiz.items.order_by("position"))
     foreign = make_quiz(other_course, slug="foreign").items.get().template
     client = _as(instructor)
-    url = reverse("instructor:regrade")
+    url = reverse("instructor:regrade", args=[OFFERING])
     for template, version in (
         (first, second.current_version),  # another template's version
         (first, foreign.current_version),  # another course's version
@@ -168,11 +176,18 @@ def test_a_regrade_needs_a_version_of_its_own_template_in_this_course(
     assert not RegradeRun.objects.exists()
     publish_version(template=foreign, text=foreign.current_version.source, title=foreign.title)
     run = RegradeRun.objects.create(
-        template=foreign, target_version=foreign.current_version, created_by=instructor
+        offering=foreign.quiz_items.get().quiz.offering,
+        template=foreign,
+        target_version=foreign.current_version,
+        created_by=instructor,
     )
-    assert client.get(reverse("instructor:regrade_detail", args=[run.pk])).status_code == 404
+    assert (
+        client.get(reverse("instructor:regrade_detail", args=[OFFERING, run.pk])).status_code == 404
+    )
     for name in ("regrade_apply", "regrade_progress"):
-        assert client.post(reverse(f"instructor:{name}", args=[run.pk])).status_code == 404
+        assert (
+            client.post(reverse(f"instructor:{name}", args=[OFFERING, run.pk])).status_code == 404
+        )
     run.refresh_from_db()
     assert run.status == "previewed"
 
@@ -182,31 +197,50 @@ def test_instructor_pages_name_only_this_courses_rows(course, instructor, other_
     outsider = EnrollmentFactory(course=other_course).user
     client = _as(instructor)
     template = foreign.items.get().template
-    assert client.get(reverse("instructor:student_detail", args=[outsider.pk])).status_code == 404
-    assert client.get(reverse("instructor:item_analysis", args=[template.slug])).status_code == 404
-    search = client.get(reverse("instructor:variant_search"), {"template": template.slug})
+    assert (
+        client.get(reverse("instructor:student_detail", args=[OFFERING, outsider.pk])).status_code
+        == 404
+    )
+    assert (
+        client.get(reverse("instructor:item_analysis", args=[OFFERING, template.slug])).status_code
+        == 404
+    )
+    search = client.get(
+        reverse("instructor:variant_search", args=[OFFERING]), {"template": template.slug}
+    )
     assert template.title not in search.content.decode()
 
 
 # -- the studio --------------------------------------------------------------------------------
 
 
-def test_studio_targets_stay_inside_the_course_and_the_quiz(course, author, other_course):
+def test_studio_targets_stay_inside_the_course_and_the_quiz(
+    course, author, instructor, other_course
+):
     quiz = make_quiz(course, slug="mine")
     other_quiz = make_quiz(course, examples=["kv-cache-fits"], slug="other")
     foreign = make_quiz(other_course, examples=["bound-by-what"], slug="foreign")
     foreign_template = foreign.items.get().template
-    client = _as(author)
+    client = _as(instructor)  # a quiz's items are its offering's instructors'
     # Another quiz's item through this quiz's URL, and another course's quiz.
     item = other_quiz.items.get()
-    url = reverse("studio:quiz_remove_item", args=[quiz.slug, item.pk])
+    url = reverse("instructor:quiz_remove_item", args=[OFFERING, quiz.slug, item.pk])
     assert client.post(url).status_code == 404
-    assert client.post(reverse("studio:quiz_show_answers", args=[foreign.slug])).status_code == 404
-    assert client.get(reverse("studio:quiz_items", args=[foreign.slug])).status_code == 404
+    assert (
+        client.post(
+            reverse("instructor:quiz_show_answers", args=[OFFERING, foreign.slug])
+        ).status_code
+        == 404
+    )
+    assert (
+        client.get(reverse("instructor:quiz_items", args=[OFFERING, foreign.slug])).status_code
+        == 404
+    )
     # Another course's template, by slug in the form and in the URL.
-    add = reverse("studio:quiz_add_item", args=[quiz.slug])
+    add = reverse("instructor:quiz_add_item", args=[OFFERING, quiz.slug])
     client.post(add, {"template": foreign_template.slug, "points": "1"})
     assert QuizItem.objects.filter(quiz=quiz).count() == 1
+    client = _as(author)  # the bank is the site's authors'
     for name in ("template_edit", "template_detail", "template_validate", "template_diff"):
         url = reverse(f"studio:{name}", args=[foreign_template.slug])
         assert client.get(url).status_code == 404, name

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from tests.factories import PASSWORD, ChapterFactory
+from tests.factories import OFFERING, PASSWORD, ChapterFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -60,13 +60,13 @@ def test_htmx_fragment(student_client, course):
 
 
 def test_redirect(client, course):
-    response = client.get(reverse("quizzes:progress"))
+    response = client.get(reverse("quizzes:progress", args=[OFFERING]))
     assert response.status_code == 302
     assert_security_headers(response)
 
 
 def test_403(student_client):
-    response = student_client.get(reverse("instructor:dashboard"))
+    response = student_client.get(reverse("instructor:dashboard", args=[OFFERING]))
     assert response.status_code == 403
     assert_security_headers(response)
 
@@ -168,7 +168,7 @@ def test_method_not_allowed(student_client):
 
 def test_streamed_csv_export(client, instructor):
     assert client.login(username=instructor.username, password=PASSWORD)
-    response = client.get(reverse("instructor:export_responses_csv"))
+    response = client.get(reverse("instructor:export_responses_csv", args=[OFFERING]))
     assert response.status_code == 200 and response.streaming
     assert_security_headers(response)
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quizzes.services import attempts as service
-from tests.factories import PASSWORD, make_quiz
+from tests.factories import OFFERING, PASSWORD, make_quiz
 from tests.security.payloads import page_active_content
 
 pytestmark = pytest.mark.django_db
@@ -49,7 +49,9 @@ def test_query_parameters_come_back_as_text(client, course, instructor, author, 
         if role:
             assert client.login(username=users[role].username, password=PASSWORD)
         for name, params in pages:
-            response = client.get(reverse(name), {p: payload for p in params}, **headers)
+            args = [OFFERING] if name.startswith("instructor:") else []
+            url = reverse(name, args=args)
+            response = client.get(url, {p: payload for p in params}, **headers)
             assert response.status_code in (200, 400), (name, response.status_code)
             html = response.content.decode()
             assert page_active_content(html, svg_allowed=True) == [], name
@@ -61,7 +63,7 @@ def test_the_formula_preview_echoes_the_answer_as_text(client, course, student, 
     attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
     variant = attempt.variants.get()
     assert client.login(username=student.username, password=PASSWORD)
-    url = reverse("quizzes:preview_part", args=[attempt.pk, variant.pk, "kv"])
+    url = reverse("quizzes:preview_part", args=[OFFERING, attempt.pk, variant.pk, "kv"])
     response = client.get(url, {"answer": payload}, HTTP_HX_REQUEST="true")
     assert response.status_code == 200
     assert page_active_content(response.content.decode()) == []

@@ -48,6 +48,7 @@ def _exam(course, student, instructor, *, release: str, show_answers: str):
     attempt.refresh_from_db()
     override_score(attempt=attempt, score="0.75", reason=REASON, by=instructor)
     RegradeRun.objects.create(
+        offering=quiz.offering,
         template=quiz.items.get().template,
         target_version=quiz.items.get().template.current_version,
         status=RegradeStatus.APPLIED,
@@ -67,10 +68,10 @@ def _exam(course, student, instructor, *, release: str, show_answers: str):
 
 def _pages(client, quiz, attempt) -> dict[str, str]:
     urls = {
-        "my progress": reverse("quizzes:progress"),
-        "quiz list": reverse("quizzes:quiz_list"),
-        "quiz page": reverse("quizzes:quiz_detail", args=[quiz.slug]),
-        "results": reverse("quizzes:attempt_results", args=[attempt.pk]),
+        "my progress": reverse("quizzes:progress", args=[quiz.offering.slug]),
+        "quiz list": reverse("quizzes:quiz_list", args=[quiz.offering.slug]),
+        "quiz page": reverse("quizzes:quiz_detail", args=[quiz.offering.slug, quiz.slug]),
+        "results": reverse("quizzes:attempt_results", args=[quiz.offering.slug, attempt.pk]),
     }
     return {name: client.get(url).content.decode() for name, url in urls.items()}
 
@@ -125,7 +126,7 @@ def _factor_of_28(client, course, student, show_answers: str) -> str:
     )
     assert "28×" in checked.response.feedback  # the grader's verdict is stored whole
     client.force_login(student)
-    return client.get(reverse("quizzes:attempt_detail", args=[attempt.pk])).content.decode()
+    return client.get(attempt.get_absolute_url()).content.decode()
 
 
 @pytest.mark.parametrize("show_answers", AnswerRelease.values)
@@ -159,5 +160,5 @@ def test_the_factor_is_named_once_the_part_is_final_and_its_answer_released(
         now=timezone.now(),
     )
     client.force_login(student)
-    html = client.get(reverse("quizzes:attempt_detail", args=[attempt.pk])).content.decode()
+    html = client.get(attempt.get_absolute_url()).content.decode()
     assert "28× the expected one" in html

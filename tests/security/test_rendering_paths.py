@@ -13,6 +13,7 @@ from quizzes.services import attempts as service
 from quizzes.services.questions import common_error_values
 from quizzes.services.submission import submit_attempt
 from tests.factories import (
+    OFFERING,
     PASSWORD,
     ChapterFactory,
     QuestionTemplateFactory,
@@ -85,19 +86,19 @@ def test_studio_preview_fragment_is_inert(client, author, hostile_quiz):
 def test_students_question_page_is_inert(client, student, hostile_quiz):
     attempt = service.start_attempt(quiz=hostile_quiz, student=student, now=timezone.now())
     _login(client, student)
-    html = _assert_inert(client.get(reverse("quizzes:attempt_detail", args=[attempt.pk])))
+    html = _assert_inert(client.get(reverse("quizzes:attempt_detail", args=[OFFERING, attempt.pk])))
     assert "<math" in html and "<mtext>" in html
 
 
 def test_students_results_with_feedback_and_solution_are_inert(client, student, taken):
     _login(client, student)
-    html = _assert_inert(client.get(reverse("quizzes:attempt_results", args=[taken.pk])))
+    html = _assert_inert(client.get(reverse("quizzes:attempt_results", args=[OFFERING, taken.pk])))
     assert "<math" in html
 
 
 def test_instructors_view_of_the_students_history_is_inert(client, instructor, student, taken):
     _login(client, instructor)
-    _assert_inert(client.get(reverse("instructor:student_detail", args=[student.pk])))
+    _assert_inert(client.get(reverse("instructor:student_detail", args=[OFFERING, student.pk])))
 
 
 def test_chapter_with_payloads_is_inert(client, course, student):
@@ -136,8 +137,8 @@ def test_typed_answers_stay_text_for_the_student_and_the_instructor(
             now=now,
         )
     _login(client, student)
-    html = _assert_inert(client.get(reverse("quizzes:attempt_detail", args=[attempt.pk])))
+    html = _assert_inert(client.get(reverse("quizzes:attempt_detail", args=[OFFERING, attempt.pk])))
     assert "onerror" in html  # the words are shown, escaped
     client.logout()
     _login(client, instructor)
-    _assert_inert(client.get(reverse("instructor:student_detail", args=[student.pk])))
+    _assert_inert(client.get(reverse("instructor:student_detail", args=[OFFERING, student.pk])))

@@ -20,7 +20,13 @@ from django.utils import timezone
 from quizzes.models import Response, ResponseSource
 from quizzes.services import attempts as service
 from quizzes.services.questions import correct_answers
-from tests.factories import PASSWORD, EnrollmentFactory, ResponseFactory, make_quiz
+from tests.factories import (
+    OFFERING,
+    PASSWORD,
+    EnrollmentFactory,
+    ResponseFactory,
+    make_quiz,
+)
 
 
 def _client(user) -> Client:
@@ -46,7 +52,7 @@ def test_a_homework_key_cannot_claim_another_students_exam_grade(course, student
     target = theirs.variants.get()
     own = mine.variants.get()
     attacker = _client(student)
-    url = reverse("quizzes:submit_part", args=[mine.pk, own.pk, "t"])
+    url = reverse("quizzes:submit_part", args=[OFFERING, mine.pk, own.pk, "t"])
     for part in ("kv", "total", "fits", "t"):
         key = f"exam-{target.pk}-{part}"
         attacker.post(url, {"answer": "banana", "idempotency_key": key}, HTTP_HX_REQUEST="true")

@@ -24,6 +24,7 @@ from health.models import WorkerHeartbeat
 from health.recovery import MAX_CLAIMS, requeue_orphans
 from quizzes import tasks
 from quizzes.models import RegradeRun, RegradeStatus
+from tests.factories import OFFERING
 from tests.quizzes.test_regrade import graded as graded  # the fixture
 
 pytestmark = pytest.mark.django_db
@@ -138,6 +139,7 @@ def test_a_regrade_whose_worker_was_killed_resumes_in_the_next_worker(
 ):
     item, _ = graded
     run = tasks.request_preview(
+        offering=item.quiz.offering,
         template=item.template,
         target_version=item.template.current_version,
         recompute_answers=False,
@@ -212,15 +214,15 @@ def test_readyz_answers_503_when_the_database_fails(client, monkeypatch):
 def test_the_instructor_dashboard_says_when_the_worker_was_last_seen(client, instructor):
     client.force_login(instructor)
     _heartbeat("w1", timedelta(seconds=30))
-    page = client.get(reverse("instructor:dashboard")).content.decode()
+    page = client.get(reverse("instructor:dashboard", args=[OFFERING])).content.decode()
     assert "Background worker: last seen" in page and "worker-stale" not in page
     WorkerHeartbeat.objects.update(seen_at=timezone.now() - timedelta(minutes=9))
-    page = client.get(reverse("instructor:dashboard")).content.decode()
+    page = client.get(reverse("instructor:dashboard", args=[OFFERING])).content.decode()
     assert "The background worker was last seen 9" in page and "worker-stale" in page
     assert "manage.py worker" in page
 
 
 def test_the_dashboard_warns_when_no_worker_ever_ran(client, instructor):
     client.force_login(instructor)
-    page = client.get(reverse("instructor:dashboard")).content.decode()
+    page = client.get(reverse("instructor:dashboard", args=[OFFERING])).content.decode()
     assert "The background worker has not run yet" in page

@@ -6,6 +6,8 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import URLValidator
 
+from courseware.models import Offering
+from lti.models import PlatformTemplate
 from lti.network import hostname
 from lti.tool import register_platform
 
@@ -54,6 +56,14 @@ class Command(BaseCommand):
             help="Only for a demo or test LMS: allow plain http and addresses on this machine "
             "or its private network for this platform's URLs (never for a real LMS).",
         )
+        parser.add_argument(
+            "--template-offering",
+            default=None,
+            help=(
+                "The offering (its slug) that a new LMS course of this platform is copied from "
+                "at its instructor's first launch (default: the site's default offering)."
+            ),
+        )
 
     def handle(self, *args, **options):
         check = URLValidator(schemes=["http", "https"])
@@ -79,6 +89,11 @@ class Command(BaseCommand):
         deployment_ids = [d.strip() for d in options["deployment_ids"] if d.strip()]
         if not deployment_ids:
             raise CommandError("Give at least one non-empty --deployment-id.")
+        template = None
+        if options["template_offering"]:
+            template = Offering.objects.filter(slug=options["template_offering"]).first()
+            if template is None:
+                raise CommandError(f"No offering with the slug {options['template_offering']!r}.")
         registration, created = register_platform(
             name=options["name"],
             issuer=options["issuer"].strip(),
@@ -92,6 +107,10 @@ class Command(BaseCommand):
             service_hosts=hosts,
             allow_local_network=options["allow_local_network"],
         )
+        if template is not None:
+            PlatformTemplate.objects.update_or_create(
+                registration=registration, defaults={"offering": template}
+            )
         verb = "Registered" if created else "Updated"
         self.stdout.write(
             self.style.SUCCESS(

@@ -24,14 +24,24 @@ class Command(BaseCommand):
             action="store_true",
             help="Write each template's current draft instead of its latest published version.",
         )
+        parser.add_argument(
+            "--offering",
+            default=None,
+            help="Write this offering's quizzes (its slug; default: the site's default offering).",
+        )
 
-    def handle(self, *args, dir: str, drafts: bool, **options):
+    def handle(self, *args, dir: str, drafts: bool, offering: str | None = None, **options):
         try:
             course = Course.objects.current()
         except Course.DoesNotExist:
             raise CommandError("No course yet: run `manage.py setup_demo` first.") from None
+        chosen = None
+        if offering is not None:
+            chosen = course.offerings.filter(slug=offering).first()
+            if chosen is None:
+                raise CommandError(f"No offering with the slug {offering!r}.")
         try:
-            written = export_to_dir(Path(dir), course=course, drafts=drafts)
+            written = export_to_dir(Path(dir), course=course, drafts=drafts, offering=chosen)
         except AuthoringError as exc:
             raise CommandError(str(exc)) from None
         quizzes = sum(1 for path in written if path.startswith("quizzes/"))

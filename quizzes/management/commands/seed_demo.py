@@ -6,33 +6,49 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from courseware.models import Course
+from courseware.models import Offering
 from quizzes.services.seed import seed_class
 
 
 class Command(BaseCommand):
     help = (
-        "Create N demo students (demo-student-0001, ...) with realistic attempts on every "
-        "quiz and reading progress. Running it again adds only the students still missing."
+        "Create N demo students (demo-student-0001, ...) in an offering, with realistic attempts "
+        "on every quiz and reading progress. Running it again adds only the students still "
+        "missing."
     )
 
     def add_arguments(self, parser):
         parser.add_argument(
             "--students", type=int, default=30, help="How many demo students the class has."
         )
+        parser.add_argument(
+            "--offering", default=None, help="The offering's slug (default: the site's default)."
+        )
+        parser.add_argument(
+            "--first", type=int, default=1, help="Number of the first demo student (default 1)."
+        )
 
-    def handle(self, *args, students: int, **options):
+    def handle(self, *args, students: int, offering: str | None, first: int, **options):
         if students < 0 or students > 100_000:
             raise CommandError("--students must be between 0 and 100000.")
-        try:
-            course = Course.objects.current()
-        except Course.DoesNotExist:
-            raise CommandError("No course yet: run `manage.py setup_demo` first.") from None
+        if first < 1 or first > 900_000:
+            raise CommandError("--first must be between 1 and 900000.")
+        found = (
+            Offering.objects.default()
+            if offering is None
+            else Offering.objects.filter(slug=offering).select_related("course").first()
+        )
+        if found is None:
+            raise CommandError(
+                "No such offering yet: run `manage.py setup_demo` first."
+                if offering is None
+                else f"No offering with the slug {offering!r}."
+            )
         started = time.perf_counter()
-        report = seed_class(course=course, students=students)
+        report = seed_class(offering=found, students=students, first=first)
         self.stdout.write(
-            f"seed_demo: {students} demo students ({report.created_students} new, "
-            f"{report.seeded_students} given work): {report.attempts} attempts, "
+            f"seed_demo: {students} demo students in {found.slug} ({report.created_students} "
+            f"new, {report.seeded_students} given work): {report.attempts} attempts, "
             f"{report.variants} variants, {report.responses} responses "
             f"in {time.perf_counter() - started:.1f} s"
         )

@@ -73,8 +73,9 @@ class ImportReport:
 # -- export ----------------------------------------------------------------------------------
 
 
-def export_files(*, course, drafts: bool = False) -> dict[str, str]:
-    """{relative path: text} of every template and quiz of ``course``."""
+def export_files(*, course, drafts: bool = False, offering=None) -> dict[str, str]:
+    """{relative path: text} of every template of ``course``'s bank and every quiz of
+    ``offering`` (by default the site's default offering, whose quizzes the files define)."""
     files: dict[str, str] = {}
     templates = QuestionTemplate.objects.for_course(course).select_related("current_version")
     for template in templates.order_by("slug"):
@@ -87,7 +88,8 @@ def export_files(*, course, drafts: bool = False) -> dict[str, str]:
         match = _CHAPTER.search(text)
         chapter = match.group(1) if match else (template.chapter_slug or "uncategorized")
         files[f"{chapter}/{template.slug}.yaml"] = text
-    quizzes = Quiz.objects.for_course(course).select_related("chapter").order_by("slug")
+    offering = offering or course.offerings.default()
+    quizzes = Quiz.objects.for_offering(offering).select_related("chapter").order_by("slug")
     items = _items_by_quiz(quizzes)
     for quiz in quizzes:
         files[f"quizzes/{quiz.slug}.yaml"] = quiz_text(quiz, items.get(quiz.pk, []))
@@ -164,11 +166,11 @@ def _moment(value) -> str | None:
     return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-def export_to_dir(root: Path, *, course, drafts: bool = False) -> list[str]:
+def export_to_dir(root: Path, *, course, drafts: bool = False, offering=None) -> list[str]:
     """Write the export under ``root`` (which must be empty or absent); the paths written."""
     if root.exists() and (not root.is_dir() or any(root.iterdir())):
         raise AuthoringError(f"{root} exists and is not an empty folder; choose a new folder.")
-    files = export_files(course=course, drafts=drafts)
+    files = export_files(course=course, drafts=drafts, offering=offering)
     for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -261,8 +263,13 @@ def import_files(
 
 
 def _write_import(bank: Bank, *, course, user) -> ImportReport:
+    """Templates to the course's bank; quizzes to the offerings that follow the files (an
+    unchanged quiz is judged against the default one's)."""
+    offering = course.offerings.default()
     with transaction.atomic():
-        existing = {q.slug: q for q in Quiz.objects.for_course(course).select_related("chapter")}
+        existing = {
+            q.slug: q for q in Quiz.objects.for_offering(offering).select_related("chapter")
+        }
         items = _items_by_quiz(list(existing.values()))
         unchanged = [
             qf.slug

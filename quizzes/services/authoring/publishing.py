@@ -223,7 +223,7 @@ def version_usage(template: QuestionTemplate) -> list[dict]:
         .annotate(n=Count("pk"))
         .values_list("version", "n")
     )
-    items = list(template.quiz_items.select_related("quiz").order_by("quiz__title"))
+    items = list(template.quiz_items.select_related("quiz__offering").order_by("quiz__title"))
     rows = []
     for version in versions:
         uses = [

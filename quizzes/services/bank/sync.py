@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from courseware.models import Chapter, Course
+from courseware.models import Chapter, Course, Offering
 from quizzes.models import QuestionTemplate, Quiz, QuizItem, TemplateStatus, TemplateVersion
 
 from .common import content_hash
@@ -31,13 +31,23 @@ class SyncReport:
         )
 
 
+def file_offerings(course: Course) -> list[Offering]:
+    """The offerings whose quizzes the quiz files define (`Offering.follows_files`)."""
+    return list(course.offerings.filter(follows_files=True).order_by("pk"))
+
+
 @transaction.atomic
-def sync_bank(*, bank: Bank, course: Course, user=None) -> SyncReport:
+def sync_bank(
+    *, bank: Bank, course: Course, user=None, offerings: list[Offering] | None = None
+) -> SyncReport:
     """Write a checked bank to the database; unchanged files change nothing.
 
     A template whose file changed gets a new immutable version (students who already have
     variants keep theirs); its draft follows the file unless an author has edited the draft
     in the studio since the last version, in which case the author's draft is kept.
+
+    Templates go to the course's bank; quiz files go to each of `offerings` (by default the
+    offerings that follow the files). A copied offering keeps its own quiz rows.
     """
     report = SyncReport()
     existing = {
@@ -79,8 +89,14 @@ def sync_bank(*, bank: Bank, course: Course, user=None) -> SyncReport:
         report.updated.append(tf.slug)
 
     chapters = {c.slug: c for c in Chapter.objects.for_course(course)}
+    for offering in file_offerings(course) if offerings is None else offerings:
+        _sync_quizzes(bank, offering, chapters, existing, report)
+    return report
+
+
+def _sync_quizzes(bank: Bank, offering: Offering, chapters, existing, report) -> None:
     for qf in bank.quizzes:
-        quiz = Quiz.objects.filter(course=course, slug=qf.slug).first()
+        quiz = Quiz.objects.filter(offering=offering, slug=qf.slug).first()
         if quiz is not None and quiz.content_hash == qf.content_hash:
             report.quizzes_unchanged.append(qf.slug)
             continue
@@ -93,7 +109,7 @@ def sync_bank(*, bank: Bank, course: Course, user=None) -> SyncReport:
             content_hash=qf.content_hash,
         )
         if quiz is None:
-            quiz = Quiz.objects.create(course=course, slug=qf.slug, **values)
+            quiz = Quiz.objects.create(offering=offering, slug=qf.slug, **values)
             report.quizzes_created.append(qf.slug)
         else:
             for name, value in values.items():
@@ -101,7 +117,6 @@ def sync_bank(*, bank: Bank, course: Course, user=None) -> SyncReport:
             quiz.save()
             report.quizzes_updated.append(qf.slug)
         set_quiz_items(quiz=quiz, items=qf.items, templates=existing)
-    return report
 
 
 def set_quiz_items(*, quiz: Quiz, items: list[ItemSpec], templates: dict) -> None:

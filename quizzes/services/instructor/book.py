@@ -59,7 +59,7 @@ class Gradebook:
 
 
 def gradebook_students(
-    course,
+    offering,
     *,
     quizzes: list,
     search: str = "",
@@ -73,7 +73,7 @@ def gradebook_students(
     """The gradebook's students, searched, filtered and sorted as the page shows them (the
     page and the CSV export share it), and why the "missing work" filter is empty, or ""."""
     now = now or timezone.now()
-    students = students_of(course)
+    students = students_of(offering)
     if search:
         for word in search.split():
             students = students.filter(
@@ -82,7 +82,7 @@ def gradebook_students(
                 | Q(last_name__icontains=word)
             )
     if show == "at-risk":
-        students = students.filter(pk__in=[r.student_id for r in at_risk(course, now=now)])
+        students = students.filter(pk__in=[r.student_id for r in at_risk(offering, now=now)])
     missing_note = ""
     if show == "missing":
         due = [q.pk for q in quizzes if q.is_published and q.due_at and q.due_at <= now]
@@ -101,7 +101,7 @@ def gradebook_students(
     if diagnosis:
         students = students.filter(
             pk__in=Response.objects.filter(
-                diagnosis=diagnosis, variant__attempt__quiz__course=course
+                diagnosis=diagnosis, variant__attempt__quiz__offering=offering
             ).values("variant__attempt__student_id")
         )
     by_quiz = next((q for q in quizzes if q.slug == quiz_slug), None)
@@ -124,7 +124,7 @@ def gradebook_students(
 
 
 def gradebook(
-    course,
+    offering,
     *,
     page: int | str = 1,
     per_page: int = PER_PAGE,
@@ -132,16 +132,16 @@ def gradebook(
 ) -> Gradebook:
     """One page of students × quizzes: best score, attempts, late, override and extension flags.
     `choices` are `gradebook_students`' search, filter and sort."""
-    quizzes = list(Quiz.objects.for_course(course))
-    students, missing_note = gradebook_students(course, quizzes=quizzes, **choices)
+    quizzes = list(Quiz.objects.for_offering(offering))
+    students, missing_note = gradebook_students(offering, quizzes=quizzes, **choices)
     paginator = Paginator(students.only("pk", "username", "first_name", "last_name"), per_page)
     page_obj = paginator.get_page(page)
     people = list(page_obj.object_list)
-    rows = _gradebook_rows(course, quizzes, people)
+    rows = _gradebook_rows(offering, quizzes, people)
     return Gradebook(quizzes, page_obj, rows, paginator.count, missing_note)
 
 
-def _gradebook_rows(course, quizzes, people) -> list[dict]:
+def _gradebook_rows(offering, quizzes, people) -> list[dict]:
     ids = [p.pk for p in people]
     cells = {(p.pk, q.pk): Cell(q) for p in people for q in quizzes}
     overridden = set(
@@ -150,12 +150,12 @@ def _gradebook_rows(course, quizzes, people) -> list[dict]:
         )
     )
     for student, quiz in Extension.objects.filter(
-        student_id__in=ids, quiz__course=course
+        student_id__in=ids, quiz__offering=offering
     ).values_list("student_id", "quiz_id"):
         if (student, quiz) in cells:
             cells[student, quiz].extended = True
     for pk, student, quiz, status, score, max_score, late in (
-        Attempt.objects.filter(student_id__in=ids, quiz__course=course)
+        Attempt.objects.filter(student_id__in=ids, quiz__offering=offering)
         .order_by("number")
         .values_list("pk", "student_id", "quiz_id", "status", "score", "max_score", "is_late")
     ):

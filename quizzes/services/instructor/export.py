@@ -46,11 +46,11 @@ def _plain(value: Decimal) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def gradebook_rows(course, **choices) -> tuple[list[str], Iterator[list]]:
+def gradebook_rows(offering, **choices) -> tuple[list[str], Iterator[list]]:
     """The CSV header, and one row per student the gradebook shows with these `choices`."""
-    quizzes = list(Quiz.objects.for_course(course).prefetch_related("items"))
+    quizzes = list(Quiz.objects.for_offering(offering).prefetch_related("items"))
     positions = {item.pk: item.position for quiz in quizzes for item in quiz.items.all()}
-    students, _ = gradebook_students(course, quizzes=quizzes, **choices)
+    students, _ = gradebook_students(offering, quizzes=quizzes, **choices)
 
     def rows() -> Iterator[list]:
         people = students.values_list("pk", "username", "first_name", "last_name").iterator(
@@ -60,7 +60,7 @@ def gradebook_rows(course, **choices) -> tuple[list[str], Iterator[list]]:
             ids = [p[0] for p in chunk]
             cells: dict = {}
             for pk, student, quiz, status, score, top, late in (
-                Attempt.objects.filter(student_id__in=ids, quiz__course=course)
+                Attempt.objects.filter(student_id__in=ids, quiz__offering=offering)
                 .order_by("number", "pk")
                 .values_list(
                     "pk", "student_id", "quiz_id", "status", "score", "max_score", "is_late"
@@ -80,7 +80,7 @@ def gradebook_rows(course, **choices) -> tuple[list[str], Iterator[list]]:
             overrides: dict = {}
             for attempt, item, score, reason in (
                 ScoreOverride.objects.filter(
-                    attempt__student_id__in=ids, attempt__quiz__course=course
+                    attempt__student_id__in=ids, attempt__quiz__offering=offering
                 )
                 .order_by("-created_at", "-pk")
                 .values_list("attempt_id", "item_id", "score", "reason")

@@ -8,10 +8,10 @@ from collections import defaultdict
 from quizzes.models import Attempt, Extension, Quiz, Response, ScoreOverride, Variant
 
 
-def student_history(course, student) -> dict:
+def student_history(offering, student) -> dict:
     """Every attempt, variant and response of one student, with overrides and extensions."""
     attempts = list(
-        Attempt.objects.filter(student=student, quiz__course=course)
+        Attempt.objects.filter(student=student, quiz__offering=offering)
         .select_related("quiz")
         .order_by("quiz__position", "quiz__slug", "number")
     )
@@ -43,12 +43,12 @@ def student_history(course, student) -> dict:
             items.setdefault(variant.item_id, variant.item)
         attempt.item_list = list(items.values())
     extensions = list(
-        Extension.objects.filter(student=student, quiz__course=course).select_related(
+        Extension.objects.filter(student=student, quiz__offering=offering).select_related(
             "quiz", "granted_by"
         )
     )
     return {
         "attempts": attempts,
         "extensions": extensions,
-        "quizzes": list(Quiz.objects.for_course(course)),
+        "quizzes": list(Quiz.objects.for_offering(offering)),
     }

@@ -1,7 +1,8 @@
 """The rows the instructor's item pages, variant search and per-student forms load.
 
 Each reader runs a fixed number of queries; the statistics come from `analytics`, the rows of a
-student or attempt from the course they must belong to (another course's id is a 404).
+student or attempt from the offering they must belong to (another offering's id is a 404).
+Templates are the site's bank (`offering.course`); statistics and regrades are the offering's.
 """
 
 from __future__ import annotations
@@ -16,21 +17,23 @@ from quizzes.services import analytics
 from quizzes.services.instructor import statistics
 
 
-def enrolled_student(course, user_id: int):
-    """The course's student `user_id`, or 404."""
+def enrolled_student(offering, user_id: int):
+    """The offering's student `user_id`, or 404."""
     return get_object_or_404(
         get_user_model(),
         pk=user_id,
-        enrollments__course=course,
+        enrollments__offering=offering,
         enrollments__role=Role.STUDENT,
     )
 
 
-def course_attempt(course, attempt_id: int) -> Attempt:
-    """An attempt at one of the course's quizzes, with its student, or 404."""
-    return get_object_or_404(
-        Attempt.objects.select_related("student"), pk=attempt_id, quiz__course=course
+def offering_attempt(offering, attempt_id: int) -> Attempt:
+    """An attempt at one of the offering's quizzes, with its student, or 404."""
+    attempt = get_object_or_404(
+        Attempt.objects.select_related("student", "quiz"), pk=attempt_id, quiz__offering=offering
     )
+    attempt.quiz.offering = offering
+    return attempt
 
 
 def attempt_item(attempt: Attempt, item_id: int) -> QuizItem | None:
@@ -39,7 +42,7 @@ def attempt_item(attempt: Attempt, item_id: int) -> QuizItem | None:
 
 
 def book_chapters(course) -> list[tuple[str, str]]:
-    """(slug, title) of the course's chapters in the book's reading order."""
+    """(slug, title) of the book's chapters in reading order."""
     return list(
         Chapter.objects.for_course(course)
         .order_by("part__number", "order")
@@ -47,20 +50,21 @@ def book_chapters(course) -> list[tuple[str, str]]:
     )
 
 
-def item_index(course) -> tuple[list[analytics.ItemStats], list[tuple[str, str]]]:
-    """Every template's headline statistics, and the book's chapters to place them in."""
-    return analytics.template_index(course), book_chapters(course)
+def item_index(offering) -> tuple[list[analytics.ItemStats], list[tuple[str, str]]]:
+    """Every bank template's headline statistics in the offering, and the book's chapters to
+    place them in."""
+    return analytics.template_index(offering), book_chapters(offering.course_id)
 
 
-def item_page(course, slug: str, quiz_slug: str | None = None) -> dict:
-    """A template's (or its item's in one quiz) kept statistics and the quizzes that ask it:
-    four small queries whatever the number of students."""
-    template = get_object_or_404(QuestionTemplate, course=course, slug=slug)
+def item_page(offering, slug: str, quiz_slug: str | None = None) -> dict:
+    """A template's (or its item's in one quiz) kept statistics in the offering and the
+    offering's quizzes that ask it: four small queries whatever the number of students."""
+    template = get_object_or_404(QuestionTemplate, course=offering.course_id, slug=slug)
     quiz = None
     if quiz_slug is not None:
-        quiz = get_object_or_404(Quiz, course=course, slug=quiz_slug)
-    every = statistics.scope(template)
-    kept = statistics.kept(template, quiz=quiz, within=every)
+        quiz = get_object_or_404(Quiz, offering=offering, slug=quiz_slug)
+    every = statistics.scope(template, offering)
+    kept = statistics.kept(template, offering, quiz=quiz, within=every)
     return {
         "template": template,
         "quiz": quiz,
@@ -70,39 +74,41 @@ def item_page(course, slug: str, quiz_slug: str | None = None) -> dict:
     }
 
 
-def template_choices(course) -> list[tuple[str, str]]:
-    """(slug, title) of the course's templates, for the variant search's picker."""
-    return list(QuestionTemplate.objects.for_course(course).values_list("slug", "title"))
-
-
-def course_template(course, pk: int) -> QuestionTemplate | None:
-    """The course's template `pk`, or None."""
-    return QuestionTemplate.objects.for_course(course).filter(pk=pk).first()
-
-
-def regradable_templates(course) -> list[QuestionTemplate]:
-    """The course's templates that have a published version to regrade to."""
+def template_choices(offering) -> list[tuple[str, str]]:
+    """(slug, title) of the bank's templates, for the variant search's picker."""
     return list(
-        QuestionTemplate.objects.for_course(course)
+        QuestionTemplate.objects.for_course(offering.course_id).values_list("slug", "title")
+    )
+
+
+def offering_template(offering, pk: int) -> QuestionTemplate | None:
+    """The bank's template `pk` (the offering's course's), or None."""
+    return QuestionTemplate.objects.for_course(offering.course_id).filter(pk=pk).first()
+
+
+def regradable_templates(offering) -> list[QuestionTemplate]:
+    """The bank's templates that have a published version to regrade to."""
+    return list(
+        QuestionTemplate.objects.for_course(offering.course_id)
         .annotate(n_versions=Count("versions"))
         .filter(n_versions__gt=0)
         .order_by("slug")
     )
 
 
-def recent_regrades(course, *, limit: int = 20) -> list[RegradeRun]:
-    """The course's latest regrade runs, newest first."""
+def recent_regrades(offering, *, limit: int = 20) -> list[RegradeRun]:
+    """The offering's latest regrade runs, newest first."""
     return list(
-        RegradeRun.objects.filter(template__course=course).select_related(
+        RegradeRun.objects.filter(offering=offering).select_related(
             "template", "target_version", "created_by"
         )[:limit]
     )
 
 
-def course_regrade(course, run_id: int) -> RegradeRun:
-    """A regrade run of one of the course's templates, or 404."""
+def offering_regrade(offering, run_id: int) -> RegradeRun:
+    """A regrade run of the offering, or 404."""
     return get_object_or_404(
         RegradeRun.objects.select_related("template", "target_version", "created_by"),
         pk=run_id,
-        template__course=course,
+        offering=offering,
     )

@@ -26,9 +26,9 @@ MANY_INVALID = 5
 INVALID_SHARE = 0.25
 
 
-def students_of(course):
+def students_of(offering):
     return get_user_model().objects.filter(
-        enrollments__course=course, enrollments__role=Role.STUDENT
+        enrollments__offering=offering, enrollments__role=Role.STUDENT
     )
 
 
@@ -41,11 +41,11 @@ def score_fraction(score, max_score) -> float | None:
 # ---------------------------------------------------------------- best scores and risk
 
 
-def best_scores(course) -> dict[int, dict[int, float]]:
+def best_scores(offering) -> dict[int, dict[int, float]]:
     """{student: {quiz: best fraction}} over submitted attempts (one query)."""
     best: dict[int, dict[int, float]] = defaultdict(dict)
     for student, quiz, score, max_score in (
-        Attempt.objects.filter(quiz__course=course, status=AttemptStatus.SUBMITTED)
+        Attempt.objects.filter(quiz__offering=offering, status=AttemptStatus.SUBMITTED)
         .values("student_id", "quiz_id")
         .annotate(best=Max("score"), top=Max("max_score"))
         .values_list("student_id", "quiz_id", "best", "top")
@@ -67,20 +67,20 @@ class RiskReport:
     invalid: int = 0
 
 
-def at_risk(course, *, now: datetime | None = None, best=None) -> list[RiskReport]:
+def at_risk(offering, *, now: datetime | None = None, best=None) -> list[RiskReport]:
     """Students with low scores, no recent activity, or many unreadable answers (4 queries)."""
     now = now or timezone.now()
-    best = best if best is not None else best_scores(course)
+    best = best if best is not None else best_scores(offering)
     last: dict[int, datetime] = {}
     for student, when in (
-        Attempt.objects.filter(quiz__course=course)
+        Attempt.objects.filter(quiz__offering=offering)
         .values("student_id")
         .annotate(last=Max("last_activity_at"))
         .values_list("student_id", "last")
     ):
         last[student] = when
     for student, when in (
-        ReadingProgress.objects.filter(chapter__part__course=course)
+        ReadingProgress.objects.filter(chapter__part__course=offering.course_id)
         .values("user_id")
         .annotate(last=Max("read_at"))
         .values_list("user_id", "last")
@@ -89,14 +89,16 @@ def at_risk(course, *, now: datetime | None = None, best=None) -> list[RiskRepor
             last[student] = when
     invalid = {
         student: (bad, total)
-        for student, bad, total in Response.objects.filter(variant__attempt__quiz__course=course)
+        for student, bad, total in Response.objects.filter(
+            variant__attempt__quiz__offering=offering
+        )
         .values("variant__attempt__student_id")
         .annotate(bad=Count("id", filter=Q(status=ResponseStatus.INVALID)), total=Count("id"))
         .values_list("variant__attempt__student_id", "bad", "total")
     }
     reports = []
     cutoff = now - timedelta(days=INACTIVE_DAYS)
-    for pk, username, first, last_name in students_of(course).values_list(
+    for pk, username, first, last_name in students_of(offering).values_list(
         "pk", "username", "first_name", "last_name"
     ):
         report = RiskReport(pk, username, f"{first} {last_name}".strip() or username)
@@ -122,27 +124,27 @@ def at_risk(course, *, now: datetime | None = None, best=None) -> list[RiskRepor
 # ---------------------------------------------------------------- dashboard
 
 
-def dashboard(course, *, now: datetime | None = None) -> dict:
+def dashboard(offering, *, now: datetime | None = None) -> dict:
     """Enrollment, reading and quiz completion per chapter, score histograms, students at risk."""
     roles = dict(
-        Enrollment.objects.filter(course=course)
+        Enrollment.objects.filter(offering=offering)
         .values("role")
         .annotate(n=Count("id"))
         .values_list("role", "n")
     )
     n_students = roles.get(Role.STUDENT, 0)
-    quizzes = list(Quiz.objects.for_course(course).select_related("chapter"))
+    quizzes = list(Quiz.objects.for_offering(offering).select_related("chapter"))
     readers = dict(
         ReadingProgress.objects.filter(
-            chapter__part__course=course,
-            user__enrollments__course=course,
+            chapter__part__course=offering.course_id,
+            user__enrollments__offering=offering,
             user__enrollments__role=Role.STUDENT,
         )
         .values("chapter_id")
         .annotate(n=Count("user_id", distinct=True))
         .values_list("chapter_id", "n")
     )
-    best = best_scores(course)
+    best = best_scores(offering)
     finished: dict[int, int] = defaultdict(int)
     per_quiz: dict[int, list[float]] = defaultdict(list)
     for scores in best.values():
@@ -166,7 +168,7 @@ def dashboard(course, *, now: datetime | None = None) -> dict:
                 for q in quizzes_by_chapter.get(chapter.pk, [])
             ],
         }
-        for chapter in Chapter.objects.for_course(course)
+        for chapter in Chapter.objects.for_course(offering.course_id)
     ]
     distributions = [
         {
@@ -183,5 +185,5 @@ def dashboard(course, *, now: datetime | None = None) -> dict:
         "chapters": chapters,
         "unchaptered": quizzes_by_chapter.get(None, []),
         "distributions": distributions,
-        "at_risk": at_risk(course, now=now, best=best),
+        "at_risk": at_risk(offering, now=now, best=best),
     }

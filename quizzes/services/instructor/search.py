@@ -55,9 +55,9 @@ def _value_q(name: str, value: str) -> Q:
     return q
 
 
-def variant_search(course, *, template_slug: str = "", filters=(), limit: int = 500):
-    """Variants of the course whose parameters match every filter (JSON key lookups)."""
-    variants = Variant.objects.filter(attempt__quiz__course=course)
+def variant_search(offering, *, template_slug: str = "", filters=(), limit: int = 500):
+    """Variants of the offering whose parameters match every filter (JSON key lookups)."""
+    variants = Variant.objects.filter(attempt__quiz__offering=offering)
     if template_slug:
         variants = variants.filter(item__template__slug=template_slug)
     for name, value in filters:

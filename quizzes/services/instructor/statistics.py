@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from django.db.models import Q
 from django.utils import timezone
 
+from courseware.models import Offering
 from quizzes.models import ItemStatistics, QuestionTemplate, QuizActivity, QuizItem
 from quizzes.services import analytics
 
@@ -85,9 +86,9 @@ def _changes(quiz) -> int:
         return 0
 
 
-def scope(template: QuestionTemplate, quiz=None) -> Scope:
-    """The template's items in `quiz`, or in every quiz of its course (one query)."""
-    items = QuizItem.objects.filter(template=template, quiz__course=template.course_id)
+def scope(template: QuestionTemplate, offering, quiz=None) -> Scope:
+    """The template's items in `quiz`, or in every quiz of the offering (one query)."""
+    items = QuizItem.objects.filter(template=template, quiz__offering=offering)
     if quiz is not None:
         items = items.filter(quiz=quiz)
     return Scope(list(items.select_related("quiz__activity").order_by("pk")))
@@ -100,26 +101,29 @@ def _key(quiz) -> int:
     return quiz.pk if quiz is not None else 0
 
 
-def kept(template: QuestionTemplate, *, quiz=None, within: Scope | None = None) -> Kept:
-    """The item's statistics from its kept row (two small queries, one with `within`, the
-    scope already read), computed here only when there is none yet; `stale` says grades changed
-    since it was computed (then `claim_refresh` and refresh it)."""
-    within = (within or scope(template, quiz)).within(quiz)
-    row = ItemStatistics.objects.filter(template=template, quiz_key=_key(quiz)).first()
+def kept(template: QuestionTemplate, offering, *, quiz=None, within: Scope | None = None) -> Kept:
+    """The item's statistics in the offering from its kept row (two small queries, one with
+    `within`, the scope already read), computed here only when there is none yet; `stale` says
+    grades changed since it was computed (then `claim_refresh` and refresh it)."""
+    within = (within or scope(template, offering, quiz)).within(quiz)
+    row = ItemStatistics.objects.filter(
+        template=template, offering=offering, quiz_key=_key(quiz)
+    ).first()
     if row is None:
-        row = refresh(template, quiz=quiz, within=within)
+        row = refresh(template, offering, quiz=quiz, within=within)
         return Kept(stats_from_json(row.data), row.computed_at, stale=False)
     return Kept(stats_from_json(row.data), row.computed_at, stale=row.seen != within.counters)
 
 
-def refresh(template: QuestionTemplate, *, quiz=None, within: Scope | None = None):
-    """Compute the item's statistics from every stored grade and keep them (one upsert)."""
-    within = within or scope(
-        template, quiz
-    )  # its counters before the rows: a later grade moves them
-    stats = analytics.item_analysis(template, quiz=quiz, item_rows=within.item_rows)
+def refresh(template: QuestionTemplate, offering, *, quiz=None, within: Scope | None = None):
+    """Compute the item's statistics in the offering from every stored grade and keep them
+    (one upsert)."""
+    # Its counters before the rows: a later grade moves them.
+    within = within or scope(template, offering, quiz)
+    stats = analytics.item_analysis(template, item_rows=within.item_rows)
     row = ItemStatistics(
         template=template,
+        offering=offering,
         quiz_key=_key(quiz),
         data=stats_to_json(stats),
         seen=within.counters,
@@ -129,46 +133,52 @@ def refresh(template: QuestionTemplate, *, quiz=None, within: Scope | None = Non
     ItemStatistics.objects.bulk_create(
         [row],
         update_conflicts=True,
-        unique_fields=["template", "quiz_key"],
+        unique_fields=["template", "offering", "quiz_key"],
         update_fields=["data", "seen", "computed_at", "refresh_queued_at"],
     )
     return row
 
 
-def claim_refresh(template: QuestionTemplate, *, quiz=None, now=None) -> bool:
+def claim_refresh(template: QuestionTemplate, offering, *, quiz=None, now=None) -> bool:
     """Whether this caller should queue the refresh (one queued refresh per row at a time; a
     claim older than ten minutes is taken over, in case its task was lost)."""
     now = now or timezone.now()
     unclaimed = Q(refresh_queued_at__isnull=True) | Q(
         refresh_queued_at__lt=now - timedelta(minutes=10)
     )
-    rows = ItemStatistics.objects.filter(unclaimed, template=template, quiz_key=_key(quiz))
+    rows = ItemStatistics.objects.filter(
+        unclaimed, template=template, offering=offering, quiz_key=_key(quiz)
+    )
     return bool(rows.update(refresh_queued_at=now))
 
 
-def refresh_by_ids(template_id: int, quiz_id: int | None) -> None:
-    """`refresh` for a background task, which is handed ids."""
+def refresh_by_ids(template_id: int, offering_id: int, quiz_id: int | None) -> None:
+    """`refresh` for a background task, which is handed ids (a quiz of another offering than
+    the one named is never touched)."""
     template = QuestionTemplate.objects.filter(pk=template_id).first()
-    if template is None:
+    offering = Offering.objects.filter(pk=offering_id).first()
+    if template is None or offering is None:
         return
-    quiz = template.course.quizzes.filter(pk=quiz_id).first() if quiz_id else None
+    quiz = offering.quizzes.filter(pk=quiz_id).first() if quiz_id else None
     if quiz_id and quiz is None:
         return
-    refresh(template, quiz=quiz)
+    refresh(template, offering, quiz=quiz)
 
 
-def rebuild(course=None) -> int:
-    """Compute again every kept row (course-wide and per quiz) of `course` or of every course;
-    how many rows were computed."""
-    templates = QuestionTemplate.objects.all()
-    if course is not None:
-        templates = templates.filter(course=course)
+def rebuild(offering=None) -> int:
+    """Compute again every kept row (offering-wide and per quiz) of `offering` or of every
+    offering, for each template its quizzes ask; how many rows were computed."""
+    offerings = Offering.objects.order_by("pk")
+    if offering is not None:
+        offerings = offerings.filter(pk=offering.pk)
     n = 0
-    for template in templates.order_by("pk"):
-        every = scope(template)
-        refresh(template, within=every)
-        n += 1
-        for quiz in every.quizzes:
-            refresh(template, quiz=quiz, within=every.within(quiz))
+    for each in offerings:
+        asked = QuizItem.objects.filter(quiz__offering=each).values("template_id")
+        for template in QuestionTemplate.objects.filter(pk__in=asked).order_by("pk"):
+            every = scope(template, each)
+            refresh(template, each, within=every)
             n += 1
+            for quiz in every.quizzes:
+                refresh(template, each, quiz=quiz, within=every.within(quiz))
+                n += 1
     return n

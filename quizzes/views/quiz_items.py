@@ -1,6 +1,8 @@
-"""Quiz items from the studio: add a published template to a quiz, remove an unanswered item.
+"""An offering's quizzes and their items: add a published template of the bank to one of the
+offering's quizzes, remove an unanswered item, choose when answers are shown.
 
-For authors and instructors alike (``staff_required``).
+Quiz settings are the offering's instructors' (``instructor_required``): not its teaching
+assistants', and not the site's authors' (they write the bank, which every offering draws on).
 """
 
 from __future__ import annotations
@@ -11,30 +13,36 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from courseware.roles import staff_required
+from courseware.roles import instructor_required
 from quizzes.forms import QuizItemForm
 from quizzes.models import AnswerRelease, QuestionTemplate, Quiz, QuizItem
 from quizzes.services import authoring
 
 
 @require_GET
-@staff_required
+@instructor_required
 def quiz_index(request: HttpRequest) -> HttpResponse:
     quizzes = (
-        Quiz.objects.for_course(request.course)
+        Quiz.objects.for_offering(request.offering)
         .select_related("chapter")
         .annotate(item_count=Count("items"))
         .order_by("position", "slug")
     )
-    return render(request, "studio/quiz_index.html", {"quizzes": quizzes})
+    return render(request, "instructor/quiz_index.html", {"quizzes": quizzes})
 
 
 def _quiz(request: HttpRequest, slug: str) -> Quiz:
-    return get_object_or_404(Quiz.objects.for_course(request.course), slug=slug)
+    quiz = get_object_or_404(Quiz.objects.for_offering(request.offering), slug=slug)
+    quiz.offering = request.offering
+    return quiz
+
+
+def _back(quiz: Quiz):
+    return redirect("instructor:quiz_items", offering=quiz.offering.slug, slug=quiz.slug)
 
 
 @require_GET
-@staff_required
+@instructor_required
 def quiz_items(request: HttpRequest, slug: str) -> HttpResponse:
     # ?template=<slug> preselects a template in the add form.
     form = QuizItemForm(initial={"template": request.GET.get("template", "")[:100]})
@@ -65,11 +73,11 @@ def _items_page(request: HttpRequest, quiz: Quiz, form: QuizItemForm, error: str
         "error": error,
         "answer_choices": AnswerRelease.choices,
     }
-    return render(request, "studio/quiz_items.html", context, status=400 if error else 200)
+    return render(request, "instructor/quiz_items.html", context, status=400 if error else 200)
 
 
 @require_POST
-@staff_required
+@instructor_required
 def quiz_show_answers(request: HttpRequest, slug: str) -> HttpResponse:
     """When this quiz's students see correct answers and worked solutions (enforced on the
     server by `quizzes.services.release`)."""
@@ -81,11 +89,11 @@ def quiz_show_answers(request: HttpRequest, slug: str) -> HttpResponse:
         Quiz.objects.filter(pk=quiz.pk).update(show_answers=choice)
         label = AnswerRelease(choice).label
         messages.success(request, f"Correct answers and worked solutions: {label.lower()}.")
-    return redirect("studio:quiz_items", slug=quiz.slug)
+    return _back(quiz)
 
 
 @require_POST
-@staff_required
+@instructor_required
 def quiz_add_item(request: HttpRequest, slug: str) -> HttpResponse:
     """Add the chosen template; bad input shows the page again with the message and the text
     as typed (nothing is stored)."""
@@ -112,11 +120,11 @@ def quiz_add_item(request: HttpRequest, slug: str) -> HttpResponse:
     messages.success(
         request, f"Added '{template.slug}' as question {item.position} ({item.points} pts)."
     )
-    return redirect("studio:quiz_items", slug=quiz.slug)
+    return _back(quiz)
 
 
 @require_POST
-@staff_required
+@instructor_required
 def quiz_remove_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     quiz = _quiz(request, slug)
     item = get_object_or_404(QuizItem.objects.select_related("template"), pk=item_id, quiz=quiz)
@@ -126,4 +134,4 @@ def quiz_remove_item(request: HttpRequest, slug: str, item_id: int) -> HttpRespo
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Removed '{item.template.slug}' from the quiz.")
-    return redirect("studio:quiz_items", slug=quiz.slug)
+    return _back(quiz)
