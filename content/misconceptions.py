@@ -15,18 +15,23 @@ import yaml
 
 MISCONCEPTIONS_FILE = Path(__file__).with_name("misconceptions.yaml")
 _FIELDS = ("title", "explanation", "chapter", "anchor")
+# Optional: how the slip produces a wrong number, as signatures the question bank's tests
+# recompute (quizzes/engine/diagnoses.py); each is a one-key mapping {kind: argument}.
+_OPTIONAL = ("wrong_model",)
 
 
 @dataclass(frozen=True)
 class Misconception:
     """A recognised mistake: its diagnosis ``code``, a short ``title``, a one-sentence
-    ``explanation``, and the ``chapter`` slug and heading ``anchor`` that explain it."""
+    ``explanation``, the ``chapter`` slug and heading ``anchor`` that explain it, and its
+    ``wrong_model``: the ways the slip turns the right answer into the wrong one."""
 
     code: str
     title: str
     explanation: str
     chapter: str
     anchor: str
+    wrong_model: tuple[dict, ...] = ()
 
 
 def load_misconceptions(path: Path = MISCONCEPTIONS_FILE) -> dict[str, Misconception]:
@@ -41,10 +46,18 @@ def load_misconceptions(path: Path = MISCONCEPTIONS_FILE) -> dict[str, Misconcep
         missing = [f for f in _FIELDS if not str(entry.get(f) or "").strip()]
         if missing:
             raise ValueError(f"{path.name}: entry {code!r} lacks {', '.join(missing)}")
-        unknown = sorted(set(entry) - set(_FIELDS))
+        unknown = sorted(set(entry) - set(_FIELDS) - set(_OPTIONAL))
         if unknown:
             raise ValueError(f"{path.name}: entry {code!r} has unknown keys {', '.join(unknown)}")
-        entries[str(code)] = Misconception(str(code), *(str(entry[f]).strip() for f in _FIELDS))
+        model = entry.get("wrong_model") or []
+        if not isinstance(model, list) or not all(
+            isinstance(s, dict) and len(s) == 1 for s in model
+        ):
+            raise ValueError(
+                f"{path.name}: entry {code!r}: wrong_model is a list of {{kind: argument}}"
+            )
+        fields = (str(entry[f]).strip() for f in _FIELDS)
+        entries[str(code)] = Misconception(str(code), *fields, tuple(model))
     return entries
 
 

@@ -137,7 +137,10 @@ def format_value(
     if fmt.mode == "quantity":
         text = format_quantity(value, fmt.unit, sig=sig, approx=fmt.approx, fixed=fmt.fixed)
         text = text if group else _ungrouped(text)
-        return _math_quantity(text) if in_math else text
+        if in_math:
+            return _math_quantity(text)
+        # A price prints as "$3.20": outside math its dollar sign must not open math.
+        return text.replace("$", "\\$")
     if fmt.mode == "int":
         text = str(round(value))
     elif fmt.mode == "percent":

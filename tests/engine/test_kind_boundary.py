@@ -22,6 +22,7 @@ CODE = ("config", "content", "courseware", "lti", "quizzes")
 OTHER_MEANINGS = {
     ("quizzes/engine/parse/parameters.py", "choice"),
     ("quizzes/engine/variants.py", "choice"),
+    ("quizzes/engine/plausible/coverage.py", "choice"),
 }
 # The flags the kinds once had; a page asking them chose an input's shape for the kind.
 RETIRED_FLAGS = ("has_options", "math_answers", "shows_unit", "numeric_answer")

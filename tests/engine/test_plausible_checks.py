@@ -95,7 +95,7 @@ def test_the_validator_passes_variants_that_fit():
 def test_within_context_uses_the_models_window():
     checks = "  - check: within_context\n    model: m\n    context: context"
     report = validate_template(make(checks, contexts="[2048, 8192]"), seeds=40)
-    (failure,) = report.failures
+    (failure,) = [f for f in report.failures if f.check != "plausible coverage"]
     assert failure.check == "plausible within_context"
     assert "window of 4096" in failure.message
 

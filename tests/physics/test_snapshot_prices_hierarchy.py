@@ -12,7 +12,6 @@ import pytest
 
 from content.physics import (
     accelerator,
-    format_number,
     format_quantity,
     memory_hierarchy,
     price,
@@ -89,7 +88,8 @@ def test_a_price_correction_leaves_an_old_cost_variant_alone(cost, monkeypatch):
     assert new.params["ga"].key == ga.key  # the same draw, at the new price
     assert new.params["pa"] == pytest.approx(3 * old.params["pa"])
     assert new.answers["cost_a"] == pytest.approx(3 * answers["cost_a"])
-    shown = f"| \\${format_number(new.params['pa'], 3)} |"
+    # prices print with their cents, the dollar sign escaped outside math
+    shown = "| " + format_quantity(new.params["pa"], "USD").replace("$", "\\$") + " |"
     assert shown in render_prompt(cost, new) and shown not in prompt
     assert _recorded(new, "price")[f"{ga.key}/specialist"]["dollars_per_hour"] == new.params["pa"]
     assert new.catalog["fingerprint"] != old.catalog["fingerprint"]

@@ -26,6 +26,13 @@ parameters:
   acc: {{choice: [A100, H100, H200], catalog: accelerator}}
   m: {{choice: [llama-2-7b, llama-3-8b], catalog: model}}
   w: {{value: "weights_bytes(m, 'fp16')"}}
+plausible:
+  - check: fits_memory
+    model: m
+    accelerator: acc
+    dtype: "'fp16'"
+    batch: 1
+    context: 0
 prompt: |
   {{{{ m }}}} in fp16 on one {{{{ acc }}}} ({{{{ acc.memory_bandwidth | B/s }}}}).
 parts:

@@ -154,18 +154,16 @@ def test_every_attempt_of_a_chapter_quiz_draws_every_objective(bank):
         assert not missed, f"{quiz.path}: an attempt can miss objectives {missed}"
 
 
-def test_each_chapter_has_enough_templates_and_a_third_ask_for_judgement():
+def test_each_chapter_has_enough_templates_and_a_third_ask_for_reasoning():
     from quizzes.engine import load_template_files
     from quizzes.services.bank import questions_dir
 
     templates = [t for t in load_template_files(questions_dir()) if "examples" not in t.source]
     for chapter in REVIEWED:
         mine = [t for t in templates if t.chapter == chapter]
-        # A judgement: a choice between reasoned outcomes, or a template tagged as one (a
-        # comparison carried over several numeric parts).
-        judged = [
-            t for t in mine if "judgement" in t.tags or any(p.kind == "choice" for p in t.parts)
-        ]
+        # Reasoning: a decision or an estimate the student makes (tests/quizzes/
+        # test_bank_reasoning.py checks the tag against the parts).
+        judged = [t for t in mine if "reasoning" in t.tags]
         assert len(mine) >= 15, f"{chapter}: {len(mine)} templates"
         assert 3 * len(judged) >= len(mine), f"{chapter}: {len(judged)} of {len(mine)} judge"
     assert len(templates) >= 110, f"{len(templates)} chapter templates in the bank"

@@ -127,6 +127,26 @@ def test_the_gate_draws_every_choice_and_both_ends_of_each_range():
     assert len(drawn) == 2 * 3 * 2 * 2
 
 
+def test_a_choice_that_repeats_a_value_to_weight_the_draw_gets_its_distinct_corners():
+    # gpus-peak-from-clock draws [memory, memory, compute]: 324 combinations counted, 216
+    # distinct, so the random fill up to 256 waited for combinations that do not exist (the gate
+    # hung until its clock stopped it). Here 3 x 3 counted, 2 x 3 distinct, 8 allowed.
+    from quizzes.engine import parse_template
+    from quizzes.engine.validate.extremes import extreme_assignments
+
+    template = parse_template(
+        _draft("weighted", 0).replace(
+            "  n: {range: [1, 1000000]}",
+            "  n: {choice: [1, 2, 3]}\n  k: {choice: [memory, memory, compute]}",
+        ),
+        source="weighted",
+    )
+    drawn = extreme_assignments(template, limit=8)
+    assert sorted((a["n"], a["k"]) for a in drawn) == sorted(
+        (n, k) for n in (1, 2, 3) for k in ("memory", "compute")
+    )
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_students_variants_are_computed_with_no_transaction_open(student, course, monkeypatch):
     quiz = make_quiz(course, examples=("decode-step-memory-floor", "kv-cache-fits"))

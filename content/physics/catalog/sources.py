@@ -742,6 +742,20 @@ _SOURCES = (
         _GH + "api-evangelist/lambda-labs",
         True,
     ),
+    # Plausibility ranges (catalog/ranges.py).
+    _s(
+        "micikevicius-2018-mp",
+        "Micikevicius et al., Mixed Precision Training, ICLR 2018, arXiv:1710.03740 (sec. 3.2, "
+        "fig. 3: activation gradients of SSD lie far below 1; a loss scale of 8 sufficed)",
+        "https://arxiv.org/abs/1710.03740",
+        False,
+    ),
+    _s(
+        "pytorch-gradscaler",
+        "PyTorch torch.amp.GradScaler: dynamic loss scaling, init_scale 2**16, backoff 0.5",
+        "https://pytorch.org/docs/stable/amp.html#gradient-scaling",
+        True,
+    ),
     _s(
         "data-receipts-2026-11",
         "datareceipts/data-receipts 109-gpu-pricing, retrieved 2026-11-09",

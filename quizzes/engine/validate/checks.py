@@ -4,6 +4,7 @@ for what its checks share across seeds.  The checks themselves live with each ki
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,13 @@ class Checks:
     grade_fn: Callable[..., Any]
     # kind name -> what that kind's checks keep across the seeds of one run
     memos: dict[str, Any] = field(default_factory=dict)
+    # part id -> how many distinct variants had each key (for the rule fixed-key)
+    keys: dict[str, Counter] = field(default_factory=dict)
+
+    def count_key(self, part, answer) -> None:
+        """Count the key of a part whose answer is a choice among options (ids, or a list)."""
+        key = ", ".join(sorted(answer)) if isinstance(answer, (list, tuple)) else str(answer)
+        self.keys.setdefault(part.id, Counter())[key] += 1
 
     def memo(self, name: str, build: Callable[[], Any]) -> Any:
         """The object kind `name` keeps across this run's seeds (made by `build` once)."""

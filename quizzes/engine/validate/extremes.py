@@ -31,7 +31,12 @@ VARIANT_BUDGET_S = 1.0
 
 def extreme_assignments(template: Template, *, limit: int = MAX_EXTREME_DRAWS) -> list[dict]:
     """The drawn parameters' combinations of extremes the gate tries (at most ``limit``)."""
-    options = [(p.name, parameter_extremes(p)) for p in template.parameters if p.kind != "value"]
+    # A choice may repeat a value to weight the draw ([memory, memory, compute]); the corners
+    # are its distinct values, or the random fill below would wait for combinations that do not
+    # exist (a hang until the gate's clock ran out).
+    options = [
+        (p.name, _distinct(parameter_extremes(p))) for p in template.parameters if p.kind != "value"
+    ]
     if not options:
         return [{}]
     names = [name for name, _ in options]
@@ -52,6 +57,14 @@ def extreme_assignments(template: Template, *, limit: int = MAX_EXTREME_DRAWS) -
     while len(chosen) < limit:
         add({name: rng.choice(values) for name, values in options})
     return list(chosen.values())[:limit]
+
+
+def _distinct(values: tuple) -> tuple:
+    """``values`` without repeats, in order (compared by their text: a choice may hold lists)."""
+    seen: dict[str, object] = {}
+    for value in values:
+        seen.setdefault(repr(value), value)
+    return tuple(seen.values())
 
 
 def describe(assignment: dict) -> str:

@@ -17,7 +17,7 @@ from content.expressions import ExpressionError
 from quizzes.engine import kinds
 from quizzes.engine.errors import GenerationError, OverBudget
 from quizzes.engine.model import WHOLE_QUESTION, Template
-from quizzes.engine.plausible import broken_checks
+from quizzes.engine.plausible import broken_checks, missing_checks
 from quizzes.engine.render import (
     render_feedback,
     render_hints,
@@ -68,6 +68,7 @@ def validate_template(
     checked: dict[str, list[tuple]] = {}
     deadline = None if budget_s is None else time.monotonic() + budget_s
     _check_hint_parts(template, failures)
+    _check_coverage(template, failures)
     if extremes:
         try:
             check_extremes(template, failures, deadline=deadline, budget_s=variant_budget_s)
@@ -133,6 +134,7 @@ def validate_template(
             None,
         )
     _check_outcomes(template, outcomes, report, failures)
+    _check_fixed_keys(checks.keys, failures)
     report.parts = part_stats(template, answers, ratios, scales)
     report.failures = failures.failures()
     return report
@@ -151,6 +153,36 @@ def _check_hint_parts(template: Template, failures: Collector) -> None:
                 f"hint {number} names no part; with several parts, say which one it helps "
                 f"with (`part: <id>`), or `part: {WHOLE_QUESTION}` for a hint about every part",
                 None,
+            )
+
+
+def _check_coverage(template: Template, failures: Collector) -> None:
+    """The plausibility checks the template's parameters call for are declared (no seed: the
+    rule reads the template, not a variant)."""
+    for problem in missing_checks(template):
+        failures.add("plausible coverage", f"{template.source}: {problem}", None)
+
+
+# A part whose options carry the same key in more than this share of the variants teaches one
+# fact, not a judgement: a student who saw one variant knows the key of every other. The keys
+# are counted by the kinds whose answer is a choice among options (`Checks.count_key`).
+FIXED_KEY_SHARE = 0.9
+
+
+def _check_fixed_keys(option_keys: dict[str, Counter], failures: Collector) -> None:
+    for part_id, counter in option_keys.items():
+        total = sum(counter.values())
+        if not total:
+            continue
+        key, count = counter.most_common(1)[0]
+        if count / total > FIXED_KEY_SHARE:
+            failures.add(
+                "fixed-key",
+                f"rule fixed-key: the key is {{{key}}} in {count} of {total} variants "
+                f"({count / total:.0%}, more than {FIXED_KEY_SHARE:.0%}); vary the situation so "
+                "that another option is right in more variants, or ask for a number instead",
+                None,
+                part_id,
             )
 
 

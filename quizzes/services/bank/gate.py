@@ -7,8 +7,9 @@ same check over the repository's bank. It runs in the sandbox (`quizzes.engine.s
 grading pool's memory limit and a clock) and draws every parameter's extremes before the seeds,
 so a template that costs too much anywhere in its parameter space never reaches a student
 ("cost": a draw over `QUIZ_VARIANT_BUDGET_SECONDS`, or a run the sandbox stopped). The checks
-that judge the spread of many variants (min_variants, outcome shares) would fail sound
-templates over a few seeds, so a run over fewer than `SPREAD_MIN_SEEDS` seeds leaves them out.
+that judge the spread of many variants (min_variants, outcome shares, a choice key that never
+changes) would fail sound templates over a few seeds, so a run over fewer than
+`SPREAD_MIN_SEEDS` seeds leaves them out.
 
 Recorded passes. Validating the whole bank over 200 seeds takes about a minute of CPU, too
 much for every fresh `make run`. So `validate_questions --record` writes the fingerprint of
@@ -35,7 +36,7 @@ PUBLICATION_SEEDS = 200
 # The gate's hard clock when its caller sets no budget (sync, import): every bank template
 # passes in a few seconds.
 PUBLICATION_BUDGET_SECONDS = 120.0
-SPREAD_CHECKS = {"variants", "outcomes"}
+SPREAD_CHECKS = {"variants", "outcomes", "fixed-key"}
 SPREAD_MIN_SEEDS = 200
 PASSES_FILE = "gate-passes.txt"
 

@@ -79,6 +79,7 @@ class ChoiceKind(AnswerKind):
         return tuple(ids)
 
     def validate(self, checks, part, variant, seed) -> None:
+        checks.count_key(part, variant.answers[part.id])
         count = len(variant.answers[part.id])
         if count == 0:
             checks.failures.add("choice", "no option is correct", seed, part.id)

@@ -60,7 +60,7 @@ def test_the_listed_order_is_the_answer_when_items_have_no_values():
 def test_values_order_the_items_per_variant(template):
     orders = {generate_variant(template, seed).answers["paths"] for seed in range(30)}
     assert ("memory", "peer", "host", "network") in orders
-    assert ("memory", "peer", "network", "host") in orders  # an A100's PCIe 4 below NDR
+    assert ("memory", "peer", "network", "host") in orders  # a B200's PCIe 5 below XDR
     for order in orders:
         assert order[:2] == ("memory", "peer")
 
