@@ -1,7 +1,8 @@
 """Roles for views: who may see which page.
 
 Offering pages carry the offering in their URL (`/o/<offering>/...`, the URL keyword
-`offering`). `offering_role_required` reads the user's enrolments with their offerings in one
+`offering`). `offering_role_required` reads the user's active enrolments (a deactivated
+student's gives no role) with their offerings in one
 query (the header's offering switcher lists the same rows), finds the URL's offering among them,
 and refuses everyone else: anonymous visitors are sent to log in, a signed-in user without one of
 the roles in *that* offering gets the friendly 403 page, and an unknown offering is a 404. The
@@ -76,7 +77,7 @@ def enrollments_of(user) -> list[Enrollment]:
     held = user.__dict__.get("_enrollments")
     if held is None:
         held = list(
-            Enrollment.objects.filter(user_id=user.pk)
+            Enrollment.objects.filter(user_id=user.pk, is_active=True)
             .select_related("offering__course")
             .order_by("offering__is_archived", "-offering__created_at", "offering__title")
         )
@@ -91,7 +92,7 @@ def enrolled_role(user_id, offering_id) -> Subquery:
     """The user's role as a subquery, for a view whose own query carries it (one round trip
     instead of two); `offering_id` may be an OuterRef. Hand the value to `remember_role`."""
     return Subquery(
-        Enrollment.objects.filter(user_id=user_id, offering_id=offering_id)
+        Enrollment.objects.filter(user_id=user_id, offering_id=offering_id, is_active=True)
         .order_by()
         .values("role")[:1]
     )
@@ -109,7 +110,7 @@ def role_of(user, offering: Offering | None) -> str | None:
     if offering.pk not in cache:
         cache[offering.pk] = next(
             iter(
-                Enrollment.objects.filter(user_id=user.pk, offering_id=offering.pk)
+                Enrollment.objects.filter(user_id=user.pk, offering_id=offering.pk, is_active=True)
                 .order_by()
                 .values_list("role", flat=True)[:1]
             ),

@@ -5,6 +5,7 @@ Dependencies point down: attempts refer to quizzes, quizzes to templates; nothin
 the views. Writes that touch several rows live in `quizzes.services`.
 """
 
+from .accommodations import Accommodation, GroupExtension
 from .attempts import (
     Attempt,
     AttemptStatus,
@@ -20,10 +21,12 @@ from .statistics import ItemStatistics, QuizActivity
 from .templates import QuestionTemplate, TemplateStatus, TemplateVersion
 
 __all__ = [
+    "Accommodation",
     "AnswerRelease",
     "Attempt",
     "AttemptStatus",
     "Extension",
+    "GroupExtension",
     "ItemStatistics",
     "LatePolicy",
     "QuestionTemplate",
