@@ -29,13 +29,13 @@ class GradebookForm(forms.Form):
         choices=list(FILTERS.items()),
         error_messages={"invalid_choice": "choose one of the listed filters."},
     )
-    # "name", or the slug of the quiz whose scores order the rows (a slug no quiz has sorts by
-    # name, as a quiz removed since the link was made would).
+    # "name", "total" (the course total), or the slug of the quiz whose scores order the rows
+    # (a slug no quiz has sorts by name, as a quiz removed since the link was made would).
     sort = forms.SlugField(
         label="Sort",
         required=False,
         max_length=100,
-        error_messages={"invalid": "a sort is “name” or a quiz's slug."},
+        error_messages={"invalid": "a sort is “name”, “total” or a quiz's slug."},
     )
     dir = forms.ChoiceField(
         label="Order",
@@ -44,6 +44,19 @@ class GradebookForm(forms.Form):
         error_messages={"invalid_choice": "an order is “asc” or “desc”."},
     )
     diagnosis = forms.CharField(label="Diagnosis", required=False)
+    group = forms.TypedChoiceField(
+        label="Group",
+        required=False,
+        coerce=int,
+        empty_value=None,
+        error_messages={"invalid_choice": "choose one of this offering's groups."},
+    )
+    inactive = forms.ChoiceField(
+        label="Deactivated students",
+        required=False,
+        choices=[("", "shown"), ("hide", "hidden")],
+        error_messages={"invalid_choice": "deactivated students are shown or hidden."},
+    )
     page = forms.IntegerField(
         label="Page",
         required=False,
@@ -51,10 +64,23 @@ class GradebookForm(forms.Form):
         error_messages={"invalid": "a page is a whole number.", "min_value": "pages start at 1."},
     )
 
-    DEFAULTS = {"q": "", "show": "", "sort": "name", "dir": "asc", "diagnosis": "", "page": 1}
+    DEFAULTS = {
+        "q": "",
+        "show": "",
+        "sort": "name",
+        "dir": "asc",
+        "diagnosis": "",
+        "group": None,
+        "inactive": "",
+        "page": 1,
+    }
+    KEPT = ("q", "show", "group", "inactive", "sort", "dir", "diagnosis")
 
-    def __init__(self, data=None, **kwargs):
+    def __init__(self, data=None, *, groups=(), **kwargs):
         super().__init__(data if data is not None else {}, **kwargs)
+        self.fields["group"].choices = [("", "All students")] + [
+            (str(g.pk), str(g)) for g in groups
+        ]
         self.is_valid()
 
     # Long text is cut rather than refused: a search box should not fail on a pasted paragraph.
@@ -85,30 +111,46 @@ class GradebookForm(forms.Form):
     def choices(self) -> dict:
         """The keyword arguments of `instructor.gradebook_students` (and so of the CSV)."""
         values = self.values
+        sort = values["sort"] if values["sort"] in ("name", "total") else "quiz"
         return {
             "search": values["q"],
-            "sort": "name" if values["sort"] == "name" else "quiz",
+            "sort": sort,
             "quiz_slug": values["sort"],
             "descending": values["dir"] == "desc",
             "show": values["show"],
             "diagnosis": values["diagnosis"],
+            "group": values["group"],
+            "hide_inactive": values["inactive"] == "hide",
         }
 
     def query(self) -> str:
         """The query string of these choices without the page (for page and export links)."""
         values = self.values
         return urlencode(
+            [(name, values[name]) for name in self.KEPT if values[name] != self.DEFAULTS[name]]
+        )
+
+    def query_without(self, *names: str) -> str:
+        """`query` without some choices (a column header sets its own sort and order)."""
+        values = self.values
+        return urlencode(
             [
                 (name, values[name])
-                for name in ("q", "show", "sort", "dir", "diagnosis")
-                if values[name] != self.DEFAULTS[name]
+                for name in self.KEPT
+                if name not in names and values[name] != self.DEFAULTS[name]
             ]
         )
 
     @property
     def filtered(self) -> bool:
         values = self.values
-        return bool(values["q"] or values["show"] or values["diagnosis"])
+        return bool(
+            values["q"]
+            or values["show"]
+            or values["diagnosis"]
+            or values["group"] is not None
+            or values["inactive"]
+        )
 
 
 # The override form's fields as the page labels them, for its one-line refusal message.

@@ -17,10 +17,12 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from courseware.models import StudentGroup
 from courseware.roles import staff_required
 from quizzes import tasks as jobs
 from quizzes.forms import ExtensionForm, GradebookForm, OverrideForm
 from quizzes.presenters import instructor as pages
+from quizzes.presenters.gradebook import columns as gradebook_columns
 from quizzes.services import analytics, instructor
 from quizzes.services.instructor import items
 
@@ -44,19 +46,32 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 @require_GET
 @staff_required
 def gradebook(request: HttpRequest) -> HttpResponse:
-    form = GradebookForm(request.GET)
+    groups = list(StudentGroup.objects.filter(offering=request.offering))
+    form = GradebookForm(request.GET, groups=groups)
     values = form.values
+    book = instructor.gradebook(request.offering, page=values["page"], **form.choices())
     context = {
-        "book": instructor.gradebook(request.offering, page=values["page"], **form.choices()),
+        "book": book,
+        "columns": gradebook_columns(
+            quizzes=book.quizzes,
+            scheme=book.scheme,
+            sort=values["sort"],
+            direction=values["dir"],
+            kept=form.query_without("sort", "dir"),
+        ),
         "q": values["q"],
         "sort": values["sort"],
         "dir": values["dir"],
         "show": values["show"],
         "diagnosis": values["diagnosis"],
+        "group": values["group"],
+        "inactive": values["inactive"],
+        "groups": groups,
         "filters": instructor.FILTERS,
         "query": form.query(),
         "filtered": form.filtered,
         "ignored": form.ignored,
+        "rule": instructor.TOTAL_RULE,
     }
     return _page(request, "instructor/gradebook.html", context, "table")
 
