@@ -191,8 +191,8 @@ def start_attempt(*, quiz, student, now: datetime) -> Attempt:
         with transaction.atomic():
             used = Attempt.objects.filter(quiz=quiz, student=student).aggregate(n=Max("number"))
             number = (used["n"] or 0) + 1
-            if quiz.max_attempts and number > quiz.max_attempts:
-                raise QuizRuleError(attempt_limit_message(quiz.max_attempts))
+            if window.max_attempts and number > window.max_attempts:
+                raise QuizRuleError(attempt_limit_message(window.max_attempts))
             chosen = draw_items(quiz, items, student=student, number=number)
             attempt = Attempt.objects.create(
                 quiz=quiz,

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from courseware.models import StudentGroup
 from courseware.roles import staff_required
 from quizzes import tasks as jobs
-from quizzes.forms import ExtensionForm, GradebookForm, OverrideForm
+from quizzes.forms import AccommodationForm, ExtensionForm, GradebookForm, OverrideForm
 from quizzes.presenters import instructor as pages
 from quizzes.presenters.gradebook import columns as gradebook_columns
 from quizzes.services import analytics, instructor
@@ -93,6 +93,7 @@ def student_detail(request: HttpRequest, user_id: int) -> HttpResponse:
         **pages.student_page(request.offering, student, failed_override=failed),
         "override_form": OverrideForm(),
         "extension_form": ExtensionForm(offering=request.offering),
+        "accommodation_form": AccommodationForm(),
     }
     return render(request, "instructor/student_detail.html", context)
 
@@ -150,8 +151,7 @@ def grant_extension(request: HttpRequest, user_id: int) -> HttpResponse:
     back += "#extensions"
     form = ExtensionForm(request.POST, offering=request.offering)
     if not form.is_valid():
-        errors = "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
-        messages.error(request, f"The extension was not granted. {errors}")
+        messages.error(request, f"The extension was not granted. {form.error_sentence()}")
         return redirect(back)
     data = form.cleaned_data
     try:
@@ -159,9 +159,11 @@ def grant_extension(request: HttpRequest, user_id: int) -> HttpResponse:
             quiz=data["quiz"],
             student=student,
             by=request.user,
+            opens_at=data["opens_at"],
             due_at=data["due_at"],
             closes_at=data["closes_at"],
-            extra_minutes=data["extra_minutes"] or 0,
+            extra_minutes=data["extra_minutes"],
+            extra_attempts=data["extra_attempts"],
             reason=data["reason"],
         )
     except ValidationError as error:
