@@ -7,6 +7,7 @@ from django.urls import path
 from quizzes.views import instructor as views
 from quizzes.views import instructor_exports as exports
 from quizzes.views import instructor_regrade as regrade
+from quizzes.views import instructor_terms as terms
 from quizzes.views import quiz_items
 
 app_name = "instructor"
@@ -19,6 +20,25 @@ urlpatterns = [
     path("students/<int:user_id>/", views.student_detail, name="student_detail"),
     path("students/<int:user_id>/extension/", views.grant_extension, name="grant_extension"),
     path("attempts/<int:attempt_id>/override/", views.override_score, name="override_score"),
+    path("extensions/", terms.extensions, name="extensions"),
+    path("extensions/group/", terms.grant_group_extension, name="grant_group_extension"),
+    path("extensions/accommodation/", terms.grant_accommodation, name="grant_accommodation"),
+    path(
+        "extensions/student/<int:extension_id>/remove/",
+        terms.remove_student_extension,
+        name="remove_student_extension",
+    ),
+    path(
+        "extensions/group/<int:extension_id>/remove/",
+        terms.remove_group_extension,
+        name="remove_group_extension",
+    ),
+    path(
+        "extensions/accommodation/<int:accommodation_id>/remove/",
+        terms.remove_accommodation,
+        name="remove_accommodation",
+    ),
+    path("export/extensions.csv", terms.export_extensions_csv, name="export_extensions_csv"),
     path("items/", views.item_index, name="item_index"),
     path("items/<slug:slug>/", views.item_analysis, name="item_analysis"),
     path("items/<slug:slug>/in/<slug:quiz_slug>/", views.item_analysis, name="quiz_item_analysis"),
