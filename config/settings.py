@@ -111,6 +111,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "courseware.middleware.RejectNullCharactersMiddleware",
+    # After the session and the user: each reader's dates in their own zone.
+    "courseware.middleware.TimeZoneMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, as django-axes asks: it turns a lockout raised during authentication into a page.
     "axes.middleware.AxesMiddleware",

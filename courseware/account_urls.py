@@ -3,7 +3,8 @@ module first under ``accounts/``.  No namespace, so ``{% url 'logout' %}`` keeps
 
 Password reset by e-mail is off: the site is configured to send no mail, and a reset link is a
 way in that the login throttle does not watch. Instructors or the admin set passwords
-(``manage.py changepassword``); these addresses say so instead of offering a form.
+(``manage.py changepassword``); these addresses say so instead of offering a form. Each
+person's time zone is theirs to change (``time-zone/``; the browser reports it on its own).
 """
 
 from django.urls import path
@@ -17,4 +18,5 @@ urlpatterns = [
     path("password_reset/done/", views.password_reset_off, name="password_reset_done"),
     path("reset/<uidb64>/<token>/", views.password_reset_off, name="password_reset_confirm"),
     path("reset/done/", views.password_reset_off, name="password_reset_complete"),
+    path("time-zone/", views.time_zone, name="time_zone"),
 ]

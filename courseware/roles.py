@@ -28,6 +28,7 @@ from django.db.models import OuterRef, Subquery
 from django.db.models.signals import post_delete, post_save
 from django.http import Http404, HttpRequest
 
+from .middleware import activate_offering_zone
 from .models import Course, Enrollment, Offering, Role, SiteRole, SiteRoleKind
 
 STAFF = {Role.INSTRUCTOR, Role.TEACHING_ASSISTANT}
@@ -146,10 +147,12 @@ def offering_and_role(user, slug: str) -> tuple[Offering, str | None]:
 
 
 def enter(request: HttpRequest, offering: Offering, role: str | None) -> None:
-    """What every offering view may rely on."""
+    """What every offering view may rely on (and its dates in the offering's time zone for a
+    reader whose account has none yet)."""
     request.offering = offering
     request.course = offering.course
     request.offering_role = role
+    activate_offering_zone(request, offering)
 
 
 def offering_role_required(*roles: str):

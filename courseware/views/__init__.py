@@ -3,6 +3,7 @@
 Each module holds one area; this package re-exports the views that urls.py names.
 """
 
+from .account import time_zone
 from .book import chapter_detail, mark_read
 from .errors import bad_request, csrf_failure, page_not_found, permission_denied, server_error
 from .home import home
@@ -24,4 +25,5 @@ __all__ = [
     "permission_denied",
     "roofline_chart",
     "server_error",
+    "time_zone",
 ]
