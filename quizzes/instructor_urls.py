@@ -8,7 +8,7 @@ from quizzes.views import instructor as views
 from quizzes.views import instructor_exports as exports
 from quizzes.views import instructor_regrade as regrade
 from quizzes.views import instructor_terms as terms
-from quizzes.views import quiz_items
+from quizzes.views import quiz_items, roster
 
 app_name = "instructor"
 
@@ -39,6 +39,15 @@ urlpatterns = [
         name="remove_accommodation",
     ),
     path("export/extensions.csv", terms.export_extensions_csv, name="export_extensions_csv"),
+    path("roster/", roster.roster_page, name="roster"),
+    path("roster/add/", roster.roster_add, name="roster_add"),
+    path("roster/upload/", roster.roster_upload, name="roster_upload"),
+    path("roster/confirm/", roster.roster_confirm, name="roster_confirm"),
+    path("roster/<int:enrollment_id>/status/", roster.roster_status, name="roster_status"),
+    path("roster/<int:enrollment_id>/role/", roster.roster_role, name="roster_role"),
+    path("roster/groups/", roster.group_create, name="group_create"),
+    path("roster/groups/members/", roster.group_members, name="group_members"),
+    path("roster/groups/<int:group_id>/delete/", roster.group_delete, name="group_delete"),
     path("items/", views.item_index, name="item_index"),
     path("items/<slug:slug>/", views.item_analysis, name="item_analysis"),
     path("items/<slug:slug>/in/<slug:quiz_slug>/", views.item_analysis, name="quiz_item_analysis"),
