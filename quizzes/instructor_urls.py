@@ -48,6 +48,7 @@ urlpatterns = [
     path("roster/groups/", roster.group_create, name="group_create"),
     path("roster/groups/members/", roster.group_members, name="group_members"),
     path("roster/groups/<int:group_id>/delete/", roster.group_delete, name="group_delete"),
+    path("students/<int:user_id>/password-link/", roster.password_link, name="password_link"),
     path("items/", views.item_index, name="item_index"),
     path("items/<slug:slug>/", views.item_analysis, name="item_analysis"),
     path("items/<slug:slug>/in/<slug:quiz_slug>/", views.item_analysis, name="quiz_item_analysis"),

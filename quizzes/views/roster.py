@@ -1,6 +1,6 @@
 """The roster: who is in the offering, in which role and groups; add one student, upload a roster
 file (previewed line by line, nothing changed until confirmed), deactivate and reactivate,
-change a role, make groups and put students in them.
+change a role, make groups and put students in them, and a one-time set-password link.
 
 The offering's staff read it; only its instructors change it (teaching assistants make no
 roster changes, as the offerings' roles say). Every change is in the audit trail shown at the
@@ -9,15 +9,17 @@ foot of the page; `courseware.roster` and `courseware.roster_file` hold the rule
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db.models import Prefetch, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from courseware import roster
+from courseware import passwords, roster
 from courseware import roster_file as files
 from courseware.models import (
     AuditEvent,
@@ -31,6 +33,7 @@ from courseware.roles import instructor_required, staff_required
 from courseware.throttling import client_ip
 from quizzes.forms.roster import AddStudentForm, GroupForm, RosterFileForm
 from quizzes.services.instructor.accommodations import members_changed
+from quizzes.services.instructor.items import enrolled_student
 
 AUDIT_SHOWN = 30
 
@@ -115,7 +118,7 @@ def roster_add(request: HttpRequest) -> HttpResponse:
         return _page(request, add_form=form, status=400)
     if data["group"] is not None:
         members_changed(offering=request.offering, user_ids=[account.pk])
-    messages.success(request, said)
+    messages.success(request, said + " Give them a set-password link from their row.")
     return redirect(f"{_roster_url(request)}#member-{account.pk}")
 
 
@@ -279,3 +282,26 @@ def group_members(request: HttpRequest) -> HttpResponse:
     verb = "added to" if add else "taken out of"
     messages.success(request, f"{changed} student(s) {verb} {group}.")
     return redirect(_roster_url(request))
+
+
+@never_cache
+@require_POST
+@instructor_required
+def password_link(request: HttpRequest, user_id: int) -> HttpResponse:
+    """A one-time set-password link for one of the offering's students, shown once: in this
+    response only (never stored in plain text, never put in a message or the session)."""
+    student = enrolled_student(request.offering, user_id)
+    try:
+        token = passwords.issue_link(
+            offering=request.offering, student=student, by=request.user, address=client_ip(request)
+        )
+    except ValidationError as error:
+        messages.error(request, "No link was made. " + " ".join(error.messages))
+        return redirect(f"{_roster_url(request)}#member-{student.pk}")
+    path = reverse("password_link", args=[token])
+    # The site's public address when it is configured, never a Host the request claimed.
+    link = settings.SITE_URL + path if settings.SITE_URL else request.build_absolute_uri(path)
+    context = {"student": student, "link": link, "hours": settings.PASSWORD_LINK_HOURS}
+    response = render(request, "instructor/password_link.html", context)
+    response["Cache-Control"] = "no-store"
+    return response

@@ -252,6 +252,7 @@ def test_another_offerings_people_and_groups_are_not_found(teacher, course):
         ("instructor:roster_role", [theirs.pk], {"role": "ta"}),
         ("instructor:group_delete", [their_group.pk], {}),
         ("instructor:group_members", [], {"group": their_group.pk, "students": [mine.pk]}),
+        ("instructor:password_link", [theirs.user_id], {}),
     ):
         reply = teacher.post(reverse(name, args=[OFFERING, *args]), data)
         assert reply.status_code == 404, name
@@ -264,6 +265,6 @@ def test_the_roster_page_lists_members_and_recent_changes(teacher, offering, ass
     EnrollmentFactory(offering=offering, user__username="ada", user__email="ada@example.edu")
     teacher.post(reverse("instructor:roster_add", args=[OFFERING]), {"username": "bob"})
     html = teacher.get(reverse("instructor:roster", args=[OFFERING])).content.decode()
-    assert "ada@example.edu" in html and "Student added" in html
+    assert "ada@example.edu" in html and "Student added" in html and "Set-password link" in html
     searched = teacher.get(reverse("instructor:roster", args=[OFFERING]), {"q": "ada"})
     assert ">bob<" not in searched.content.decode()
