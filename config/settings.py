@@ -98,6 +98,8 @@ INSTALLED_APPS = [
     # LTI 1.3 (issue 18): django-lti's registrations, keys and launch records, and our app.
     "lti_tool",
     "lti",
+    # The task worker's heartbeat and the health endpoints (issue 33).
+    "health",
 ]
 
 FRAME_ANCESTORS = origins(os.environ.get("DJANGO_FRAME_ANCESTORS", ""))
@@ -306,6 +308,8 @@ SECURE_REFERRER_POLICY = "same-origin"
 
 if not DEBUG and not INSECURE_HTTP:
     SECURE_SSL_REDIRECT = True
+    # A load balancer's probe may speak plain HTTP to the app server (docs/deploy.md).
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True

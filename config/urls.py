@@ -19,6 +19,7 @@ urlpatterns = [
     path(offering, include("quizzes.urls")),
     path("studio/", include("quizzes.studio_urls")),
     path("lti/", include("lti.urls")),
+    path("", include("health.urls")),
     path("", include("quizzes.site_urls")),
     path("", include("quizzes.legacy_urls")),
     path("", include("courseware.urls")),

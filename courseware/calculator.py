@@ -3,7 +3,8 @@
 Every figure is a ``content.physics`` function; its working is ``content.physics.explain``'s steps
 for the same call, so the number shown and the working can never disagree.  ``n`` GPUs are modelled
 as one part with n times the memory, bandwidth, peak and power (an even tensor-parallel split that
-ignores the time spent communicating, the optimistic napkin bound).
+ignores the time spent communicating, the optimistic napkin bound).  Whether the model fits is
+judged at a stated memory level (``content.physics.memory``): a serving engine's budget by default.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from content.physics import (
     model,
     model_flops_per_token,
     price,
+    runtime_total_bytes,
+    usable_memory_bytes,
 )
 from content.physics.explain import Explanation, Step
 
@@ -61,16 +64,19 @@ class Napkin:
     price: PriceUsed
     device: str = "GPU"
     warnings: tuple[str, ...] = ()
+    level: str = "serving"
 
     @property
     def headline(self) -> str:
-        """One line on the fit, counting the devices by their kind ("Fits on 1 GPU")."""
+        """One line on the fit, counting the devices by their kind and naming the memory level
+        it was judged at ("Fits on 1 GPU, within a serving engine's budget")."""
         chosen = f"{self.gpus} {_plural(self.device, self.gpus)}"
+        within = LEVEL_PHRASES[self.level]
         if not self.fits:
-            return f"Does not fit on {chosen}: needs at least {self.min_gpus}"
+            return f"Does not fit on {chosen} {within}: needs at least {self.min_gpus}"
         if self.min_gpus < self.gpus:
-            return f"Fits on the {chosen} you chose; {self.min_gpus} would do"
-        return f"Fits on {chosen}"
+            return f"Fits on the {chosen} you chose {within}; {self.min_gpus} would do"
+        return f"Fits on {chosen} {within}"
 
     def figure(self, key: str) -> Figure:
         """The figure named ``key`` ("weights", "decode_step", "cost", ...)."""
@@ -78,6 +84,13 @@ class Napkin:
             if figure.key == key:
                 return figure
         raise KeyError(key)
+
+
+LEVEL_PHRASES = {
+    "serving": "within a serving engine's budget",
+    "framework": "within what PyTorch can allocate",
+    "driver": "within the driver's total",
+}
 
 
 def _plural(noun: str, count: int) -> str:
@@ -160,21 +173,38 @@ def _warnings(mdl, part: Accelerator, w_fmt, context: int) -> tuple[str, ...]:
     return tuple(found)
 
 
-def memory_note(part: Accelerator) -> str:
-    """The one sentence that explains why the capacity shown differs from the datasheet's."""
+def memory_note(part: Accelerator, level: str = "serving") -> str:
+    """The one sentence that explains the capacity shown: the level it is counted at, and how it
+    relates to the driver's total and the datasheet's label."""
     label = format_quantity(part.memory_label_bytes, "B")
-    if not part.memory_reported_published:
-        return (
-            f"No device-reported capacity is published for the {part.name}, so its datasheet "
-            f"figure ({label}) is used."
-        )
-    reported = format_quantity(part.memory_bytes, "B", sig=4)
     mib = part.memory_bytes / 2**20
-    in_mib = f"{mib:,.0f} MiB = " if mib == int(mib) else ""
+    if part.memory_reported_published:
+        in_mib = f"{mib:,.0f} MiB = " if mib == int(mib) else ""
+        driver = (
+            f"the driver reports {in_mib}{format_quantity(part.memory_bytes, 'B', sig=4)} per "
+            f"{part.noun()} (memory is built in binary sizes; the datasheet says {label})"
+        )
+    else:
+        driver = (
+            f"no device-reported capacity is published for the {part.name}, so its datasheet "
+            f"figure ({label}) stands in for the driver's"
+        )
+    if level == "driver":
+        return driver[0].upper() + driver[1:] + "; nothing is held back for the runtime."
+    runtime = runtime_total_bytes(part)
+    runtime_text = (
+        f"the {format_quantity(runtime, 'B', sig=4)} the CUDA runtime reports"
+        if part.memory_runtime_bytes
+        else "the driver's figure (no runtime total is published)"
+    )
+    if level == "framework":
+        return (
+            f"What one PyTorch process can allocate: {runtime_text}, less its CUDA context. "
+            f"For comparison, {driver}."
+        )
     return (
-        f"The datasheet says {label}, but memory is built in binary sizes and the device reports "
-        f"{in_mib}{reported} per {part.noun()}; whether it fits is judged on the reported "
-        "figure, before the runtime reserves any of it."
+        "A serving engine's budget: vLLM's default of 90% of "
+        f"{runtime_text}, for weights, KV cache and activations. For comparison, {driver}."
     )
 
 
@@ -195,8 +225,10 @@ def napkin(
     context: int,
     prompt: int,
     price_per_hour: Decimal | float | None = None,
+    level: str = "serving",
 ) -> Napkin:
-    """Every figure of the calculator for these inputs (KeyError/ValueError for unknown names)."""
+    """Every figure of the calculator for these inputs (KeyError/ValueError for unknown names);
+    whether it fits is judged at memory ``level``."""
     mdl, part = model(model_name), accelerator(accelerator_name)
     w_fmt, kv_fmt = dtype(weight_dtype), dtype(kv_dtype)
     group = gpu_group(part, gpus)
@@ -218,27 +250,28 @@ def napkin(
         total_bytes,
         "B",
     )
-    fewest = explain("min_gpus", total_bytes, part)
+    fewest = explain("min_gpus", total_bytes, part, level=level)
     # memory_fits rounds as min_gpus does, so the headline and the fewest-GPUs row agree.
-    fits = explain("memory_fits", total_bytes, part, gpus)
-    capacity = format_quantity(group.memory_bytes, "B")
+    fits = explain("memory_fits", total_bytes, part, gpus, level=level)
+    usable = usable_memory_bytes(part, level) * gpus
+    capacity = format_quantity(usable, "B")
     fit_note = (
-        f"Fits in {capacity} ({gpus} × {part.name})."
+        f"Fits in {capacity} ({gpus} × {part.name}, {LEVEL_PHRASES[level].split(' ', 1)[1]})."
         if fits.value
         else f"Does not fit in {capacity}: at least {fewest.value} {part.noun(fewest.value)} "
         "are needed. The times below assume it did."
     )
-    reported_word = "as reported" if part.memory_reported_published else "datasheet figure"
+    beside = [f"driver: {format_quantity(group.memory_bytes, 'B')}"] if level != "driver" else []
+    if part.memory_reported_published:
+        beside.append(f"datasheet: {format_quantity(group.memory_label_bytes, 'B')}")
     capacity_figure = Figure(
         "capacity",
-        f"Memory of {gpus} {part.noun(gpus)} ({reported_word})",
-        group.memory_bytes,
+        f"Usable memory of {gpus} {part.noun(gpus)}",
+        usable,
         "B",
-        f"{capacity} (datasheet: {format_quantity(group.memory_label_bytes, 'B')})"
-        if part.memory_reported_published
-        else capacity,
-        Explanation(fits.title, fits.steps[:1], group.memory_bytes, "B"),
-        memory_note(part),
+        f"{capacity} ({'; '.join(beside)})" if beside else capacity,
+        Explanation(fits.title, fits.steps[:-1], usable, "B"),
+        memory_note(part, level),
     )
 
     prefill = explain("prefill_time", mdl, group, w_fmt, prompt, batch)
@@ -295,6 +328,7 @@ def napkin(
         cost,
         device=part.noun(),
         warnings=_warnings(mdl, part, w_fmt, context),
+        level=level,
     )
 
 
@@ -334,6 +368,7 @@ def _energy(mdl, group, w_fmt, batch, context, step: Explanation, same_format: b
 
 
 __all__ = [
+    "LEVEL_PHRASES",
     "Figure",
     "Napkin",
     "PriceUsed",

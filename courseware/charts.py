@@ -8,6 +8,11 @@ with ``content.physics`` (vector additions, square matmuls of growing side, soft
 matrix-vector product of a 7B model).  Another app plots a student's kernel with, for example,
 ``roofline_svg("H100", "bf16", points=[("your kernel", 12.5, 40e12)], examples=False)``.
 Units are SI: intensity in FLOP/byte, rates in FLOP/s.
+
+Two lighter lines add what the single roof leaves out: the lower flat ceiling of the ordinary
+fp32 lanes, under which elementwise work and softmax run (drawn when the format's peak is a
+tensor-core rate above it), and the slope of the L2 cache where the catalog has a measured L2
+bandwidth (a working set that fits in L2 sees that steeper slope and a ridge further left).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from content.physics import (
     format_quantity,
     matmul_bytes,
     matmul_flops,
+    memory_hierarchy,
     model,
     model_flops_per_token,
     ridge_point,
@@ -69,6 +75,24 @@ class Roofline:
     bandwidth: float
     ridge: float
     points: tuple[RooflinePoint, ...]
+    ceilings: tuple[tuple[str, float], ...] = ()  # lower flat ceilings: (label, FLOP/s)
+    slopes: tuple[tuple[str, float], ...] = ()  # faster memory levels: (label, bytes/s)
+
+
+def _lower_ceilings(part, fmt) -> tuple[tuple[str, float], ...]:
+    """The fp32 lanes' ceiling, when the format's peak is a faster (tensor-core) rate."""
+    lanes = part.peak_flops.get("fp32")
+    if fmt.name == "fp32" or lanes is None or not lanes < part.peak(fmt):
+        return ()
+    return (("fp32 lanes", lanes),)
+
+
+def _faster_slopes(part) -> tuple[tuple[str, float], ...]:
+    """The L2 cache's slope, where the catalog has a measured L2 bandwidth."""
+    l2 = memory_hierarchy(part)[2]
+    if l2.bandwidth is None or not l2.bandwidth > part.memory_bandwidth:
+        return ()
+    return (("L2", l2.bandwidth),)
 
 
 def example_kernels(acc, dt) -> list[tuple[str, float, float]]:
@@ -115,7 +139,14 @@ def roofline(
         reached = attainable_flops(part, fmt, intensity) if flops is None else flops
         plotted.append(RooflinePoint(str(label), intensity, reached, intensity < ridge, False))
     return Roofline(
-        part.name, fmt.name, part.peak(fmt), part.memory_bandwidth, ridge, tuple(plotted)
+        part.name,
+        fmt.name,
+        part.peak(fmt),
+        part.memory_bandwidth,
+        ridge,
+        tuple(plotted),
+        _lower_ceilings(part, fmt),
+        _faster_slopes(part),
     )
 
 
@@ -196,7 +227,7 @@ def _chart_id(chart: Roofline) -> str:
 def _context(chart: Roofline, title: str | None) -> dict:
     plot_right, plot_bottom = WIDTH - RIGHT, HEIGHT - BOTTOM
     xs = [p.intensity for p in chart.points] + [chart.ridge]
-    ys = [p.flops for p in chart.points] + [chart.peak]
+    ys = [p.flops for p in chart.points] + [chart.peak] + [f for _, f in chart.ceilings]
     x_axis = _Axis(min(xs) / 2, max(xs) * 4, LEFT, plot_right)
     y_axis = _Axis(min(ys) / 2, chart.peak * 1.5, plot_bottom, TOP)
     x_lo, x_hi = 10.0**x_axis.lo, 10.0**x_axis.hi
@@ -234,7 +265,22 @@ def _context(chart: Roofline, title: str | None) -> dict:
     slope_label = format_quantity(chart.bandwidth, "B/s") + " memory bandwidth"
     slope_at = _slope_label_position(roof, marks)
     reserved += _along(slope_at, len(slope_label) * _CHAR_WIDTH)
+    slopes = []
+    for name, bandwidth in chart.slopes:
+        start = max(x_lo, 10.0**y_axis.lo / bandwidth)
+        line = [
+            (x_axis(start), y_axis(start * bandwidth)),
+            (x_axis(chart.peak / bandwidth), roof_y),
+        ]
+        (x0, y0), (x1, y1) = line
+        angle = round(math.degrees(math.atan2(y1 - y0, x1 - x0)), 1)
+        at = {"x": round(x0 + (x1 - x0) * 0.3 - 6, 1), "y": round(y0 + (y1 - y0) * 0.3 - 8, 1)}
+        at["angle"] = angle
+        text = f"{name}: {format_quantity(bandwidth, 'B/s')} (measured)"
+        slopes.append({"points": f"{x0},{y0} {x1},{y1}", "label": text, "at": at})
+        reserved += _along(at, len(text) * _CHAR_WIDTH)
     _place_labels(marks, (LEFT, TOP, plot_right, plot_bottom), reserved)
+    ceilings = _ceiling_lines(chart, marks, reserved, x_axis, y_axis, x_lo, plot_right)
     chart_id = _chart_id(chart)
     return {
         "id": chart_id,
@@ -247,6 +293,14 @@ def _context(chart: Roofline, title: str | None) -> dict:
             f"The memory-bandwidth slope ({format_quantity(chart.bandwidth, 'B/s')}) meets the "
             f"compute roof ({format_quantity(chart.peak, 'FLOP/s')}) at the ridge point, "
             f"{ridge_text}. "
+            + "".join(
+                f"A lower ceiling marks the {name} at {format_quantity(f, 'FLOP/s')}. "
+                for name, f in chart.ceilings
+            )
+            + "".join(
+                f"A steeper slope marks the {name} cache at {format_quantity(b, 'B/s')}. "
+                for name, b in chart.slopes
+            )
             + "; ".join(
                 f"{p.label}: {format_quantity(p.intensity, 'FLOP/B')}, "
                 f"{format_quantity(p.flops, 'FLOP/s')}, "
@@ -269,6 +323,8 @@ def _context(chart: Roofline, title: str | None) -> dict:
         "peak_label": peak_label,
         "slope_label": slope_label,
         "slope_label_at": slope_at,
+        "ceilings": ceilings,
+        "slopes": slopes,
         "marks": marks,
         "chart": chart,
         "rows": [
@@ -284,6 +340,48 @@ def _context(chart: Roofline, title: str | None) -> dict:
         "bandwidth": format_quantity(chart.bandwidth, "B/s"),
         "ridge_text": ridge_text,
     }
+
+
+def _ceiling_lines(chart, marks, reserved, x_axis, y_axis, x_lo, plot_right) -> list[dict]:
+    """Each lower ceiling as a line from the memory slope to the right edge, its label put
+    after the points' labels wherever it overlaps none of them: below the line at the right
+    end, else above it, else at the line's left end."""
+    taken = list(reserved) + [(m["x"] - 5, m["y"] - 5, 10, 10) for m in marks]
+    for m in marks:
+        width = len(m["label"]) * _CHAR_WIDTH
+        x0 = {"start": m["tx"], "end": m["tx"] - width, "middle": m["tx"] - width / 2}[m["anchor"]]
+        taken.append((x0, m["ty"] - _LABEL_HEIGHT + 3, width, _LABEL_HEIGHT))
+    lines = []
+    for name, flops in chart.ceilings:
+        y = y_axis(flops)
+        start = x_axis(max(x_lo, flops / chart.bandwidth))
+        text = f"{name}: {format_quantity(flops, 'FLOP/s')}"
+        width = len(text) * _CHAR_WIDTH
+        spots = [
+            (plot_right - 4, y + 15, "end"),
+            (plot_right - 4, y - 6, "end"),
+            (start + 8, y - 6, "start"),
+            (start + 8, y + 15, "start"),
+        ]
+        chosen = spots[0]
+        for tx, ty, anchor in spots:
+            x0 = tx - width if anchor == "end" else tx
+            box = (x0, ty - _LABEL_HEIGHT + 3, width, _LABEL_HEIGHT)
+            if not _overlaps(box, taken):
+                chosen = (tx, ty, anchor)
+                taken.append(box)
+                break
+        tx, ty, anchor = chosen
+        lines.append(
+            {
+                "points": f"{start},{y} {plot_right},{y}",
+                "label": text,
+                "x": tx,
+                "y": ty,
+                "anchor": anchor,
+            }
+        )
+    return lines
 
 
 def _along(at: dict, length: float) -> list[tuple[float, float, float, float]]:

@@ -106,6 +106,17 @@ class CalculatorForm(forms.Form):
     prompt = forms.IntegerField(
         label="Prompt length", min_value=1, max_value=MAX_CONTEXT, help_text="Tokens of prefill."
     )
+    level = forms.ChoiceField(
+        label="Memory counted",
+        choices=(
+            ("serving", "A serving engine's budget (vLLM, 90%)"),
+            ("framework", "What PyTorch can allocate"),
+            ("driver", "The driver's total"),
+        ),
+        error_messages=_unknown("memory level"),
+        help_text="What a fit is judged against: a serving engine keeps a tenth of the memory "
+        "free by default; the driver's total is more than any program can use.",
+    )
     price = forms.DecimalField(
         label="Price per device-hour ($)",
         required=False,
@@ -125,6 +136,7 @@ class CalculatorForm(forms.Form):
         "batch": 1,
         "context": 4096,
         "prompt": 1024,
+        "level": "serving",
         "price": "",
     }
 

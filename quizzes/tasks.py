@@ -101,20 +101,74 @@ def task_failure(task_id: str) -> str:
 
 
 @task()
-def validate_draft_seeds(template_id: int, seeds: int) -> bool:
-    """Validate a template's draft over `seeds` seeds and store the report; whether it passed."""
+def validate_draft_seeds(template_id: int, seeds: int, requested_by: int | None = None) -> bool:
+    """Validate a template's draft over `seeds` seeds and store the report; whether it passed.
+    (`requested_by`: the author who asked, so the queue can be shared fairly.)"""
     template = QuestionTemplate.objects.get(pk=template_id)
     return authoring.validate_draft(template=template, seeds=seeds)["ok"]
 
 
-def request_validation(*, template: QuestionTemplate, seeds: int) -> None:
-    """Validate now up to the publication gate's seed count; more seeds run as a task."""
+# Long validations waiting for the worker: each holds it for up to the validation budget.
+MAX_QUEUED_VALIDATIONS_PER_AUTHOR = 2
+MAX_QUEUED_VALIDATIONS = 10
+
+
+def request_validation(*, template: QuestionTemplate, seeds: int, by=None) -> None:
+    """Validate now up to the publication gate's seed count; more seeds run as a task, at most
+    one waiting per template, `MAX_QUEUED_VALIDATIONS_PER_AUTHOR` per author and
+    `MAX_QUEUED_VALIDATIONS` in all (`authoring.AuthoringError` says which limit was met)."""
     if seeds <= authoring.DEFAULT_SEEDS:
         authoring.validate_draft(template=template, seeds=seeds)
         return
+    _check_validation_queue(template, by)
     authoring.mark_validation_pending(template=template, seeds=seeds)
-    validate_draft_seeds.enqueue(template.pk, seeds)
+    validate_draft_seeds.enqueue(template.pk, seeds, requested_by=getattr(by, "pk", None))
     template.refresh_from_db()
+
+
+def _check_validation_queue(template: QuestionTemplate, by) -> None:
+    waiting = _waiting_validations()
+    if any(_argument(kw, 0, "template_id") == template.pk for kw in waiting):
+        raise authoring.AuthoringError(
+            "A validation of this template is already waiting for the background worker; "
+            "its report appears here when it has run."
+        )
+    mine = [kw for kw in waiting if by is not None and _argument(kw, 2, "requested_by") == by.pk]
+    if len(mine) >= MAX_QUEUED_VALIDATIONS_PER_AUTHOR:
+        raise authoring.AuthoringError(
+            f"You have {len(mine)} long validations waiting for the background worker, the "
+            "most one author may queue; wait for one to finish, or validate over fewer seeds "
+            f"({authoring.DEFAULT_SEEDS} run at once)."
+        )
+    if len(waiting) >= MAX_QUEUED_VALIDATIONS:
+        raise authoring.AuthoringError(
+            f"{len(waiting)} long validations are waiting for the background worker, the most "
+            "the site queues; try again in a few minutes, or validate over fewer seeds "
+            f"({authoring.DEFAULT_SEEDS} run at once)."
+        )
+
+
+def _waiting_validations() -> list:
+    """The arguments of every long validation queued or running (the database backend; a
+    backend that runs tasks at once keeps none waiting)."""
+    from django_tasks_db.models import DBTaskResult
+
+    backend = validate_draft_seeds.get_backend()
+    if not _keeps_chain(backend):
+        return []
+    rows = DBTaskResult.objects.filter(
+        backend_name=backend.alias,
+        task_path=validate_draft_seeds.module_path,
+        status__in=["READY", "RUNNING"],
+    )
+    return list(rows.values_list("args_kwargs", flat=True))
+
+
+def _argument(args_kwargs, position: int, name: str):
+    args, kwargs = (args_kwargs or {}).get("args", []), (args_kwargs or {}).get("kwargs", {})
+    if name in kwargs:
+        return kwargs[name]
+    return args[position] if len(args) > position else None
 
 
 # ---------------------------------------------------------------- item statistics

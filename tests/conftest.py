@@ -122,7 +122,11 @@ def task_worker(database_tasks, monkeypatch):
     from django.core.management import call_command
     from django_tasks_db.management.commands import db_worker
 
+    import health.worker
+
     monkeypatch.setattr(db_worker, "close_old_connections", lambda: None)
+    # Nor close them after a database error: that would end the test's transaction.
+    monkeypatch.setattr(health.worker, "close_connections", lambda: None)
     monkeypatch.setattr(db_worker.Worker, "configure_signals", lambda self: None)
     return lambda: call_command("worker", batch=True, verbosity=0)
 

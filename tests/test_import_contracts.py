@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("content", "courseware", "quizzes", "config", "lti")
+PACKAGES = ("content", "courseware", "quizzes", "config", "lti", "health")
 LINT = Path(sys.executable).with_name("lint-imports")
 
 
@@ -85,6 +85,11 @@ def test_the_copied_tree_keeps_every_contract(tree):
             "quizzes/services/grades.py",
             "import lti.models  # noqa",
             "The LMS integration sits on top: courseware and quizzes never import lti",
+        ),
+        (
+            "health/heartbeat.py",
+            "import quizzes.models  # noqa",
+            "Health watches the site and imports none of its apps",
         ),
     ],
 )

@@ -73,6 +73,11 @@ class SafeEvaluator(simpleeval.SimpleEval):
             func = self._eval(node.func)
             if not callable(func):
                 raise _Refused(f"'.{node.func.attr}' is a value, not a method")
+            owner = getattr(func, "__self__", None)
+            if is_catalog_object(owner):
+                from content.expressions.namespace import bounded_method
+
+                func = bounded_method(owner, node.func.attr, func)
         else:
             raise _Refused("only named functions and methods can be called")
         args = [self._eval(a) for a in node.args]

@@ -7,10 +7,19 @@ memory_bandwidth=4e12)``.  Nothing here imports Django: the apps depend on this 
 reverse, and templates and chapters see exactly ``__all__``.
 """
 
+from content.physics.attention import (
+    attention_flops,
+    decode_attention_intensity,
+    flash_attention_hbm_bytes,
+    kv_cache_bytes_per_token_mha,
+    kv_cache_reduction,
+    standard_attention_hbm_bytes,
+)
 from content.physics.catalog import (
     Accelerator,
     DType,
     Link,
+    Measurement,
     MemoryLevel,
     Model,
     PriceSnapshot,
@@ -21,6 +30,8 @@ from content.physics.catalog import (
     dtypes,
     link,
     links,
+    measurement,
+    measurements,
     memory_hierarchy,
     model,
     models,
@@ -29,8 +40,19 @@ from content.physics.catalog import (
     source,
     sources,
 )
+from content.physics.catalog.models import layer_params
 from content.physics.cost import cost_per_million_tokens, dollars_per_hour_for
 from content.physics.explain import Explanation, Step, explain, explainable
+from content.physics.forecast import (
+    achievable_bandwidth,
+    achievable_flops,
+    bandwidth_efficiency,
+    forecast_kernel_time,
+    forecast_matmul_time,
+    forecast_time,
+    matmul_efficiency,
+    wave_efficiency,
+)
 from content.physics.formatting import format_number, format_quantity, to_unit, unit_label
 from content.physics.inference import (
     critical_batch_size,
@@ -40,8 +62,7 @@ from content.physics.inference import (
     gpus_needed,
     kv_cache_bytes,
     kv_cache_bytes_per_token,
-    memory_fits,
-    min_gpus,
+    kv_cache_tokens,
     model_flops_per_token,
     pipeline_stages,
     prefill_time,
@@ -67,6 +88,22 @@ from content.physics.kernels import (
     peak_flops_from_clock,
     tile_intensity,
 )
+from content.physics.memory import (
+    fits,
+    memory_fits,
+    min_gpus,
+    runtime_reserve_bytes,
+    runtime_total_bytes,
+    spare_memory_bytes,
+    usable_memory_bytes,
+)
+from content.physics.overhead import (
+    gpu_busy_time,
+    is_overhead_bound,
+    kernel_time_with_overhead,
+    launch_overhead,
+    time_with_overhead,
+)
 from content.physics.roofline import (
     arithmetic_intensity,
     attainable_flops,
@@ -91,6 +128,7 @@ __all__ = [
     "Accelerator",
     "DType",
     "Link",
+    "Measurement",
     "MemoryLevel",
     "Model",
     "PriceSnapshot",
@@ -101,6 +139,8 @@ __all__ = [
     "dtypes",
     "link",
     "links",
+    "measurement",
+    "measurements",
     "memory_hierarchy",
     "model",
     "models",
@@ -126,8 +166,8 @@ __all__ = [
     "gpus_needed",
     "kv_cache_bytes",
     "kv_cache_bytes_per_token",
-    "memory_fits",
-    "min_gpus",
+    "kv_cache_tokens",
+    "layer_params",
     "model_flops_per_token",
     "pipeline_stages",
     "prefill_time",
@@ -136,6 +176,35 @@ __all__ = [
     "tensor_parallel_bytes_per_gpu",
     "time_per_token_floor",
     "weights_bytes",
+    # usable memory: "does it fit" at a stated level
+    "fits",
+    "memory_fits",
+    "min_gpus",
+    "runtime_reserve_bytes",
+    "runtime_total_bytes",
+    "spare_memory_bytes",
+    "usable_memory_bytes",
+    # from floors to forecasts: achieved fractions and the overhead regime
+    "achievable_bandwidth",
+    "achievable_flops",
+    "bandwidth_efficiency",
+    "forecast_kernel_time",
+    "forecast_matmul_time",
+    "forecast_time",
+    "gpu_busy_time",
+    "is_overhead_bound",
+    "kernel_time_with_overhead",
+    "launch_overhead",
+    "matmul_efficiency",
+    "time_with_overhead",
+    "wave_efficiency",
+    # attention and the KV cache
+    "attention_flops",
+    "decode_attention_intensity",
+    "flash_attention_hbm_bytes",
+    "kv_cache_bytes_per_token_mha",
+    "kv_cache_reduction",
+    "standard_attention_hbm_bytes",
     # inside one GPU
     "Occupancy",
     "bytes_in_flight",

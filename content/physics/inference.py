@@ -13,12 +13,18 @@ import math
 from content.physics.catalog.accelerators import Accelerator, accelerator
 from content.physics.catalog.dtypes import DType, dtype
 from content.physics.catalog.models import Model, model
+from content.physics.memory import (
+    DEFAULT_UTILIZATION,
+    FIT_TOLERANCE,
+    min_gpus,
+    usable_memory_bytes,
+)
 from content.physics.roofline import AcceleratorLike, DTypeLike
 
 ModelLike = str | Model
 
-# Below this ratio a byte count counts as fitting: guards 160e9 / 80e9 against float noise.
-_FIT_TOLERANCE = 1e-9
+# Kept for callers that imported it from here (serving.py).
+_FIT_TOLERANCE = FIT_TOLERANCE
 
 
 def _params(params: float | ModelLike) -> float:
@@ -69,17 +75,37 @@ def quantized_weights_bytes(
 
 def kv_cache_bytes_per_token(m: ModelLike, dt: DTypeLike) -> float:
     """KV-cache bytes per token of one sequence: 2 (K and V) · layers · n_kv_heads · head_dim ·
-    bytes.  Llama-2-13B in fp16: 2·40·40·128·2 = 819,200 bytes."""
-    mdl = model(m)
-    return 2 * mdl.layers * mdl.n_kv_heads * mdl.head_dim * dtype(dt).bytes
+    bytes.  Llama-2-13B in fp16: 2·40·40·128·2 = 819,200 bytes.
 
-
-def kv_cache_bytes(m: ModelLike, tokens: float, dt: DTypeLike, batch: int = 1) -> float:
-    """KV-cache bytes: 2 · layers · n_kv_heads · head_dim · bytes · tokens · batch.
-
-    ``tokens`` is the context length per sequence.  No sliding window, no paging overhead.
+    Multi-head latent attention caches one latent per token and layer instead of keys and values
+    per head: layers · (kv_lora_rank + qk_rope_head_dim) · bytes.  DeepSeek-V3 in bf16:
+    61·(512 + 64)·2 = 70,272 bytes.  Scales of a quantized cache are not counted.
     """
-    return kv_cache_bytes_per_token(m, dt) * tokens * batch
+    mdl, fmt = model(m), dtype(dt)
+    if mdl.kv_lora_rank is not None:
+        return mdl.layers * (mdl.kv_lora_rank + mdl.qk_rope_head_dim) * fmt.bytes
+    return 2 * mdl.layers * mdl.n_kv_heads * mdl.head_dim * fmt.bytes
+
+
+def kv_cache_tokens(m: ModelLike, context: float) -> float:
+    """Tokens of one sequence the KV cache must hold: the context, capped by the model's sliding
+    window (Mistral-7B: min(context, 4096)) when it has one."""
+    window = model(m).sliding_window
+    return min(context, window) if window else context
+
+
+def kv_cache_bytes(
+    m: ModelLike, tokens: float, dt: DTypeLike, batch: int = 1, *, window: bool = False
+) -> float:
+    """KV-cache bytes: 2 · layers · n_kv_heads · head_dim · bytes · tokens · batch (per-token
+    bytes as ``kv_cache_bytes_per_token``, so latent attention is counted as such).
+
+    ``tokens`` is the context length per sequence.  With ``window=True`` a model with a sliding
+    window caches at most that many tokens (``kv_cache_tokens``); by default the whole context
+    is counted.  No paging overhead.
+    """
+    held = kv_cache_tokens(m, tokens) if window else tokens
+    return kv_cache_bytes_per_token(m, dt) * held * batch
 
 
 def model_flops_per_token(m: ModelLike) -> float:
@@ -144,26 +170,6 @@ def critical_batch_size(
     return rate / part.memory_bandwidth * fmt.bytes / 2
 
 
-def memory_fits(bytes_needed: float, acc: AcceleratorLike, devices: int = 1) -> bool:
-    """True when ``bytes_needed`` fits in ``devices`` accelerators' memory as the devices report
-    it (``memory_bytes``, e.g. 81,559 MiB for an "80 GB" H100), split perfectly, nothing reserved
-    for activations, the CUDA context or fragmentation."""
-    if devices < 1:
-        raise ValueError("devices must be at least 1")
-    # Same rounding as min_gpus, so memory_fits(b, acc, n) == (min_gpus(b, acc) <= n) exactly.
-    return bytes_needed / accelerator(acc).memory_bytes <= devices + _FIT_TOLERANCE
-
-
-def min_gpus(bytes_needed: float, acc: AcceleratorLike) -> int:
-    """The fewest accelerators whose combined memory holds ``bytes_needed``: ceil(bytes ÷ memory).
-
-    Memory is the device-reported capacity (``memory_bytes``), not the datasheet label.  Assumes a
-    perfect split and no memory reserved for activations or the runtime.
-    """
-    ratio = bytes_needed / accelerator(acc).memory_bytes
-    return max(1, math.ceil(ratio - _FIT_TOLERANCE))
-
-
 def gpus_needed(
     m: ModelLike,
     acc: AcceleratorLike,
@@ -171,21 +177,31 @@ def gpus_needed(
     context: float = 0,
     batch: int = 1,
     kv_dt: DTypeLike | None = None,
+    *,
+    level: str = "serving",
+    utilization: float = DEFAULT_UTILIZATION,
 ) -> int:
     """Accelerators needed to hold weights + KV cache (``batch`` sequences of ``context`` tokens,
-    cache in ``kv_dt``, default ``dt``): min_gpus(weights + kv_cache, acc)."""
+    cache in ``kv_dt``, default ``dt``) at memory ``level``:
+    min_gpus(weights + kv_cache, acc, level=level)."""
     total = weights_bytes(m, dt) + kv_cache_bytes(m, context, kv_dt or dt, batch)
-    return min_gpus(total, acc)
+    return min_gpus(total, acc, level=level, utilization=utilization)
 
 
 def pipeline_stages(
-    m: ModelLike, dt: DTypeLike, acc: AcceleratorLike, headroom: float = 0.9
+    m: ModelLike,
+    dt: DTypeLike,
+    acc: AcceleratorLike,
+    headroom: float = 0.9,
+    *,
+    level: str = "framework",
 ) -> int:
-    """Pipeline stages needed when each accelerator may fill only ``headroom`` of its memory with
-    weights (the rest for activations and KV cache): ceil(weights ÷ (headroom × memory))."""
+    """Pipeline stages needed when each accelerator may fill only ``headroom`` of its usable
+    memory at ``level`` with weights (the rest for activations and KV cache):
+    ceil(weights ÷ (headroom × usable_memory_bytes(acc, level)))."""
     if not 0 < headroom <= 1:
         raise ValueError("headroom must be in (0, 1]")
-    usable = headroom * accelerator(acc).memory_bytes
+    usable = headroom * usable_memory_bytes(acc, level)
     return max(1, math.ceil(weights_bytes(m, dt) / usable - _FIT_TOLERANCE))
 
 

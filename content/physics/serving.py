@@ -4,7 +4,8 @@ speculative decoding buys, and how much of a pipeline sits idle.
 Decode is modelled as in ``inference``: each step reads every weight and the whole KV cache of the
 batch once and does 2 FLOP per active parameter per sequence, at peak rates.  With ``devices`` > 1
 the weights and cache are split evenly and the devices' bandwidths and peaks add up
-(communication ignored).  Memory is the device-reported capacity (``memory_bytes``).
+(communication ignored).  Memory is the usable memory at a stated level (``memory.LEVELS``;
+"serving", vLLM's budget, by default).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from content.physics.inference import (
     model_flops_per_token,
     weights_bytes,
 )
+from content.physics.memory import DEFAULT_UTILIZATION, usable_memory_bytes
 from content.physics.roofline import AcceleratorLike, DTypeLike
 
 
@@ -42,13 +44,16 @@ def max_batch_for_memory(
     context: float,
     devices: int = 1,
     kv_dt: DTypeLike | None = None,
+    *,
+    level: str = "serving",
+    utilization: float = DEFAULT_UTILIZATION,
 ) -> int:
     """The largest batch of ``context``-token sequences whose KV cache fits beside the weights:
-    floor((devices × memory − weights) ÷ KV bytes per sequence); 0 when the weights alone do not
-    fit.  No memory is set aside for activations, the runtime or fragmentation (paged caches
-    waste little; a real server keeps 5-10% free)."""
+    floor((devices × usable memory at ``level`` − weights) ÷ KV bytes per sequence); 0 when the
+    weights alone do not fit.  At the serving level the budget is vLLM's (utilization × the
+    runtime's total); activations inside it are not set aside (paged caches waste little)."""
     _check_devices(devices)
-    capacity = accelerator(acc).memory_bytes * devices
+    capacity = usable_memory_bytes(acc, level, utilization=utilization) * devices
     weights = weights_bytes(m, dt)
     per_sequence = _kv_per_sequence(m, context, dt, kv_dt)
     if weights > capacity * (1 + _FIT_TOLERANCE):

@@ -51,6 +51,7 @@ def calculator(request: HttpRequest) -> HttpResponse:
             context=data["context"],
             prompt=data["prompt"],
             price_per_hour=data["price"],
+            level=data["level"],
         )
     catalog = None
     accelerator_key = form.data.get("accelerator")

@@ -39,6 +39,7 @@ DIAGNOSIS_CODES: dict[str, str] = {
     "assumed-doubling": "assumed halving the precision doubles the peak, against the datasheet",
     "gqa-heads": "used the query heads where the key-value heads set the KV cache",
     "weights-not-subtracted": "divided the whole memory among KV caches, forgetting the weights",
+    "driver-total-for-usable": "judged a fit against the driver's total, not the usable memory",
     "comm-vs-compute": "took communication for the limit when compute is, or the reverse",
     "aggregate-for-point-to-point": "used a GPU's total link bandwidth for a copy to one peer",
     "scales-forgotten": "left out the bits of the quantization scales",

@@ -47,17 +47,19 @@ def _fits_memory(args: Mapping[str, Any]) -> str | None:
     kv_dt = physics.dtype(args["kv_dtype"]) if args["kv_dtype"] is not None else dt
     devices = int(args["devices"])
     batch, context = args["batch"], args["context"]
+    level = str(args["level"])
     weights = physics.weights_bytes(m, dt)
     kv = physics.kv_cache_bytes(m, context, kv_dt, batch=batch)
-    # memory_bytes is the capacity the device reports (what a runtime can allocate).
-    capacity = acc.memory_bytes * devices
-    if weights + kv <= capacity:
+    # Usable memory at the stated level: a serving engine's budget unless the template says so.
+    if physics.fits(weights + kv, acc, gpus=devices, level=level):
         return None
+    capacity = physics.usable_memory_bytes(acc, level) * devices
     on = f"{devices} x {acc.name}" if devices > 1 else f"one {acc.name}"
     return (
         f"{m.name} in {dt.name} ({weights / 1e9:.1f} GB of weights) with a KV cache of "
         f"{kv / 1e9:.1f} GB (batch {batch:g}, context {context:g}) needs "
-        f"{(weights + kv) / 1e9:.1f} GB, more than the {capacity / 1e9:.1f} GB of {on}"
+        f"{(weights + kv) / 1e9:.1f} GB, more than the {capacity / 1e9:.1f} GB usable "
+        f"({level} level) of {on}"
     )
 
 
@@ -105,9 +107,10 @@ CHECKS: dict[str, CheckKind] = {
         CheckKind(
             "fits_memory",
             ("model", "accelerator", "dtype", "batch", "context"),
-            {"devices": 1, "kv_dtype": None},
+            {"devices": 1, "kv_dtype": None, "level": "serving"},
             _fits_memory,
-            "weights plus the batch's KV cache fit the devices' reported memory",
+            "weights plus the batch's KV cache fit the devices' usable memory at the stated "
+            "level (a serving engine's budget unless the check names another)",
         ),
         CheckKind(
             "within_context",

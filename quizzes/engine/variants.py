@@ -184,6 +184,55 @@ def generate_variant(
     return dataclasses.replace(variant, catalog=catalog_snapshot.snapshot(used))
 
 
+def generate_variant_at(
+    template: Template, chosen: Mapping[str, Any], *, seed: int = 0
+) -> Variant | None:
+    """The variant whose drawn parameters take the values ``chosen`` (choice values, range and
+    loguniform numbers; derived parameters are computed), or None when the constraints refuse
+    it: how the publication gate draws each parameter's extremes (``extremes``)."""
+    rng = _rng(seed)
+    with catalog_snapshot.recording() as used:
+        params: dict[str, Any] = {}
+        keys: dict[str, tuple[str, str]] = {}
+        for parameter in template.parameters:
+            if parameter.kind == "value":
+                value, key = _draw(template, parameter, rng, params)
+            elif parameter.kind == "choice" and parameter.catalog:
+                key = (parameter.catalog, chosen[parameter.name])
+                value = base_names()[parameter.catalog](chosen[parameter.name])
+            else:
+                value, key = chosen[parameter.name], None
+            params[parameter.name] = value
+            if key is not None:
+                keys[parameter.name] = key
+        names = names_for(params)
+        if not all(_eval(template, c, names) for c in template.constraints):
+            return None
+        answers, common = compute_answers(template, params)
+        order = _option_orders(template, rng)
+        outcome = compute_outcome(template, params, answers)
+        variant = Variant(template.slug, seed, params, answers, common, order, outcome, keys)
+    # Its texts are not rendered here: the gate renders them itself, and reports what fails.
+    return dataclasses.replace(variant, catalog=catalog_snapshot.snapshot(used))
+
+
+def parameter_extremes(parameter: Parameter) -> tuple:
+    """The values of a drawn parameter at the edges of what it can draw: every choice, a
+    range's two ends (its last step), a loguniform's two ends (rounded as drawn)."""
+    if parameter.kind == "choice":
+        return tuple(parameter.values)
+    if parameter.kind == "range":
+        steps = int(math.floor((parameter.high - parameter.low) / parameter.step + 1e-9))
+        ends = (parameter.low, parameter.low + steps * parameter.step)
+        if all(isinstance(v, int) for v in (parameter.low, parameter.high, parameter.step)):
+            return tuple(dict.fromkeys(int(v) for v in ends))
+        return tuple(dict.fromkeys(float(f"{v:.12g}") for v in ends))
+    if parameter.kind == "loguniform":
+        ends = (parameter.low, parameter.high)
+        return tuple(dict.fromkeys(float(f"{v:.{parameter.sig}g}") for v in ends))
+    return ()
+
+
 def catalog_digest(snapshot: Mapping[str, Any] | None) -> str:
     """A short hash of a stored snapshot ("live-<fingerprint>" without one), for cache keys."""
     return catalog_snapshot.digest(snapshot)
@@ -305,7 +354,7 @@ def _option_orders(template: Template, rng: random.Random | None, kept=None) -> 
 def _draw_parameters(template: Template, rng: random.Random, deadline: float | None = None):
     failures: Counter[int] = Counter()
     for draw in range(template.max_tries):
-        if deadline is not None and draw % 32 == 0 and time.monotonic() > deadline:
+        if deadline is not None and time.monotonic() > deadline:
             raise OverBudget(
                 f"gave up after {draw:,} draws: the time budget ran out before the constraints "
                 "were met; widen the parameter ranges or relax the constraints",

@@ -13,8 +13,10 @@ from functools import lru_cache
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 
 from courseware.models import Offering, Role
+from courseware.offerings import check_new_slug
 
 STAFF_ROLES = [
     (Role.INSTRUCTOR.value, "Instructor"),
@@ -61,6 +63,14 @@ class NewOfferingForm(OfferingNamesForm):
     )
 
     field_order = ["title", "slug", "term", "section", "time_zone"]
+
+    def clean_slug(self):
+        """The service checks it again as it creates (a name taken a moment ago); here the
+        message goes beside the field it is about."""
+        try:
+            return check_new_slug(self.cleaned_data["slug"])
+        except ValidationError as error:
+            raise forms.ValidationError(error.messages) from None
 
 
 class CopyOfferingForm(NewOfferingForm):

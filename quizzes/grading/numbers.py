@@ -316,6 +316,29 @@ def exact(value: float | int | str | Fraction | Decimal) -> Fraction:
     return Fraction(value)
 
 
+# The significant digits a binary double holds reliably (C's DBL_DIG): any decimal of this many
+# digits survives a round trip through a float unchanged.
+FLOAT_DIGITS = 15
+
+
+def declared(value: float | int | str | Fraction | Decimal) -> Fraction:
+    """The exact value an author's computed answer stands for: a whole-valued float is that
+    whole number, any other float the decimal of its first 15 significant digits.
+
+    A template's answer is computed in binary floating point, so 1.005 × 100 arrives as
+    100.49999999999999 and a product meant to be 4.2 ms may arrive a hair off; the digits beyond
+    the fifteenth are rounding noise, never the author's intent.  Rounding half up, an interval
+    bound equal to the answer, and a zero tolerance then see the value the author meant
+    (100.5, 0.0042); numbers that are not floats are taken as they are."""
+    if not isinstance(value, float):
+        return exact(value)
+    if not math.isfinite(value):
+        raise ValueError(f"expected a finite number, got {value!r}")
+    if value.is_integer():
+        return Fraction(int(value))
+    return Fraction(Decimal(format(value, f".{FLOAT_DIGITS}g")))
+
+
 def _scale_of(value: Fraction) -> int:
     """Return e such that 10**e <= |value| < 10**(e+1), for nonzero value."""
     magnitude = abs(value)

@@ -2,8 +2,10 @@
 
 Policies:
 
-- `expected` is in the SI base of `unit` (unit "TB/s" or "B/s": expected in B/s).  Floats are
-  taken as the decimal they print as (``0.1`` is one tenth), so the checks are exact.
+- `expected` is in the SI base of `unit` (unit "TB/s" or "B/s": expected in B/s).  It is taken
+  as the value the author meant (`numbers.declared`: a whole-valued float exactly, any other to
+  15 significant digits, so 1.005×100 computed as 100.49999999999999 is 100.5), and tolerances
+  as the decimals they print as (``0.01`` is one hundredth); every check is then exact.
 - Window mode (default): correct when |response - expected| <= rtol·|expected| + atol, the
   bound included.  No absolute tolerance unless the template sets one.
 - `sigfigs` / `decimals` replace the window: the response and the answer are both rounded
@@ -29,7 +31,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from .diagnosis import data_prefix_power, diagnose_ratio, slip_tolerance
-from .numbers import exact, format_number, round_decimals, round_sigfigs
+from .numbers import declared, exact, format_number, round_decimals, round_sigfigs
 from .quantities import (
     ParsedQuantity,
     ParsedUnit,
@@ -122,7 +124,7 @@ def _grade_numeric(response, expected, unit, rtol, atol, sigfigs, decimals, fact
     except (ValueError, TypeError) as error:
         return invalid(_question_fault(f"its unit {unit!r} cannot be read ({error})"))
     try:
-        want = exact(expected)
+        want = declared(expected)
     except (ValueError, TypeError):
         return invalid(_question_fault(f"its answer {expected!r} is not a finite number"))
     tolerance, absolute = exact(rtol), exact(atol)
@@ -160,7 +162,7 @@ def _grade_numeric(response, expected, unit, rtol, atol, sigfigs, decimals, fact
     for error in common_errors:
         if isinstance(error.value, str):
             continue
-        named = exact(error.value)
+        named = declared(error.value)
         error_rtol = exact(error.rtol if error.rtol is not None else rtol)
         if named and want and named / want > 0:
             # like the generic slips: never more than a quarter of the way back to the answer

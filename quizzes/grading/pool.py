@@ -23,6 +23,11 @@ process instead of waiting: the grader is bounded by itself (size checks, a time
 step), so this costs the hard memory limit for the first seconds after a start, and never a
 student's wait.
 
+Stopping.  A worker leaves when its pipe closes or its parent sends None; it never prints an
+interrupt or a broken pipe: Ctrl-C reaches the whole process group, so SIGINT is held back from
+the fork server and the workers from their start (`_interrupts_held`), and a parent that died
+while a worker was warming up or answering just ends that worker.
+
 The pool is per process and thread-safe (an idle worker is taken from a queue, so concurrent
 calls use different workers); a process forked after the pool started (a gunicorn worker)
 builds its own.  Settings (`configure`, each also read from the environment when not
@@ -35,13 +40,15 @@ public functions run in the calling process instead (`runs_inline`; the grader's
 from __future__ import annotations
 
 import atexit
+import contextlib
 import multiprocessing
 import os
 import queue
+import signal
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from multiprocessing import util
+from multiprocessing import resource_tracker, util
 
 from .results import Grade, invalid
 
@@ -139,6 +146,9 @@ def _baseline_memory() -> int:
 def _worker_main(connection, memory_mb: int, warm_up: Callable[[], None]) -> None:
     global _in_worker
     _in_worker = True
+    # Ctrl-C in a terminal signals the whole process group; stopping a worker is its parent's
+    # job (it closes the pipe, or kills the worker), so the worker never prints an interrupt.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     import resource
 
     try:
@@ -147,12 +157,16 @@ def _worker_main(connection, memory_mb: int, warm_up: Callable[[], None]) -> Non
         pass
     limit = max(memory_mb * 2**20, _baseline_memory() + 256 * 2**20)
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    connection.send(("ready", None))
+    try:
+        connection.send(("ready", None))
+        _serve(connection)
+    except (EOFError, OSError):
+        return  # the parent has gone (stopped or killed): nobody is left to answer
+
+
+def _serve(connection) -> None:
     while True:
-        try:
-            request = connection.recv()
-        except (EOFError, OSError):
-            return
+        request = connection.recv()
         if request is None:
             return
         function, kwargs = request
@@ -168,6 +182,28 @@ def _worker_main(connection, memory_mb: int, warm_up: Callable[[], None]) -> Non
             connection.send(("memory", None))
 
 
+@contextlib.contextmanager
+def _interrupts_held():
+    """Hold SIGINT back from processes started in this block (this thread only).
+
+    A new process inherits its parent thread's signal mask, through exec too: the fork server
+    (started with the first worker) and every worker forked from it then never receive the
+    SIGINT that Ctrl-C sends to the whole process group, not even while the fork server is still
+    importing sympy, before any handler of ours could run.  The calling thread gets a held
+    signal as soon as the block ends."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    # multiprocessing starts its resource tracker before the fork server and unblocks SIGINT
+    # after doing so, which would undo this block: start the tracker first.
+    resource_tracker.ensure_running()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 class _Worker:
     def __init__(self, context, memory_mb: int, warm_up: Callable[[], None]):
         self.connection, child = context.Pipe()
@@ -177,7 +213,8 @@ class _Worker:
             daemon=True,
             name="grading-worker",
         )
-        self.process.start()
+        with _interrupts_held():
+            self.process.start()
         child.close()
         self.ready = False
 

@@ -2,13 +2,15 @@
 
 Every step of the formula checker has its own box, so that grading in the calling process
 (``GRADING_INLINE=1``, a small deployment, a test) is bounded by itself and the worker pool's
-kill is a second line of defence.  On the main thread a box is a real-time interval timer
-(SIGALRM); on any other thread (a threaded web server) it is a trace function that checks the
-clock on every Python function call.  Either raises `TimeBoxExpired` inside the running
-computation.  Neither can interrupt a single long C-level operation (one huge big-integer
-power): that is what the size checks before any computation are for (`formula.growth`,
-the parser's constant limits), nor code that calls nothing of sympy's, mpmath's or the
-grader's own (a box raises only where that is safe; see `_safe_to_raise`).
+kill is a second line of defence. A box measures work, not waiting: on the main thread it is an
+interval timer on the process's CPU time (ITIMER_PROF, SIGPROF); on any other thread (a threaded
+web server) it is a trace function that checks the thread's own CPU time on every Python
+function call, so that neither a loaded machine nor other threads grading at the same time
+(sharing the interpreter) shorten it, and a verdict never depends on them. Either raises
+`TimeBoxExpired` inside the running computation. Neither can interrupt a single long C-level
+operation (one huge big-integer power): that is what the size checks before any computation are
+for (`formula.growth`, the parser's constant limits), nor code that calls nothing of sympy's,
+mpmath's or the grader's own (a box raises only where that is safe; see `_safe_to_raise`).
 
 The signal box fires every 5 ms until it closes; the trace box raises once (CPython unsets a
 trace function that raised), so a grader step must not catch `TimeBoxExpired` and go on.
@@ -35,6 +37,11 @@ class TimeBoxExpired(BaseException):
 
 
 _signal_box_running = False  # the main thread's interval timer belongs to a box
+# The process's CPU time (user and system), not the wall clock: on a loaded machine a step's
+# budget must not shrink while the process waits for a core, or the same answer would be
+# decided or not with the load.  The pool's hard limit stays a wall-clock one.
+_TIMER = getattr(signal, "ITIMER_PROF", None)
+_SIGNAL = getattr(signal, "SIGPROF", None)
 
 
 def _expire(signum, frame):
@@ -42,24 +49,23 @@ def _expire(signum, frame):
         return  # a late signal after the box closed: nothing to stop
     # Fire again until the box closes: in an unsafe frame this one waits for the next safe one,
     # and a raise that something caught (mpmath has bare excepts) does not end the bound.
-    signal.setitimer(signal.ITIMER_REAL, RETRY_S)
+    signal.setitimer(_TIMER, RETRY_S)
     if _safe_to_raise(frame):
         raise TimeBoxExpired
 
 
 @contextlib.contextmanager
 def _restored_globals():
-    """Put back the process's and thread's numeric settings an interrupted step may have left
-    changed: mpmath's working precision (one for the process) and sympy's evaluate/distribute
-    flags (one per thread), which the `finally:` blocks of a cut-short step would restore."""
-    import mpmath
+    """Put back sympy's evaluate/distribute flags (one set per thread), which the `finally:`
+    blocks of a cut-short step would restore.  mpmath's working precision is one for the whole
+    process and belongs to whichever thread holds sympy (`formula.serial`), which puts it back;
+    restoring it here, from a thread that may not hold sympy, would change it under another."""
     from sympy.core.parameters import global_parameters
 
-    precision, flags = mpmath.mp.prec, dict(vars(global_parameters))
+    flags = dict(vars(global_parameters))
     try:
         yield
     except TimeBoxExpired:
-        mpmath.mp.prec = precision
         for name, value in flags.items():
             if getattr(global_parameters, name) != value:
                 setattr(global_parameters, name, value)
@@ -70,20 +76,20 @@ def _restored_globals():
 def time_box(seconds: float):
     global _signal_box_running
     on_main = threading.current_thread() is threading.main_thread()
-    if on_main and hasattr(signal, "setitimer"):
-        if signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+    if on_main and _TIMER is not None:
+        if signal.getitimer(_TIMER)[0] > 0:
             yield  # an enclosing box is running; it bounds this one too
             return
-        previous = signal.signal(signal.SIGALRM, _expire)
+        previous = signal.signal(_SIGNAL, _expire)
         _signal_box_running = True
-        signal.setitimer(signal.ITIMER_REAL, seconds)
+        signal.setitimer(_TIMER, seconds)
         try:
             with _restored_globals():
                 yield
         finally:
             _signal_box_running = False
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+            signal.setitimer(_TIMER, 0)
+            signal.signal(_SIGNAL, previous)
         return
     with _restored_globals(), _traced_box(seconds):
         yield
@@ -99,7 +105,8 @@ def time_box(seconds: float):
 # and the grader's own (and sympy's generated functions), never on entering a generator frame,
 # and never while an import, an `__enter__`, an `__exit__` or a `__del__` is under way; it
 # raises at the next call that is safe, which always reaches the box's caller. What a cut-short
-# `finally:` would have put back (mpmath's precision, sympy's flags) `_restored_globals` does.
+# `finally:` would have put back, sympy's flags `_restored_globals` does, mpmath's precision
+# `formula.serial.sympy_turn`.
 _RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 _NEVER_UNDER = frozenset({"__enter__", "__exit__", "__del__"})
 _GENERATED = "<lambdifygenerated"
@@ -135,11 +142,14 @@ def _safe_to_raise(frame) -> bool:
 
 @contextlib.contextmanager
 def _traced_box(seconds: float):
+    # This thread's own CPU time, not the wall clock: threads share one interpreter (the GIL),
+    # so on a wall clock a step's budget would shrink with every other thread grading at the
+    # same time, and the same answer would be decided or not depending on the load.
     previous = sys.gettrace()
-    deadline = time.monotonic() + seconds
+    deadline = time.thread_time() + seconds
 
     def tracer(frame, event, arg):
-        if time.monotonic() > deadline and _safe_to_raise(frame):
+        if time.thread_time() > deadline and _safe_to_raise(frame):
             raise TimeBoxExpired
         return previous(frame, event, arg) if previous is not None else None
 

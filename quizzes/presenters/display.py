@@ -36,11 +36,12 @@ from quizzes.services.questions import (
     correct_answers,
     engine_variant,
     formula_latex,
+    option_token,
     template_for,
 )
 
 # Bump when what is rendered changes shape (markup, dataclasses) so old entries are not read.
-RENDER_CACHE_VERSION = 1
+RENDER_CACHE_VERSION = 2
 # A variant's figures change only through a regrade, which changes its key; so entries only
 # leave the cache to make room.
 RENDER_CACHE_SECONDS = 7 * 24 * 3600
@@ -57,6 +58,8 @@ _UNIT_EXAMPLES = {"B": "GB", "B/s": "TB/s", "s": "ms", "FLOP": "TFLOP", "FLOP/s"
 class OptionView:
     id: str
     html: SafeString
+    # The name the browser posts (`questions.option_token`): the id itself never reaches it.
+    token: str = ""
 
 
 @dataclass
@@ -223,13 +226,13 @@ def _question_view(row) -> QuestionView:
     variant = engine_variant(row)
     try:
         prompt = render_markdown_math(engine.render_prompt(template, variant))
-        parts = [_part_view(p) for p in engine.render_parts(template, variant)]
+        parts = [_part_view(p, row) for p in engine.render_parts(template, variant)]
     except Exception as error:  # noqa: BLE001 - report as unavailable, never a 500
         raise QuestionUnavailable(str(error)) from error
     return QuestionView(title=template.title, prompt_html=prompt, parts=parts)
 
 
-def _part_view(rendered) -> PartView:
+def _part_view(rendered, row) -> PartView:
     view = PartView(
         id=rendered.id,
         kind=rendered.kind,
@@ -237,7 +240,10 @@ def _part_view(rendered) -> PartView:
         prompt_html=render_markdown_math(rendered.prompt),
         variables=tuple(rendered.variables),
         multiple=bool(rendered.multiple),
-        options=[OptionView(oid, render_inline(text)) for oid, text in rendered.options],
+        options=[
+            OptionView(oid, render_inline(text), option_token(row, rendered.id, oid))
+            for oid, text in rendered.options
+        ],
     )
     if kinds.kind_named(rendered.kind).shows_unit:
         view.unit_hint = unit_hint(rendered.unit)

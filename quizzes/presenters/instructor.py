@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ValidationError
 from django.utils.safestring import SafeString
 
+from health import heartbeat
 from quizzes.presenters import display
 from quizzes.presenters.charts import Chart, bar_chart
 from quizzes.services import analytics, instructor
@@ -25,6 +26,9 @@ def dashboard_page(offering) -> dict:
     """The dashboard's rows with a chart per quiz and the first 25 students at risk."""
     context = instructor.dashboard(offering)
     context["at_risk_shown"] = context["at_risk"][:25]
+    # Exam deadlines, regrades and grade passback wait for the task worker: say when it was
+    # last seen, and warn when that is too long ago.
+    context["worker"] = heartbeat.latest()
     for row in context["distributions"]:
         row["chart"] = bar_chart([b.count for b in row["bins"]], [b.label for b in row["bins"]])
     return context

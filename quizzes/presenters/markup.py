@@ -31,10 +31,37 @@ def _literal(text: str) -> str:
     return _ACTIVE.sub(r"\\\1", text)
 
 
-def render_feedback(text: str) -> SafeString:
+def render_feedback(text: str, *, quoting: str = "") -> SafeString:
     """Grader or template feedback as HTML: Markdown with math, like a prompt, while the
-    student's input that the feedback quotes stays literal text."""
+    student's input that the feedback quotes stays literal text.
+
+    `quoting` is the student's answer the feedback may quote: every piece of it that Markdown
+    could act on, or that holds a quote, is set aside before the grader's quotes are paired and
+    put back literal, so a quote typed inside the answer ("5 G'B *x* [y](z) '") cannot close
+    the grader's quotes early and leave the rest of it live."""
     if not text:
         return render_text("")
+    kept: list[str] = []
+    pattern = _pieces_pattern(quoting)
+    if pattern is not None:
+        text = pattern.sub(lambda m: kept.append(m.group(0)) or f"\x00{len(kept) - 1}\x00", text)
     source = _QUOTED.sub(lambda m: "'" + _literal(m.group(1)) + "'", text)
+    if kept:
+        source = _KEPT.sub(lambda m: _literal(kept[int(m.group(1))]), source)
     return render_markdown_math(source)
+
+
+_KEPT = re.compile(r"\x00(\d+)\x00")
+
+
+def _pieces_pattern(quoting: str) -> re.Pattern | None:
+    """The whitespace-separated pieces of `quoting` (and of its NFKC form, as the grader
+    normalises it) that hold a Markdown-active character or a quote, longest first."""
+    import unicodedata
+
+    quoting = quoting.replace("\x00", "")
+    pieces = set(quoting.split()) | set(unicodedata.normalize("NFKC", quoting).split())
+    active = sorted((p for p in pieces if _ACTIVE.search(p) or "'" in p), key=len, reverse=True)
+    if not active:
+        return None
+    return re.compile("|".join(re.escape(p) for p in active))

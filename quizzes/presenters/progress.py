@@ -20,7 +20,8 @@ from courseware.services import section_heading
 from quizzes.models import AttemptStatus, Quiz
 from quizzes.services import questions, scoring
 from quizzes.services import student_progress as rows_of
-from quizzes.services.availability import results_released, window_for
+from quizzes.services.availability import window_for
+from quizzes.services.release import results_released
 
 
 @dataclass
@@ -32,6 +33,7 @@ class QuizRow:
     questions: int = 0  # how many questions one attempt asks (pools draw some of theirs)
     due_at: object = None  # the student's due date: the quiz's, or their extension's
     window: object = None  # the student's QuizWindow (their time limit with any multiplier)
+    released: bool = True  # whether its results (scores, verdicts, changes) may be shown now
 
     @property
     def open_attempt(self):
@@ -93,6 +95,7 @@ def quiz_rows(offering, student) -> list[QuizRow]:
         rows[quiz.pk].questions = questions_per_attempt(quiz, pools[quiz.pk])
         rows[quiz.pk].due_at = windows[quiz.pk].due_at
         rows[quiz.pk].window = windows[quiz.pk]
+        rows[quiz.pk].released = released[quiz.pk]
     by_id = {quiz.pk: quiz for quiz in quizzes}
     for attempt in rows_of.attempts_of(student, quizzes):
         attempt.quiz = by_id[attempt.quiz_id]
@@ -208,7 +211,10 @@ def progress_context(offering, student) -> dict:
     by_chapter: dict[int | None, list[QuizRow]] = {}
     for row in rows:
         by_chapter.setdefault(row.quiz.chapter_id, []).append(row)
-    counts = rows_of.diagnosis_counts(student, offering)
+    # The one release gate (`services.release`): what an unreleased exam taught the grader
+    # about this student's mistakes waits with its scores.
+    released = {row.quiz.pk for row in rows if row.released}
+    counts = rows_of.diagnosis_counts(student, quiz_ids=released)
     by_slug = {chapter.slug: chapter for chapter in chapters}
     misconceptions = [_misconception(code, n, by_slug) for code, n in counts.most_common()]
     sections = [
@@ -222,4 +228,5 @@ def progress_context(offering, student) -> dict:
         "chapter_count": len(chapters),
         "quizzes_done": sum(1 for r in rows if r.submitted),
         "quiz_count": len(rows),
+        "released_quiz_ids": released,
     }

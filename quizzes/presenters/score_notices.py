@@ -32,18 +32,19 @@ def _results(attempt) -> str:
     return reverse("quizzes:attempt_results", args=[attempt.quiz.offering.slug, attempt.pk])
 
 
-def score_notices(student, attempt: Attempt | None = None, *, offering=None) -> list[ScoreNotice]:
-    """Newest first: the changes to the student's attempts in `offering` (the attempt's own
-    offering with ``attempt``, and then only the changes to that attempt)."""
-    offering = offering or attempt.quiz.offering
+def score_notices(
+    student, attempt: Attempt | None = None, *, released_quiz_ids
+) -> list[ScoreNotice]:
+    """Newest first; with ``attempt``, only the changes to that attempt of the student. Only
+    attempts at quizzes whose results are released to the student (`released_quiz_ids`, from
+    the one release gate, `services.release`) count: an exam's changes, their reasons and its
+    per-part verdicts wait for its results."""
     submitted = Attempt.objects.filter(
-        student=student, status=AttemptStatus.SUBMITTED, quiz__offering=offering
+        student=student, status=AttemptStatus.SUBMITTED, quiz_id__in=list(released_quiz_ids)
     )
     if attempt is not None:
         submitted = submitted.filter(pk=attempt.pk)
-    attempts = {a.pk: a for a in submitted.select_related("quiz").order_by("pk")}
-    for each in attempts.values():
-        each.quiz.offering = offering
+    attempts = {a.pk: a for a in submitted.select_related("quiz__offering").order_by("pk")}
     notices = []
     # The override in force for each attempt or question: a later one replaces an earlier one,
     # whose reason no longer describes the score (the results page shows only the latest).
@@ -74,8 +75,10 @@ def score_notices(student, attempt: Attempt | None = None, *, offering=None) -> 
         )
     # A run's preview lists each changed response with its student; runs are few (one per
     # corrected template), so they are read whole rather than searched inside their JSON.
+    # Only the runs of the offerings these attempts belong to (one, from the page's offering).
     runs = RegradeRun.objects.filter(
-        status=RegradeStatus.APPLIED, offering=offering
+        status=RegradeStatus.APPLIED,
+        offering_id__in={a.quiz.offering_id for a in attempts.values()},
     ).select_related("template", "target_version")
     for run in runs.order_by("-applied_at")[:50]:
         version = run.target_version

@@ -23,7 +23,7 @@ from quizzes.models import Response, ResponseStatus
 from quizzes.presenters.display import PartView
 from quizzes.presenters.markup import render_feedback, render_inline
 from quizzes.services import questions, scoring
-from quizzes.services.feedback_release import counterexample_visible
+from quizzes.services.feedback_release import counterexample_visible, shown_feedback
 from quizzes.services.parts import stored_choice
 
 
@@ -58,10 +58,12 @@ class ResultView:
     # the Markdown and MathML behind them once per process for the same text (see below).
     @cached_property
     def feedback_html(self) -> SafeString | str:
-        feedback = self.response.feedback or ""
+        feedback = shown_feedback(
+            self.response.feedback or "", self.response.diagnosis, reveal=self.reveal
+        )
         if not feedback or feedback == "Correct.":
             return ""
-        return _feedback_html(feedback)
+        return _feedback_html(feedback, self.response.raw or "")
 
     @cached_property
     def counterexample_html(self) -> SafeString | str:
@@ -69,7 +71,7 @@ class ResultView:
         text = getattr(self.response, "counterexample", "") or ""
         if not text or not self.reveal:
             return ""
-        return _feedback_html(text)
+        return _feedback_html(text, self.response.raw or "")
 
     @cached_property
     def read_as_html(self) -> SafeString | str:
@@ -88,8 +90,8 @@ class ResultView:
 # A stored response never changes its text, so what it renders to depends on the text alone:
 # kept per process, the page re-renders no feedback Markdown or formula MathML it showed before.
 @lru_cache(maxsize=4096)
-def _feedback_html(text: str) -> SafeString:
-    return render_feedback(text)
+def _feedback_html(text: str, raw: str) -> SafeString:
+    return render_feedback(text, quoting=raw)
 
 
 @lru_cache(maxsize=4096)

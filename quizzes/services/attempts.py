@@ -121,19 +121,21 @@ def _numbers_seen(student_id: int, item_ids) -> dict[int, set[str]]:
     return seen
 
 
-def _make_variant(
-    *, attempt: Attempt, item: QuizItem, index: int, practice: bool, seen=frozenset()
-) -> Variant:
-    """A new variant; when its numbers repeat a set in `seen` (whose answer the student may
-    have been shown) a few other seeds are tried, and a new set of numbers for the same item
-    (index > 0) that still repeats becomes practice: it can never earn points."""
+def _draw_variant(
+    *, student_id: int, number: int, item: QuizItem, index: int, practice: bool, seen=frozenset()
+) -> dict:
+    """The fields of a new variant row, computed with no transaction open (a draw may take a
+    while; a database lock held meanwhile would stall every other writer). When its numbers
+    repeat a set in `seen` (whose answer the student may have been shown) a few other seeds are
+    tried, and a new set of numbers for the same item (index > 0) that still repeats becomes
+    practice: it can never earn points."""
     version = _version_for(item)
     try:
         for salt in range(FRESH_DRAWS):
             seed = variant_seed_for(
-                student_id=attempt.student_id,
+                student_id=student_id,
                 item_id=item.pk,
-                attempt_number=attempt.number,
+                attempt_number=number,
                 index=index,
                 salt=salt,
             )
@@ -148,9 +150,7 @@ def _make_variant(
             f"Question {item.position} could not be generated; your instructor has been told."
         ) from error
     practice = practice or (repeated and index > 0)
-    return Variant.objects.create(
-        attempt=attempt, item=item, version=version, index=index, is_practice=practice, **fields
-    )
+    return {"item": item, "version": version, "index": index, "is_practice": practice, **fields}
 
 
 def attempt_limit_message(limit: int) -> str:
@@ -187,13 +187,28 @@ def start_attempt(*, quiz, student, now: datetime) -> Attempt:
     if not items:
         raise QuizRuleError("This quiz has no questions yet.")
     ensure_statistics_counter(quiz_id=quiz.pk)
+    used = Attempt.objects.filter(quiz=quiz, student=student).aggregate(n=Max("number"))
+    number = (used["n"] or 0) + 1
+    if window.max_attempts and number > window.max_attempts:
+        raise QuizRuleError(attempt_limit_message(window.max_attempts))
+    chosen = draw_items(quiz, items, student=student, number=number)
+    seen = _numbers_seen(student.pk, (item.pk for item in chosen))
+    # Every variant is computed before the transaction, which then only writes: a concurrent
+    # start that took this attempt number first makes the create below fail (the number is
+    # unique per student and quiz), and the attempt it opened is continued.
+    drawn = [
+        _draw_variant(
+            student_id=student.pk,
+            number=number,
+            item=item,
+            index=0,
+            practice=False,
+            seen=seen.get(item.pk, set()),
+        )
+        for item in chosen
+    ]
     try:
         with transaction.atomic():
-            used = Attempt.objects.filter(quiz=quiz, student=student).aggregate(n=Max("number"))
-            number = (used["n"] or 0) + 1
-            if window.max_attempts and number > window.max_attempts:
-                raise QuizRuleError(attempt_limit_message(window.max_attempts))
-            chosen = draw_items(quiz, items, student=student, number=number)
             attempt = Attempt.objects.create(
                 quiz=quiz,
                 student=student,
@@ -203,15 +218,7 @@ def start_attempt(*, quiz, student, now: datetime) -> Attempt:
                 item_ids=[item.pk for item in chosen],
                 max_score=sum((item.points for item in chosen), start=0),
             )
-            seen = _numbers_seen(student.pk, (item.pk for item in chosen))
-            for item in chosen:
-                _make_variant(
-                    attempt=attempt,
-                    item=item,
-                    index=0,
-                    practice=False,
-                    seen=seen.get(item.pk, set()),
-                )
+            Variant.objects.bulk_create(Variant(attempt=attempt, **fields) for fields in drawn)
     except IntegrityError:
         # A concurrent start (double click) won the race: continue the attempt it opened.
         attempt = Attempt.objects.filter(
@@ -589,15 +596,17 @@ def new_variant(*, variant: Variant, student, now: datetime) -> Variant:
         raise QuizRuleError("Finish every part of these numbers before asking for new ones.")
     practice = scoring.item_score(siblings) >= 1.0
     seen = _numbers_seen(student.pk, [variant.item_id]).get(variant.item_id, set())
+    fields = _draw_variant(
+        student_id=attempt.student_id,
+        number=attempt.number,
+        item=variant.item,
+        index=latest.index + 1,
+        practice=practice,
+        seen=seen,
+    )
     try:
         with transaction.atomic():
-            fresh = _make_variant(
-                attempt=attempt,
-                item=variant.item,
-                index=latest.index + 1,
-                practice=practice,
-                seen=seen,
-            )
+            fresh = Variant.objects.create(attempt=attempt, **fields)
             page_stamp.bump_attempts([attempt.pk])
             return fresh
     except IntegrityError:

@@ -7,10 +7,26 @@ tries spent, or its attempt submitted.
 
 It is also the expected formula's value, so the quiz's release policy (after the part is final,
 after submission, after the due date, never) must release the part's answer too: `released`
-is `AnswerGate.shows` for that part, which the pages compute once per part.
+is `AnswerGate.shows` for that part, which the pages compute once per part. So must the
+feedback that names the constant factor a formula is off by (`shown_feedback`).
 """
 
 from __future__ import annotations
+
+# The grader's diagnosis of a formula off by a constant factor: its feedback names the factor
+# ("Your formula is 28× the expected one"), so dividing by it gives the answer.
+CONSTANT_FACTOR = "constant-factor"
+WITHHELD_FACTOR = (
+    "Your formula differs from the expected one by a constant factor: check the constant factors."
+)
+
+
+def shown_feedback(feedback: str, diagnosis: str | None, *, reveal: bool) -> str:
+    """The feedback a student may read now: the exact factor only where the answer itself may
+    be shown (`reveal`, as for the counterexample)."""
+    if diagnosis == CONSTANT_FACTOR and not reveal:
+        return WITHHELD_FACTOR
+    return feedback
 
 
 def counterexample_visible(state, *, released: bool) -> bool:

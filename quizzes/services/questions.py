@@ -8,6 +8,7 @@ engine internals. (What the browser sees is built in `quizzes.presenters.display
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
@@ -47,6 +48,11 @@ def template_for(version) -> Any:
         raise QuestionUnavailable(str(error)) from error
 
 
+# How long drawing one student's variant may take before the start is refused (a template
+# fault the instructor is told of), rather than the student waiting on it.
+STUDENT_DRAW_SECONDS = 5.0
+
+
 def new_variant_fields(version, seed: bytes) -> dict[str, Any]:
     """Generate the variant for `seed` and return the `Variant` row fields that store it whole.
 
@@ -54,7 +60,11 @@ def new_variant_fields(version, seed: bytes) -> dict[str, Any]:
     `engine.Variant.to_json()` (answers per part, common-error values, option order), so
     `engine_variant` rebuilds exactly the same variant without the template.
     """
-    generated = engine.generate_variant(template_for(version), seed)
+    # A published version passed the gate, its extremes included; the deadline still stops a
+    # draw loop that an unlucky seed would make long (each draw is bounded by the functions'
+    # argument limits), so no student's start waits on it for more than a few seconds.
+    deadline = time.monotonic() + STUDENT_DRAW_SECONDS
+    generated = engine.generate_variant(template_for(version), seed, deadline=deadline)
     data = generated.to_json()
     return {
         "seed": seed.hex(),
@@ -73,6 +83,25 @@ def catalog_stamp(row) -> str:
     """A short name for the catalog figures a stored variant shows: its snapshot's digest, or
     the live catalog's fingerprint for a variant stored before snapshots (which reads it)."""
     return engine.catalog_digest((row.answers or {}).get("catalog"))
+
+
+def option_token(row, part_id: str, option_id: str) -> str:
+    """What the browser sees of a choice option: an opaque name, different in every variant, so
+    no option id ("right", "b-correct") tells a student anything in the page's source."""
+    import hashlib
+    import hmac
+
+    from django.conf import settings
+
+    message = f"option|{row.pk}|{part_id}|{option_id}".encode()
+    digest = hmac.new(settings.SECRET_KEY.encode(), message, hashlib.sha256).hexdigest()
+    return f"o{digest[:12]}"
+
+
+def option_ids_by_token(row, part_id: str) -> dict[str, str]:
+    """{token: option id} of a part of a stored variant (its options as stored, no parse)."""
+    order = (row.answers or {}).get("option_order", {}).get(part_id) or []
+    return {option_token(row, part_id, option_id): option_id for option_id in order}
 
 
 def correct_answers(row) -> dict[str, Any]:

@@ -1,4 +1,11 @@
-"""When a student may see a part's correct answer and a question's worked solution.
+"""The one release gate: when a student may see a result (a score, a verdict, a change to a
+score and its reason, a diagnosis) and when a part's correct answer and worked solution.
+
+Results: `results_released` (homework at once; an exam whose `release` is after the due date
+waits for the student's due date). My progress (best scores, score notices, the mistakes the
+grader recognised), the quiz list and page, and the results page ask it, nothing else.
+
+Answers: see below.
 
 The quiz's `show_answers` policy (after the part is final, after the attempt is submitted,
 after the due date, never) decides, and two rules hold under every policy:
@@ -12,7 +19,9 @@ after the due date, never) decides, and two rules hold under every policy:
   used, or the quiz is closed to this student) it is shown like any other.
 
 Every page and fragment that shows answers asks `AnswerGate.shows` for each part; the solution,
-which holds every part's answer, needs all of them.
+which holds every part's answer, needs all of them. Feedback that tells the answer (a formula's
+counterexample, the exact factor a formula is off by) waits for it too
+(`feedback_release`).
 """
 
 from __future__ import annotations
@@ -23,8 +32,10 @@ from datetime import datetime
 from django.utils import timezone
 
 from quizzes.models import AnswerRelease, Attempt, AttemptStatus
-from quizzes.services.availability import QuizWindow, student_window
+from quizzes.services.availability import QuizWindow, results_released, student_window
 from quizzes.services.scoring import PartState
+
+__all__ = ["AnswerGate", "answer_gate", "results_released"]
 
 
 @dataclass(frozen=True)

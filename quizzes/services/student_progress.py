@@ -107,13 +107,13 @@ def chapters_and_reading(course, student) -> tuple[list[Chapter], set[int]]:
     return chapters, read
 
 
-def diagnosis_counts(student, offering) -> Counter:
-    """How often the grader recognised each mistake in the student's responses in the
-    offering: 1 query."""
+def diagnosis_counts(student, *, quiz_ids) -> Counter:
+    """How often the grader recognised each mistake in the student's responses to the quizzes
+    whose results are released to them (`quiz_ids`; an exam's wait for its release): 1 query."""
     return Counter(
         dict(
             Response.objects.filter(
-                variant__attempt__student=student, variant__attempt__quiz__offering=offering
+                variant__attempt__student=student, variant__attempt__quiz_id__in=list(quiz_ids)
             )
             .exclude(diagnosis="")
             .values_list("diagnosis")

@@ -48,7 +48,7 @@ def offering_list(request: HttpRequest) -> HttpResponse:
     offerings = (
         Offering.objects.select_related("copied_from")
         .annotate(
-            students=Count("enrollments", filter=Q(enrollments__role=Role.STUDENT)),
+            students=Count("enrollments", filter=Q(enrollments__role=Role.STUDENT), distinct=True),
             quiz_count=Count("quizzes", distinct=True),
         )
         .prefetch_related(_staff())

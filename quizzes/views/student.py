@@ -34,8 +34,8 @@ from quizzes.presenters.results import override_notes, result_items
 from quizzes.presenters.score_notices import score_notices
 from quizzes.services import attempts as service
 from quizzes.services import questions
-from quizzes.services.availability import QuizRuleError, results_released, student_window
-from quizzes.services.release import answer_gate
+from quizzes.services.availability import QuizRuleError, student_window
+from quizzes.services.release import answer_gate, results_released
 from quizzes.services.submission import parts_to_look_at
 from quizzes.views.targets import student_part_view
 
@@ -221,8 +221,12 @@ def _part_url(attempt: Attempt, variant: Variant, part_id: str) -> str:
     return attempt.get_absolute_url() + f"#part-{variant.pk}-{part_id}"
 
 
-def _answer(request: HttpRequest):
+def _answer(request: HttpRequest, variant: Variant, part_id: str):
+    """The posted answer; a choice's option names (opaque per variant, `option_token`) become
+    the option ids the grader knows (an id posted as it is still counts)."""
     values = request.POST.getlist("answer")
+    tokens = questions.option_ids_by_token(variant, part_id)
+    values = [tokens.get(value, value) for value in values]
     return values if len(values) != 1 else values[0]
 
 
@@ -271,7 +275,7 @@ def submit_part(request: HttpRequest, variant: Variant, part_id: str):
         checked = service.check_answer(
             variant=variant,
             part_id=part_id,
-            raw=_answer(request),
+            raw=_answer(request, variant, part_id),
             student=request.user,
             idempotency_key=request.POST.get("idempotency_key", ""),
             now=timezone.now(),
@@ -329,7 +333,7 @@ def autosave(request: HttpRequest, variant: Variant, part_id: str):
         saved = service.autosave(
             variant=variant,
             part_id=part_id,
-            raw=_answer(request),
+            raw=_answer(request, variant, part_id),
             student=request.user,
             now=now,
             sequence=request.POST.get("sequence"),
@@ -430,10 +434,14 @@ def attempt_results(request: HttpRequest, attempt_id: int) -> HttpResponse:
         "window": window,
         "released": released,
         "items": items,
-        "score": progress_data.attempt_score(attempt),
+        "score": progress_data.attempt_score(attempt) if released else None,
         "override": notes.attempt if notes is not None else None,
         "charts": progress_data.roofline_charts([i.block for i in items]) if released else {},
-        "score_notices": score_notices(request.user, attempt=attempt) if released else [],
+        "score_notices": (
+            score_notices(request.user, attempt=attempt, released_quiz_ids={attempt.quiz_id})
+            if released
+            else []
+        ),
     }
     return render(request, "quizzes/attempt_results.html", context)
 
@@ -445,5 +453,7 @@ def attempt_results(request: HttpRequest, attempt_id: int) -> HttpResponse:
 @student_required
 def progress(request: HttpRequest) -> HttpResponse:
     context = progress_data.progress_context(request.offering, request.user)
-    context["score_notices"] = score_notices(request.user, offering=request.offering)
+    context["score_notices"] = score_notices(
+        request.user, released_quiz_ids=context["released_quiz_ids"]
+    )
     return render(request, "quizzes/progress.html", context)

@@ -44,7 +44,12 @@ def template_validate(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST":
         form = ValidateForm(request.POST)
         if form.is_valid():
-            jobs.request_validation(template=template, seeds=form.cleaned_data["seeds"])
+            try:
+                jobs.request_validation(
+                    template=template, seeds=form.cleaned_data["seeds"], by=request.user
+                )
+            except authoring.AuthoringError as refusal:
+                error = str(refusal)
         else:
             error = form.error_text()
     context = {

@@ -218,10 +218,35 @@
     var superseded = xhr && xhr.getResponseHeader("X-Save-Sequence");
     if (xhr && xhr.status === 200 && !superseded && text.indexOf("save-status refused") === -1) {
       form._acked = xhr._sentValues;
+      form._retryIn = 0;
+    } else if (!xhr || xhr.status === 0 || xhr.status >= 400) {
+      saveFailed(form, xhr ? xhr.status : 0);
     }
     var deadline = xhr && xhr.getResponseHeader("X-Attempt-Deadline");
     if (deadline) moveDeadline(deadline);
   });
+  // A save that did not get through (no connection, a server error, a timeout): htmx leaves
+  // the status line as it was, so an old "Saved at" would say the new text is safe. Say it is
+  // not, keep the text in the box as typed, and try again, waiting longer each time (2 s
+  // doubling to 15 s) while what is on the screen is still not acknowledged. A refusal the
+  // student must act on (a session that ended: 403) says so and is not retried blindly.
+  function saveFailed(form, status) {
+    var line = form.querySelector(".save-status");
+    if (line) {
+      line.className = "save-status failed";
+      line.setAttribute("role", "alert");
+      line.textContent = status === 403 || status === 401
+        ? "Not saved: your session has ended. Copy your answer, then reload the page."
+        : "Not saved: " + (status ? "the server answered " + status : "no connection") +
+          ". Your text is kept here; trying again…";
+    }
+    if (status === 403 || status === 401) return;
+    form._retryIn = Math.min(15000, (form._retryIn || 1000) * 2);
+    window.clearTimeout(form._retryTimer);
+    form._retryTimer = window.setTimeout(function () {
+      if (form._inFlight === 0 && formValues(form) !== form._acked) htmx.trigger(form, "submit");
+    }, form._retryIn);
+  }
   function unsaved(forms) {
     return forms.filter(function (form) { return form._inFlight > 0 || formValues(form) !== form._acked; });
   }

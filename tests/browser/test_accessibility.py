@@ -15,7 +15,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.core.management import call_command
 
-from courseware.management.commands.setup_demo import DEMO_PASSWORD, create_demo
+from courseware.management.commands.setup_demo import DEMO_PASSWORD, create_demo, enroll_demo
 from quizzes.models import Attempt, Response
 from tests.browser.conftest import log_in
 from tests.factories import OFFERING
@@ -28,9 +28,13 @@ BLOCKING = {"serious", "critical"}
 
 @pytest.fixture
 def site():
+    from quizzes.management.commands.setup_site import ensure_second_offering
+
     create_demo()
     call_command("sync_content", verbosity=0)
     call_command("sync_questions", verbosity=0)
+    ensure_second_offering()  # student1 is in both sections: the header's switcher shows
+    enroll_demo()
 
 
 def _audit(page, path: str, found: dict[str, list[str]]) -> None:
@@ -75,6 +79,8 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
     log_in(page, "student1", DEMO_PASSWORD)
     for path in ("/", "/chapters/inference/", "/o/hardware-reality/quizzes/"):
         audit(path)
+    page.locator(".offering-switcher summary").click()  # the switcher, open
+    audit(_here(page))
     page.goto("/o/hardware-reality/quizzes/roofline-quiz/")
     audit(_here(page))
     page.get_by_role("button", name="Start attempt").click()
@@ -117,6 +123,9 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
         f"/o/{OFFERING}/instructor/items/{slug}/",
         "/o/hardware-reality/instructor/misconceptions/",
         "/o/hardware-reality/instructor/variants/",
+        "/o/hardware-reality/instructor/quizzes/",
+        "/o/hardware-reality/instructor/quizzes/roofline-quiz/",
+        "/o/hardware-reality/lms/grades/",
         "/o/hardware-reality/instructor/regrade/",
     ):
         audit(path)
@@ -144,13 +153,23 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
     page.get_by_role("button", name="Validate the draft").click()
     page.locator("#report-region .report").wait_for()
     audit(_here(page))
+    for path in ("/studio/new/", "/studio/import/"):
+        audit(path)
+
+    # Site administrator: the offerings, one offering, a copy refused with its messages.
+    page.context.clear_cookies()
+    log_in(page, "siteadmin", DEMO_PASSWORD)
     for path in (
-        "/studio/new/",
-        "/studio/import/",
-        "/o/hardware-reality/instructor/quizzes/",
-        "/o/hardware-reality/instructor/quizzes/roofline-quiz/",
+        "/site/offerings/",
+        "/site/offerings/new/",
+        "/site/offerings/hardware-reality/",
+        "/site/offerings/hardware-reality/copy/",
     ):
         audit(path)
+    page.get_by_label("Short name").fill("has spaces")
+    page.get_by_role("button", name="Create the copy").click()
+    page.locator(".field-error").first.wait_for()
+    audit(_here(page))
 
     report = "\n".join(f"{where}:\n  " + "\n  ".join(lines) for where, lines in found.items())
     assert not found, f"at {width} px, serious or critical violations, or overflow:\n" + report

@@ -159,7 +159,10 @@ def test_the_calculator_warns_about_a_long_context_and_a_borrowed_rate(page, boo
     warnings = page.locator(".warnings li")
     assert warnings.count() == 2
     assert "4096" in warnings.nth(0).inner_text() and "fp16" in warnings.nth(1).inner_text()
-    assert "you chose; 1 would do" in page.locator(".fit").inner_text()
+    assert (
+        "you chose within a serving engine's budget; 1 would do"
+        in page.locator(".fit").inner_text()
+    )
     screenshot(page, "calculator-warnings")
 
 

@@ -10,12 +10,15 @@ from tests.browser.conftest import log_in, screenshot
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_demo_student_logs_in_and_sees_the_course_home(page):
-    call_command("setup_demo", verbosity=0)
+def test_demo_student_logs_in_and_sees_their_offering(page):
+    call_command("setup_demo", verbosity=0)  # one offering (setup_site adds the second)
     page.goto("/")
     assert page.get_by_role("link", name="Log in").first.is_visible()
     log_in(page, "student1", "learn-hardware")
-    assert "The Hardware Reality" in page.locator("h1").inner_text()
+    # One offering of theirs: the login lands on its front page, which names it.
+    assert page.url.endswith("/o/hardware-reality/")
+    assert "Quizzes" in page.locator("h1").inner_text()
+    assert "section 1" in page.locator(".offering-current").inner_text()
     assert page.get_by_text("student", exact=True).first.is_visible()
     screenshot(page, "home-student")
 

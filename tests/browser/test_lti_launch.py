@@ -7,8 +7,9 @@ import pytest
 from lti.demo_platform import DemoPlatform
 from lti.tool import register_platform
 from quizzes.models import Variant
-from quizzes.services.questions import correct_answers
+from quizzes.services.questions import correct_answers, option_token
 from tests.factories import CourseFactory, make_quiz
+from tests.lti.conftest import link_context
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -19,6 +20,7 @@ def test_learner_launches_from_the_platform_takes_the_quiz_and_the_score_arrives
     lms = DemoPlatform(live_server.url).start(poll_interval=0.02)
     try:
         register_platform(**lms.registration_args())
+        link_context(lms, lms.shape.context_id, quiz.offering)  # the course the site teaches
         lineitem = lms.add_lineitem({"label": quiz.title, "scoreMaximum": 1})["id"]
         lms.links.append(
             {
@@ -35,7 +37,8 @@ def test_learner_launches_from_the_platform_takes_the_quiz_and_the_score_arrives
         tool.locator(".question").first.wait_for()
         variant = Variant.objects.get(attempt__quiz=quiz)
         part = tool.locator(f"#part-{variant.pk}-bound")
-        part.locator(f"input[value='{correct_answers(variant)['bound'][0]}']").check()
+        right = correct_answers(variant)["bound"][0]
+        part.locator(f"input[value='{option_token(variant, 'bound', right)}']").check()
         part.get_by_role("button", name="Check").click()
         part.locator(".feedback.correct").wait_for()
         tool.get_by_role("button", name="Submit attempt").click()

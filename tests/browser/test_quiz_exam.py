@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from quizzes.models import SavedAnswer, Variant
-from quizzes.services.questions import correct_answers
+from quizzes.services.questions import correct_answers, option_token
 from tests.browser.conftest import log_in, screenshot
 from tests.factories import OFFERING, PASSWORD, CourseFactory, EnrollmentFactory, make_quiz
 
@@ -38,7 +38,9 @@ def test_exam_autosaves_survives_reload_and_grades_at_submission(page):
     part.get_by_label("Your answer").type(answer, delay=15)
     part.locator(".save-status.saved").wait_for()
     choice = page.locator(f"#part-{bound.pk}-bound")
-    choice.locator(f"input[value='{correct_answers(bound)['bound'][0]}']").check()
+    choice.locator(
+        f"input[value='{option_token(bound, 'bound', correct_answers(bound)['bound'][0])}']"
+    ).check()
     choice.locator(".save-status.saved").wait_for()
     saved = SavedAnswer.objects.get(variant=decode)
     assert saved.raw == answer

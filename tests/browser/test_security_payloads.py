@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from quizzes.models import Variant
-from quizzes.services.questions import common_error_values
+from quizzes.services.questions import common_error_values, option_token
 from tests.browser.conftest import log_in, screenshot
 from tests.factories import (
     OFFERING,
@@ -19,6 +19,8 @@ from tests.factories import (
     QuestionTemplateFactory,
     QuizFactory,
     QuizItemFactory,
+    UserFactory,
+    site_role,
 )
 from tests.security.hostile import hostile_chapter, hostile_source
 
@@ -39,8 +41,10 @@ def site():
     QuizItemFactory(quiz=quiz, template=template, position=1)
     people = {
         role: EnrollmentFactory(course=course, role=role, user__username=role).user
-        for role in ("student", "instructor", "author")
+        for role in ("student", "instructor")
     }
+    people["author"] = UserFactory(username="author")
+    site_role(people["author"], "author")  # the bank is the site's authors'
     return quiz, people
 
 
@@ -111,7 +115,7 @@ def test_hostile_template_taken_and_reviewed_fires_nothing(page, browser, live_s
     numeric.get_by_role("button", name="Check").click()
     numeric.locator(".feedback").first.wait_for()
     choice = page.locator(f"#part-{variant.pk}-pick")
-    choice.locator("input[value='no']").check()
+    choice.locator(f"input[value='{option_token(variant, 'pick', 'no')}']").check()
     choice.get_by_role("button", name="Check").click()
     choice.locator(".feedback").first.wait_for()
     page.wait_for_load_state("networkidle")

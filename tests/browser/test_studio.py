@@ -16,7 +16,15 @@ from quizzes.models import QuestionTemplate, Quiz, Variant
 from quizzes.services import authoring
 from quizzes.services.bank import read_bank, sync_bank
 from tests.browser.conftest import log_in, screenshot
-from tests.factories import PASSWORD, ChapterFactory, CourseFactory, EnrollmentFactory, offering_of
+from tests.factories import (
+    PASSWORD,
+    ChapterFactory,
+    CourseFactory,
+    EnrollmentFactory,
+    UserFactory,
+    offering_of,
+    site_role,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -32,8 +40,10 @@ def people():
     )
     # The shipped bank, so the list reads as it will for a real author.
     sync_bank(bank=read_bank(), course=course)
-    author = EnrollmentFactory(course=course, role="author", user__username="ren").user
+    author = UserFactory(username="ren")
+    site_role(author, "author")  # the bank is the site's authors'
     student = EnrollmentFactory(course=course, role="student", user__username="ada").user
+    EnrollmentFactory(course=course, role="instructor", user__username="iris")
     return author, student
 
 
@@ -146,15 +156,18 @@ def test_author_writes_validates_publishes_and_a_student_gets_it(page, people, s
     page.goto("/studio/")
     assert page.locator("#template-table").get_by_text(SLUG).is_visible()
 
-    # Add it to a quiz.
+    page.goto("/studio/?chapter=inference")
+    screenshot(page, "studio-list")
+
+    # The offering's instructor adds it to one of its quizzes.
+    page.context.clear_cookies()
+    log_in(page, "iris", PASSWORD)
     page.get_by_role("link", name="Quizzes").first.click()
     page.get_by_role("link", name="Studio quiz").click()
     page.get_by_label("Template", exact=True).select_option(SLUG)
     page.get_by_label("Points").fill("2")
     page.get_by_role("button", name="Add to quiz").click()
     assert "as question 1" in page.locator(".messages").inner_text()
-    page.goto("/studio/?chapter=inference")
-    screenshot(page, "studio-list")
 
     # The student now gets the new question, generated from version 2.
     page.context.clear_cookies()

@@ -3,8 +3,9 @@
 A capacity verdict typed into prose goes stale the moment a catalog figure is corrected (the book
 once said Llama-3-70B in bf16 misses one H200 "by a hair"; on the device-reported capacity it fits).
 So a sentence that judges whether something fits must get the verdict from a live expression
-(``memory_fits``, ``min_gpus`` and their kin), and those expressions must agree with a fit computed
-here from the reported capacity.
+(``fits``, ``min_gpus`` and their kin), and those expressions must agree with a fit computed
+here from the usable memory at the level the expression states (a serving engine's budget by
+default; see docs/physics.md, "Usable memory").
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ CHAPTERS = sorted(BOOK.glob("*.md"))
 # from an SM's registers and shared memory.
 FIT_FUNCTIONS = frozenset(
     {
+        "fits",
+        "spare_memory_bytes",
+        "usable_memory_bytes",
         "memory_fits",
         "min_gpus",
         "gpus_needed",
@@ -149,7 +153,7 @@ def _live_fit_calls():
     for path in CHAPTERS:
         body = split_front_matter(path.read_text()).body
         for span in scan_live(body):
-            for call in _calls(span.expr, {"memory_fits", "min_gpus"}):
+            for call in _calls(span.expr, {"memory_fits", "fits", "min_gpus"}):
                 yield path.name, span.line, span.expr, call
 
 
@@ -157,14 +161,30 @@ def _arg(expr: str, node: ast.AST):
     return evaluate(ast.get_source_segment(expr, node))
 
 
+# Recomputed here, not by the module: the driver's total; the runtime's total less PyTorch's
+# CUDA context (287,047,680 B, pytorch/pytorch#86509); vLLM's default 0.9 of the runtime's total.
+CONTEXT_BYTES = 287_047_680
+
+
+def _usable(part, level: str, utilization: float) -> float:
+    runtime = part.memory_runtime_bytes or part.memory_bytes
+    reserve = CONTEXT_BYTES if part.kind == "gpu" else 0
+    return {
+        "driver": part.memory_bytes,
+        "framework": runtime - reserve,
+        "serving": min(utilization * runtime, runtime - reserve),
+    }[level]
+
+
 def _expected(call: ast.Call, expr: str):
-    """The verdict recomputed here from the device-reported capacity, not by the module."""
+    """The verdict recomputed here from the usable memory at the call's level (serving unless
+    the call names another), not by the module."""
     args = [_arg(expr, a) for a in call.args]
     kwargs = {k.arg: _arg(expr, k.value) for k in call.keywords}
     needed, part = args[0], physics.accelerator(args[1])
-    devices = args[2] if len(args) > 2 else kwargs.get("devices", 1)
-    capacity = part.memory_bytes
-    if call.func.id == "memory_fits":
+    devices = args[2] if len(args) > 2 else kwargs.get("devices", kwargs.get("gpus", 1))
+    capacity = _usable(part, kwargs.get("level", "serving"), kwargs.get("utilization", 0.9))
+    if call.func.id in ("memory_fits", "fits"):
         return needed <= capacity * devices
     return max(1, math.ceil(needed / capacity))
 

@@ -18,6 +18,7 @@ from content.physics import (
     model_flops_per_token,
     prefill_time,
     price,
+    usable_memory_bytes,
     weights_bytes,
 )
 from courseware.calculator import gpu_group, napkin
@@ -157,14 +158,16 @@ def test_the_page_says_how_many_gpus_a_model_that_does_not_fit_needs(client):
     needed = min_gpus(
         weights_bytes("llama-2-70b", "fp16") + kv_cache_bytes("llama-2-70b", 4096, "fp16"), "H100"
     )
-    assert f"Does not fit on 1 GPU: needs at least {needed}</p>" in html
+    within = "within a serving engine&#x27;s budget"
+    assert f"Does not fit on 1 GPU {within}: needs at least {needed}</p>" in html
 
 
 def test_headline_says_fewer_devices_would_do_when_more_were_chosen():
     result = napkin(**{**INPUTS, "gpus": 2})
     assert result.min_gpus == 1
-    assert result.headline == "Fits on the 2 GPUs you chose; 1 would do"
-    assert napkin(**INPUTS).headline == "Fits on 1 GPU"
+    within = "within a serving engine's budget"
+    assert result.headline == f"Fits on the 2 GPUs you chose {within}; 1 would do"
+    assert napkin(**INPUTS).headline == f"Fits on 1 GPU {within}"
 
 
 def test_a_cpu_is_counted_as_cpus_not_gpus():
@@ -207,30 +210,42 @@ def test_the_page_shows_the_warnings_and_calls_cpus_devices(client):
     assert "per GPU-hour" not in html and "GPUs that hold" not in html
 
 
-def test_capacity_is_the_reported_figure_beside_the_label_with_one_note():
+def test_capacity_is_the_serving_budget_beside_the_drivers_total_and_the_label():
     result = napkin(**{**INPUTS, "model_name": "llama-3-70b", "accelerator_name": "H200"})
     capacity = result.figure("capacity")
     h200 = accelerator("H200")
-    assert capacity.value == h200.memory_bytes == 143771 * 2**20
-    assert capacity.display == "151 GB (datasheet: 141 GB)"
+    # vLLM's 0.9 of the 143,156 MiB the CUDA runtime reports: 135.1 GB.
+    assert capacity.value == usable_memory_bytes(h200) == 0.9 * 143156 * 2**20
+    assert capacity.display == "135 GB (driver: 151 GB; datasheet: 141 GB)"
     assert "143,771 MiB" in capacity.note and "141 GB" in capacity.note
-    # 141.1 GB of bf16 weights plus the cache: more than the label, less than the reported 150.8.
-    assert weights_bytes("llama-3-70b", "bf16") > h200.memory_label_bytes
-    assert result.fits
+    assert "90%" in capacity.note
+    # 141.1 GB of bf16 weights: more than the label and the serving budget, less than the
+    # driver's 150.8 GB: it fits on paper, not in a vLLM server at its defaults (review 00-M2).
+    assert weights_bytes("llama-3-70b", "bf16") > capacity.value
+    assert not result.fits and result.min_gpus == 2
+    assert "serving engine's budget" in result.headline
+    on_paper = napkin(
+        **{**INPUTS, "model_name": "llama-3-70b", "accelerator_name": "H200", "batch": 1},
+        level="driver",
+    )
+    assert on_paper.fits and "driver's total" in on_paper.headline
+    assert on_paper.figure("capacity").value == h200.memory_bytes
 
 
-def test_capacity_of_several_gpus_scales_both_figures():
+def test_capacity_of_several_gpus_scales_every_figure():
     result = napkin(**{**INPUTS, "gpus": 2})
-    assert result.figure("capacity").value == 2 * accelerator("H100").memory_bytes
-    assert result.figure("capacity").display == "171 GB (datasheet: 160 GB)"
+    assert result.figure("capacity").value == 2 * usable_memory_bytes("H100")
+    assert result.figure("capacity").display == "153 GB (driver: 171 GB; datasheet: 160 GB)"
     assert gpu_group("H100", 2).memory_label_bytes == 160e9
 
 
 def test_a_part_without_a_published_reported_figure_says_so():
-    result = napkin(**{**INPUTS, "accelerator_name": "H100 PCIe"})
+    result = napkin(**{**INPUTS, "accelerator_name": "H100 PCIe"}, level="driver")
     capacity = result.figure("capacity")
     assert capacity.display == "80 GB"
     assert "No device-reported capacity is published" in capacity.note
+    served = napkin(**{**INPUTS, "accelerator_name": "H100 PCIe"}).figure("capacity")
+    assert "no runtime total is published" in served.note
 
 
 @pytest.mark.django_db
@@ -238,4 +253,22 @@ def test_the_page_explains_the_capacity_difference_once(client):
     html = client.get(URL, {"gpus": "2"}).content.decode()
     assert html.count("memory is built in binary sizes") == 1
     assert "81,559 MiB = 85.52 GB per GPU" in html
-    assert "171 GB (datasheet: 160 GB)" in html
+    assert "153 GB (driver: 171 GB; datasheet: 160 GB)" in html
+
+
+@pytest.mark.django_db
+def test_the_page_judges_the_fit_at_the_level_chosen(client):
+    query = {"model": "llama-3-70b", "weight_dtype": "bf16", "kv_dtype": "bf16"}
+    query |= {"accelerator": "h200", "batch": "1", "context": "1024", "prompt": "16"}
+    served = client.get(URL, query).content.decode()
+    assert "Does not fit on 1 GPU within a serving engine&#x27;s budget" in served
+    driver = client.get(URL, {**query, "level": "driver"}).content.decode()
+    assert "Fits on 1 GPU within the driver&#x27;s total" in driver
+
+
+@pytest.mark.django_db
+def test_an_unknown_memory_level_is_a_message_not_an_error(client):
+    response = client.get(URL, {"level": "nvidia-smi'; drop table"})
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Memory counted" in html and 'class="feedback invalid"' in html

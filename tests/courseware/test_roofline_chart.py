@@ -156,3 +156,18 @@ def test_the_kernel_table_is_sorted_by_intensity(client):
 def test_square_matmuls_are_labelled_as_one_series_on_the_chart():
     svg = roofline_svg("H100", "bf16")
     assert svg.count(">matmul n=") == 1 and ">n=1024<" in svg and ">n=16384<" in svg
+
+
+def test_the_fp32_lanes_and_the_l2_cache_are_drawn_as_lighter_lines():
+    # The review's 02-S3: elementwise kernels run under the lanes' lower ceiling, and a working
+    # set that fits in L2 sees a steeper slope.
+    chart = roofline("H100", "bf16")
+    assert chart.ceilings == (("fp32 lanes", 67e12),)
+    assert chart.slopes == (("L2", 10e12),)
+    svg = roofline_svg("H100", "bf16")
+    assert 'class="secondary-roof"' in svg
+    assert "fp32 lanes: 67 TFLOP/s" in svg and "L2: 10 TB/s (measured)" in svg
+    assert "A lower ceiling marks the fp32 lanes at 67 TFLOP/s." in svg
+    # In fp32 the lanes are the roof; a part without a measured L2 gets no slope.
+    assert roofline("H100", "fp32").ceilings == ()
+    assert roofline("A100", "bf16").slopes == ()

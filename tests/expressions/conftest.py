@@ -26,6 +26,18 @@ class FakeAccelerator:
 
 FakeAccelerator.__module__ = "content.physics.fake_catalog"
 
+
+@pytest.fixture(autouse=True)
+def _fake_method_limits(monkeypatch):
+    """The stand-in's methods declare their limits, as the real catalog's do
+    (content/limits.py): an undeclared method is refused."""
+    from content.expressions import namespace
+    from content.expressions.limits import Limits, Text
+
+    monkeypatch.setitem(namespace._METHOD_LIMITS, "FakeAccelerator.peak", Limits(dtype=Text(16)))
+    monkeypatch.setitem(namespace._METHOD_LIMITS, "FakeAccelerator.citations", Limits())
+
+
 CATALOG = {
     "h100": FakeAccelerator("H100 SXM", 3.35e12, {"bf16": 989.4e12}, ("nvidia-h100",)),
     "a100": FakeAccelerator("A100 SXM", 2.039e12, {"bf16": 312e12}, ("nvidia-a100",)),

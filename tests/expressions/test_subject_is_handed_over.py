@@ -7,6 +7,7 @@ import pytest
 
 from content import subject
 from content.expressions import configure_subject, default_namespace, evaluate, render_live
+from content.expressions.limits import Limits, Number
 
 
 @pytest.fixture
@@ -17,6 +18,7 @@ def another_subject():
         format_number=lambda value, sig=3: f"<{value}>",
         format_quantity=lambda value, unit, **kw: f"<{value} {unit}>",
         check_unit=None,
+        limits={"double": Limits(x=Number(-1e6, 1e6))},
     )
     yield
     subject.configure()

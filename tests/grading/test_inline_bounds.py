@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -17,13 +18,27 @@ import pytest
 from quizzes.grading import grade_symbolic
 
 GENEROUS = 30.0
+# Burns 0.1 s of this thread's CPU time: a box counts CPU time on a thread (the wall clock on
+# the main thread), so a sleep would never make one expire.
+SPIN_SOURCE = (
+    "import time\n_end = time.thread_time() + 0.1\nwhile time.thread_time() < _end:\n    pass"
+)
+
+
+def spin(seconds: float) -> None:
+    """Pass `seconds` of this thread's CPU time without calling any Python function (no trace
+    event): the deadline of a box passes, on a thread or on the main thread."""
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
 
 
 def grade_in_thread(response, expected, variables=("n",)):
     box = {}
+    variables = variables if isinstance(variables, dict) else list(variables)
 
     def run():
-        box["grade"] = grade_symbolic(response, expected, variables=list(variables))
+        box["grade"] = grade_symbolic(response, expected, variables=variables)
 
     worker = threading.Thread(target=run, daemon=True)
     worker.start()
@@ -72,6 +87,33 @@ def test_large_but_evaluable_formulas_are_still_graded(response, status):
     assert grade_in_thread(response, "2*n + 1").status == status
 
 
+# Sampling now reaches 10^400 (and 10^-12) where a formula's growth allows it, and a min's or
+# max's threshold wherever it is: none of that may make a comparison slow or crash, and where
+# precision runs out (exp(n) + 1 at n = 10^30) the point is skipped, not misjudged.
+LARGE = [
+    ("n^n", "n^n + 1", ["n"], "incorrect"),
+    ("exp(n)", "exp(n) + 1", ["n"], "incorrect"),
+    ("exp(exp(n))", "exp(exp(n)) + 1", ["n"], "incorrect"),
+    ("n!", "(n + 1)!/(n + 1)", {"n": "positive integer"}, "correct"),
+    ("tan(10^30 n)", "sin(10^30 n)/cos(10^30 n)", ["n"], "correct"),
+    ("min(n, 10^400)", "n", ["n"], "incorrect"),
+    ("floor(n/10^399)", "0", {"n": "positive integer"}, "incorrect"),
+    ("(n + 10^399)^1000", "n", ["n"], "incorrect"),
+    ("log(log(n))", "log(log(n)) + 1/10^30", ["n"], "incorrect"),
+    ("1/n", "1/n + 10^-12", ["n"], "incorrect"),
+    ("exp(1/n)", "exp(1/n) (1 + 10^-40)", ["n"], "incorrect"),
+    ("n^(n^2)", "n^(n^2) n/n", ["n"], "correct"),
+    ("x^999 + 1", "2 (x^999 + 1)/2", {"x": "real"}, "correct"),
+    ("floor(x^3)", "floor(x)^3", {"x": "real"}, "incorrect"),
+    ("sqrt(n^2 + 1) - n", "1/(sqrt(n^2 + 1) + n)", ["n"], "correct"),
+]
+
+
+@pytest.mark.parametrize(("response", "expected", "variables", "status"), LARGE)
+def test_huge_sampled_magnitudes_are_graded_without_a_crash(response, expected, variables, status):
+    assert grade_in_thread(response, expected, variables).status == status
+
+
 def test_the_time_box_works_on_a_thread_without_signals():
     import time
 
@@ -104,7 +146,6 @@ def test_an_expired_box_raises_past_finalizers_and_is_not_lost():
     where nobody can catch it; Python then unset the trace function, so the box was lost and
     the computation ran on. The box now raises at the next ordinary call.
     """
-    import time
 
     import sympy
 
@@ -126,7 +167,7 @@ def test_an_expired_box_raises_past_finalizers_and_is_not_lost():
                 numbers = iter(sympy.preorder_traversal(sympy.Symbol("x") + 1))
                 next(numbers)  # a generator of sympy's own, where a box may raise
                 holder = Holder()
-                time.sleep(0.1)  # a C call: no trace event, the deadline passes
+                spin(0.1)  # no trace event of sympy's: the deadline passes
                 del numbers  # the generator is closed now, after the deadline
                 del holder  # and __del__ runs, calling an ordinary function
                 outcome["went on"] = True
@@ -156,7 +197,7 @@ def test_an_expired_box_lets_an_import_finish_and_raises_after_it(tmp_path, monk
     from quizzes.grading.timebox import TimeBoxExpired, time_box
 
     (tmp_path / "slow_to_import.py").write_text(
-        "import time\nimport sympy\ntime.sleep(0.1)\nVALUE = int(sympy.Integer(2) + 1)\n"
+        f"import sympy\n{SPIN_SOURCE}\nVALUE = int(sympy.Integer(2) + 1)\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     outcome = {}
@@ -186,7 +227,7 @@ def test_the_signal_box_raises_after_an_import_too(tmp_path, monkeypatch):
     from quizzes.grading.timebox import TimeBoxExpired, time_box
 
     (tmp_path / "slow_on_main.py").write_text(
-        "import time\nimport sympy\ntime.sleep(0.1)\nVALUE = int(sympy.Integer(2) + 1)\n"
+        f"import sympy\n{SPIN_SOURCE}\nVALUE = int(sympy.Integer(2) + 1)\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     import sympy
@@ -214,7 +255,6 @@ def test_a_box_expiring_inside_a_settings_block_leaves_the_settings_as_they_were
     """The reviewer's finding: a box that expired under `mpmath.workdps(60)` or
     `sympy.evaluate(False)` raised in the `__exit__` that restores them, and left mpmath's
     precision at 60 digits for the process, or sympy unevaluating for the thread."""
-    import time
 
     import mpmath
     import sympy
@@ -229,7 +269,7 @@ def test_a_box_expiring_inside_a_settings_block_leaves_the_settings_as_they_were
         try:
             with time_box(0.05):
                 with block:
-                    time.sleep(0.1)  # the deadline passes inside; the next call is __exit__'s
+                    spin(0.1)  # the deadline passes inside; the next call is __exit__'s
                 for _ in range(100_000):
                     sympy.Integer(1) + 1
         except TimeBoxExpired:

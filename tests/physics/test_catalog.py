@@ -261,7 +261,25 @@ def test_fp32_max_matches_the_platform_float32():
 def test_parameter_counts_follow_from_the_architecture(mdl):
     assert count_params(mdl) == mdl.params
     assert count_params(mdl, active=True) == mdl.active_params
-    assert mdl.head_dim * mdl.n_heads == mdl.d_model
+    if mdl.kv_lora_rank is None:
+        # Latent attention decompresses to heads wider than the model (DeepSeek: 128 x 128).
+        assert mdl.head_dim * mdl.n_heads == mdl.d_model
+
+
+def test_deepseek_v3_counts_match_its_report_and_its_cache_is_the_latent():
+    # 671B total and 37B activated (arXiv:2412.19437, the multi-token-prediction module excluded).
+    v3 = model("DeepSeek-V3")
+    assert math.isclose(v3.params, 671e9, rel_tol=1e-3)
+    assert math.isclose(v3.active_params, 37e9, rel_tol=0.02)
+    # One 512-wide latent and a 64-wide rotary key per layer: 61 x 576 x 2 B = 70,272 B per token.
+    assert (v3.kv_lora_rank, v3.qk_rope_head_dim, v3.layers) == (512, 64, 61)
+    assert v3.experts == 256 and v3.experts_per_token == 8 and v3.shared_experts == 1
+    assert v3.sources["kv_lora_rank"] == "hf-deepseek-v3"
+
+
+def test_mistral_7b_records_its_sliding_window():
+    assert model("mistral-7b").sliding_window == 4096
+    assert model("llama-2-7b").sliding_window is None
 
 
 def test_required_models_exist_and_mixtral_is_sparse():

@@ -8,6 +8,16 @@ from content.physics import explain, explainable, weights_bytes
 CALLS = [
     ("memory_fits", (141e9, "H200"), {}),
     ("memory_fits", (160e9, "H100"), {"devices": 1}),
+    ("memory_fits", (160e9, "H100"), {"devices": 2, "level": "framework"}),
+    ("fits", (160e9, "H100"), {"gpus": 3}),
+    ("usable_memory_bytes", ("H200",), {}),
+    ("usable_memory_bytes", ("H200", "framework"), {}),
+    ("usable_memory_bytes", ("TPU v5e", "driver"), {}),
+    ("min_gpus", (400e9, "B200"), {"level": "framework"}),
+    ("spare_memory_bytes", (141e9, "H200"), {"level": "driver"}),
+    ("kv_cache_bytes", ("deepseek-v3", 4096, "bf16"), {}),
+    ("kv_cache_bytes", ("mistral-7b", 8192, "bf16"), {"window": True}),
+    ("gpus_needed", ("llama-2-70b", "H100", "fp16"), {"context": 4096, "batch": 8}),
     ("peak_flops_from_clock", (132, 4096, 1.83e9), {}),
     ("occupancy", ("H100", 256, 64), {}),
     ("occupancy", ("A100", 128, 32), {"shared_bytes_per_block": 48 * 1024}),
@@ -44,11 +54,18 @@ def test_every_new_function_is_exported_and_explainable():
     assert "Occupancy" in physics.__all__
 
 
-def test_fits_working_names_the_reported_capacity():
-    steps = explain("memory_fits", weights_bytes("llama-3-70b", "bf16"), "H200").steps
-    assert "as the device reports it" in steps[0].label
-    assert steps[-1].result == "fits"
-    assert explain("memory_fits", 10e9, "H100 PCIe").steps[0].label.count("datasheet label") == 1
+def test_fits_working_names_the_level_it_judges_at():
+    weights = weights_bytes("llama-3-70b", "bf16")
+    driver = explain("memory_fits", weights, "H200", level="driver").steps
+    assert "as the driver reports it" in driver[0].label
+    assert driver[-1].result == "fits"
+    serving = explain("memory_fits", weights, "H200").steps
+    assert serving[0].label == "Total the CUDA runtime reports"
+    assert "serving engine's budget" in serving[1].label
+    assert serving[-1].result == "does not fit"
+    pcie = explain("memory_fits", 10e9, "H100 PCIe", level="driver").steps[0].label
+    assert pcie.count("datasheet label") == 1
+    assert "none published" in explain("fits", 10e9, "H100 PCIe").steps[0].label
 
 
 def test_occupancy_working_ends_with_the_fraction():
@@ -56,7 +73,10 @@ def test_occupancy_working_ends_with_the_fraction():
     assert last.result == "0.5 (32 of 64 warps)"
 
 
-def test_min_gpus_working_uses_the_reported_capacity():
-    step = explain("min_gpus", 160e9, "H100").steps[-1]
+def test_min_gpus_working_uses_the_usable_memory_of_its_level():
+    step = explain("min_gpus", 160e9, "H100", level="driver").steps[-1]
     assert "85.5 GB each" in step.label
     assert step.result == "2 GPUs"
+    step = explain("min_gpus", 160e9, "H100").steps[-1]
+    assert "76.5 GB each" in step.label and "serving engine" in step.label
+    assert step.result == "3 GPUs"

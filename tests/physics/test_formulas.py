@@ -100,8 +100,11 @@ def test_a_70b_model_in_fp16_needs_two_80_gb_gpus():
 
 def test_kv_cache_can_add_a_gpu():
     # 137.95 GB weights + 327,680 B/token x 4096 tokens x 32 sequences = 42.9 GB: 180.9 GB.
-    assert gpus_needed("llama-2-70b", "H100", "fp16", context=4096, batch=32) == 3
-    assert gpus_needed("llama-2-70b", "H100", "fp16", context=4096, batch=32, kv_dt="fp8") == 2
+    need = dict(context=4096, batch=32)
+    assert gpus_needed("llama-2-70b", "H100", "fp16", **need, level="driver") == 3
+    assert gpus_needed("llama-2-70b", "H100", "fp16", **need, kv_dt="fp8", level="driver") == 2
+    # 159.4 GB with the cache in fp8: two H100s by the driver's count, three at vLLM's budget.
+    assert gpus_needed("llama-2-70b", "H100", "fp16", **need, kv_dt="fp8") == 3
 
 
 def test_time_per_token_floor_of_a_7b_model_on_an_h100():
@@ -172,9 +175,11 @@ def test_prefill_is_compute_bound_for_long_prompts():
 def test_min_gpus_rounds_up_whole_devices():
     # Whole devices of the reported capacity: 81,559 MiB = 85,520,809,984 B per H100.
     reported = 81559 * 2**20
-    assert min_gpus(2 * reported, "H100") == 2
-    assert min_gpus(2 * reported + 1e6, "H100") == 3
-    assert min_gpus(160e9 + 1e6, "H100") == 2  # two "80 GB" labels, but 171 GB reported
+    assert min_gpus(2 * reported, "H100", level="driver") == 2
+    assert min_gpus(2 * reported + 1e6, "H100", level="driver") == 3
+    # Two "80 GB" labels; 171 GB by the driver's count, 153 GB of vLLM budget.
+    assert min_gpus(160e9 + 1e6, "H100", level="driver") == 2
+    assert min_gpus(160e9 + 1e6, "H100") == 3
     assert min_gpus(1, "H100") == 1
 
 

@@ -138,7 +138,7 @@ def test_an_on_chip_bandwidth_correction_leaves_an_old_hierarchical_variant_alon
 
 def test_the_h100_hierarchy_keeps_every_figure_and_its_source():
     levels = memory_hierarchy("H100")
-    assert [lv.bandwidth for lv in levels] == [None, 132 * 128 * 1.98e9, 10e12, 3.35e12, 63e9]
+    assert [lv.bandwidth for lv in levels] == [None, 132 * 128 * 1.83e9, 10e12, 3.35e12, 63e9]
     assert [lv.latency for lv in levels] == [None, 16e-9, 142e-9, 350e-9, None]
     assert levels[3].size_bytes == accelerator("H100").memory_bytes  # one home: the entry
     assert levels[4].size_bytes == 2e12

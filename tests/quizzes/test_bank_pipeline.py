@@ -37,7 +37,15 @@ def gate_runs(monkeypatch):
             )
         return report
 
-    monkeypatch.setattr(gate.engine, "validate_template", fake)
+    real = gate.sandbox.run_limited
+
+    # The gate hands its validation to the sandbox's process; the fake answers in this one.
+    def run(function, /, seconds, **kwargs):
+        if function is validate.validate_template:
+            return fake(kwargs.pop("template"), kwargs.pop("seeds"), **kwargs)
+        return real(function, seconds, **kwargs)
+
+    monkeypatch.setattr(gate.sandbox, "run_limited", run)
     runs.fail = failing.add
     return runs
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import content
-from content.physics import accelerator, link, ridge_point
+from content.physics import accelerator, link, ridge_point, usable_memory_bytes
 from quizzes.engine import generate_variant, load_template_file, render_prompt, render_solution
 from quizzes.engine.namespace import names_for
 from quizzes.engine.render import render_text
@@ -124,13 +124,15 @@ def test_r3_3_5_data_parallel_feedback_does_not_say_70b_never_fits():
 @pytest.mark.parametrize(
     ("slug", "fill"),
     [
+        # Fits are judged against what a serving engine may use of each GPU (issue 29), so the
+        # knife edge is a whole number of serving budgets.
         (
             "gpus-for-weights-and-kv",
-            lambda v: (v.params["w"] + v.params["kv"]) / v.params["acc"].memory_bytes,
+            lambda v: (v.params["w"] + v.params["kv"]) / usable_memory_bytes(v.params["acc"]),
         ),
         (
             "kv-cache-fits",
-            lambda v: v.answers["total"] / v.params["acc"].memory_bytes,
+            lambda v: v.answers["total"] / usable_memory_bytes(v.params["acc"]),
         ),
     ],
 )
@@ -159,4 +161,7 @@ def test_r3_4_the_kv_cache_fits_example_gives_what_the_total_and_the_count_need(
     t, vs = variants("kv-cache-fits", range(10))
     for v in vs:
         prompt = render_prompt(t, v)
-        assert "billion parameters" in prompt and "reporting" in prompt
+        # The parameters, and the memory a serving engine may use of each GPU (the level the
+        # count is judged at), with where that figure comes from.
+        assert "billion parameters" in prompt and "The serving engine may use" in prompt
+        assert "what the GPU reports to programs" in prompt

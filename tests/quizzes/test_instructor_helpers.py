@@ -22,10 +22,11 @@ EXAMPLES = ("decode-step-memory-floor", "kv-cache-fits", "kernel-time-roofline")
 
 
 def make_quiz(course, examples=EXAMPLES, points=None, **fields):
+    """A quiz in `course`'s default offering (or in `course`, an offering)."""
     quiz = QuizFactory(course=course, **fields)
     items = []
     for position, slug in enumerate(examples, start=1):
-        template = QuestionTemplateFactory(course=course, example=slug)
+        template = QuestionTemplateFactory(course=quiz.offering.course, example=slug)
         items.append(
             QuizItemFactory(
                 quiz=quiz,

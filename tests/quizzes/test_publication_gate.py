@@ -22,13 +22,15 @@ pytestmark = pytest.mark.django_db
 def seeds_used(settings, monkeypatch):
     settings.QUIZ_PUBLICATION_SEEDS = 7
     seen: list[int] = []
-    real = validate.validate_template
+    real = gate.sandbox.run_limited
 
-    def spy(template, seeds, **kwargs):
-        seen.append(seeds)
-        return real(template, seeds, **kwargs)
+    # The gate validates in the sandbox's process: the spy sits where the parent hands it over.
+    def spy(function, /, seconds, **kwargs):
+        if function is validate.validate_template:
+            seen.append(kwargs["seeds"])
+        return real(function, seconds, **kwargs)
 
-    monkeypatch.setattr(gate.engine, "validate_template", spy)
+    monkeypatch.setattr(gate.sandbox, "run_limited", spy)
     return seen
 
 

@@ -212,9 +212,10 @@ def test_the_worker_command_starts_the_sweep(monkeypatch, database_tasks):
     from quizzes.management.commands import worker
 
     ran = []
-    monkeypatch.setattr(worker, "call_command", lambda *a, **kw: ran.append((a, kw)))
+    monkeypatch.setattr(worker.ResilientWorker, "configure_signals", lambda self: None)
+    monkeypatch.setattr(worker.ResilientWorker, "run", lambda self: ran.append(self))
     call_command("worker", verbosity=0)
-    assert ran[0][0] == ("db_worker",) and ran[0][1]["queue_name"] == "*"
+    assert ran[0].process_all_queues and not ran[0].batch
     assert DBTaskResult.objects.filter(task_path__endswith="close_expired_exams").count() == 1
 
 

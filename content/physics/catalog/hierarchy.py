@@ -72,14 +72,17 @@ class MeasuredLevel:
         return cite(self)
 
 
-# Latencies are pointer-chase measurements: ~32 cycles (L1), ~280 (L2), ~690 (HBM) at 1.98 GHz.
-# L1 bandwidth is derived: 132 SMs x 128 B/clock x 1.98 GHz.
+# Latencies are RRZE's pointer-chase measurements on a GH200 (gpu-latency/gh200.txt), the same
+# GH100 die as the H100 SXM with HBM3 of its own: ~32 cycles (L1), ~280 (L2), ~690 (HBM) at the
+# GH200's 1.98 GHz.  No H100 SXM pointer chase is published; read them as the SXM part's.
+# L1 bandwidth is derived: 132 SMs x 128 B/clock x 1.83 GHz, the clock NVIDIA's peaks use
+# (33.5 TB/s at the 1.98 GHz maximum boost clock).
 _MEASURED = (
     MeasuredLevel("h100-sxm", "registers", size_bytes=65536 * 4, sources={"size_bytes": "sb-gpus"}),
     MeasuredLevel(
         "h100-sxm",
         "l1",
-        bandwidth=132 * 128 * 1.98e9,
+        bandwidth=132 * 128 * 1.83e9,
         latency=16e-9,
         sources={"bandwidth": "rrze-gpu-benches", "latency": "rrze-gpu-benches"},
     ),

@@ -422,6 +422,157 @@ _SOURCES = (
         "https://mistral.ai/news/mixtral-of-experts/",
         True,
     ),
+    # Usable memory: what the runtime reports, what it holds back, what a server budgets.
+    _s(
+        "thamada-devicequery",
+        "thamada/nvidia-smi: CUDA deviceQuery logs, 'Total amount of global memory' (H100 SXM "
+        "85,045,477,376 B; A100 SXM4 80 GB 85,100,068,864 B; L4 23,570,219,008 B)",
+        _GH + "thamada/nvidia-smi",
+        True,
+    ),
+    _s(
+        "achatbot-modal-logs",
+        "ai-bot-pro/achatbot deploy/modal/src/llm/vllm/vlm/skywork_r1v.py: PyTorch device "
+        "properties on Modal (H200 total_memory=143156MB, B200 total_memory=182642MB)",
+        _GH + "ai-bot-pro/achatbot/blob/main/deploy/modal/src/llm/vllm/vlm/skywork_r1v.py",
+        True,
+    ),
+    _s(
+        "pytorch-pr-86509",
+        "pytorch/pytorch PR #86509: CUDA_MODULE_LOADING=LAZY by default; the CUDA context of a "
+        "PyTorch process takes 287,047,680 B lazily loaded against 666,632,192 B eagerly",
+        _GH + "pytorch/pytorch/pull/86509",
+        True,
+    ),
+    _s(
+        "vllm-cache-config",
+        "vLLM CacheConfig.gpu_memory_utilization: 'the fraction of GPU memory to be used for the "
+        "model executor', default 0.9 (0.92 in the newest releases)",
+        _GH + "vllm-project/vllm/blob/main/vllm/config/cache.py",
+        True,
+    ),
+    _s(
+        "vllm-gpu-worker",
+        "vLLM v1 GPU worker: requested_memory = total_memory x gpu_memory_utilization; weights, "
+        "activations, CUDA graphs and KV cache are budgeted inside it",
+        _GH + "vllm-project/vllm/blob/main/vllm/v1/worker/gpu_worker.py",
+        True,
+    ),
+    # Achieved fractions of peak: measured bandwidths and matmul rates.
+    _s(
+        "azure-ai-benchmarks",
+        "Azure AI benchmarking guide, results for ND A100 v4, ND H100 v5 and ND H200 v5: "
+        "cuBLASLt GEMM by size and HBM STREAM (copy, mul, add, triad, dot)",
+        _GH + "Azure/AI-benchmarking-guide/tree/main/Azure_Results",
+        True,
+    ),
+    _s(
+        "xla-matmul-table",
+        "OpenXLA GPU cost model, default matmul performance table for sm_90 (H100 SXM), bf16 "
+        "(third_party/xla/xla/service/gpu/model/matmul_interpolator_data.h)",
+        _GH + "tensorflow/tensorflow/blob/master/third_party/xla/xla/service/gpu/model/"
+        "matmul_interpolator_data.h",
+        True,
+    ),
+    _s(
+        "fast-cu",
+        "pranjalssh/fast.cu README: square bf16 matmul on an H100, cuBLAS 716 TFLOP/s at "
+        "n = 4096 and 795 TFLOP/s at n = 8192",
+        _GH + "pranjalssh/fast.cu",
+        True,
+    ),
+    # The overhead regime: launching kernels and graphs.
+    _s(
+        "hta-launch-stats",
+        "facebookresearch/HolisticTraceAnalysis, CUDA kernel launch statistics: 'the launch "
+        "time on the CPU side is between 5-20 microseconds'",
+        _GH + "facebookresearch/HolisticTraceAnalysis/blob/main/docs/source/features/"
+        "cuda_kernel_launch_stats.rst",
+        True,
+    ),
+    _s(
+        "ocannl-488",
+        "ahrefs/ocannl issue #488: measured launch costs (RTX 5070 Ti, CUDA 13.3): 6.4 us per "
+        "launch with its sync, 2.65 us to enqueue, a CUDA graph 15 us plus 0.58 us per node",
+        _GH + "ahrefs/ocannl/issues/488",
+        True,
+    ),
+    _s(
+        "llamacpp-6763",
+        "ggml-org/llama.cpp issue #6763 (NVIDIA): CUDA graphs take Llama-2-7B Q4_K_M on an "
+        "H100 PCIe from 143.35 to 163.83 tokens/s",
+        _GH + "ggml-org/llama.cpp/issues/6763",
+        True,
+    ),
+    _s(
+        "cudalibrarysamples-57",
+        "NVIDIA/CUDALibrarySamples issue #57: 2:4 sparse (cuSPARSELt) against dense (CUTLASS) "
+        "fp16 4096x4096x4096 on an A100, 0.5458 against 0.6080 ms",
+        _GH + "NVIDIA/CUDALibrarySamples/issues/57",
+        True,
+    ),
+    _s(
+        "cudalibrarysamples-203",
+        "NVIDIA/CUDALibrarySamples issue #203: cuSPARSELt 8192x8192x8192 on an H100, about "
+        "1.20-1.22x over dense",
+        _GH + "NVIDIA/CUDALibrarySamples/issues/203",
+        True,
+    ),
+    _s(
+        "cudalibrarysamples-276",
+        "NVIDIA/CUDALibrarySamples issue #276: a 2:4-sparse Llama-2-7B decodes about 12% slower "
+        "than the dense model (RTX 4090)",
+        _GH + "NVIDIA/CUDALibrarySamples/issues/276",
+        True,
+    ),
+    _s(
+        "nvbandwidth-24",
+        "NVIDIA/nvbandwidth issue #24: host-device copies on an 8-GPU H100 server, 52.8 GB/s "
+        "device to host and 35.2 GB/s host to device (SM copies)",
+        _GH + "NVIDIA/nvbandwidth/issues/24",
+        True,
+    ),
+    _s(
+        "nvbandwidth-23",
+        "NVIDIA/nvbandwidth issue #23: GH200 host-to-device copy over NVLink-C2C, 346 GB/s "
+        "(copy engine)",
+        _GH + "NVIDIA/nvbandwidth/issues/23",
+        True,
+    ),
+    _s(
+        "gpt-fast",
+        "pytorch-labs/gpt-fast README: Llama-2-7B at batch 1 on an A100-80GB (power-limited to "
+        "330 W), 104.9 tokens/s and 1397 GB/s in bf16; peak bandwidth about 1700 GB/s",
+        _GH + "pytorch-labs/gpt-fast",
+        True,
+    ),
+    _s(
+        "pytorch-gpt-fast-blog",
+        "PyTorch blog, Accelerating Generative AI with PyTorch II: GPT, Fast (eager start "
+        "25.5 tokens/s, CPU-overhead bound)",
+        "https://pytorch.org/blog/accelerating-generative-ai-2/",
+        True,
+    ),
+    # Attention and the KV cache.
+    _s(
+        "hf-deepseek-v3",
+        "deepseek-ai/DeepSeek-V3 config.json",
+        _HF + "deepseek-ai/DeepSeek-V3/blob/main/config.json",
+        True,
+    ),
+    _s(
+        "deepseek-v3-report",
+        "DeepSeek-AI, DeepSeek-V3 Technical Report, arXiv:2412.19437 (671B total, 37B "
+        "activated; multi-head latent attention)",
+        "https://arxiv.org/abs/2412.19437",
+        True,
+    ),
+    _s(
+        "mistral-7b-paper",
+        "Jiang et al., Mistral 7B, arXiv:2310.06825 (sliding-window attention, W = 4096)",
+        "https://arxiv.org/abs/2310.06825",
+        True,
+    ),
     # Prices (dated snapshots).
     _s(
         "lambda-2026-09",

@@ -15,10 +15,12 @@ import content.physics.cost as _cost
 import content.physics.inference as _inference
 import content.physics.interconnect as _interconnect
 import content.physics.kernels as _kernels
+import content.physics.memory as _memory
 import content.physics.roofline as _roofline
 import content.physics.serving as _serving
 from content.physics.explain import inference as _explain_inference
 from content.physics.explain import kernels as _explain_kernels
+from content.physics.explain import memory as _explain_memory
 from content.physics.explain import roofline as _explain_roofline
 from content.physics.explain import serving as _explain_serving
 from content.physics.explain import transfer as _explain_transfer
@@ -29,8 +31,9 @@ from content.physics.explain._steps import Step
 class Explanation:
     """A titled sequence of steps ending in ``value`` (SI base of ``unit``).
 
-    ``value`` is the function's own return value: a number for most, a bool for ``memory_fits``
-    and an ``Occupancy`` record for ``occupancy`` (``unit`` then names its ``warps_per_sm``)."""
+    ``value`` is the function's own return value: a number for most, a bool for ``fits`` and
+    ``memory_fits`` and an ``Occupancy`` record for ``occupancy`` (``unit`` then names its
+    ``warps_per_sm``)."""
 
     title: str
     steps: tuple[Step, ...]
@@ -69,7 +72,6 @@ _register(
         ("decode_tokens_per_second", "tokens/s"),
         ("prefill_time", "s"),
         ("critical_batch_size", "sequences"),
-        ("min_gpus", "GPUs"),
         ("gpus_needed", "GPUs"),
         ("time_per_token_floor", "s"),
         ("energy_per_token", "J"),
@@ -95,7 +97,17 @@ _register(
         ("tile_intensity", "FLOP/B"),
     ),
 )
-_register(_inference, _explain_kernels, (("memory_fits", ""),))
+_register(
+    _memory,
+    _explain_memory,
+    (
+        ("usable_memory_bytes", "B"),
+        ("fits", ""),
+        ("memory_fits", ""),
+        ("min_gpus", "GPUs"),
+        ("spare_memory_bytes", "B"),
+    ),
+)
 _register(
     _serving,
     _explain_serving,

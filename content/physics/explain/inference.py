@@ -8,12 +8,13 @@ from content.physics.catalog.dtypes import dtype
 from content.physics.catalog.models import model
 from content.physics.explain._steps import Step
 from content.physics.explain._tex import frac, num, q, result
+from content.physics.explain.memory import min_gpus_step, usable_steps
 from content.physics.inference import (
     _compute_peak,
     _params,
     kv_cache_bytes_per_token,
+    kv_cache_tokens,
 )
-from content.physics.inference import min_gpus as _min_gpus
 
 
 def _weights_step(params, dt):
@@ -30,18 +31,30 @@ def _weights_step(params, dt):
     )
 
 
+def _kv_per_token_step(mdl, fmt, per_token):
+    if mdl.kv_lora_rank is not None:
+        return Step(
+            "KV cache per token: one latent and one rotary key per layer, shared by every head",
+            "c = L \\cdot (r_{kv} + d_{rope}) \\cdot b",
+            f"{mdl.layers} \\times ({mdl.kv_lora_rank} + {mdl.qk_rope_head_dim}) \\times "
+            f"{q(fmt.bytes, 'B')}",
+            result(per_token, "B"),
+        )
+    return Step(
+        "KV cache per token: keys and values, every layer and KV head",
+        "c = 2 \\cdot L \\cdot h_{kv} \\cdot d_{head} \\cdot b",
+        f"2 \\times {mdl.layers} \\times {mdl.n_kv_heads} \\times {mdl.head_dim} \\times "
+        f"{q(fmt.bytes, 'B')}",
+        result(per_token, "B"),
+    )
+
+
 def _kv_steps(m, tokens, dt, batch):
     mdl, fmt = model(m), dtype(dt)
     per_token = kv_cache_bytes_per_token(mdl, fmt)
     total = per_token * tokens * batch
     return total, [
-        Step(
-            "KV cache per token: keys and values, every layer and KV head",
-            "c = 2 \\cdot L \\cdot h_{kv} \\cdot d_{head} \\cdot b",
-            f"2 \\times {mdl.layers} \\times {mdl.n_kv_heads} \\times {mdl.head_dim} \\times "
-            f"{q(fmt.bytes, 'B')}",
-            result(per_token, "B"),
-        ),
+        _kv_per_token_step(mdl, fmt, per_token),
         Step(
             "KV cache of the batch",
             "C = c \\times T \\times \\text{batch}",
@@ -56,9 +69,21 @@ def weights_bytes(params, dt):
     return "Memory for the weights", [step]
 
 
-def kv_cache_bytes(m, tokens, dt, batch):
-    _, steps = _kv_steps(m, tokens, dt, batch)
-    return f"KV cache of {model(m).name} in {dtype(dt).name}", steps
+def kv_cache_bytes(m, tokens, dt, batch, window):
+    mdl = model(m)
+    held = kv_cache_tokens(mdl, tokens) if window else tokens
+    _, steps = _kv_steps(mdl, held, dt, batch)
+    if held != tokens:
+        steps.insert(
+            0,
+            Step(
+                f"Tokens cached: the context, capped by the {mdl.sliding_window}-token window",
+                "T = \\min(n, W)",
+                f"\\min({num(tokens)}, {num(mdl.sliding_window)})",
+                f"{num(held)} tokens",
+            ),
+        )
+    return f"KV cache of {mdl.name} in {dtype(dt).name}", steps
 
 
 def time_per_token_floor(m, acc, dt):
@@ -208,26 +233,7 @@ def critical_batch_size(acc, dt, compute_dt=None):
     ]
 
 
-def _min_gpus_step(bytes_needed, part):
-    ratio = bytes_needed / part.memory_bytes
-    count = _min_gpus(bytes_needed, part)
-    return Step(
-        f"Whole {part.name} {part.noun(2)} needed ({result(part.memory_bytes, 'B')} each)",
-        "n = \\left\\lceil \\frac{M}{M_{\\text{GPU}}} \\right\\rceil",
-        f"\\left\\lceil {frac(q(bytes_needed, 'B'), q(part.memory_bytes, 'B'))} "
-        f"\\right\\rceil = \\lceil {num(ratio, 3)} \\rceil",
-        f"{count} {part.noun(count)}",
-    )
-
-
-def min_gpus(bytes_needed, acc):
-    part = accelerator(acc)
-    return f"Fewest {part.name} {part.noun(2)} that hold {result(bytes_needed, 'B')}", [
-        _min_gpus_step(bytes_needed, part)
-    ]
-
-
-def gpus_needed(m, acc, dt, context, batch, kv_dt):
+def gpus_needed(m, acc, dt, context, batch, kv_dt, level, utilization):
     part, mdl = accelerator(acc), model(m)
     weights, step = _weights_step(mdl, dt)
     kv, kv_steps = _kv_steps(mdl, context, kv_dt or dt, batch)
@@ -243,7 +249,8 @@ def gpus_needed(m, acc, dt, context, batch, kv_dt):
                 result(total, "B"),
             )
         )
-    steps.append(_min_gpus_step(total, part))
+    steps += usable_steps(part, level, utilization)[1]
+    steps.append(min_gpus_step(total, part, level, utilization))
     return f"GPUs needed for {mdl.name} on the {part.name}", steps
 
 

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import math
 
-from content.physics.catalog.accelerators import accelerator
 from content.physics.catalog.dtypes import dtype
 from content.physics.explain._steps import Step
 from content.physics.explain._tex import frac, num, q, result
-from content.physics.inference import memory_fits as _fits
 from content.physics.kernels import (
     REGISTER_ALLOCATION_UNIT,
     WARP_SIZE,
@@ -151,28 +149,5 @@ def tile_intensity(tile_m, tile_n, dt):
             "I = F / D",
             frac(q(flops, "FLOP"), q(loaded, "B")),
             result(flops / loaded, "FLOP/B"),
-        ),
-    ]
-
-
-def memory_fits(bytes_needed, acc, devices):
-    part = accelerator(acc)
-    capacity = part.memory_bytes * devices
-    fits = _fits(bytes_needed, part, devices)
-    sign = "\\le" if fits else ">"
-    label = "as the device reports it" if part.memory_reported_published else "datasheet label"
-    return f"Does {result(bytes_needed, 'B')} fit on {devices} {part.name}?", [
-        Step(
-            f"Memory of {devices} {part.noun(devices)} ({label}: "
-            f"{result(part.memory_bytes, 'B')} each)",
-            "M = n \\times M_{\\text{device}}",
-            f"{num(devices)} \\times {q(part.memory_bytes, 'B')}",
-            result(capacity, "B"),
-        ),
-        Step(
-            "Compare",
-            "D \\le M",
-            f"{q(bytes_needed, 'B')} {sign} {q(capacity, 'B')}",
-            "fits" if fits else "does not fit",
         ),
     ]

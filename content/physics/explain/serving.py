@@ -9,6 +9,7 @@ from content.physics.catalog.links import link
 from content.physics.catalog.models import model
 from content.physics.explain._steps import Step
 from content.physics.explain._tex import frac, num, q, result
+from content.physics.explain.memory import level_phrase, usable_steps
 from content.physics.inference import (
     _compute_peak,
     kv_cache_bytes,
@@ -45,22 +46,24 @@ def _weights_and_kv(m, dt, context, kv_dt):
     )
 
 
-def max_batch_for_memory(m, acc, dt, context, devices, kv_dt):
+def max_batch_for_memory(m, acc, dt, context, devices, kv_dt, level, utilization):
     part = accelerator(acc)
     mdl, weights, per_sequence, steps = _weights_and_kv(m, dt, context, kv_dt)
-    capacity = part.memory_bytes * devices
-    batch = _max_batch_for_memory(mdl, part, dt, context, devices, kv_dt)
+    per_device, usable = usable_steps(part, level, utilization)
+    capacity = per_device * devices
+    batch = _max_batch_for_memory(
+        mdl, part, dt, context, devices, kv_dt, level=level, utilization=utilization
+    )
     spare = f"{q(capacity, 'B')} - {q(weights, 'B')}"
-    steps.insert(
-        0,
+    steps[:0] = [
+        *usable,
         Step(
-            f"Memory of {devices} {part.noun(devices)} as reported "
-            f"({result(part.memory_bytes, 'B')} each)",
+            f"Usable memory of {devices} {part.noun(devices)}, {level_phrase(level, utilization)}",
             "M = n \\times M_{\\text{device}}",
-            f"{num(devices)} \\times {q(part.memory_bytes, 'B')}",
+            f"{num(devices)} \\times {q(per_device, 'B')}",
             result(capacity, "B"),
         ),
-    )
+    ]
     steps.append(
         Step(
             "Sequences whose cache fits beside the weights",

@@ -1,18 +1,15 @@
 """The numeric-interval kind: the student gives a range, "2 TB/s to 5 TB/s", for an estimate.
 
 It is graded by containment and width: correct when the range contains the true value and is
-no wider than the author's ``max_ratio`` (high ÷ low, default 10: an order of magnitude).
-Graded here, in exact fractions, by the grader's own quantity reader (size-checked and fast, so
+no wider than the author's ``max_ratio`` (high ÷ low, default 10: an order of magnitude), both
+bounds inclusive and compared exactly, by `quizzes.grading.interval` (size-checked and fast, so
 it needs no worker pool).  An unreadable range or one in the wrong units costs no try
 ("invalid", saying what to fix); a range that is too wide or misses the value is "incorrect",
-with the diagnosis ``interval-too-wide`` or ``interval-misses``.  The feedback never says on
-which side the value lies, so a student cannot home in on it by moving the range.
+with the diagnosis ``interval-too-wide`` or ``interval-misses``.
 """
 
 from __future__ import annotations
 
-import re
-from fractions import Fraction
 from typing import Any
 
 from quizzes.engine.kinds import register
@@ -24,14 +21,10 @@ from quizzes.engine.kinds.numeric import (
     parse_plausible,
     quantity_text,
 )
+from quizzes.grading.interval import MISSES, grade_interval
 from quizzes.grading.numbers import MAX_NUMBER_LENGTH
 
 DEFAULT_MAX_RATIO = 10.0
-TOO_WIDE = "interval-too-wide"
-MISSES = "interval-misses"
-# "2 to 5 TB/s", "2 TB/s – 5 TB/s", "2..5 TB/s"; a hyphen is not a separator (3e-4, -2).
-_SEPARATOR = re.compile(r"\s+to\s+|\s*(?:–|—|\.\.)\s*", re.IGNORECASE)
-EXAMPLE = "2 TB/s to 5 TB/s"
 
 
 @register
@@ -87,27 +80,7 @@ class IntervalKind(AnswerKind):
         return self._grade(part, text, variant.answers[part.id])
 
     def _grade(self, part, text: str, true_value: float):
-        from quizzes.grading.results import ResponseError, correct, incorrect, invalid
-
-        try:
-            low, high, shown = read_range(text, part.unit)
-        except ResponseError as error:
-            return invalid(error.message)
-        limit = _max_ratio(part)
-        if high / low > Fraction(limit):
-            return incorrect(
-                f"Your range spans a factor of {float(high / low):.3g}; the widest accepted here "
-                f"is a factor of {limit:g}. Narrow it.",
-                TOO_WIDE,
-                interpreted=shown,
-            )
-        if not low <= Fraction(true_value) <= high:
-            return incorrect(
-                "The value is not inside your range; check the figures your estimate uses.",
-                MISSES,
-                interpreted=shown,
-            )
-        return correct(interpreted=shown)
+        return grade_interval(text, true_value, unit=part.unit, max_ratio=_max_ratio(part))
 
     # -- showing ------------------------------------------------------------------------------
 
@@ -129,52 +102,3 @@ class IntervalKind(AnswerKind):
 
 def _max_ratio(part) -> float:
     return float(part.setting("max_ratio", DEFAULT_MAX_RATIO))
-
-
-def read_range(text: str, unit: str | None) -> tuple[Fraction, Fraction, str]:
-    """(low, high, how it was read) of "2 to 5 TB/s", both ends exactly in the SI base of
-    `unit`; raises ResponseError with a message for the student."""
-    from quizzes.grading.quantities import describe_dimensions, example_unit, parse_unit
-    from quizzes.grading.results import ResponseError
-
-    sides = _SEPARATOR.split(text.strip())
-    if len(sides) != 2 or not all(side.strip() for side in sides):
-        raise ResponseError(f"Write a range as its low end, 'to', then its high end: {EXAMPLE}.")
-    target = parse_unit(unit) if unit else None
-    high = _read_end(sides[1], unit)
-    low = _read_end(sides[0], unit, default_unit=high.unit)
-    for end in (low, high):
-        if (end.unit.dimensions if end.unit else ()) != (target.dimensions if target else ()):
-            if target is None:
-                raise ResponseError("This range is a plain number range: leave out the unit.")
-            wanted, _ = describe_dimensions(target.dimensions)
-            raise ResponseError(
-                f"The question asks for {wanted}: give both ends in a unit such as "
-                f"{example_unit(target)}."
-            )
-    low_value, high_value = low.in_base_of(target), high.in_base_of(target)
-    if low_value <= 0:
-        raise ResponseError("Both ends of the range must be more than zero.")
-    if low_value > high_value:
-        raise ResponseError("Write the smaller end first, as in " + EXAMPLE + ".")
-    shown = " to ".join(_shown(end) for end in (low, high))
-    return low_value, high_value, shown
-
-
-def _read_end(text: str, unit: str | None, default_unit=None):
-    from quizzes.grading.quantities import parse_quantity
-
-    end = parse_quantity(text.strip(), None)
-    if end.unit is None and default_unit is not None:
-        # "2 to 5 TB/s": the low end takes the high end's unit.
-        end = type(end)(end.number, default_unit)
-    if end.unit is None and unit is not None:
-        end = parse_quantity(text.strip(), unit)  # refuses the missing unit with an example
-    return end
-
-
-def _shown(end) -> str:
-    from quizzes.grading.numbers import format_number
-
-    number = format_number(end.number.value)
-    return f"{number} {end.unit.text}" if end.unit else number

@@ -27,6 +27,12 @@ from quizzes.engine.render import (
     render_text,
 )
 from quizzes.engine.validate.checks import Checks, FormulaChecks
+from quizzes.engine.validate.extremes import (
+    VARIANT_BUDGET_S,
+    check_extremes,
+    cpu_seconds,
+    over_budget,
+)
 from quizzes.engine.validate.report import Collector, ValidationReport, part_stats
 from quizzes.engine.variants import Variant, generate_variant
 
@@ -37,12 +43,16 @@ def validate_template(
     *,
     grade_fn: Callable[..., Any] | None = None,
     budget_s: float | None = None,
+    extremes: bool = False,
+    variant_budget_s: float = VARIANT_BUDGET_S,
 ) -> ValidationReport:
     """Generate variants for seeds ``0 .. seeds-1`` and apply every check of the format doc.
 
     With ``budget_s``, the run stops once that many seconds have passed: the report says how
     many seeds were checked (``stopped_after``) and carries a "budget" failure, so a run that
-    was cut short is never mistaken for a clean one.
+    was cut short is never mistaken for a clean one. With ``extremes`` (the publication gate),
+    the parameters' extremes are drawn first (``extremes.check_extremes``). A draw that takes
+    more than ``variant_budget_s`` is a "cost" failure: a student's start would spend as much.
     """
     grade_fn = grade_fn or kinds.run_grader
     report = ValidationReport(template.slug, template.source, seeds)
@@ -57,15 +67,30 @@ def validate_template(
     checked: dict[str, list[tuple]] = {}
     deadline = None if budget_s is None else time.monotonic() + budget_s
     _check_hint_parts(template, failures)
+    if extremes:
+        try:
+            check_extremes(template, failures, deadline=deadline, budget_s=variant_budget_s)
+        except OverBudget:
+            report.stopped_after = 0
+            failures.add("budget", _stopped(0, seeds, budget_s), None)
+            report.failures = failures.failures()
+            return report
     for seed in range(seeds):
         try:
             if deadline is not None and time.monotonic() > deadline:
                 raise OverBudget("")
+            started = time.process_time()
             variant = _generate(template, seed, failures, deadline)
+            spent = time.process_time() - started
+            if spent > variant_budget_s:
+                # Judged again once, warm: a first draw may pay for a cold cache.
+                spent = min(spent, cpu_seconds(_generate, template, seed, Collector()))
         except OverBudget:
             report.stopped_after = seed
             failures.add("budget", _stopped(seed, seeds, budget_s), None)
             break
+        if spent > variant_budget_s:
+            failures.add("cost", over_budget(f"seed {seed}", spent, variant_budget_s), seed)
         if variant is None:
             continue
         report.variants += 1

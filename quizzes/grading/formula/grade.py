@@ -9,8 +9,9 @@ equivalence, so it runs in the calling process.
 Order of checks: read the response (invalid on any refusal), equivalence with the expected
 formula (correct), the template's common errors (incorrect with their code), a constant factor
 between response and answer (incorrect, diagnosis ``constant-factor``), else incorrect.  An
-answer that no layer of `equivalence` can decide is "invalid" and asks for a simpler form, so
-a student is never marked wrong because the checker gave up.
+answer that no layer of `equivalence` can decide is "invalid" and asks for another form, so a
+student is never marked wrong because the checker gave up, nor right because sampling could
+not reach where the formulas part.
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ from ..results import CommonError, Grade, ResponseError, correct, incorrect, inv
 from ..text import normalise
 from .build import domains_of, make_symbols, render_latex, render_plain, to_sympy
 from .counterexample import counterexample
-from .equivalence import constant_ratio, equivalent
-from .growth import check_growth
+from .equivalence import ONE_SIDED, constant_ratio, equivalent
+from .growth import check_growth, reach
 from .lexer import tokenize
 from .parser import Node, Parser
+from .serial import Busy, sympy_turn
 
 MAX_FORMULA_LENGTH = 500
 
@@ -57,8 +59,13 @@ def parse_formula(text: object, variables: Sequence[str] | Mapping[str, str]) ->
     cleaned = normalise(text, limit=MAX_FORMULA_LENGTH, what="formula")
     node = Parser(tokenize(cleaned, frozenset(domains))).parse()
     check_growth(node, domains)
-    expr = to_sympy(node, make_symbols(domains))
-    if expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+    try:
+        with sympy_turn():
+            expr = to_sympy(node, make_symbols(domains))
+            infinite = expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo)
+    except Busy:
+        raise ResponseError(pool.BUSY) from None
+    if infinite:
         raise ResponseError("This formula divides by zero somewhere; check the denominators.")
     return ParsedFormula(node, expr, render_plain(node), render_latex(node))
 
@@ -127,6 +134,11 @@ def grade_symbolic_inline(
 
 
 UNCHECKABLE = "This formula could not be checked; write it in a simpler form."
+UNDECIDED = "This formula could not be checked in the time allowed; write it in a simpler form."
+ONE_SIDED_FEEDBACK = (
+    "This formula could not be checked: the points the checker can try never reach every case "
+    "of a min or max. Write it in another form."
+)
 
 
 def _grade(response, expected, variables, common_errors) -> Grade:
@@ -139,9 +151,10 @@ def _grade(response, expected, variables, common_errors) -> Grade:
     except ResponseError as error:
         return invalid(error.message)
     shown = {"interpreted": parsed.plain}
-    seed = f"{expected}|{sorted(domains_of(variables).items())}"
-    verdict = equivalent(parsed.expr, answer.expr, seed)
-    if verdict is True:
+    domains = domains_of(variables)
+    seed = f"{expected}|{sorted(domains.items())}"
+    verdict = equivalent(parsed.expr, answer.expr, seed, reach([parsed.node, answer.node], domains))
+    if verdict.equal is True:
         return correct(**shown)
     for error in common_errors:
         if not isinstance(error.value, str):
@@ -150,16 +163,15 @@ def _grade(response, expected, variables, common_errors) -> Grade:
             model = parse_formula(error.value, variables)
         except ResponseError:
             continue  # a common error the grammar cannot read is reported by validation
-        if equivalent(parsed.expr, model.expr, seed):
+        near = reach([parsed.node, model.node], domains)
+        if equivalent(parsed.expr, model.expr, seed, near).equal is True:
             return incorrect(error.feedback, error.code, **shown)
-    if verdict is None:
-        return invalid(
-            "This formula could not be checked in the time allowed; write it in a simpler form.",
-            **shown,
-        )
+    if verdict.equal is None:
+        return invalid(ONE_SIDED_FEEDBACK if verdict.reason == ONE_SIDED else UNDECIDED, **shown)
     ratio = constant_ratio(parsed.expr, answer.expr, seed)
-    domains = domains_of(variables)
-    shown["counterexample"] = counterexample(parsed.expr, answer.expr, domains, ratio)
+    shown["counterexample"] = counterexample(
+        parsed.expr, answer.expr, domains, ratio, fallback=verdict.point
+    )
     if ratio is not None and ratio != 1:
         return incorrect(_factor_feedback(ratio), "constant-factor", **shown)
     return incorrect("This formula is not equivalent to the expected one.", **shown)

@@ -1,10 +1,11 @@
 """A size check on whole formulas, variables included, before anything is computed.
 
 The parser bounds constant sub-expressions (``9^9^9``); this bounds the rest.  Equivalence is
-decided partly by evaluating both formulas at sampled points (variables up to about 63 in
-magnitude, down to about 0.3), so a formula such as ``exp(exp(exp(exp(n))))`` or
-``n^(n^(n^n))`` would ask for a number whose *exponent* has billions of digits: no time box can
-interrupt that inside one big-integer operation.  `check_growth` walks the syntax tree once and
+decided partly by evaluating both formulas at sampled points (random ones up to about 63 in
+magnitude, down to about 0.3; `reach` says how much further the structured ones may go), so a
+formula such as ``exp(exp(exp(exp(n))))`` or ``n^(n^(n^n))`` would ask for a number whose
+*exponent* has billions of digits: no time box can interrupt that inside one big-integer
+operation.  `check_growth` walks the syntax tree once and
 bounds, for every node, how many decimal digits its value can have at those points (``hi``:
 the largest log10 of its magnitude) and how close to zero it can get (``tiny``: the largest
 -log10 of its magnitude, for divisions and negative powers).  A formula whose bound passes
@@ -19,7 +20,7 @@ evaluator anyway); the sampling step's own time box covers what slips through.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..results import ResponseError
@@ -50,11 +51,39 @@ def _spread(b: Bound) -> float:
     return max(b.hi, b.tiny, 0.0)
 
 
-def _variable(domain: str) -> Bound:
-    # `equivalence._sample`: integers -12..24, other domains 0.3..63.1 in magnitude.
+def _variable(domain: str, high: float | None = None, low: float | None = None) -> Bound:
+    """A variable's bound: by default the random points' range (`sampling`: integers -12..24,
+    other domains 0.3..63.1 in magnitude); `high`/`low` widen it to 10^high and 10^-low."""
     if "integer" in domain or domain == "natural":
-        return Bound(math.log10(24), 0.0, domain in ("positive integer", "natural"))
-    return Bound(1.8, 0.53, domain == "positive")
+        top = max(math.log10(24), high or 0.0)
+        return Bound(top, 0.0, domain in ("positive integer", "natural"))
+    return Bound(max(1.8, high or 0.0), max(0.53, low or 0.0), domain == "positive")
+
+
+# How far sampling may reach (log10 of the largest, and of the smallest, magnitude), tried in
+# turn: a formula is sampled as far out as its values stay below `MAX_DIGITS` digits.
+HIGH_LADDER = (1.8, 2.5, 3.0, 4.5, 6.0, 9.0, 12.0, 18.0, 30.0, 60.0, 100.0, 200.0, 400.0)
+LOW_LADDER = (0.53, 1.0, 2.0, 3.0, 6.0, 9.0, 12.0)
+
+
+def reach(nodes: Sequence[Node], domains: Mapping[str, str]) -> tuple[float, float]:
+    """(high, low): the widest magnitudes, 10^high and 10^-low, at which every one of `nodes`
+    stays within `MAX_DIGITS` digits, so that evaluating there stays cheap.  The random points'
+    range always fits (`check_growth` refused any formula that does not)."""
+
+    def fits(high: float, low: float) -> bool:
+        def variable(domain: str) -> Bound:
+            return _variable(domain, high, low)
+
+        try:
+            bounds = [_bound(node, domains, variable) for node in nodes]
+        except ResponseError:
+            return False
+        return all(b.hi <= MAX_DIGITS and b.tiny <= MAX_DIGITS for b in bounds)
+
+    high = max((h for h in HIGH_LADDER if fits(h, LOW_LADDER[0])), default=HIGH_LADDER[0])
+    low = max((t for t in LOW_LADDER if fits(HIGH_LADDER[0], t)), default=LOW_LADDER[0])
+    return high, low
 
 
 def _number(value) -> Bound:
@@ -71,15 +100,15 @@ def check_growth(node: Node, domains: Mapping[str, str]) -> None:
         raise ResponseError(_TOO_LARGE)
 
 
-def _bound(node: Node, domains: Mapping[str, str]) -> Bound:
+def _bound(node: Node, domains: Mapping[str, str], variable=_variable) -> Bound:
     kind = node.kind
     if kind == "num":
         return _number(node.value)
     if kind == "var":
-        return _variable(domains.get(node.value, "real"))
+        return variable(domains.get(node.value, "real"))
     if kind == "const":
         return Bound(0.5, 0.0, True)
-    args = [_bound(arg, domains) for arg in node.args]
+    args = [_bound(arg, domains, variable) for arg in node.args]
     for arg in args:
         if not (arg.hi <= MAX_DIGITS and arg.tiny <= MAX_DIGITS):
             raise ResponseError(_TOO_LARGE)

@@ -16,6 +16,12 @@ whose argument is followed by another factor (``log 2n``), ``log^2 n``, and a nu
 factor (``n 2``).  Limits, checked while parsing so that nothing large is ever computed:
 nesting depth, and for every constant sub-expression an estimate of its size (``9**9**9``,
 ``10^10^10``, ``(10!)!`` are refused); exponents beyond ±1000 are refused on any base.
+
+Within those limits constant arithmetic is exact: a rational constant sub-expression (numbers
+joined by ``+ - × ÷``, whole powers, ``!``, ``|…|``, floor, ceil, min, max) carries its exact
+value as a Fraction, so ``171!/171`` is 170! and a factorial's argument is checked as the exact
+whole number it is; a float (which stops at about 1.8e308, below the 400-digit limit) is only
+an approximation beside it, for the size of irrational constants such as ``log(3)/log(2)``.
 """
 
 from __future__ import annotations
@@ -24,13 +30,14 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..numbers import log10_estimate
 from ..results import ResponseError
 from .lexer import Token
 
 MAX_DEPTH = 40
 MAX_DIGITS = 400
 MAX_EXPONENT = 1000
+MAX_FACTORIAL = 400
+MAX_WRITTEN = 20_000
 _TOO_LARGE = "This formula contains a number too large to work with ({}); simplify it."
 
 
@@ -38,8 +45,9 @@ _TOO_LARGE = "This formula contains a number too large to work with ({}); simpli
 class Node:
     """A syntax-tree node.  `kind`: num var const neg add sub mul div pow fact abs call.
 
-    For constant sub-trees `size` estimates log10 of the magnitude (None when not constant)
-    and `approx` is a float value when one fits.
+    For constant sub-trees `size` estimates log10 of the magnitude (None when not constant),
+    `exact` is the value as a Fraction when it is rational (None otherwise), `approx` is a
+    float value when one fits, and `written` bounds the digits of its exact form (`_written`).
     """
 
     kind: str
@@ -48,6 +56,8 @@ class Node:
     implicit: bool = False
     size: float | None = field(default=None, compare=False)
     approx: float | None = field(default=None, compare=False)
+    exact: Fraction | None = field(default=None, compare=False)
+    written: float | None = field(default=None, compare=False)
 
 
 def _const(kind, args, value=None, implicit=False) -> Node:
@@ -55,17 +65,92 @@ def _const(kind, args, value=None, implicit=False) -> Node:
     sizes = [a.size for a in args if isinstance(a, Node)]
     constant = all(s is not None for s in sizes) and kind not in ("var",)
     if kind == "num":
-        size = float(log10_estimate(value)) if value else -math.inf
-        return Node(kind, args, value, implicit, size, _safe(float, value))
+        return Node(
+            kind, args, value, implicit, _size_of(value), _float(value), value, _digits(value)
+        )
     if kind == "const":
-        return Node(kind, args, value, implicit, 0.5, math.pi if value == "pi" else math.e)
+        pi_or_e = math.pi if value == "pi" else math.e
+        return Node(kind, args, value, implicit, 0.5, pi_or_e, written=1)
     if kind == "var" or not constant:
         _check_exponent(kind, args)
         return Node(kind, args, value, implicit)
     size, approx = _estimate(kind, args, value)
     if size > MAX_DIGITS:
         raise ResponseError(_TOO_LARGE.format("over 10^" + str(MAX_DIGITS)))
-    return Node(kind, args, value, implicit, size, approx)
+    written = _written(kind, args)
+    if written > MAX_WRITTEN:
+        raise ResponseError(_TOO_LARGE.format(f"over {MAX_WRITTEN} digits when written exactly"))
+    exact = _exact(kind, args, value)
+    if exact is not None:
+        size, approx, written = _size_of(exact), _float(exact), _digits(exact)
+    return Node(kind, args, value, implicit, size, approx, exact, written)
+
+
+def _digits(value: Fraction) -> int:
+    """The digits of a fraction's numerator and (unless 1) denominator, from their bit lengths
+    (str() of a number over 4300 digits raises)."""
+    top = int(abs(value.numerator).bit_length() * math.log10(2)) + 1
+    return top + (
+        int(value.denominator.bit_length() * math.log10(2)) + 1 if value.denominator != 1 else 0
+    )
+
+
+def _written(kind: str, args: tuple) -> float:
+    """An upper bound on the digits sympy's exact form of a constant node takes: the numerator
+    and denominator of a fraction, or of the numbers inside a root or a logarithm.  It bounds
+    what sympy computes exactly; the magnitude (`size`) does not, as in
+    ``(10^399/(10^399+1))^1000``, about 1 in size but 800,000 digits as a fraction."""
+    if kind == "pow":
+        return args[0].written * max(1.0, math.ceil(_exponent_bound(args[1])))
+    if kind == "fact":
+        return math.lgamma(_factorial_argument(args[0]) + 1) / math.log(10) + 1
+    return sum(arg.written for arg in args)
+
+
+def _size_of(value: Fraction) -> float:
+    """log10 of an exact value's magnitude, from its digits (no float overflow)."""
+    if not value:
+        return -math.inf
+    return math.log10(abs(value.numerator)) - math.log10(value.denominator)
+
+
+def _float(value: Fraction) -> float | None:
+    try:
+        return float(value)
+    except OverflowError:
+        return None
+
+
+def _exact(kind: str, args: tuple, value: object) -> Fraction | None:
+    """The exact value of a rational constant node (its size and digits already checked)."""
+    values = [arg.exact for arg in args]
+    if any(v is None for v in values):
+        return None
+    a = values[0]
+    b = values[1] if len(values) > 1 else None
+    if kind == "neg":
+        return -a
+    if kind == "abs":
+        return abs(a)
+    if kind == "add":
+        return a + b
+    if kind == "sub":
+        return a - b
+    if kind == "mul":
+        return a * b
+    if kind == "div":
+        return a / b  # a zero divisor was refused by `_estimate`
+    if kind == "pow":
+        return a**b.numerator if b.denominator == 1 else None
+    if kind == "fact":
+        return Fraction(math.factorial(int(a)))
+    if kind == "call" and value in _EXACT:
+        return Fraction(_EXACT[value](*values))
+    return None
+
+
+# Constant calls whose value is exactly rational for rational arguments.
+_EXACT = {"floor": math.floor, "ceil": math.ceil, "min": min, "max": max}
 
 
 def _exponent_bound(node: Node) -> float:
@@ -74,6 +159,8 @@ def _exponent_bound(node: Node) -> float:
     A constant without a float value (``log(3)/log(2)`` before this was computed, ``sin(1)``)
     is bounded by its size, so a symbolic exponent is never mistaken for a large number.
     """
+    if node.exact is not None:
+        return math.inf if node.size > 300 else float(abs(node.exact))
     if node.approx is not None:
         return abs(node.approx)
     return math.inf if node.size > 300 else 10.0**node.size
@@ -88,9 +175,9 @@ def _check_exponent(kind: str, args: tuple) -> None:
 
 
 def _factorial_argument(node: Node) -> int:
-    value = node.approx
-    if value is None or value > 400:
-        raise ResponseError(_TOO_LARGE.format("the factorial of a number above 400"))
+    value = node.exact if node.exact is not None else node.approx
+    if value is None or value > MAX_FACTORIAL:
+        raise ResponseError(_TOO_LARGE.format(f"the factorial of a number above {MAX_FACTORIAL}"))
     if value < 0 or value != int(value):
         raise ResponseError("The factorial is defined here for whole numbers 0, 1, 2, ...")
     return int(value)
@@ -99,9 +186,10 @@ def _factorial_argument(node: Node) -> int:
 def _safe(function, *values) -> float | None:
     try:
         result = function(*values)
+        result = float(result) if isinstance(result, int) else result
     except (OverflowError, ValueError, ZeroDivisionError, TypeError):
         return None
-    return result if isinstance(result, float | int) and math.isfinite(result) else None
+    return result if isinstance(result, float) and math.isfinite(result) else None
 
 
 def _estimate(kind: str, args: tuple, value: object) -> tuple[float, float | None]:
@@ -115,13 +203,13 @@ def _estimate(kind: str, args: tuple, value: object) -> tuple[float, float | Non
     if kind == "mul":
         return a.size + b.size, _safe(lambda x, y: x * y, a.approx, b.approx)
     if kind == "div":
-        if b.approx == 0:
+        if b.exact == 0 or b.approx == 0:
             raise ResponseError("This formula divides by zero; check the denominators.")
         return a.size - b.size, _safe(lambda x, y: x / y, a.approx, b.approx)
     if kind == "pow":
         _check_exponent(kind, args)
         exponent = b.approx
-        if a.approx == 0 and exponent is not None and exponent <= 0:
+        if (a.exact == 0 or a.approx == 0) and exponent is not None and exponent <= 0:
             raise ResponseError("This formula divides by zero (0 to a power of 0 or less).")
         largest = exponent if exponent is not None else _exponent_bound(b)
         size = largest * a.size if a.size != -math.inf else -math.inf
@@ -132,7 +220,7 @@ def _estimate(kind: str, args: tuple, value: object) -> tuple[float, float | Non
         return size, _safe(lambda x, y: float(x) ** y, a.approx, exponent)
     if kind == "fact":
         n = _factorial_argument(a)
-        return math.lgamma(n + 1) / math.log(10), _safe(math.factorial, n)
+        return math.lgamma(n + 1) / math.log(10), None  # the exact value follows (`_exact`)
     if kind == "abs":
         return a.size, _safe(abs, a.approx)
     if kind == "call" and value == "exp":
@@ -140,8 +228,8 @@ def _estimate(kind: str, args: tuple, value: object) -> tuple[float, float | Non
         if bound > 900:
             raise ResponseError(_TOO_LARGE.format("the exponential of a large number"))
         return bound / math.log(10), _safe(math.exp, a.approx)
-    # log, sqrt, floor, ceil, sin, ... never grow beyond their argument
-    size = max(arg.size for arg in args)
+    # log, sqrt, floor, ceil, sin, ... never grow beyond their argument; a root halves it
+    size = max(arg.size for arg in args) / (2 if value == "sqrt" else 1)
     function = _APPROX.get(value)
     approx = None
     if function is not None and all(arg.approx is not None for arg in args):

@@ -14,6 +14,7 @@ import io
 import re
 import time
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from datetime import UTC
 from decimal import Decimal
@@ -307,8 +308,19 @@ def import_upload(upload, *, course, user=None) -> ImportReport:
     return import_files(files, course=course, user=user, budget_s=validation_budget(), roots=roots)
 
 
+# Member compressions read: deflate is what the export, and every common zip tool by default,
+# writes. bzip2 and LZMA are refused before anything is unpacked: the standard library inflates
+# a whole compressed block of them in one call (a 333-byte bzip2 member became 390 MB).
+READ_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate"}
+OTHER_METHODS = {zipfile.ZIP_BZIP2: "bzip2", zipfile.ZIP_LZMA: "LZMA"}
+CHUNK_BYTES = 64 * 2**10
+
+
 def _zip_files(data: bytes) -> list[tuple[str, str]]:
-    """The (path, text) of every member of an uploaded zip, read in memory, never unpacked."""
+    """The (path, text) of every member of an uploaded zip, read in memory, never unpacked to
+    disk. The sizes a zip declares are only a first check: every member is inflated in chunks
+    against one running budget for the whole upload (`MAX_UNPACKED_BYTES`), refused the moment
+    the bytes really produced pass it."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile:
@@ -318,19 +330,60 @@ def _zip_files(data: bytes) -> list[tuple[str, str]]:
         if len(members) > MAX_FILES:
             raise AuthoringError(f"The zip holds {len(members)} files; at most {MAX_FILES}.")
         if sum(info.file_size for info in members) > MAX_UNPACKED_BYTES:
-            raise AuthoringError("The zip unpacks to too much data; is it really an export?")
+            raise AuthoringError(_too_big())
         files = []
+        left = MAX_UNPACKED_BYTES
         for info in members:
             rel = _safe_member(info)
             if not rel.name.lower().endswith(YAML_SUFFIXES):
                 raise AuthoringError(f"'{info.filename}' is not a .yaml file; only YAML is read.")
-            try:
-                content = archive.read(info)
-            except (zipfile.BadZipFile, RuntimeError, NotImplementedError, ValueError) as exc:
-                raise AuthoringError(f"'{info.filename}' cannot be unpacked ({exc}).") from None
+            content = _read_member(archive, info, left)
+            left -= len(content)
             _check_text(info.filename, content)
             files.append((str(rel), content.decode("utf-8")))
     return sorted(files)
+
+
+def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, left: int) -> bytes:
+    """One member's bytes, inflated `CHUNK_BYTES` at a time; AuthoringError as soon as the
+    upload's running total would pass `left`, or when the member cannot be read."""
+    if info.compress_type not in READ_METHODS:
+        method = OTHER_METHODS.get(info.compress_type, f"method {info.compress_type}")
+        raise AuthoringError(
+            f"'{info.filename}' is compressed with {method}; only deflate (what the export and "
+            "zip tools write by default) or no compression is read. Nothing was imported."
+        )
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        with archive.open(info) as stream:
+            while chunk := stream.read(CHUNK_BYTES):
+                size += len(chunk)
+                if size > left:
+                    raise AuthoringError(_too_big(info.filename))
+                chunks.append(chunk)
+    except zipfile.BadZipFile as exc:
+        if "CRC" in str(exc):
+            # The standard library stops at the declared size; the checksum then fails.
+            raise AuthoringError(
+                f"'{info.filename}' cannot be unpacked: its content does not match the size "
+                "and checksum the zip declares for it (a damaged or forged zip). Nothing was "
+                "imported."
+            ) from None
+        raise AuthoringError(f"'{info.filename}' cannot be unpacked ({exc}).") from None
+    except (RuntimeError, NotImplementedError, ValueError, EOFError) as exc:
+        raise AuthoringError(f"'{info.filename}' cannot be unpacked ({exc}).") from None
+    except zlib.error as exc:
+        raise AuthoringError(f"'{info.filename}' cannot be unpacked ({exc}).") from None
+    return b"".join(chunks)
+
+
+def _too_big(at: str | None = None) -> str:
+    where = f" (at '{at}')" if at else ""
+    return (
+        f"The zip unpacks to more than {MAX_UNPACKED_BYTES // 2**20} MB{where}; is it really an "
+        "export? Nothing was imported."
+    )
 
 
 def _safe_member(info: zipfile.ZipInfo) -> PurePosixPath:

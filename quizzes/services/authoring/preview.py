@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quizzes import engine
-from quizzes.engine import kinds
+from quizzes.engine import jobs, kinds, sandbox
 from quizzes.engine.errors import OverBudget
 from quizzes.services.authoring.budgets import deadline_after, preview_budget
 from quizzes.services.bank import read_one
@@ -93,13 +93,20 @@ def build_preview(
         return preview
     template = draft.template
     try:
-        variant = engine.generate_variant(template, seed, deadline=deadline_after(preview_budget()))
-        preview.prompt = engine.render_prompt(template, variant)
-        rendered = engine.render_parts(template, variant)
-        preview.hints = engine.render_hints(
-            template, variant, max((h.after for h in template.hints), default=0)
+        drawn = sandbox.run_limited(
+            jobs.draw_preview,
+            seconds=preview_budget() + sandbox.GRACE_S,
+            template=template,
+            seed=seed,
+            responses={k: v for k, v in (responses or {}).items() if v not in (None, "", [])},
+            budget_s=preview_budget(),
         )
-        preview.solution = engine.render_solution(template, variant)
+    except sandbox.Refused as refused:
+        preview.error = (
+            f"This seed could not be shown within the preview's limits "
+            f"({preview_budget():g} s): {refused}"
+        )
+        return preview
     except engine.TemplateError as exc:
         preview.error = "The draft has errors: " + "; ".join(str(i) for i in exc.errors)
         return preview
@@ -112,6 +119,8 @@ def build_preview(
     except Exception as exc:  # noqa: BLE001 - a broken draft must show a message, not a 500
         preview.error = f"This seed cannot be shown: {getattr(exc, 'message', None) or exc}"
         return preview
+    variant, rendered = drawn.variant, drawn.parts
+    preview.prompt, preview.hints, preview.solution = drawn.prompt, drawn.hints, drawn.solution
     preview.parameters = [
         (name, _show(value)) for name, value in variant.to_json()["params"].items()
     ]
@@ -129,19 +138,18 @@ def build_preview(
             answer=_show_answer(variant.answers[part.id], part.unit),
         )
         response = (responses or {}).get(part.id)
-        if response not in (None, "", []):
-            view.tried = try_part(template, variant, part.id, response)
+        if part.id in drawn.tried:
+            view.tried = _tried(response, drawn.tried[part.id])
         preview.parts.append(view)
     return preview
 
 
-def try_part(template, variant, part_id: str, response) -> TryResult:
+def _tried(response, grade) -> TryResult:
+    """What the author's try shows: the grade the sandbox returned, or the grader's failure."""
     picked = (response,) if isinstance(response, str) else tuple(response)
     shown = ", ".join(picked)
-    try:
-        grade = engine.grade_part(template, variant, part_id, response)
-    except Exception as exc:  # noqa: BLE001 - report the grader's failure to the author
-        return TryResult(shown, "invalid", f"The grader failed on this response: {exc}")
+    if isinstance(grade, str):
+        return TryResult(shown, "invalid", f"The grader failed on this response: {grade}")
     return TryResult(
         shown,
         grade.status,

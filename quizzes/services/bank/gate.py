@@ -3,9 +3,12 @@
 Every path that publishes asks it, over the same number of seeds (`QUIZ_PUBLICATION_SEEDS`,
 200 by default): the studio's Publish, the studio's upload, `import_questions` and
 `sync_questions` (for every template it would create or update); `validate_questions` runs the
-same check over the repository's bank. The checks that judge the spread of many variants
-(min_variants, outcome shares) would fail sound templates over a few seeds, so a run over fewer
-than `SPREAD_MIN_SEEDS` seeds leaves them out.
+same check over the repository's bank. It runs in the sandbox (`quizzes.engine.sandbox`: the
+grading pool's memory limit and a clock) and draws every parameter's extremes before the seeds,
+so a template that costs too much anywhere in its parameter space never reaches a student
+("cost": a draw over `QUIZ_VARIANT_BUDGET_SECONDS`, or a run the sandbox stopped). The checks
+that judge the spread of many variants (min_variants, outcome shares) would fail sound
+templates over a few seeds, so a run over fewer than `SPREAD_MIN_SEEDS` seeds leaves them out.
 
 Recorded passes. Validating the whole bank over 200 seeds takes about a minute of CPU, too
 much for every fresh `make run`. So `validate_questions --record` writes the fingerprint of
@@ -24,8 +27,14 @@ from django.conf import settings
 
 from content.physics.catalog import snapshot as catalog_snapshot
 from quizzes import engine
+from quizzes.engine import sandbox
+from quizzes.engine.validate import ValidationFailure
+from quizzes.engine.validate.extremes import VARIANT_BUDGET_S
 
 PUBLICATION_SEEDS = 200
+# The gate's hard clock when its caller sets no budget (sync, import): every bank template
+# passes in a few seconds.
+PUBLICATION_BUDGET_SECONDS = 120.0
 SPREAD_CHECKS = {"variants", "outcomes"}
 SPREAD_MIN_SEEDS = 200
 PASSES_FILE = "gate-passes.txt"
@@ -41,12 +50,42 @@ def counts_at(failure, seeds: int) -> bool:
     return seeds >= SPREAD_MIN_SEEDS or failure.check not in SPREAD_CHECKS
 
 
+def publication_budget() -> float:
+    """The gate's clock when no budget is given (`QUIZ_PUBLICATION_BUDGET_SECONDS`)."""
+    return float(getattr(settings, "QUIZ_PUBLICATION_BUDGET_SECONDS", PUBLICATION_BUDGET_SECONDS))
+
+
+def variant_budget() -> float:
+    """What one variant's draw may cost before the gate refuses the template
+    (`QUIZ_VARIANT_BUDGET_SECONDS`): a student's start spends as much on it."""
+    return float(getattr(settings, "QUIZ_VARIANT_BUDGET_SECONDS", VARIANT_BUDGET_S))
+
+
 def check_for_publication(
     template: engine.Template, *, seeds: int | None = None, budget_s: float | None = None
 ) -> tuple[engine.ValidationReport, list]:
-    """Validate `template`; the report and the failures that refuse publication."""
+    """Validate `template`, its parameters' extremes first, in the sandbox (a process under the
+    grading pool's memory limit, killed when its clock runs out); the report and the failures
+    that refuse publication. A run the sandbox stopped is refused with a "cost" failure."""
     seeds = publication_seeds() if seeds is None else seeds
-    report = engine.validate_template(template, seeds, budget_s=budget_s)
+    seconds = (publication_budget() if budget_s is None else budget_s) + sandbox.GRACE_S
+    try:
+        report = sandbox.run_limited(
+            engine.validate_template,
+            seconds=seconds,
+            template=template,
+            seeds=seeds,
+            budget_s=budget_s,
+            extremes=True,
+            variant_budget_s=variant_budget(),
+        )
+    except sandbox.Refused as refused:
+        report = engine.ValidationReport(template.slug, template.source, seeds, stopped_after=0)
+        message = (
+            f"validation was stopped: {refused}. Some variant of this template costs too much "
+            "to draw; bound its parameters or the work its expressions do"
+        )
+        report.failures = [ValidationFailure("cost", message)]
     return report, [f for f in report.failures if counts_at(f, seeds)]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -15,10 +16,9 @@ from quizzes.engine import (
     Template,
     TemplateError,
     TemplateIssue,
-    generate_variant,
+    jobs,
     parse_template,
-    render_prompt,
-    render_solution,
+    sandbox,
 )
 from quizzes.engine.errors import OverBudget
 from quizzes.engine.yamlnodes import Loc, compose
@@ -76,18 +76,19 @@ def read_template_text(
     `root` is the text already composed, if a caller had to look inside it first.
     """
     template = parse_template(text, source=source, root=root)
-    for seed in range(SMOKE_SEEDS):
-        try:
-            variant = generate_variant(template, seed, deadline=deadline)
-            render_prompt(template, variant)
-            render_solution(template, variant)
-        except (GenerationError, ExpressionError) as exc:
-            line = getattr(exc, "line", None)
-            # Out of time is not a fault of the text: its own field, so a caller can say so.
-            field = "budget" if isinstance(exc, OverBudget) else "variant"
-            raise TemplateError(
-                [TemplateIssue(line, field, f"seed {seed}: {_message(exc)}")], source=source
-            ) from None
+    try:
+        smoke_draws(template, deadline=deadline)
+    except sandbox.Refused as refused:
+        issue = TemplateIssue(None, "budget", f"drawing seeds 0-{SMOKE_SEEDS - 1}: {refused}")
+        raise TemplateError([issue], source=source) from None
+    except (GenerationError, ExpressionError) as exc:
+        line = getattr(exc, "line", None)
+        seed = getattr(exc, "seed_of_error", 0)
+        # Out of time is not a fault of the text: its own field, so a caller can say so.
+        field = "budget" if isinstance(exc, OverBudget) else "variant"
+        raise TemplateError(
+            [TemplateIssue(line, field, f"seed {seed}: {_message(exc)}")], source=source
+        ) from None
     return TemplateFile(
         path=source,
         text=text,
@@ -96,6 +97,23 @@ def read_template_text(
         chapter=template.chapter,
         kind=template_kind(template),
         template=template,
+    )
+
+
+# The smoke draws of a text read without a deadline (sync, import): their sandbox's clock.
+SMOKE_BUDGET_S = 20.0
+
+
+def smoke_draws(template: Template, *, deadline: float | None) -> None:
+    """Draw and render the first `SMOKE_SEEDS` seeds of `template` in the sandbox (its memory
+    limit, and a clock that ends at `deadline`, else after `SMOKE_BUDGET_S`)."""
+    budget = None if deadline is None else max(0.1, deadline - time.monotonic())
+    sandbox.run_limited(
+        jobs.smoke_draws,
+        seconds=(SMOKE_BUDGET_S if budget is None else budget) + sandbox.GRACE_S,
+        template=template,
+        seeds=SMOKE_SEEDS,
+        budget_s=budget,
     )
 
 

@@ -11,6 +11,8 @@ bytes ("80 GB" -> 80e9).  ``memory_bytes`` is the capacity the device reports to
 (nvidia-smi / rocm-smi ``memory.total``): HBM is built in binary sizes, so an "80 GB" H100 reports
 81,559 MiB = 85.52e9 B.  Every "does it fit" uses ``memory_bytes``.  Where no reported figure is
 published, ``memory_bytes`` falls back to the label and ``memory_reported_published`` is False.
+A program sees less: ``memory_runtime_bytes`` is the total the CUDA runtime reports to it, and
+``content.physics.memory`` turns the three into the levels a "does it fit" is asked at.
 """
 
 from __future__ import annotations
@@ -69,6 +71,10 @@ class Accelerator:
     memory_label_bytes: float | None = None
     # True when memory_bytes is a published device-reported total, False when it is the label.
     memory_reported_published: bool = False
+    # What the CUDA runtime reports to a program (deviceQuery's global memory, PyTorch's
+    # total_memory, cudaMemGetInfo's total): a few hundred MiB below the driver's total, which
+    # the driver keeps for itself.  None where no such figure is published.
+    memory_runtime_bytes: float | None = None
     # SM-level figures of NVIDIA parts (None where unpublished).  boost_clock_hz is the clock at
     # which the vendor's peak rates are computed, so sm_count x tensor rate x clock = peak.
     boost_clock_hz: float | None = None

@@ -55,8 +55,8 @@ _add(
         "peak_flops": "nv-v100",
         "year": "nv-v100",
         "sm_count": "nv-v100",
-        "l2_bytes": "markdewing-latency",
-        "sram_per_sm_bytes": "markdewing-latency",
+        "l2_bytes": "nv-volta-whitepaper",
+        "sram_per_sm_bytes": "nv-volta-whitepaper",
         "power_watts": "nv-v100",
         "links_per_gpu": "mle-net",
     },
@@ -119,10 +119,13 @@ for _key, _gb, _mib, _type, _bw, _aliases in (
         aliases=_aliases,
         memory_label_bytes=_gb * 1e9,
         memory_reported_published=True,
+        memory_runtime_bytes=85_100_068_864 if _gb == 80 else None,
         boost_clock_hz=1410e6,
         tensor_flops_per_clock_per_sm=_A100_TENSOR,
         **sm_limits("8.0"),
-        sources=_A100_SOURCES,
+        sources={**_A100_SOURCES, "memory_runtime_bytes": "thamada-devicequery"}
+        if _gb == 80
+        else _A100_SOURCES,
         notes="Ampere: no fp8. The 80 GB PCIe card has 1.935 TB/s and is not catalogued. "
         f"nvidia-smi reports {_mib:,} MiB ({_gb} GiB): the HBM is exactly binary-sized. "
         "4 tensor cores x 256 fp16 FMA x 2 = 2048 FLOP per clock per SM; 108 x 2048 x 1410 MHz "
@@ -162,11 +165,13 @@ _add(
     aliases=("H100", "H100 SXM", "H100 SXM5", "H100-80"),
     memory_label_bytes=80e9,
     memory_reported_published=True,
+    memory_runtime_bytes=85_045_477_376,
     boost_clock_hz=1830e6,
     tensor_flops_per_clock_per_sm=_HOPPER_TENSOR,
     **sm_limits("9.0"),
     sources={
         "memory_bytes": "modal-pr-2797",
+        "memory_runtime_bytes": "thamada-devicequery",
         "memory_label_bytes": "nv-h100",
         "boost_clock_hz": "glenn-lockwood",
         "tensor_flops_per_clock_per_sm": "nv-hopper-whitepaper",
@@ -263,11 +268,13 @@ _add(
     aliases=("H200", "H200 SXM"),
     memory_label_bytes=141e9,
     memory_reported_published=True,
+    memory_runtime_bytes=143156 * MiB,
     boost_clock_hz=1830e6,
     tensor_flops_per_clock_per_sm=_HOPPER_TENSOR,
     **sm_limits("9.0"),
     sources={
         "memory_bytes": "smi-public-logs",
+        "memory_runtime_bytes": "achatbot-modal-logs",
         "memory_label_bytes": "nv-h200",
         "boost_clock_hz": "mle-accel",
         "tensor_flops_per_clock_per_sm": "nv-hopper-whitepaper",
@@ -316,9 +323,11 @@ _add(
     aliases=("B200",),
     memory_label_bytes=180e9,
     memory_reported_published=True,
+    memory_runtime_bytes=182642 * MiB,
     **sm_limits("10.0"),
     sources={
         "memory_bytes": "trtllm-issue-10278",
+        "memory_runtime_bytes": "achatbot-modal-logs",
         "memory_label_bytes": "mle-accel",
         **cc_sources(),
         "memory_bandwidth": "sb-gpus",

@@ -48,6 +48,7 @@ _add(
     aliases=("L4", "NVIDIA L4"),
     memory_label_bytes=24e9,
     memory_reported_published=True,
+    memory_runtime_bytes=23_570_219_008,
     boost_clock_hz=2040e6,
     tensor_flops_per_clock_per_sm={
         "tf32": 512,
@@ -63,6 +64,7 @@ _add(
         "tensor_flops_per_clock_per_sm": "nv-ada",
         **cc_sources(),
         "memory_bytes": "modal-pr-2797",
+        "memory_runtime_bytes": "thamada-devicequery",
         "memory_bandwidth": "nv-l4",
         "peak_flops": "nv-l4",
         "sparse_peak_flops": "nv-l4",
@@ -110,15 +112,17 @@ _add(
         "memory_bandwidth": "nv-t4",
         "peak_flops": "nv-t4",
         "year": "nv-t4",
-        "sm_count": "gpu-catalog-hf",
-        "l2_bytes": "gpu-catalog-hf",
-        "sram_per_sm_bytes": "gpu-catalog-hf",
+        "sm_count": "nv-t4",
+        "l2_bytes": "nv-turing-whitepaper",
+        "sram_per_sm_bytes": "nv-turing-whitepaper",
         "power_watts": "nv-t4",
     },
     notes="Turing: fp16 tensor cores with fp32 accumulate, no bf16, no sparsity. Some guides "
     "round the bandwidth to 300 GB/s; the datasheet says 320. nvidia-smi reports 15,360 MiB "
-    "(16.11e9 B). 8 tensor cores x 64 FMA x 2 = 1024 fp16 FLOP per clock per SM; 40 x 1024 x 1590 "
-    "MHz = 65 TFLOP/s.",
+    "(16.11e9 B). 40 SMs: the datasheet's 2,560 CUDA cores and 320 tensor cores at the Turing "
+    "whitepaper's 64 and 8 per SM; L2 (4,096 KB, the whole TU104's) and 96 KB of L1/shared memory "
+    "per SM from the whitepaper. 8 tensor cores x 64 FMA x 2 = 1024 fp16 FLOP per clock per SM; "
+    "40 x 1024 x 1590 MHz = 65 TFLOP/s.",
 )
 _a10 = {
     "fp32": 31.2e12,

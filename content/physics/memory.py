@@ -1,0 +1,169 @@
+"""Usable memory: how much of a device a model can fill, asked at one of three levels.
+
+"Does it fit" has no single answer, because three parties stand between the silicon and the
+model, and each keeps some memory back:
+
+- ``"driver"``: the capacity the driver reports (nvidia-smi's total, ``memory_bytes``): 81,559 MiB
+  for an "80 GB" H100.  Nothing can allocate all of it.
+- ``"framework"``: what one PyTorch process can allocate.  The CUDA runtime reports a smaller total
+  than the driver (``memory_runtime_bytes``: the driver keeps a few hundred MiB), and the process's
+  own CUDA context takes a share of that before the first tensor (``measurement("cuda-context")``,
+  287 MB with lazy module loading, the default of PyTorch and of CUDA 12.2 on).
+- ``"serving"``: what a serving engine budgets for weights, activations, CUDA graphs and KV cache.
+  vLLM requests ``gpu_memory_utilization`` of the runtime's total (default 0.9,
+  ``measurement("vllm-gpu-memory-utilization")``) and keeps the rest free; its context sits in
+  that rest, so the budget is ``utilization × runtime total``, never more than the framework level.
+
+Parts without a published runtime total fall back to the driver's figure; the context reserve is
+charged to GPUs only (a TPU or CPU "framework" level is the driver level).  Every figure is a
+catalog look-up, so a question variant records the ones its answer used.  Fragmentation inside
+PyTorch's caching allocator depends on the workload and is not modelled: a fit within a few
+hundred MB of the limit is a fit on paper only.
+"""
+
+from __future__ import annotations
+
+import math
+
+from content.physics.catalog.accelerators import Accelerator, accelerator
+from content.physics.catalog.measured import measurement
+from content.physics.roofline import AcceleratorLike
+
+LEVELS = ("driver", "framework", "serving")
+# vLLM's default; the catalog entry "vllm-gpu-memory-utilization" carries its source, and a test
+# keeps the two equal (a default argument cannot be a look-up).
+DEFAULT_UTILIZATION = 0.9
+# Below this ratio a byte count counts as fitting: guards 160e9 / 80e9 against float noise.
+FIT_TOLERANCE = 1e-9
+
+
+def _check_level(level: str) -> str:
+    if level not in LEVELS:
+        raise ValueError(f"unknown memory level {level!r}; use one of {', '.join(LEVELS)}")
+    return level
+
+
+def _check_utilization(utilization: float) -> float:
+    if not 0 < utilization <= 1:
+        raise ValueError("utilization must be more than 0 and at most 1")
+    return utilization
+
+
+def runtime_total_bytes(acc: AcceleratorLike) -> float:
+    """Bytes the CUDA runtime reports to a program (``memory_runtime_bytes``); the driver's total
+    where no runtime figure is published."""
+    part = accelerator(acc)
+    return part.memory_runtime_bytes or part.memory_bytes
+
+
+def runtime_reserve_bytes(acc: AcceleratorLike) -> float:
+    """Bytes a framework process holds before allocating: its CUDA context on a GPU (the catalog's
+    "cuda-context"), nothing on a TPU or CPU."""
+    part = accelerator(acc)
+    return measurement("cuda-context").value if part.kind == "gpu" else 0.0
+
+
+def usable_memory_bytes(
+    acc: AcceleratorLike, level: str = "serving", *, utilization: float = DEFAULT_UTILIZATION
+) -> float:
+    """Bytes of one device that a model may use at ``level``:
+
+    - driver: the reported capacity, ``memory_bytes``;
+    - framework: runtime total − CUDA context;
+    - serving: min(utilization × runtime total, framework level), vLLM's budget for weights,
+      activations and KV cache (``utilization`` 0.9 by default, in (0, 1]).
+
+    H100 SXM: 85.52 GB (driver), 84.76 GB (framework), 76.54 GB (serving at 0.9).
+    """
+    part = accelerator(acc)
+    _check_level(level)
+    _check_utilization(utilization)
+    if level == "driver":
+        return part.memory_bytes
+    total = runtime_total_bytes(part)
+    framework = total - runtime_reserve_bytes(part)
+    if level == "framework":
+        return framework
+    return min(utilization * total, framework)
+
+
+def _capacity(acc: Accelerator | str, level: str, utilization: float) -> float:
+    return usable_memory_bytes(acc, level, utilization=utilization)
+
+
+def _check_gpus(gpus: int) -> int:
+    if gpus < 1 or int(gpus) != gpus:
+        raise ValueError("gpus must be a whole number of at least 1")
+    return int(gpus)
+
+
+def fits(
+    bytes_needed: float,
+    acc: AcceleratorLike,
+    *,
+    gpus: int = 1,
+    level: str = "serving",
+    utilization: float = DEFAULT_UTILIZATION,
+) -> bool:
+    """True when ``bytes_needed`` fits in ``gpus`` devices' usable memory at ``level``, split
+    perfectly: bytes ≤ gpus × usable_memory_bytes(acc, level).  Same rounding as ``min_gpus``,
+    so fits(b, acc, gpus=n) == (min_gpus(b, acc) <= n) at any one level."""
+    _check_gpus(gpus)
+    return bytes_needed / _capacity(acc, level, utilization) <= gpus + FIT_TOLERANCE
+
+
+def min_gpus(
+    bytes_needed: float,
+    acc: AcceleratorLike,
+    *,
+    level: str = "serving",
+    utilization: float = DEFAULT_UTILIZATION,
+) -> int:
+    """The fewest devices whose usable memory at ``level`` holds ``bytes_needed``:
+    ceil(bytes ÷ usable_memory_bytes(acc, level)), at least 1.  Assumes a perfect split; memory
+    for the KV cache and activations must be in ``bytes_needed``."""
+    ratio = bytes_needed / _capacity(acc, level, utilization)
+    return max(1, math.ceil(ratio - FIT_TOLERANCE))
+
+
+def spare_memory_bytes(
+    bytes_needed: float,
+    acc: AcceleratorLike,
+    *,
+    gpus: int = 1,
+    level: str = "serving",
+    utilization: float = DEFAULT_UTILIZATION,
+) -> float:
+    """Usable bytes left over on ``gpus`` devices at ``level`` once ``bytes_needed`` is in place:
+    gpus × usable − bytes (negative when it does not fit)."""
+    _check_gpus(gpus)
+    return gpus * _capacity(acc, level, utilization) - bytes_needed
+
+
+def memory_fits(
+    bytes_needed: float,
+    acc: AcceleratorLike,
+    devices: int = 1,
+    *,
+    level: str = "serving",
+    utilization: float = DEFAULT_UTILIZATION,
+) -> bool:
+    """``fits`` with the device count as a positional ``devices`` (the older name, kept so
+    published templates still run)."""
+    if devices < 1:
+        raise ValueError("devices must be at least 1")
+    return fits(bytes_needed, acc, gpus=devices, level=level, utilization=utilization)
+
+
+__all__ = [
+    "DEFAULT_UTILIZATION",
+    "FIT_TOLERANCE",
+    "LEVELS",
+    "fits",
+    "memory_fits",
+    "min_gpus",
+    "runtime_reserve_bytes",
+    "runtime_total_bytes",
+    "spare_memory_bytes",
+    "usable_memory_bytes",
+]
