@@ -29,7 +29,7 @@ urlpatterns = [
         name="remove_student_extension",
     ),
     path(
-        "extensions/group/<int:extension_id>/remove/",
+        "extensions/group/<int:group_extension_id>/remove/",
         terms.remove_group_extension,
         name="remove_group_extension",
     ),

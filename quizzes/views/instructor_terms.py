@@ -166,10 +166,10 @@ def remove_student_extension(request: HttpRequest, extension_id: int) -> HttpRes
 
 @require_POST
 @instructor_required
-def remove_group_extension(request: HttpRequest, extension_id: int) -> HttpResponse:
+def remove_group_extension(request: HttpRequest, group_extension_id: int) -> HttpResponse:
     extension = get_object_or_404(
         GroupExtension.objects.select_related("quiz", "group"),
-        pk=extension_id,
+        pk=group_extension_id,
         quiz__offering=request.offering,
     )
     terms.remove_extension(extension=extension)
