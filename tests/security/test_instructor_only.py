@@ -30,6 +30,9 @@ ISSUE_27_ACTIONS = {
     "instructor:grant_accommodation",
     "instructor:remove_group_extension",
     "instructor:remove_accommodation",
+    "instructor:quiz_new",
+    "instructor:quiz_settings",
+    "instructor:quiz_publish",
 }
 
 

@@ -18,7 +18,8 @@ class Command(BaseCommand):
     help = (
         "Read every template and quiz file of the bank, check all of them (every new or changed "
         "template through the publication gate), and only then write them to the database "
-        "(all or nothing). Unchanged files change nothing."
+        "(all or nothing). Unchanged files change nothing. A quiz edited in the browser "
+        "keeps its settings and questions and is reported by slug, unless --prefer-files."
     )
 
     def add_arguments(self, parser):
@@ -30,8 +31,16 @@ class Command(BaseCommand):
                 "(default: the QUESTIONS_DIR setting)."
             ),
         )
+        parser.add_argument(
+            "--prefer-files",
+            action="store_true",
+            help=(
+                "Write each quiz file even where the quiz was edited in the browser (by "
+                "default those are kept and reported)."
+            ),
+        )
 
-    def handle(self, *args, dir: str | None, **options):
+    def handle(self, *args, dir: str | None, prefer_files: bool = False, **options):
         try:
             course = Course.objects.current()
         except Course.DoesNotExist:
@@ -46,5 +55,5 @@ class Command(BaseCommand):
                 f"The question bank has {len(exc.problems)} problem(s); nothing was changed:\n"
                 + "\n".join(f"  {p}" for p in exc.problems)
             ) from None
-        report = sync_bank(bank=bank, course=course)
+        report = sync_bank(bank=bank, course=course, prefer_files=prefer_files)
         self.stdout.write(f"Question bank: {report.summary()}")
