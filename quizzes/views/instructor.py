@@ -21,6 +21,7 @@ from courseware.models import StudentGroup
 from courseware.roles import staff_required
 from quizzes import tasks as jobs
 from quizzes.forms import AccommodationForm, ExtensionForm, GradebookForm, OverrideForm
+from quizzes.forms.analytics import AnalyticsFilterForm
 from quizzes.presenters import instructor as pages
 from quizzes.presenters.gradebook import columns as gradebook_columns
 from quizzes.services import analytics, instructor
@@ -203,8 +204,14 @@ def item_analysis(request: HttpRequest, slug: str, quiz_slug: str | None = None)
 @require_GET
 @staff_required
 def misconceptions(request: HttpRequest) -> HttpResponse:
-    rows = analytics.misconception_map(request.offering)
-    return render(request, "instructor/misconceptions.html", {"rows": rows})
+    form = AnalyticsFilterForm(request.GET or None, offering=request.offering)
+    rows = analytics.misconception_map(request.offering, form.scope() if form.is_bound else None)
+    context = {
+        "rows": rows,
+        "filter": form,
+        "filter_error": form.is_bound and form.error_sentence(),
+    }
+    return render(request, "instructor/misconceptions.html", context)
 
 
 @require_GET
