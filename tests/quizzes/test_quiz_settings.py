@@ -122,6 +122,25 @@ def test_settings_without_attempts_in_progress_are_saved_at_once(teacher, course
     assert quiz.edited_in_browser_at is not None
 
 
+def test_the_same_text_sent_back_with_crlf_lines_is_no_change(teacher, exam_underway):
+    exam, _ = exam_underway
+    exam.description = "Two\nlines."
+    exam.save(update_fields=["description"])
+    data = {**_longer(exam, "40"), "description": "Two\r\nlines."}
+    response = teacher.post(_settings_url("midterm"), data)
+    assert response.status_code == 302  # nothing reaches the attempt: no confirmation asked
+    exam.refresh_from_db()
+    assert exam.description == "Two\nlines."
+
+
+def test_a_new_title_reaches_no_attempt_and_needs_no_confirmation(teacher, exam_underway):
+    exam, _ = exam_underway
+    response = teacher.post(_settings_url("midterm"), {**_longer(exam, "40"), "title": "Midterm"})
+    assert response.status_code == 302
+    exam.refresh_from_db()
+    assert exam.title == "Midterm"
+
+
 def test_publish_needs_questions_and_unpublish_hides_the_quiz_from_students(
     teacher, client, course, student, instructor
 ):

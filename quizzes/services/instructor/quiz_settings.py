@@ -72,9 +72,27 @@ def changed_fields(quiz: Quiz, fields: dict) -> dict:
     return {name: value for name, value in fields.items() if getattr(quiz, name) != value}
 
 
+# Settings that change what an attempt in progress may do or how it is scored (a new title,
+# description, chapter or place in the list does not).
+REACHES_ATTEMPTS = {
+    "mode",
+    "time_limit_minutes",
+    "max_attempts",
+    "tries_per_variant",
+    "opens_at",
+    "due_at",
+    "closes_at",
+    "late_policy",
+    "late_penalty",
+    "release",
+    "show_answers",
+}
+
+
 def open_attempt_impact(*, quiz: Quiz, changes: dict) -> list[AttemptImpact]:
-    """Each attempt in progress at `quiz`, with its deadline now and under `changes`."""
-    if not changes:
+    """Each attempt in progress at `quiz`, with its deadline now and under `changes` (none
+    when no change reaches an attempt)."""
+    if not REACHES_ATTEMPTS & set(changes):
         return []
     attempts = list(
         Attempt.objects.filter(quiz=quiz, status=AttemptStatus.IN_PROGRESS)
