@@ -81,8 +81,11 @@ class QuizSettingsForm(forms.ModelForm):
         self.fields["late_penalty"].widget.attrs.update(min=0, max=1, step="0.01")
 
     def clean_description(self):
-        # A browser sends a textarea's lines with CRLF: the same text is no change.
-        return (self.cleaned_data.get("description") or "").replace("\r\n", "\n")
+        # A browser sends a textarea's lines with CRLF, and the field strips the ends: the same
+        # text is no change.
+        text = (self.cleaned_data.get("description") or "").replace("\r\n", "\n")
+        stored = self.instance.description if self.instance.pk else ""
+        return stored if text.strip() == stored.strip() else text
 
     def clean_late_penalty(self):
         value = self.cleaned_data.get("late_penalty")

@@ -124,13 +124,13 @@ def test_settings_without_attempts_in_progress_are_saved_at_once(teacher, course
 
 def test_the_same_text_sent_back_with_crlf_lines_is_no_change(teacher, exam_underway):
     exam, _ = exam_underway
-    exam.description = "Two\nlines."
+    exam.description = "Two\nlines.\n"
     exam.save(update_fields=["description"])
-    data = {**_longer(exam, "40"), "description": "Two\r\nlines."}
+    data = {**_longer(exam, "40"), "description": "Two\r\nlines.\r\n"}
     response = teacher.post(_settings_url("midterm"), data)
     assert response.status_code == 302  # nothing reaches the attempt: no confirmation asked
     exam.refresh_from_db()
-    assert exam.description == "Two\nlines."
+    assert exam.description == "Two\nlines.\n"
 
 
 def test_a_new_title_reaches_no_attempt_and_needs_no_confirmation(teacher, exam_underway):
