@@ -8,6 +8,7 @@ the decoded body; a failed check raises `Refused` naming the claim.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 from lti.network import HostPolicy
@@ -25,6 +26,8 @@ CUSTOM = LTI + "custom"
 DL_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 AGS_ENDPOINT = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 NRPS = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
+TOOL_PLATFORM = LTI + "tool_platform"
+PNS = LTI + "platformnotificationservice"
 
 RESOURCE_LINK_REQUEST = "LtiResourceLinkRequest"
 DEEP_LINKING_REQUEST = "LtiDeepLinkingRequest"
@@ -75,6 +78,15 @@ def _object(body: dict, claim: str, *, required: bool) -> dict | None:
 USER_FIELDS = {"given_name": 500, "family_name": 500, "name": 500, "email": 254, "picture": 200}
 CONTEXT_FIELDS = {"label": 255, "title": 500}
 LINK_FIELDS = {"title": 500}
+PLATFORM_FIELDS = {
+    "name": 500,
+    "url": 200,
+    "contact_email": 254,
+    "description": 10_000,
+    "product_family_code": 500,
+    "version": 500,
+}
+PNS_FIELDS = {"platform_notification_service_url": 200}
 # Service URLs: django-lti keeps lineitems and memberships URLs in 200 characters, our line item
 # rows keep 500.
 URL_LIMITS = {"lineitems": 200, "lineitem": 500, "context_memberships_url": 200}
@@ -89,6 +101,46 @@ def _optional_strings(body: dict, limits: dict, where: str) -> None:
                 claim=f"{where}{key}",
                 detail=f"a string of at most {limit} characters expected, got {shown(value)}",
             )
+
+
+def _without_nulls(claim: dict | None, keys) -> None:
+    """An optional member sent as null is taken as absent (django-lti would store the null in
+    a column that takes none)."""
+    for key in keys:
+        if claim is not None and key in claim and claim[key] is None:
+            del claim[key]
+
+
+def _string_list(claim: dict, key: str, name: str) -> None:
+    value = claim.get(key)
+    if value is not None and (
+        not isinstance(value, list) or not all(isinstance(v, str) for v in value)
+    ):
+        detail = f"a list of strings expected, got {shown(value)}"
+        raise Refused("claim-form", claim=name, detail=detail)
+
+
+def check_stored(body: dict) -> None:
+    """The claims django-lti stores beside ours (the context, the platform instance, the
+    notification service): of the form and length its columns take."""
+    context = _object(body, CONTEXT, required=False)
+    if context is not None:
+        _without_nulls(context, CONTEXT_FIELDS)
+        _string(context, "id", name="context id")
+        _optional_strings(context, CONTEXT_FIELDS, "context ")
+        _string_list(context, "type", "context type")
+    platform = _object(body, TOOL_PLATFORM, required=False)
+    if platform is not None:
+        _without_nulls(platform, PLATFORM_FIELDS)
+        _string(platform, "guid", name="tool_platform guid")
+        _optional_strings(platform, PLATFORM_FIELDS, "tool_platform ")
+    pns = _object(body, PNS, required=False)
+    if pns is not None:
+        _without_nulls(pns, [*PNS_FIELDS, "notice_types_supported"])
+        _optional_strings(pns, PNS_FIELDS, "platformnotificationservice ")
+        _string_list(
+            pns, "notice_types_supported", "platformnotificationservice notice_types_supported"
+        )
 
 
 def check_roles(body: dict) -> list[str]:
@@ -121,18 +173,25 @@ def check_service_urls(body: dict, policy: HostPolicy) -> None:
     urls = []
     ags = _object(body, AGS_ENDPOINT, required=False)
     if ags is not None:
+        _without_nulls(ags, ["lineitems", "lineitem"])
         for key in ("lineitems", "lineitem"):
-            if ags.get(key) is not None:
+            if key in ags:
                 urls.append((key, ags[key]))
         scope = ags.get("scope", [])
         if not isinstance(scope, list) or not all(isinstance(s, str) for s in scope):
             raise Refused("claim-form", claim="endpoint", detail="scope must be a list of strings")
     nrps = _object(body, NRPS, required=False)
-    if nrps is not None and nrps.get("context_memberships_url") is not None:
+    if nrps is not None:  # NRPS 2.0, 3.6.1: the claim MUST give the memberships URL
+        if nrps.get("context_memberships_url") is None:
+            detail = "the roster claim has no context_memberships_url"
+            raise Refused("claim-missing", claim="context_memberships_url", detail=detail)
         urls.append(("context_memberships_url", nrps["context_memberships_url"]))
     for claim, url in urls:
         if not isinstance(url, str):
             raise Refused("service-url", claim=claim, detail="The URL is not a string.")
+        problem = web_address_problem(url, {"http", "https"})
+        if problem:  # what a parser reads two ways, or what would break a log line
+            raise Refused("service-url", claim=claim, detail=f"The URL {problem}.")
         if len(url) > URL_LIMITS[claim]:
             detail = f"The URL is longer than {URL_LIMITS[claim]} characters: {shown(url)}."
             raise Refused("service-url", claim=claim, detail=detail)
@@ -141,17 +200,44 @@ def check_service_urls(body: dict, policy: HostPolicy) -> None:
             raise Refused("service-url", claim=claim, detail=reason)
 
 
+# A host name (letters, digits, hyphens, dots) or a bracketed IPv6 address.
+HOST = re.compile(
+    r"[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?|\[[0-9a-f:.]+\]"
+)
+# What no plain web address holds, and what parsers read differently or a header ends at.
+UNSAFE = re.compile(r"[\s\\\x00-\x1f\x7f]")
+
+
+def web_address_problem(url, schemes) -> str:
+    """Why `url` is not a plain absolute web address, or "": a scheme of `schemes`, a host
+    name, no user info, a port that is one, and nothing (spaces, controls, backslashes) that a
+    browser, urllib3 and urlsplit would read differently or that would end a header. Its
+    origin can then go into a Content-Security-Policy as it is."""
+    if not isinstance(url, str):
+        return "absent" if url is None else f"{shown(url)} is not a string"
+    if UNSAFE.search(url):
+        return f"{shown(url)} holds spaces, control characters or backslashes"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range
+    except ValueError:
+        return f"{shown(url)} is not a URL"
+    if parts.scheme not in schemes or not parts.hostname:
+        return f"{shown(url)} is not a {'/'.join(sorted(schemes))} URL"
+    if "@" in parts.netloc:
+        return f"{shown(url)} carries a user name or password"
+    netloc_host = parts.netloc.rsplit(":", 1)[0] if parts.port else parts.netloc
+    if not HOST.fullmatch(netloc_host.lower()):
+        return f"{shown(url)} has no valid host name"
+    return ""
+
+
 def check_deep_linking(body: dict, policy: HostPolicy) -> dict:
     settings = _object(body, DL_SETTINGS, required=True)
     url = settings.get("deep_link_return_url")
-    parts = urlsplit(url) if isinstance(url, str) else None
-    schemes = {"https", "http"} if policy.allow_local else {"https"}
-    if parts is None or parts.scheme not in schemes or not parts.hostname:
-        raise Refused(
-            "return-url",
-            claim="deep_link_return_url",
-            detail="absent" if url is None else f"{shown(url)} is not a {'/'.join(schemes)} URL",
-        )
+    problem = web_address_problem(url, {"https", "http"} if policy.allow_local else {"https"})
+    if problem:
+        raise Refused("return-url", claim="deep_link_return_url", detail=problem)
     accept_types = settings.get("accept_types")
     if not isinstance(accept_types, list) or "ltiResourceLink" not in accept_types:
         detail = f"accept_types is {shown(accept_types)}"
@@ -180,10 +266,7 @@ def check_message(body: dict, *, tool_host: str, policy: HostPolicy) -> None:
     check_roles(body)
     check_target(body, tool_host)
     _optional_strings(body, USER_FIELDS, "")
-    context = _object(body, CONTEXT, required=False)
-    if context is not None:
-        _string(context, "id", name="context id")
-        _optional_strings(context, CONTEXT_FIELDS, "context ")
+    check_stored(body)
     custom = _object(body, CUSTOM, required=False)
     if custom is not None and not all(isinstance(k, str) for k in custom):
         raise Refused("claim-form", claim="custom", detail="keys must be strings")

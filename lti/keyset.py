@@ -15,6 +15,7 @@ from email.utils import parsedate_to_datetime
 
 import jwt
 import requests
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -64,20 +65,44 @@ def freshness(headers, now) -> int:
 
 
 def _read(response: requests.Response, url: str) -> list:
-    body = response.raw.read(MAX_BYTES + 1, decode_content=True)
-    if len(body) > MAX_BYTES:
-        raise Refused("keyset", claim="jwks", detail=f"{url} sent more than {MAX_BYTES} bytes")
+    # Through requests, so an answer cut short is a RequestException (urllib3's own errors
+    # would escape the launch as a 500).
+    body = bytearray()
+    for chunk in response.iter_content(64 * 1024):
+        body += chunk
+        if len(body) > MAX_BYTES:
+            detail = f"{url} sent more than {MAX_BYTES} bytes"
+            raise Refused("keyset", claim="jwks", detail=detail)
     try:
         keys = json.loads(body)["keys"]
-    except (ValueError, TypeError, KeyError):
+    except (ValueError, TypeError, KeyError, RecursionError):
         raise Refused("keyset", claim="jwks", detail=f"{url} did not send a JSON key set") from None
     if not isinstance(keys, list):
         raise Refused("keyset", claim="jwks", detail=f"{url}: 'keys' is not a list")
     return [k for k in keys if isinstance(k, dict)]
 
 
+def _failed_key(registration) -> str:
+    return f"lti-keyset-failed:{registration.pk}"
+
+
 def fetch(registration, stored: PlatformKeySet | None) -> PlatformKeySet:
-    """Fetch (or revalidate) the registration's key set and store it."""
+    """Fetch (or revalidate) the registration's key set and store it. A fetch that failed is
+    not tried again for REFETCH_SECONDS (in the cache: per process, or shared with Redis), so
+    launches while the platform's key set is down or hangs cost one fetch, not one each."""
+    failed = cache.get(_failed_key(registration))
+    if failed is not None:
+        raise Refused(
+            "keyset", claim="jwks", detail=f"{failed} (less than {REFETCH_SECONDS} s ago)"
+        )
+    try:
+        return _fetch(registration, stored)
+    except Refused as refusal:
+        cache.set(_failed_key(registration), refusal.detail, REFETCH_SECONDS)
+        raise
+
+
+def _fetch(registration, stored: PlatformKeySet | None) -> PlatformKeySet:
     url = registration.keyset_url
     headers = {"Accept": "application/json"}
     if stored is not None and stored.url == url and stored.etag:

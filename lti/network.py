@@ -14,12 +14,18 @@ The resolved address is checked twice: before the request, and on the connected 
 so a name that resolves to a public address for the check and to a private one for the
 connection (DNS rebinding) is still refused. Without that, any registered platform could make
 the grade worker post its bearer token to an address inside our network (issue 33, S6).
+
+Every call also ends by PLATFORM_DEADLINE, however slowly the platform sends (a socket timeout
+is per read: a byte every few seconds kept a worker for ever), and an answer is read only up to
+MAX_ANSWER_BYTES once decompressed (a 200 KB gzip body inflated to 200 MB in memory).
 """
 
 from __future__ import annotations
 
 import ipaddress
 import socket
+import threading
+import time
 from urllib.parse import urlsplit
 
 import requests
@@ -27,8 +33,13 @@ from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
-# Seconds for any call to a platform (token, scores, line items, roster, key set).
+# Seconds for any call to a platform (token, scores, line items, roster, key set): to connect
+# and between two reads; and for the whole call, from connecting to the answer's last byte.
 PLATFORM_TIMEOUT = 10
+PLATFORM_DEADLINE = 30
+# The most bytes of an answer read (decompressed) for a caller that does not stream it; tokens,
+# scores and line-item pages are a few kilobytes.
+MAX_ANSWER_BYTES = 8 * 1024 * 1024
 # A platform redirecting a service call more than this is broken or hostile.
 MAX_REDIRECTS = 3
 
@@ -41,12 +52,40 @@ def hostname(url: str) -> str:
     return (urlsplit(url).hostname or "").lower().rstrip(".")
 
 
+# IPv6 prefixes whose addresses carry an IPv4 address in their last 32 bits, which a NAT64
+# gateway (IPv6-only servers at AWS, GCP) connects to: RFC 6052's and RFC 8215's local one.
+NAT64 = [ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48")]
+# Not globally reachable, yet `is_global` in some Pythons: IETF protocol assignments.
+NOT_GLOBAL = [ipaddress.ip_network("192.0.0.0/24")]
+
+
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address leads to: mapped (::ffff:a.b.c.d), IPv4-compatible
+    (::a.b.c.d), NAT64, or 6to4 (2002:aabb:ccdd::)."""
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if any(ip in network for network in NAT64) or int(ip) >> 32 == 0:
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return None
+
+
 def is_public_address(address: str) -> bool:
     """Whether an IP address is on the public internet (not loopback, private, link-local,
-    shared, reserved or unspecified); an IPv4 address mapped into IPv6 is judged as IPv4."""
+    site-local, shared, reserved or unspecified); an IPv6 address that carries an IPv4 one
+    (mapped, compatible, NAT64, 6to4) is judged by that IPv4 address too."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.is_site_local:
+            return False
+        embedded = _embedded_ipv4(ip)
+        if embedded is not None and not is_public_address(str(embedded)):
+            return False
+        if ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+    if any(ip in network for network in NOT_GLOBAL):
+        return False
     return ip.is_global and not ip.is_multicast
 
 
@@ -130,18 +169,90 @@ def policy_for(registration) -> HostPolicy:
     return HostPolicy(hosts, allow_local=allow_local, name=registration.name or registration.issuer)
 
 
+class AnswerTooLarge(requests.RequestException):
+    """An answer larger than MAX_ANSWER_BYTES once decompressed."""
+
+
 class _PeerRefused(Exception):
     """Raised inside urllib3, which would retry (and hide) an OSError such as
     PlatformURLRefused; PlatformSession.send turns it into one."""
 
 
-class _PeerCheck:
-    """On a connected socket: refuse an address on our own network (DNS rebinding)."""
+class _Call:
+    """One request to a platform (a redirect is another): whether its peer must be public, and
+    its deadline, when every connection it used is shut, so a read waiting for the next byte
+    (of the headers or of the body) ends at once."""
+
+    def __init__(self, seconds: float, *, check_peer: bool):
+        self.check_peer = check_peer
+        self.seconds = seconds
+        self.passed = False
+        self._connections = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._pass)
+        self._timer.name = "lti-deadline"
+        self._timer.daemon = True
+        self._timer.start()
+
+    def watch(self, connection) -> None:
+        with self._lock:
+            self._connections.append(connection)
+
+    def _pass(self) -> None:
+        with self._lock:
+            self.passed = True
+            connections = list(self._connections)
+        for connection in connections:
+            shut(connection)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+    def timeout(self) -> requests.Timeout:
+        return requests.Timeout(f"The LMS took longer than {self.seconds:g} s to answer.")
+
+
+def shut(connection) -> None:
+    """End every read on the connection's socket, from another thread. The socket is the one
+    it connected with: http.client lets go of `connection.sock` once an answer that closes the
+    connection has begun, and reads it through a file of its own."""
+    sock = getattr(connection, "connected_sock", None)
+    if sock is not None:
+        try:  # the plain socket's shutdown, also under TLS
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+# The call under way in this thread: urllib3 makes its connections in the caller's thread.
+_current = threading.local()
+
+
+class _Guarded:
+    """A connection that joins the current call (its deadline) for each request it carries,
+    and, unless the call is a local demo's, refuses an address on our own network on the
+    connected socket (DNS rebinding)."""
+
+    connected_sock = None
+
+    def request(self, *args, **kwargs):
+        call = getattr(_current, "call", None)
+        if call is not None:
+            call.watch(self)
+        return super().request(*args, **kwargs)
+
+    def connect(self):
+        super().connect()
+        self.connected_sock = self.sock  # under TLS, the wrapped socket
+        call = getattr(_current, "call", None)
+        if call is not None and call.passed:
+            shut(self)
 
     def _new_conn(self):
         sock = super()._new_conn()
-        if self.proxy:  # the operator's outbound proxy resolves and connects for us
-            return sock
+        call = getattr(_current, "call", None)
+        if (call is not None and not call.check_peer) or self.proxy:
+            return sock  # a local demo; or the operator's outbound proxy connects for us
         address = sock.getpeername()[0]
         if not is_public_address(address):
             sock.close()
@@ -152,45 +263,109 @@ class _PeerCheck:
         return sock
 
 
-class _CheckedHTTPConnection(_PeerCheck, HTTPConnection):
+class _GuardedHTTPConnection(_Guarded, HTTPConnection):
     pass
 
 
-class _CheckedHTTPSConnection(_PeerCheck, HTTPSConnection):
+class _GuardedHTTPSConnection(_Guarded, HTTPSConnection):
     pass
 
 
-class _CheckedHTTPPool(HTTPConnectionPool):
-    ConnectionCls = _CheckedHTTPConnection
+class _GuardedHTTPPool(HTTPConnectionPool):
+    ConnectionCls = _GuardedHTTPConnection
 
 
-class _CheckedHTTPSPool(HTTPSConnectionPool):
-    ConnectionCls = _CheckedHTTPSConnection
+class _GuardedHTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _GuardedHTTPSConnection
 
 
-class _PublicOnlyAdapter(HTTPAdapter):
+class _GuardedAdapter(HTTPAdapter):
+    """Each request a call of its own (peer check, deadline); an answer the caller does not
+    stream, or a redirect's (which requests reads whole to follow it), read here within
+    MAX_ANSWER_BYTES."""
+
+    def __init__(self, policy: HostPolicy, session: PlatformSession):
+        self.policy, self.session = policy, session
+        super().__init__()
+
     def init_poolmanager(self, *args, **kwargs):
         super().init_poolmanager(*args, **kwargs)
         self.poolmanager.pool_classes_by_scheme = {
-            "http": _CheckedHTTPPool,
-            "https": _CheckedHTTPSPool,
+            "http": _GuardedHTTPPool,
+            "https": _GuardedHTTPSPool,
         }
+
+    def send(self, request, stream=False, **kwargs):
+        call = _Call(self.session.seconds_left(), check_peer=not self.policy.allow_local)
+        _current.call = call
+        try:
+            response = super().send(request, stream=True, **kwargs)
+            if stream and not response.is_redirect:
+                _cancel_on_close(response, call)  # the caller reads it, within `with`
+                return response
+            _read_bounded(response, call)
+        except BaseException:
+            call.cancel()
+            if call.passed:
+                raise call.timeout() from None
+            raise
+        finally:
+            _current.call = None
+        call.cancel()
+        return response
+
+
+def _cancel_on_close(response: requests.Response, call: _Call) -> None:
+    close = response.close
+
+    def closed():
+        try:
+            close()
+        finally:
+            call.cancel()
+
+    response.close = closed
+
+
+def _read_bounded(response: requests.Response, call: _Call) -> None:
+    """Read the answer into `response.content`, refusing it past MAX_ANSWER_BYTES (counted
+    decompressed, as it arrives) or past the call's deadline."""
+    body = bytearray()
+    try:
+        for chunk in response.iter_content(64 * 1024):
+            body += chunk
+            if len(body) > MAX_ANSWER_BYTES:
+                raise AnswerTooLarge(
+                    f"The LMS answered {response.url} with more than {MAX_ANSWER_BYTES} bytes."
+                )
+        if call.passed:  # shut at the deadline: what arrived is not the whole answer
+            raise call.timeout()
+    except BaseException:
+        response.close()
+        raise
+    response._content = bytes(body)
 
 
 class PlatformSession(requests.Session):
     """requests for one platform: every request (and redirect) checked against its policy,
     with a timeout (PyLTI1p3 passes none, and a platform that never answers must not hold a
-    worker)."""
+    worker) and a deadline (lti.network's docstring)."""
 
     def __init__(self, policy: HostPolicy):
         super().__init__()
         self.policy = policy
         self.max_redirects = MAX_REDIRECTS
         self.headers["User-Agent"] = "HardwareReality-LTI"
-        if not policy.allow_local:
-            adapter = _PublicOnlyAdapter()
-            self.mount("http://", adapter)
-            self.mount("https://", adapter)
+        # A caller with a budget of its own (a roster of many pages) sets when it runs out.
+        self.deadline_at: float | None = None
+        adapter = _GuardedAdapter(policy, self)
+        self.mount("http://", adapter)
+        self.mount("https://", adapter)
+
+    def seconds_left(self) -> float:
+        if self.deadline_at is None:
+            return PLATFORM_DEADLINE
+        return max(0.0, min(PLATFORM_DEADLINE, self.deadline_at - time.monotonic()))
 
     def request(self, method, url, **kwargs):
         kwargs.setdefault("timeout", PLATFORM_TIMEOUT)

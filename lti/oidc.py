@@ -14,6 +14,8 @@ django-lti's `LtiLaunch` and the rest of the app read the launch through.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import secrets
 from datetime import timedelta
 from urllib.parse import urlencode, urlsplit
@@ -30,7 +32,22 @@ from lti.models import LoginState
 from lti.network import policy_for
 from lti.refusals import CLOCK_LEEWAY, STATE_MINUTES, Refused
 
-COOKIE_PREFIX = "lti-state-"
+COOKIE_PREFIX = "lti"
+# Over HTTPS the cookie's name begins "__Host-": a browser takes such a cookie only from this
+# very host, over HTTPS, for the whole site, so another host of the school's domain cannot plant
+# one naming a state it began (login CSRF: the victim would launch into that state's identity).
+HOST_ONLY = "__Host-"
+
+
+def cookie_name(request, state: str) -> str:
+    """The state's cookie: one per login (two links launched at once each keep their own),
+    named by a digest of the state, and short. A browser keeps about 180 cookies for a site; at
+    26 bytes each they stay far below the 8 KB of Cookie header gunicorn and proxies take, so a
+    page that makes a browser begin logins by the hundred cannot lock it out of the site."""
+    digest = base64.urlsafe_b64encode(hashlib.sha256(state.encode()).digest()[:9]).decode()
+    return (HOST_ONLY if request.is_secure() else "") + COOKIE_PREFIX + digest
+
+
 # Used login states older than this are deleted at the next login.
 STATE_KEPT = timedelta(days=1)
 
@@ -88,12 +105,13 @@ def begin_login(request, params, *, launch_url: str):
 
 
 def set_state_cookie(request, response, state: str) -> None:
-    """The cookie that ties the state to this browser; inside an LMS frame over HTTPS it must
-    be SameSite=None; Secure to come back with the platform's cross-site form post."""
+    """The cookie that ties the state to this browser (`cookie_name`: its name is the proof);
+    inside an LMS frame over HTTPS it must be SameSite=None; Secure to come back with the
+    platform's cross-site form post."""
     secure = request.is_secure()
     response.set_cookie(
-        COOKIE_PREFIX + state,
-        state,
+        cookie_name(request, state),
+        "1",
         max_age=STATE_MINUTES * 60,
         secure=secure,
         httponly=True,
@@ -103,7 +121,20 @@ def set_state_cookie(request, response, state: str) -> None:
 
 def clear_state_cookie(request, response, state: str) -> None:
     secure = request.is_secure()
-    response.delete_cookie(COOKIE_PREFIX + state, samesite="None" if secure else "Lax")
+    response.delete_cookie(cookie_name(request, state), samesite="None" if secure else "Lax")
+
+
+def _claim_of(error: jwt.PyJWTError) -> str:
+    """The claim a PyJWT error is about: a time that is not a number ("Expiration Time claim
+    (exp) must be an integer."), a subject or issuer that is not a string; else the token."""
+    if isinstance(error, jwt.exceptions.InvalidSubjectError):
+        return "sub"
+    if isinstance(error, jwt.InvalidIssuerError):
+        return "iss"
+    for claim in ("exp", "nbf", "iat"):
+        if f"({claim})" in str(error):
+            return claim
+    return "id_token"
 
 
 class ToolMessageLaunch(DjangoMessageLaunch):
@@ -151,7 +182,7 @@ class ToolMessageLaunch(DjangoMessageLaunch):
             raise Refused("state-used", claim="state", detail="state already used", status=403)
         if state.created_at < timezone.now() - timedelta(minutes=STATE_MINUTES):
             raise Refused("state-unknown", claim="state", detail="state expired")
-        if request.COOKIES.get(COOKIE_PREFIX + state.state) != state.state:
+        if cookie_name(request, state.state) not in request.COOKIES:
             raise Refused("state-cookie", claim="state", detail="no matching state cookie")
         self.login_state = state
         return state
@@ -227,13 +258,13 @@ class ToolMessageLaunch(DjangoMessageLaunch):
         except jwt.InvalidAudienceError:
             detail = f"aud {shown(self._jwt['body'].get('aud'))}, client id {client_id!r}"
             raise Refused("audience", claim="aud", detail=detail) from None
-        except (jwt.InvalidIssuedAtError, jwt.InvalidIssuerError) as error:
-            raise Refused("claim-form", claim="iat", detail=str(error)[:200]) from None
         except jwt.InvalidSignatureError:
             detail = f"kid {header.get('kid')!r}"
             raise Refused("signature", claim="signature", detail=detail) from None
         except jwt.PyJWTError as error:
-            raise Refused("token-format", claim="id_token", detail=str(error)[:200]) from None
+            claim = _claim_of(error)
+            code = "claim-form" if claim != "id_token" else "token-format"
+            raise Refused(code, claim=claim, detail=str(error)[:200]) from None
         azp = body.get("azp")
         if azp is not None and azp != client_id:
             raise Refused("azp", claim="azp", detail=f"azp {shown(azp)}, client id {client_id!r}")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-import requests
 from django.db import transaction
 from django.utils import timezone
 from pylti1p3.assignments_grades import AssignmentsGradesService
@@ -21,10 +20,12 @@ from pylti1p3.grade import Grade
 from pylti1p3.lineitem import LineItem
 
 from courseware.tasks import backoff_seconds
+from lti.claims import shown, web_address_problem
 from lti.deep_linking import quiz_max_points
-from lti.models import GradeSync, SyncStatus
+from lti.models import GradeSync, QuizLineItem, SyncStatus
 from lti.network import PlatformURLRefused
-from lti.tool import connector
+from lti.refusals import printable
+from lti.tool import PLATFORM_ERRORS, connector
 from quizzes.models import Attempt, AttemptStatus
 
 log = logging.getLogger(__name__)
@@ -114,7 +115,15 @@ def _line_item(sync: GradeSync, ags: BoundedAgs) -> LineItem:
         .set_resource_id(f"quiz:{quiz.slug}")
         .set_score_maximum(float(quiz_max_points(quiz)))
     )
-    line.url = found.get_id() or ""
+    url = found.get_id()
+    # The id is the platform's word for its line item's URL: kept (in 500 characters) and
+    # called with the token, so it must be one.
+    problem = web_address_problem(url, {"http", "https"})
+    if problem or len(url) > QuizLineItem._meta.get_field("url").max_length:
+        raise LtiException(
+            f"The LMS gave its line item an id that is no usable URL: {problem or shown(url)}"
+        )
+    line.url = url
     line.save(update_fields=["url"])
     return found
 
@@ -160,7 +169,7 @@ def push(sync_id: int, *, now=None) -> bool:
             .set_timestamp(now.isoformat())
         )
         ags.put_grade(grade, _line_item(sync, ags))
-    except (LtiException, requests.RequestException, ValueError, KeyError) as error:
+    except PLATFORM_ERRORS as error:
         return _failed(sync, error, now)
     GradeSync.objects.filter(pk=sync.pk).update(
         status=SyncStatus.SENT,
@@ -177,7 +186,12 @@ def push(sync_id: int, *, now=None) -> bool:
 def _failed(sync: GradeSync, error: Exception, now) -> bool:
     tries = sync.tries + 1
     message = str(error)[:500]
-    log.warning("LTI passback to %s failed (try %d): %s", sync.line_item.url, tries, message)
+    log.warning(
+        "LTI passback to %s failed (try %d): %s",
+        printable(sync.line_item.url),
+        tries,
+        printable(message),
+    )
     if isinstance(error, PlatformURLRefused):
         # Not the platform's own host, or our own network (lti.network): another try would be
         # refused the same way, so the row waits for an administrator (and a resend).

@@ -9,6 +9,7 @@ troubleshooting table is keyed by these messages' first sentences (a test keeps 
 from __future__ import annotations
 
 import logging
+import re
 
 from django.shortcuts import render
 
@@ -90,6 +91,16 @@ MESSAGES = {
 }
 
 
+# Characters that would end a log line (or drive a terminal) if a platform's text held them.
+CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+
+def printable(text) -> str:
+    """Text for one log line: control characters written as their escapes, so nothing a
+    platform sends (a URL, an error body) can start a line of its own."""
+    return CONTROL.sub(lambda m: repr(m.group())[1:-1], str(text))
+
+
 class Refused(Exception):
     """A refused login or launch: a code from MESSAGES, the claim at fault, the detail."""
 
@@ -110,10 +121,23 @@ class Refused(Exception):
 
 
 def refusal_page(request, refusal: Refused):
-    log.warning("LTI refused [%s] %s: %s", refusal.code, refusal.claim or "-", refusal.detail)
-    return render(
+    log.warning(
+        "LTI refused [%s] %s: %s",
+        refusal.code,
+        printable(refusal.claim or "-"),
+        printable(refusal.detail),
+    )
+    from lti.middleware import framed_by_platforms
+
+    response = render(
         request,
         "lti/refused.html",
-        {"message": refusal.message, "claim": refusal.claim, "code": refusal.code},
+        {
+            "message": refusal.message,
+            "message_parts": refusal.message.split("`"),
+            "claim": refusal.claim,
+            "code": refusal.code,
+        },
         status=refusal.status,
     )
+    return framed_by_platforms(response)

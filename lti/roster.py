@@ -19,12 +19,11 @@ from dataclasses import dataclass, field
 import requests
 from django.db import transaction
 from lti_tool.models import LtiContext, LtiUser
-from pylti1p3.exception import LtiException
 
 from courseware.models import Role
 from lti.launch import enrol, new_account, offering_role
 from lti.models import GradeSync, QuizLineItem
-from lti.tool import ToolServiceConnector, next_page
+from lti.tool import PLATFORM_ERRORS, ToolServiceConnector, next_page
 
 MEMBERSHIP_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
 MEMBERSHIP_TYPE = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
@@ -67,15 +66,21 @@ def _page(session, token: str, url: str, deadline: float) -> tuple[list, str | N
         if not response.ok:
             raise RosterError(f"The LMS did not send its roster (HTTP {response.status_code}).")
         body = bytearray()
-        for chunk in response.iter_content(64 * 1024):
-            body += chunk
-            if len(body) > MAX_PAGE_BYTES:
-                raise RosterError(f"A roster page was larger than {MAX_PAGE_BYTES} bytes.")
-            if time.monotonic() > deadline:
-                raise RosterError(f"The LMS took longer than {MAX_SECONDS} s to send its roster.")
+        late = RosterError(f"The LMS took longer than {MAX_SECONDS} s to send its roster.")
+        try:
+            for chunk in response.iter_content(64 * 1024):
+                body += chunk
+                if len(body) > MAX_PAGE_BYTES:
+                    raise RosterError(f"A roster page was larger than {MAX_PAGE_BYTES} bytes.")
+                if time.monotonic() > deadline:
+                    raise late
+        except requests.RequestException:
+            if time.monotonic() > deadline:  # the session cut it off (lti.network)
+                raise late from None
+            raise
         try:
             members = json.loads(body)["members"]
-        except (ValueError, TypeError, KeyError):
+        except (ValueError, TypeError, KeyError, RecursionError):
             raise RosterError("The LMS's roster page is not a membership container.") from None
         if not isinstance(members, list):
             raise RosterError("The LMS's roster page has no list of members.")
@@ -87,6 +92,7 @@ def fetch_members(context: LtiContext) -> list[dict]:
     service = ToolServiceConnector(context.deployment.registration)
     session = service.session
     deadline = time.monotonic() + MAX_SECONDS
+    session.deadline_at = deadline  # no call may outlast the roster's own time
     try:
         token = service.get_access_token([MEMBERSHIP_SCOPE])
         members, url, pages, seen = [], context.memberships_url, 0, set()
@@ -107,7 +113,7 @@ def fetch_members(context: LtiContext) -> list[dict]:
             members += [m for m in page if isinstance(m, dict)]
             if len(members) > MAX_MEMBERS:
                 raise RosterError(f"The LMS's roster has more than {MAX_MEMBERS} members.")
-    except (LtiException, requests.RequestException, ValueError, KeyError) as error:
+    except PLATFORM_ERRORS as error:
         raise RosterError(f"The LMS did not send its roster ({error}).") from error
     return members
 

@@ -19,7 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 from lti_tool.models import Key, LtiDeployment, LtiRegistration
 from lti_tool.utils import DjangoToolConfig
-from pylti1p3.exception import LtiServiceException
+from pylti1p3.exception import LtiException, LtiServiceException
 from pylti1p3.registration import Registration
 from pylti1p3.service_connector import ServiceConnector
 
@@ -33,6 +33,18 @@ JWKS_MAX_AGE = 300
 PUBLISHED_BEFORE_SIGNING = timedelta(seconds=2 * JWKS_MAX_AGE)
 # How long an access token from a platform is reused (they are granted for an hour).
 TOKEN_SECONDS = 50 * 60
+# What a call to a platform raises when the platform fails or answers out of shape: PyLTI1p3's
+# and requests' errors, and what reading JSON of another shape or depth than the spec's raises
+# (a list for an object, a dict for a URL, nesting past Python's recursion limit).
+PLATFORM_ERRORS = (
+    LtiException,
+    requests.RequestException,
+    ValueError,
+    KeyError,
+    TypeError,
+    AttributeError,
+    RecursionError,
+)
 
 
 def signing_key() -> Key:
@@ -155,10 +167,12 @@ def ensure_key() -> Key:
 
 
 def origin(url: str) -> str:
+    """scheme://host[:port] of an http(s) URL, lowercased, without any user info."""
     parts = urlsplit(url)
-    if parts.scheme not in {"http", "https"} or not parts.netloc:
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
         return ""
-    return f"{parts.scheme}://{parts.netloc}"
+    host = parts.netloc.rpartition("@")[2].lower()
+    return f"{parts.scheme}://{host}"
 
 
 def register_platform(

@@ -17,6 +17,7 @@ from lti_tool.models import Key, LtiLaunch, LtiRegistration
 
 from lti import launch as launches
 from lti.claims import DEPLOYMENT_ID, DL_SETTINGS
+from lti.middleware import framed_by_platforms
 from lti.oidc import ToolMessageLaunch, begin_login, clear_state_cookie, set_state_cookie
 from lti.refusals import Refused, refusal_page
 from lti.tool import JWKS_MAX_AGE, ToolConf, ensure_key, signing_key
@@ -62,7 +63,8 @@ def launch(request):
         accepted = launches.accept(lti_launch)
     except launches.LaunchRefused as refusal:
         log.warning("LTI refused [placement] roles/custom: %s", refusal)
-        return render(request, "lti/refused.html", {"message": str(refusal)}, status=403)
+        page = render(request, "lti/refused.html", {"message": str(refusal)}, status=403)
+        return framed_by_platforms(page)
     sign_in(request, accepted.user, backend=BACKEND)
     launched = {
         "registration": lti_launch.registration.pk,

@@ -13,12 +13,12 @@ import simpleeval
 from content.expressions.errors import ExpressionError, did_you_mean
 from content.expressions.policy import (
     ALLOWED_METHODS,
-    MAX_SEQUENCE,
     OPERATORS,
     _literal_names,
     _public_members,
     _Refused,
     _trusted_type,
+    check_sequence,
     is_catalog_object,
     parse_expression,
 )
@@ -45,9 +45,7 @@ class SafeEvaluator(simpleeval.SimpleEval):
         result = super()._eval(node)
         if is_catalog_object(result):
             self._touch(result)
-        if isinstance(result, (list, tuple)) and len(result) > MAX_SEQUENCE:
-            raise _Refused("list too long")
-        return result
+        return check_sequence(result)
 
     def _touch(self, obj: object) -> None:
         if not any(obj is seen for seen in self.touched):

@@ -112,7 +112,32 @@ def _power(base: Any, exponent: Any) -> Any:
     if isinstance(base, int) and isinstance(exponent, int) and exponent > 0:
         if base.bit_length() * exponent > MAX_INT_BITS:
             raise _Refused("integer too large")
-    return base**exponent
+    result = base**exponent
+    if isinstance(result, complex):
+        # A negative base to a fractional power: Python answers with a complex number, which
+        # no answer, parameter or text can use.
+        raise _Refused(f"({base}) ** {exponent} has no real value")
+    return result
+
+
+def check_sequence(value: Any) -> Any:
+    """Refuse a list or tuple holding more than `MAX_SEQUENCE` values, counting the values of
+    every list inside it: a list of 140 lists of 140 values is 19,600 values, and simpleeval
+    walks a value whole each time an expression reads it. Stops counting at the bound, so the
+    check costs at most `MAX_SEQUENCE` steps."""
+    if not isinstance(value, (list, tuple)):
+        return value
+    count, pending = 0, [value]
+    while pending:
+        items = pending.pop()
+        count += len(items)
+        if count > MAX_SEQUENCE:
+            raise _Refused(
+                f"a list may hold at most {MAX_SEQUENCE:,} values, counting the values of the "
+                f"lists inside it; this one holds more than {MAX_SEQUENCE:,} values"
+            )
+        pending.extend(item for item in items if isinstance(item, (list, tuple)))
+    return value
 
 
 def _arith(fn):

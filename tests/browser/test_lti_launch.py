@@ -51,3 +51,22 @@ def test_learner_launches_from_the_platform_takes_the_quiz_and_the_score_arrives
         assert "1.0 / 1.0" in page.locator("#scores").inner_text()
     finally:
         lms.stop()
+
+
+def test_a_refused_launch_shows_its_reason_in_the_lms_frame(page, live_server):
+    """A refusal comes before anyone is signed in: the page must still be allowed in the LMS's
+    frame, or the student sees only the browser's "refused to connect"."""
+    CourseFactory()
+    lms = DemoPlatform(live_server.url).start(poll_interval=0.02)
+    try:
+        register_platform(**lms.registration_args())
+        lms.links.append(
+            {"link": "link-1", "title": "Gone", "custom": {"quiz": "gone"}, "lineitem": None}
+        )
+        page.goto(lms.url + "/")
+        page.get_by_role("link", name="Open “Gone” as Ada (student)").click()
+        tool = page.frame_locator("iframe[name=tool]")
+        tool.get_by_role("heading", name="This launch was refused").wait_for(timeout=10_000)
+        assert "not (or no longer) here" in tool.locator(".error-page").inner_text()
+    finally:
+        lms.stop()

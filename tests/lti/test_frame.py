@@ -93,3 +93,45 @@ def test_origins_the_operator_allows_everywhere_stay_allowed(settings):
         "frame-ancestors": ["https://school.instructure.com", "https://portal.example.edu"]
     }
     assert response.cookies["sessionid"]["samesite"] == "Lax"  # plain HTTP: no SameSite=None
+
+
+# -- a refused launch is shown in the LMS's frame ------------------------------------------------
+
+
+def _frame_ancestors(response) -> list[str]:
+    directives = {
+        d.split()[0]: d.split()[1:]
+        for d in response["Content-Security-Policy"].split(";")
+        if d.strip()
+    }
+    return directives["frame-ancestors"]
+
+
+@pytest.mark.django_db
+def test_a_refusal_page_may_be_framed_by_the_registered_platforms(client, course):
+    """A launch is refused before anyone is signed in, so no launched session lets the LMS
+    frame the page: the refusal, written for the LMS's administrator, was blocked by the
+    browser ("refused to connect") in the LMS's frame, where launches happen. Registered
+    platforms may now frame it (it has nothing to click that a launched page has not)."""
+    from tests.lti.forge import LTI, Forge
+
+    register_platform(**REGISTRATION)
+    forge = Forge()
+    refused = [
+        client.get("/lti/login/", {"iss": "https://unknown.example", "login_hint": "x"}),
+        client.post("/lti/launch/", {"id_token": "x", "state": "state-unknown"}),
+        forge.launch(
+            client,
+            claims={LTI + "roles": ["http://purl.imsglobal.org/vocab/lis/v2/membership#Mentor"]},
+        ),
+    ]
+    for response in refused:
+        assert response.status_code in {400, 403}
+        assert "X-Frame-Options" not in response
+        assert set(_frame_ancestors(response)) == {
+            "https://school.instructure.com",
+            "https://lms.example.edu",
+        }
+    # Any other page still denies framing.
+    other = client.get("/")
+    assert _frame_ancestors(other) == ["'none'"] and other["X-Frame-Options"] == "DENY"

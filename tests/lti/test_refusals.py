@@ -35,3 +35,12 @@ def test_the_refusal_page_escapes_what_the_token_said(caplog):
     assert "<script>alert(1)</script>" not in text and "&lt;script&gt;" in text
     assert "the claim at fault is <code>roles</code>" in text
     assert any("LTI refused [claim-form] roles:" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.django_db
+def test_a_command_in_a_refusal_reads_as_code_and_the_platforms_text_stays_text(client):
+    response = client.get("/lti/login/", {"iss": "https://x.example/`<b>`", "login_hint": "h"})
+    text = response.content.decode()
+    assert "<code>manage.py lti_add_platform</code>" in text
+    assert "`manage.py" not in text
+    assert "<b>" not in text and "&lt;b&gt;" in text

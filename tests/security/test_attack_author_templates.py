@@ -81,7 +81,9 @@ def test_a_preview_that_outruns_its_budget_is_stopped_in_the_sandbox(
     # smoke draws are stopped in the sandbox as well, and say so.
     preview = authoring.build_preview(_draft("slow-preview", 12), 5)
     assert "could not be shown within the preview's budget of 0.3 s" in preview.error
-    assert "and was stopped" in preview.error
+    # Stopped either by the sandbox's clock or, on a loaded machine where the budget is spent
+    # before the first draw begins, by the draw's own deadline: never run to its end.
+    assert "and was stopped" in preview.error or "time budget ran out" in preview.error
     assert not preview.parts
 
 
