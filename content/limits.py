@@ -15,6 +15,8 @@ most 1,024 threads, the CUDA limit; a KV cache or batch counted in at most 10^12
 
 from __future__ import annotations
 
+import math
+
 from content.expressions.limits import (
     MAX_MAGNITUDE,
     Entry,
@@ -82,12 +84,31 @@ def _explained(args) -> str | None:
     return declared.check(bound.arguments) if declared.check is not None else None
 
 
+def _prefill_chunks(args) -> str | None:
+    """`chunked_prefill_ttft` sums one roofline per chunk: ⌈prompt ÷ chunk⌉ of them."""
+    from content.physics.serving import MAX_PREFILL_CHUNKS
+
+    prompt, chunk = args.get("prompt_tokens"), args.get("chunk")
+    steps = math.ceil(prompt / chunk)
+    if steps > MAX_PREFILL_CHUNKS:
+        return (
+            f"a prompt of {prompt:,.0f} tokens in chunks of {chunk:,.0f} takes {steps:,} steps; "
+            f"at most {MAX_PREFILL_CHUNKS:,} are summed"
+        )
+    return None
+
+
 _M_ACC_DT = {"m": ENTRY, "acc": ENTRY, "dt": ENTRY}
 # A memory level's name ("driver", "framework", "serving"), a launch mode, a STREAM kernel.
 NAME = Text(32)
 # What share of a level a serving engine may fill (vLLM's gpu_memory_utilization).
 _LEVEL = {"level": NAME, "utilization": FRACTION}
 _DECODE = Limits(**_M_ACC_DT, batch=COUNT, context=COUNT)
+# An all-reduce algorithm ("ring", "tree", "in-switch", "one-shot"); a start-up time per step.
+ALGORITHM = Text(32)
+SECONDS = Number(0, 3600)
+# A batch in flight and the context each sequence holds: the serving functions' running batch.
+_RUNNING = {"batch": COUNT, "context": COUNT}
 
 LIMITS: dict[str, Limits] = {
     # catalogs: a name to look up, or nothing
@@ -221,9 +242,113 @@ LIMITS: dict[str, Limits] = {
         m=ENTRY, dt=ENTRY, n=COUNT, ln=ENTRY, tokens=COUNT, batch=COUNT
     ),
     "transfer_time": Limits(bytes_moved=QUANTITY, ln=ENTRY),
+    "achieved_link_fraction": Limits(measurement=ENTRY),
+    "allreduce_crossover_bytes": Limits(
+        n=COUNT, ln=ENTRY, first=ALGORITHM, second=ALGORITHM, step_latency=SECONDS
+    ),
+    "allreduce_link_bytes": Limits(bytes_moved=QUANTITY, n=COUNT, algorithm=ALGORITHM),
+    "allreduce_steps": Limits(n=COUNT, algorithm=ALGORITHM),
+    "allreduce_time": Limits(
+        bytes_moved=QUANTITY, n=COUNT, ln=ENTRY, algorithm=ALGORITHM, step_latency=SECONDS
+    ),
+    "collective_measurement": Limits(name=ENTRY),
+    "collective_measurements": Limits(),
+    "latency_bound_below": Limits(n=COUNT, ln=ENTRY, algorithm=ALGORITHM, step_latency=SECONDS),
+    "multinode_allreduce_time": Limits(
+        bytes_moved=QUANTITY,
+        nodes=COUNT,
+        gpus_per_node=COUNT,
+        scale_up=ENTRY,
+        scale_out=ENTRY,
+        nics_per_node=Optional(COUNT),
+        pipelined=Flag(),
+    ),
+    "step_latency": Limits(measurement=ENTRY),
+    "tensor_parallel_decode_time": Limits(
+        **_M_ACC_DT, n=COUNT, ln=ENTRY, **_RUNNING, algorithm=ALGORITHM, step_latency=SECONDS
+    ),
+    # the serving system around the model
+    "chunked_prefill_ttft": Limits(
+        **_M_ACC_DT,
+        prompt_tokens=COUNT,
+        chunk=Number(1, 1e12),
+        **_RUNNING,
+        check=_prefill_chunks,
+    ),
+    "free_prefill_chunk": Limits(**_M_ACC_DT, **_RUNNING),
+    "paged_kv_waste_fraction": Limits(tokens=COUNT, block_tokens=COUNT),
+    "prefill_to_decode_gpu_ratio": Limits(
+        **_M_ACC_DT, prompt_tokens=COUNT, output_tokens=COUNT, **_RUNNING
+    ),
+    "prefix_cache_prefill_time": Limits(**_M_ACC_DT, prompt_tokens=COUNT, cached_tokens=COUNT),
+    "request_latency": Limits(**_M_ACC_DT, prompt_tokens=COUNT, output_tokens=COUNT, **_RUNNING),
+    "reserved_kv_waste_fraction": Limits(tokens=COUNT, reserved_tokens=COUNT),
+    "speculative_speedup_at_batch": Limits(
+        **_M_ACC_DT,
+        acceptance_rate=FRACTION,
+        draft_tokens=WHOLE_COUNT,
+        draft_cost_ratio=QUANTITY,
+        **_RUNNING,
+    ),
+    # mixture of experts
+    "expert_load_imbalance": Limits(tokens=COUNT, experts=COUNT, top_k=COUNT),
+    "expert_params": Limits(m=ENTRY),
+    "experts_touched": Limits(tokens=COUNT, experts=COUNT, top_k=COUNT),
+    "moe_critical_batch": Limits(acc=ENTRY, dt=ENTRY, m=ENTRY, compute_dt=MAYBE_ENTRY),
+    "moe_decode_step_time": Limits(**_M_ACC_DT, **_RUNNING),
+    "moe_decode_weight_bytes": Limits(m=ENTRY, dt=ENTRY, batch=COUNT),
+    "node_limited_dispatch_bytes": Limits(
+        tokens=COUNT, d_model=COUNT, dt=ENTRY, nodes_per_token=COUNT, nodes=COUNT
+    ),
+    "routed_params": Limits(m=ENTRY),
+    # precision as deployed: weight formats with their scales, and what they buy
+    "checkpoint_bytes": Limits(m=ENTRY, fmt=ENTRY),
+    "decode_floor": Limits(m=ENTRY, acc=ENTRY, fmt=ENTRY),
+    "decode_weight_bytes": Limits(m=ENTRY, fmt=ENTRY),
+    "dynamic_range_binades": Limits(dt=ENTRY, subnormals=Flag()),
+    "embedding_params": Limits(m=ENTRY),
+    "format_bits_per_weight": Limits(fmt=ENTRY),
+    "quantization_gain": Limits(m=ENTRY, acc=ENTRY, from_fmt=ENTRY, to_fmt=ENTRY),
+    "quantized_decode_step_time": Limits(
+        m=ENTRY,
+        acc=ENTRY,
+        fmt=ENTRY,
+        **_RUNNING,
+        kv_dt=ENTRY,
+        compute_dt=MAYBE_ENTRY,
+        devices=COUNT,
+    ),
+    "quantized_max_batch": Limits(
+        m=ENTRY, acc=ENTRY, fmt=ENTRY, context=COUNT, kv_dt=ENTRY, devices=COUNT, level=NAME
+    ),
+    "smoothquant_factor": Limits(activation_max=QUANTITY, weight_max=QUANTITY, alpha=FRACTION),
+    "weight_format": Limits(name=ENTRY),
+    "weight_formats": Limits(),
     # cost
+    "api_price": Limits(name=ENTRY),
+    "api_prices": Limits(),
+    "api_request_cost": Limits(
+        price=ENTRY, input_tokens=COUNT, output_tokens=COUNT, cached_input_tokens=COUNT
+    ),
+    "cost_per_million_input_tokens": Limits(
+        price_per_hour=QUANTITY, **_M_ACC_DT, prompt_tokens=COUNT
+    ),
+    "cost_per_million_output_tokens": Limits(price_per_hour=QUANTITY, **_M_ACC_DT, **_RUNNING),
     "cost_per_million_tokens": Limits(price_per_hour=QUANTITY, tokens_per_second=QUANTITY),
     "dollars_per_hour_for": Limits(acc=ENTRY, n=COUNT, market=Text(32)),
+    "request_cost": Limits(
+        price_per_hour=QUANTITY,
+        **_M_ACC_DT,
+        prompt_tokens=COUNT,
+        output_tokens=COUNT,
+        **_RUNNING,
+        cached_tokens=COUNT,
+    ),
+    # sourced figures quoted in the prose, and deployments
+    "deployment": Limits(name=ENTRY),
+    "deployments": Limits(),
+    "published": Limits(name=ENTRY),
+    "published_figures": Limits(),
     # worked solutions and presentation
     "explain": Limits(
         func_name=Text(64),
@@ -240,6 +365,9 @@ LIMITS: dict[str, Limits] = {
     "unit_label": Limits(unit=UNIT),
     # methods of catalog entries ("Class.method"; `self` is the entry itself)
     "Accelerator.citations": Limits(),
+    "ApiPrice.citations": Limits(),
+    "CollectiveMeasurement.citations": Limits(),
+    "Deployment.citations": Limits(),
     "Accelerator.noun": Limits(count=COUNT),
     "Accelerator.peak": Limits(dt=ENTRY),
     "Accelerator.source_key": Limits(field_name=Text(64)),
@@ -250,4 +378,7 @@ LIMITS: dict[str, Limits] = {
     "Measurement.citations": Limits(),
     "Model.citations": Limits(),
     "PriceSnapshot.citations": Limits(),
+    "PublishedFigure.citations": Limits(),
+    "PublishedFigure.shown": Limits(),
+    "WeightFormat.citations": Limits(),
 }

@@ -5,6 +5,12 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+# Speed is measured by benchmarks, never asserted in tests: Hypothesis's per-example deadline
+# (200 ms) is a timed assertion that failed on a loaded machine, so it is off for every test.
+hypothesis_settings.register_profile("suite", deadline=None)
+hypothesis_settings.load_profile("suite")
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 ON_POSTGRES = os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))

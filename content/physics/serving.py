@@ -1,5 +1,7 @@
 """Serving many users: how large a batch fits, how large a batch meets a latency target, what
-speculative decoding buys, and how much of a pipeline sits idle.
+speculative decoding buys, how much of a pipeline sits idle, and the serving system around the
+model: a request's latency, chunked prefill, paged and prefix-shared KV caches, and the balance
+of a prefill/decode-disaggregated deployment.
 
 Decode is modelled as in ``inference``: each step reads every weight and the whole KV cache of the
 batch once and does 2 FLOP per active parameter per sequence, at peak rates.  With ``devices`` > 1
@@ -18,8 +20,10 @@ from content.physics.inference import (
     _FIT_TOLERANCE,
     ModelLike,
     _compute_peak,
+    decode_step_time,
     kv_cache_bytes,
     model_flops_per_token,
+    prefill_time,
     weights_bytes,
 )
 from content.physics.memory import DEFAULT_UTILIZATION, usable_memory_bytes
@@ -131,3 +135,181 @@ def pipeline_bubble_fraction(stages: int, microbatches: int) -> float:
         if value < 1 or int(value) != value:
             raise ValueError(f"{name} must be a whole number of at least 1")
     return (stages - 1) / (microbatches + stages - 1)
+
+
+# The serving system: a request's latency, chunked prefill, paged and shared KV caches,
+# prefill/decode disaggregation, speculation at batch size B.
+
+
+def _check_batch(batch: int) -> None:
+    if isinstance(batch, bool) or batch < 1 or int(batch) != batch:
+        raise ValueError("batch must be a whole number of at least 1")
+
+
+def _check_tokens(name: str, value: float, *, minimum: float = 1) -> None:
+    if isinstance(value, bool) or value < minimum or value != value:
+        raise ValueError(f"{name} must be at least {minimum:g}")
+
+
+def request_latency(
+    m: ModelLike,
+    acc: AcceleratorLike,
+    dt: DTypeLike,
+    prompt_tokens: float,
+    output_tokens: int,
+    batch: int = 1,
+    context: float = 0,
+) -> float:
+    """Seconds from a request's arrival to its last token, with nothing queued:
+    prefill (which emits the first output token) + (output − 1) decode steps of the batch it
+    joins, each at ``decode_step_time(batch, context)``.
+
+    Time to first token is the first term, time per output token the step."""
+    _check_tokens("output_tokens", output_tokens)
+    _check_tokens("prompt_tokens", prompt_tokens)
+    step = decode_step_time(m, acc, dt, batch, context)
+    return prefill_time(m, acc, dt, prompt_tokens) + (output_tokens - 1) * step
+
+
+def free_prefill_chunk(
+    m: ModelLike, acc: AcceleratorLike, dt: DTypeLike, batch: int = 1, context: float = 0
+) -> float:
+    """Prompt tokens a memory-bound decode step can absorb before it turns compute-bound:
+    the step's memory time × peak ÷ (2 · active params) − batch (0 if already compute-bound).
+
+    Chunked prefill (Sarathi-Serve) adds at most this many prompt tokens to each step without
+    slowing the users already being served."""
+    _check_batch(batch)
+    part, fmt = accelerator(acc), dtype(dt)
+    memory = (weights_bytes(m, fmt) + kv_cache_bytes(m, context, fmt, batch)) / (
+        part.memory_bandwidth
+    )
+    return max(0.0, memory * _compute_peak(part, fmt) / model_flops_per_token(m) - batch)
+
+
+# The most steps `chunked_prefill_ttft` sums one by one.
+MAX_PREFILL_CHUNKS = 10_000
+
+
+def chunked_prefill_ttft(
+    m: ModelLike,
+    acc: AcceleratorLike,
+    dt: DTypeLike,
+    prompt_tokens: float,
+    chunk: float,
+    batch: int = 1,
+    context: float = 0,
+) -> float:
+    """Time to first token of a prompt fed ``chunk`` tokens per decode step of a running batch:
+    the sum over ⌈prompt ÷ chunk⌉ steps of max(bytes ÷ bandwidth, FLOPs ÷ peak), where step i
+    reads the weights, the batch's caches and the i − 1 chunks of this prompt already cached,
+    and computes batch + chunk tokens.
+
+    The new request pays with its first token; the users already served wait no longer while
+    chunk ≤ ``free_prefill_chunk``.  The time is summed step by step, so the steps are capped
+    at ``MAX_PREFILL_CHUNKS`` (a million-token prompt in chunks of 100 tokens)."""
+    _check_tokens("prompt_tokens", prompt_tokens)
+    _check_tokens("chunk", chunk)
+    _check_batch(batch)
+    if not math.isfinite(prompt_tokens):
+        raise ValueError("prompt_tokens must be finite")
+    steps = math.ceil(prompt_tokens / chunk)
+    if steps > MAX_PREFILL_CHUNKS:
+        raise ValueError(
+            f"{steps:,} chunks of {chunk:g} tokens; at most {MAX_PREFILL_CHUNKS:,} are summed"
+        )
+    part, fmt = accelerator(acc), dtype(dt)
+    peak = _compute_peak(part, fmt)
+    base = weights_bytes(m, fmt) + kv_cache_bytes(m, context, fmt, batch)
+    total = 0.0
+    for i in range(steps):
+        done = min(i * chunk, prompt_tokens)
+        piece = min(chunk, prompt_tokens - done)
+        read = base + kv_cache_bytes(m, done, fmt, 1)
+        flops = model_flops_per_token(m) * (batch + piece)
+        total += max(read / part.memory_bandwidth, flops / peak)
+    return total
+
+
+def paged_kv_waste_fraction(tokens: float, block_tokens: int = 16) -> float:
+    """Share of a sequence's paged KV cache that holds no token: the unfilled end of its last
+    block, (⌈tokens ÷ block⌉ · block − tokens) ÷ (⌈tokens ÷ block⌉ · block).  vLLM allocates
+    16-token blocks by default."""
+    _check_tokens("tokens", tokens)
+    _check_tokens("block_tokens", block_tokens)
+    allocated = math.ceil(tokens / block_tokens) * block_tokens
+    return (allocated - tokens) / allocated
+
+
+def reserved_kv_waste_fraction(tokens: float, reserved_tokens: float) -> float:
+    """Share of a contiguous KV reservation that holds no token when a server reserves
+    ``reserved_tokens`` (the maximum length) for a sequence that uses ``tokens``."""
+    _check_tokens("tokens", tokens)
+    if reserved_tokens < tokens:
+        raise ValueError("reserved_tokens must be at least tokens")
+    return 1 - tokens / reserved_tokens
+
+
+def prefix_cache_prefill_time(
+    m: ModelLike,
+    acc: AcceleratorLike,
+    dt: DTypeLike,
+    prompt_tokens: float,
+    cached_tokens: float,
+) -> float:
+    """Prefill time when the first ``cached_tokens`` of the prompt hit a prefix cache: only the
+    rest is computed, ``prefill_time(prompt − cached)``; the cached KV blocks are reused as
+    they are (attention over them is neglected, like all attention FLOPs here)."""
+    _check_tokens("prompt_tokens", prompt_tokens)
+    if not 0 <= cached_tokens < prompt_tokens:
+        raise ValueError("cached_tokens must be at least 0 and below prompt_tokens")
+    return prefill_time(m, acc, dt, prompt_tokens - cached_tokens)
+
+
+def prefill_to_decode_gpu_ratio(
+    m: ModelLike,
+    acc: AcceleratorLike,
+    dt: DTypeLike,
+    prompt_tokens: float,
+    output_tokens: int,
+    batch: int,
+    context: float,
+) -> float:
+    """GPUs of prefill per GPU of decode that keep a disaggregated system balanced (DistServe,
+    Splitwise): prefill GPU-seconds per request ÷ decode GPU-seconds per request =
+    prefill_time(prompt) ÷ ((output − 1) × decode_step_time(batch, context) ÷ batch).
+
+    Prefill is charged at one request per pass (compute-bound, so batching prompts does not
+    shorten it); decode shares each step among the batch."""
+    _check_tokens("output_tokens", output_tokens, minimum=2)
+    decode = (output_tokens - 1) * decode_step_time(m, acc, dt, batch, context) / batch
+    return prefill_time(m, acc, dt, prompt_tokens) / decode
+
+
+def speculative_speedup_at_batch(
+    m: ModelLike,
+    acc: AcceleratorLike,
+    dt: DTypeLike,
+    acceptance_rate: float,
+    draft_tokens: int,
+    draft_cost_ratio: float,
+    batch: int = 1,
+    context: float = 0,
+) -> float:
+    """Speed-up of speculative decoding for a batch of ``batch`` sequences: expected tokens per
+    pass × plain step ÷ (verification step + k × c × plain step).
+
+    The verification pass computes (k + 1) × batch positions while reading the weights and
+    caches once, max(bytes ÷ bandwidth, 2 · N_active · (k + 1) · batch ÷ peak); the draft costs
+    c plain steps per guess.  At batch 1 this is ``speculative_speedup``; past the critical batch
+    the verification pass is compute-bound and the gain fades, then turns into a loss."""
+    if draft_cost_ratio < 0:
+        raise ValueError("draft_cost_ratio must not be negative")
+    _check_batch(batch)
+    expected = speculative_expected_tokens(acceptance_rate, draft_tokens)
+    part, fmt = accelerator(acc), dtype(dt)
+    plain = decode_step_time(m, part, fmt, batch, context)
+    read = weights_bytes(m, fmt) + kv_cache_bytes(m, context, fmt, batch)
+    flops = model_flops_per_token(m) * (draft_tokens + 1) * batch
+    verify = max(read / part.memory_bandwidth, flops / _compute_peak(part, fmt))
+    return expected * plain / (verify + draft_tokens * draft_cost_ratio * plain)

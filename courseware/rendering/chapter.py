@@ -24,10 +24,17 @@ from content.physics.catalog import snapshot as catalog_snapshot
 from .frontmatter import ContentError, split_front_matter
 from .markdown import TocEntry, render_book_markdown
 
-# A directive stands alone on its line: {% sources %}, {% roofline_chart %}.
+# A directive stands alone on its line: {% sources %}, {% roofline_chart %}; the chapter figures
+# {% allreduce_chart %}, {% serving_roofline %} and {% format_bits %}.
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*\{%\s*([A-Za-z_]+)\s*%\}[ \t]*$", re.MULTILINE)
 _STRAY_TAG = re.compile(r"\{%.*?(%\}|$)", re.MULTILINE)
-DIRECTIVES = ("sources", "roofline_chart")
+DIRECTIVES = (
+    "sources",
+    "roofline_chart",
+    "allreduce_chart",
+    "serving_roofline",
+    "format_bits",
+)
 CACHE_SECONDS = 60 * 60 * 24
 
 _ROOT = Path(__file__).resolve().parents[2]
@@ -39,8 +46,16 @@ _CODE = (
     "content/expressions",
     "courseware/rendering",
     "courseware/charts.py",
+    "courseware/allreduce_chart.py",
+    "courseware/book_figures.py",
     "templates/courseware/_roofline_widget.html",
     "templates/courseware/_roofline_chart.html",
+    "templates/courseware/_allreduce_chart.html",
+    "templates/courseware/_allreduce_figure.html",
+    "templates/courseware/_book_figure.html",
+    "templates/courseware/_format_bits.html",
+    "templates/courseware/_figure_sources.html",
+    "templates/courseware/_roofline_figure.html",
 )
 
 
@@ -160,6 +175,18 @@ def _chart_html() -> str:
     return roofline_widget_html()
 
 
+def _figures() -> dict:
+    """The chapter figures by directive, each a function returning the site's own markup."""
+    from courseware.allreduce_chart import allreduce_figure_html
+    from courseware.book_figures import format_bits_html, serving_roofline_html
+
+    return {
+        "allreduce_chart": allreduce_figure_html,
+        "serving_roofline": serving_roofline_html,
+        "format_bits": format_bits_html,
+    }
+
+
 def render_body(body: str, *, source: str = "<chapter>", first_line: int = 1) -> RenderedChapter:
     """Render a chapter body; ExpressionError or ContentError name the file and line."""
     live = render_live(body, source=source, math_aware=True, first_line=first_line)
@@ -169,6 +196,9 @@ def render_body(body: str, *, source: str = "<chapter>", first_line: int = 1) ->
     html = result.html.replace(_rendered_marker("sources"), sources_html(citations))
     if _rendered_marker("roofline_chart") in html:
         html = html.replace(_rendered_marker("roofline_chart"), _chart_html())
+    for name, figure in _figures().items():
+        if _rendered_marker(name) in html:
+            html = html.replace(_rendered_marker(name), figure())
     # result.html is sanitized; what the directives add is the site's own escaped markup.
     return RenderedChapter(mark_safe(html), tuple(result.toc), citations, result.title)  # noqa: S308
 

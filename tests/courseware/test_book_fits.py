@@ -37,6 +37,7 @@ FIT_FUNCTIONS = frozenset(
         "gpus_needed",
         "max_batch_for_memory",
         "pipeline_stages",
+        "quantized_max_batch",
         "occupancy",
     }
 )
@@ -138,9 +139,8 @@ def test_no_fit_statement_carries_a_typed_capacity(path):
     assert found == [], f"{path.name} states a fit with a typed capacity: {found}"
 
 
-# Chapters whose every fit verdict beside a device's memory is computed live.  Chapters 03-05
-# belong to another pass of issue 14; add them here once their verdicts are live too.
-STRICT = [path for path in CHAPTERS if path.name[:2] in {"00", "01", "02"}]
+# Chapters whose every fit verdict beside a device's memory is computed live: all of them.
+STRICT = CHAPTERS
 
 
 @pytest.mark.parametrize("path", STRICT, ids=lambda p: p.name)

@@ -109,7 +109,7 @@ def test_r04_i_scale_overheads_start_at_an_eighth_of_a_bit(text):
     precision = text["04-precision.md"]
     assert "about a quarter to half a bit per value: 3 percent" not in precision
     assert 16 / 128 == 1 / 8  # one fp16 scale per 128 weights
-    assert "an eighth of a bit to half a bit per value" in precision
+    assert "from an eighth of a bit per value" in precision
 
 
 def test_r05_m1_the_link_staircase_is_not_an_order_of_magnitude_each_step(text):

@@ -65,6 +65,27 @@ class Forge:
         )
         self.private_pem, self.public_jwk = new_key(kid)
         self.store_keys([self.public_jwk])
+        self.link_course()
+
+    def link_course(self, context_id: str = "course-1", offering=None) -> None:
+        """Link the LMS course the launches come from to `offering` (the site's default), as
+        its first instructor launch would have: these attacks are on the launch itself, so a
+        learner's launch must not stop at "this course is not set up yet"."""
+        from lti_tool.models import LtiContext, LtiDeployment
+
+        from courseware.models import Offering
+        from lti.models import ContextOffering
+
+        offering = offering or Offering.objects.filter(is_default=True).first()
+        if offering is None:  # no site course in this test: nothing to link to
+            return
+        deployment = LtiDeployment.objects.get(
+            registration=self.registration, deployment_id=self.deployment
+        )
+        context, _ = LtiContext.objects.get_or_create(
+            deployment=deployment, id_on_platform=context_id, defaults={"title": "Course"}
+        )
+        ContextOffering.objects.get_or_create(context=context, defaults={"offering": offering})
 
     def store_keys(self, keys: list[dict], *, fresh_for=timedelta(hours=1), fetched_ago=None):
         now = timezone.now()

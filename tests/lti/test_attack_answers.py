@@ -13,7 +13,7 @@ from lti import passback
 from lti.models import GradeSync, PlatformKeySet, QuizLineItem, SyncStatus
 from quizzes.services.attempts import start_attempt
 from quizzes.services.submission import submit_attempt
-from tests.factories import make_quiz
+from tests.factories import OFFERING, make_quiz
 from tests.lti.conftest import assert_refused
 from tests.lti.forge import AGS, LTI, NRPS, Forge
 from tests.lti.hostile_server import HostileServer
@@ -54,7 +54,7 @@ def test_a_roster_answer_of_the_wrong_shape_is_a_message_not_a_500(
     lms.answers["/token"] = (200, {"access_token": "t", "token_type": "bearer", "expires_in": 3600})
     lms.answers[path] = (200, answer)
     client.force_login(instructor)
-    response = client.post("/lti/roster/", follow=True)
+    response = client.post(f"/o/{OFFERING}/lms/roster/", follow=True)
     assert response.status_code == 200
     text = response.content.decode()
     messages = ["did not send its roster", "is not a membership container", "Roster: 0 member(s)"]

@@ -13,6 +13,7 @@ import pytest
 from django.test import Client
 from lti_tool.models import LtiContext, LtiPlatformInstance, LtiUser
 
+from tests.factories import OFFERING
 from tests.lti.conftest import assert_refused
 from tests.lti.forge import AGS, LTI, NRPS, Forge
 
@@ -29,7 +30,8 @@ def forge(course):
 
 
 def launched(response) -> bool:
-    return response.status_code == 302 and response["Location"] == "/"
+    """Signed in and sent to the front page of the offering the LMS course is linked to."""
+    return response.status_code == 302 and response["Location"] == f"/o/{OFFERING}/"
 
 
 @pytest.mark.parametrize(

@@ -125,6 +125,13 @@ def test_the_reviews_warp_of_a_million_threads_is_refused_before_it_runs():
         ("kernel_time(1e12, [1, 2], 'H100', 'bf16')", "bytes_moved must be a number, not a list"),
         ("explain('coalescing_efficiency', 1, 4, 1, 10**6)", "warp_size must be between"),
         ("format_quantity(1.0, 'B', sig=3, group=2)", "group must be True or False"),
+        (
+            "chunked_prefill_ttft('llama-3-8b', 'H100', 'bf16', 1e9, 1)",
+            "chunked_prefill_ttft: a prompt of 1,000,000,000 tokens in chunks of 1 takes",
+        ),
+        ("allreduce_time(1e6, 8, 'nvlink4', 'ring', 1e9)", "step_latency must be between 0"),
+        ("quantized_max_batch('llama-3-8b', 'H100', 'gptq-int4-g128', 1e40)", "context must be"),
+        ("experts_touched(64, 256, 8.5e12)", "top_k must be between 0 and"),
     ],
 )
 def test_a_value_out_of_bounds_is_refused_with_its_function_argument_and_bound(expression, message):
@@ -140,6 +147,9 @@ def test_values_inside_the_limits_still_compute():
     assert evaluate("occupancy('H100', 256, 32).limiter") in ("warps", "blocks")
     assert evaluate("min(3, 1, 2) + max([1, 5]) + len([1, 2]) + sum([1, 2])") == 1 + 5 + 2 + 3
     assert evaluate("explain('kernel_time', 1e12, 1e9, 'H100', 'bf16').value") > 0
+    assert evaluate("chunked_prefill_ttft('llama-3-8b', 'H100', 'bf16', 2000, 512)") > 0
+    assert evaluate("allreduce_time(2**15, 8, 'nvlink4', 'one-shot', 5e-6)") > 5e-6
+    assert evaluate("api_price('deepseek-v3').citations()")
 
 
 def test_a_callable_handed_over_without_limits_is_refused_when_called():
@@ -189,6 +199,13 @@ _ENTRIES = {
     "name": "H100",
     "key": "h100-datasheet",
     "params": "llama-2-7b",
+    "fmt": "gptq-int4-g128",
+    "from_fmt": "bf16",
+    "to_fmt": "gptq-int4-g128",
+    "price": "deepseek-v3",
+    "measurement": "nccl-8xh200-32kib",
+    "scale_up": "nvlink4",
+    "scale_out": "ib-ndr",
 }
 
 

@@ -29,6 +29,9 @@ class DType:
     step_near_one: float
     aliases: tuple[str, ...] = ()
     sources: Mapping[str, str] = field(default_factory=FrozenMap)
+    # Floats only: the smallest normal and the smallest subnormal magnitude, from the layout.
+    min_normal: float | None = None
+    min_subnormal: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sources", freeze(self.sources))
@@ -42,10 +45,33 @@ class DType:
         return cite(self)
 
 
-def _float(name, bits, nbytes, e, m, max_finite, aliases, src) -> DType:
-    fields = ("bits", "bytes", "exponent_bits", "mantissa_bits", "max_finite", "step_near_one")
+def _float(name, bits, nbytes, e, m, max_finite, aliases, src, *, bias=None) -> DType:
+    """A float format; ``bias`` defaults to the IEEE 2^(e-1) - 1 (FNUZ formats add one)."""
+    fields = (
+        "bits",
+        "bytes",
+        "exponent_bits",
+        "mantissa_bits",
+        "max_finite",
+        "step_near_one",
+        "min_normal",
+        "min_subnormal",
+    )
+    bias = 2 ** (e - 1) - 1 if bias is None else bias
+    min_normal = 2.0 ** (1 - bias)
     return DType(
-        name, bits, nbytes, "float", e, m, max_finite, 2.0**-m, aliases, dict.fromkeys(fields, src)
+        name,
+        bits,
+        nbytes,
+        "float",
+        e,
+        m,
+        max_finite,
+        2.0**-m,
+        aliases,
+        dict.fromkeys(fields, src),
+        min_normal,
+        min_normal * 2.0**-m,
     )
 
 
@@ -68,6 +94,30 @@ _DTYPES = (
     # E4M3 ("fn") gives up infinities and keeps only one NaN code, so its top is 448, not 240.
     _float("fp8-e4m3", 8, 1, 4, 3, 448.0, ("fp8", "e4m3", "float8_e4m3fn"), "fp8-paper"),
     _float("fp8-e5m2", 8, 1, 5, 2, _ieee_max(5, 2), ("e5m2", "float8_e5m2"), "fp8-paper"),
+    # AMD's MI300 computes in the "FNUZ" variants (finite, no negative zero): bias one higher,
+    # the negative-zero code is the only NaN, so E4M3 tops out at 1.875 x 2^7 = 240.
+    _float(
+        "fp8-e4m3fnuz",
+        8,
+        1,
+        4,
+        3,
+        240.0,
+        ("e4m3fnuz", "float8_e4m3fnuz"),
+        "fp8-fnuz",
+        bias=8,
+    ),
+    _float(
+        "fp8-e5m2fnuz",
+        8,
+        1,
+        5,
+        2,
+        57344.0,
+        ("e5m2fnuz", "float8_e5m2fnuz"),
+        "fp8-fnuz",
+        bias=16,
+    ),
     DType(
         "int8", 8, 1, "int", None, None, 127.0, 1.0, ("i8",), dict.fromkeys(_INT_FIELDS, "llm-int8")
     ),

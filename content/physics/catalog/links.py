@@ -224,6 +224,16 @@ _LINKS = (
         notes="DGX H100 gives each GPU one 400 Gb/s ConnectX-7 port.",
     ),
     _link("ib-xdr", "InfiniBand XDR (4x, 800 Gb/s)", "network", 100e9, "mle-net", aliases=("XDR",)),
+    _link(
+        "efa-v4",
+        "AWS Elastic Fabric Adapter v4 (P6-B200, per GPU)",
+        "network",
+        50e9,
+        "mle-net",
+        aliases=("EFA", "EFA v4"),
+        notes="AWS's P6-B200 gives each of its 8 GPUs a 400 Gb/s EFA v4 port, the per-GPU rate "
+        "of InfiniBand NDR.",
+    ),
     _link("eth-100g", "100 Gigabit Ethernet", "network", 12.5e9, "ieee-802-3", aliases=("100GbE",)),
     _link("eth-400g", "400 Gigabit Ethernet", "network", 50e9, "ieee-802-3", aliases=("400GbE",)),
     _link("eth-800g", "800 Gigabit Ethernet", "network", 100e9, "ieee-802-3", aliases=("800GbE",)),

@@ -323,6 +323,71 @@ _SOURCES = (
         "https://standards.ieee.org/ieee/802.3/",
         False,
     ),
+    # Serving systems, collectives and mixture-of-experts deployments (chapters 03-05).
+    _s(
+        "sglang-pr-2904",
+        "sgl-project/sglang PR #2904: custom all-reduce latencies on 8x H100 (vLLM's and "
+        "TensorRT-LLM's kernels)",
+        _GH + "sgl-project/sglang/pull/2904",
+        True,
+    ),
+    _s(
+        "thakur-2005",
+        "Thakur, Rabenseifner and Gropp, Optimization of Collective Communication Operations "
+        "in MPICH, IJHPCA 19(1), 2005 (latency-bandwidth costs of ring and tree algorithms)",
+        "https://doi.org/10.1177/1094342005051521",
+        False,
+    ),
+    _s(
+        "nccl-trees",
+        "NVIDIA Technical Blog: Massively Scale Your Deep Learning Training with NCCL 2.4 "
+        "(double binary trees)",
+        "https://developer.nvidia.com/blog/massively-scale-deep-learning-training-nccl-2-4/",
+        False,
+    ),
+    _s(
+        "vllm-paper",
+        "Kwon et al., Efficient Memory Management for Large Language Model Serving with "
+        "PagedAttention (vLLM), SOSP 2023, arXiv:2309.06180",
+        "https://arxiv.org/abs/2309.06180",
+        True,
+    ),
+    _s(
+        "leviathan-2023",
+        "Leviathan, Kalman and Matias, Fast Inference from Transformers via Speculative "
+        "Decoding, ICML 2023, arXiv:2211.17192",
+        "https://arxiv.org/abs/2211.17192",
+        True,
+    ),
+    _s(
+        "chen-2023",
+        "Chen et al., Accelerating Large Language Model Decoding with Speculative Sampling, "
+        "arXiv:2302.01318",
+        "https://arxiv.org/abs/2302.01318",
+        True,
+    ),
+    _s(
+        "deepep",
+        "deepseek-ai/DeepEP, docs/legacy.md: expert-parallel dispatch and combine latencies on "
+        "H800s with 400 Gb/s InfiniBand",
+        _GH + "deepseek-ai/DeepEP/blob/main/docs/legacy.md",
+        True,
+    ),
+    _s(
+        "deepseek-api-2025",
+        "DeepSeek API docs, Models & Pricing (deepseek-chat = DeepSeek-V3), standard prices from "
+        "2025-02-08; copy in connorholly11/pwa-mobile-test docs/deepseek.md",
+        "https://api-docs.deepseek.com/quick_start/pricing",
+        True,
+    ),
+    _s(
+        "deepseek-infra-2025",
+        "DeepSeek, Day 6: DeepSeek-V3/R1 Inference System Overview (open-infra-index, "
+        "statistics of 2025-02-27/28)",
+        _GH + "deepseek-ai/open-infra-index/blob/main/202502OpenSourceWeek/"
+        "day_6_one_more_thing_deepseekV3R1_inference_system_overview.md",
+        True,
+    ),
     # Numeric formats.
     _s(
         "ieee-754",
@@ -350,6 +415,20 @@ _SOURCES = (
         False,
     ),
     _s(
+        "ocp-ofp8",
+        "Open Compute Project 8-bit Floating Point Specification (OFP8) rev 1.0, 2023",
+        "https://www.opencompute.org/documents/ocp-8-bit-floating-point-specification-ofp8-"
+        "revision-1-0-2023-12-01-pdf-1",
+        False,
+    ),
+    _s(
+        "fp8-fnuz",
+        "Noune et al., 8-bit Numerical Formats for Deep Neural Networks, arXiv:2206.02915 "
+        "(the FNUZ variants AMD's MI300 implements)",
+        "https://arxiv.org/abs/2206.02915",
+        False,
+    ),
+    _s(
         "ocp-mx",
         "OCP Microscaling Formats (MX) specification v1.0",
         "https://www.opencompute.org/documents/ocp-microscaling-formats-mx-v1-0-spec-final-pdf",
@@ -360,6 +439,89 @@ _SOURCES = (
         "Dettmers et al., QLoRA, arXiv:2305.14314 (NF4 codebook)",
         "https://arxiv.org/abs/2305.14314",
         True,
+    ),
+    _s(
+        "gptq",
+        "Frantar et al., GPTQ: Accurate Post-Training Quantization for Generative Pre-trained "
+        "Transformers, arXiv:2210.17323",
+        "https://arxiv.org/abs/2210.17323",
+        True,
+    ),
+    _s(
+        "awq",
+        "Lin et al., AWQ: Activation-aware Weight Quantization for LLM Compression and "
+        "Acceleration, arXiv:2306.00978",
+        "https://arxiv.org/abs/2306.00978",
+        True,
+    ),
+    _s(
+        "smoothquant",
+        "Xiao et al., SmoothQuant: Accurate and Efficient Post-Training Quantization for Large "
+        "Language Models, ICML 2023, arXiv:2211.10438",
+        "https://arxiv.org/abs/2211.10438",
+        True,
+    ),
+    _s(
+        "quarot",
+        "Ashkboos et al., QuaRot: Outlier-Free 4-Bit Inference in Rotated LLMs, arXiv:2404.00456",
+        "https://arxiv.org/abs/2404.00456",
+        True,
+    ),
+    _s(
+        "hf-transformers-5651",
+        "huggingface/transformers issue #5651: T5 fp16 overflow in forward (fine-tuning)",
+        _GH + "huggingface/transformers/issues/5651",
+        True,
+    ),
+    _s(
+        "kurtic-2025",
+        'Kurtic et al., "Give Me BF16 or Give Me Death"? Accuracy-Performance Trade-Offs in '
+        "LLM Quantization, ACL 2025, arXiv:2411.02355",
+        "https://arxiv.org/abs/2411.02355",
+        True,
+    ),
+    _s(
+        "vllm-fp8-kv-docs",
+        "vLLM documentation: Quantized KV Cache (fp8 E4M3 caches, scale calibration, no "
+        "latency gain without fused dequantization in attention)",
+        "https://docs.vllm.ai/en/latest/features/quantization/quantized_kvcache/",
+        True,
+    ),
+    _s(
+        "gptqmodel-config",
+        "ModelCloud/GPTQModel, gptqmodel/quantization/config.py (QuantizeConfig defaults: "
+        "group_size 128, sym True, lm_head False)",
+        _GH + "ModelCloud/GPTQModel/blob/main/gptqmodel/quantization/config.py",
+        True,
+    ),
+    _s(
+        "autogptq-config",
+        "AutoGPTQ, auto_gptq/quantization/config.py (BaseQuantizeConfig: sym True; the gptq "
+        "checkpoint format packs qzeros per group)",
+        _GH + "AutoGPTQ/AutoGPTQ/blob/main/auto_gptq/quantization/config.py",
+        True,
+    ),
+    _s(
+        "autoawq",
+        "casper-hansen/AutoAWQ README and examples (quant_config zero_point True, q_group_size "
+        "128, w_bit 4; decoder linear layers only)",
+        _GH + "casper-hansen/AutoAWQ",
+        True,
+    ),
+    _s(
+        "hf-bnb-docs",
+        "Hugging Face transformers, bitsandbytes integration (the output head and embeddings "
+        "stay unquantized)",
+        "https://huggingface.co/docs/transformers/main/en/quantization/bitsandbytes",
+        False,
+    ),
+    _s(
+        "nvfp4-blog",
+        "NVIDIA Technical Blog: Introducing NVFP4 for Efficient and Accurate Low-Precision "
+        "Inference (16-element blocks, E4M3 scales, one fp32 scale per tensor)",
+        "https://developer.nvidia.com/blog/introducing-nvfp4-for-efficient-and-accurate-low-"
+        "precision-inference/",
+        False,
     ),
     _s(
         "llm-int8",

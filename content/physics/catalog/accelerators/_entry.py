@@ -34,7 +34,12 @@ GiB = 1024 * MiB
 _KIND_NOUNS = {"gpu": "GPU", "tpu": "TPU", "cpu": "CPU"}
 
 # Sub-byte and fp8 variants share the tensor-core rate of their family.
-_RATE_FAMILY = {"fp8-e4m3": "fp8", "fp8-e5m2": "fp8"}
+_RATE_FAMILY = {
+    "fp8-e4m3": "fp8",
+    "fp8-e5m2": "fp8",
+    "fp8-e4m3fnuz": "fp8",
+    "fp8-e5m2fnuz": "fp8",
+}
 
 
 @dataclass(frozen=True)

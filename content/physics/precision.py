@@ -1,0 +1,171 @@
+"""Precision as deployed: what a format really costs in bits per weight once its scales and zero
+points are counted, what a checkpoint that keeps its embeddings in 16 bits weighs and reads per
+decode step, the range and resolution of the float formats, and SmoothQuant's smoothing factor.
+
+A format is a ``weight_format`` entry (a group or block format such as GPTQ int4 or NVFP4) or a
+plain dtype (bf16, fp8: no scales, every tensor in that dtype).  Models' embeddings are untied
+(input table and output head are separate V × d matrices), as in every model of the catalog.
+"""
+
+from __future__ import annotations
+
+import math
+
+from content.physics.catalog.accelerators import accelerator
+from content.physics.catalog.dtypes import DType, dtype
+from content.physics.catalog.models import model
+from content.physics.catalog.weight_formats import WeightFormat, weight_format
+from content.physics.inference import ModelLike, _compute_peak, kv_cache_bytes
+from content.physics.memory import FIT_TOLERANCE, usable_memory_bytes
+from content.physics.roofline import AcceleratorLike
+
+FormatLike = str | WeightFormat | DType
+_SIXTEEN_BITS = 2  # bytes of a 16-bit embedding or output head
+
+
+def _resolve(fmt: FormatLike) -> WeightFormat | DType:
+    if isinstance(fmt, (WeightFormat, DType)):
+        return fmt
+    try:
+        return weight_format(fmt)
+    except KeyError:
+        try:
+            return dtype(fmt)
+        except KeyError:
+            raise KeyError(f"unknown format {fmt!r}: neither a weight format nor a dtype") from None
+
+
+def format_bits_per_weight(fmt: FormatLike) -> float:
+    """Bits stored per weight: element bits + (scale bits + zero-point bits) ÷ group size +
+    second-level bits.  GPTQ int4 g128: 4 + 20/128 = 4.156; MXFP4: 4 + 8/32 = 4.25; NVFP4:
+    4 + 8/16 = 4.5.  A plain dtype is its own bits."""
+    found = _resolve(fmt)
+    if isinstance(found, DType):
+        return float(found.bits)
+    element = dtype(found.element).bits
+    per_group = (found.scale_bits + found.zero_point_bits) / found.group_size
+    return element + per_group + found.second_level_bits
+
+
+def embedding_params(m: ModelLike) -> int:
+    """Parameters of one embedding table, V × d (the input table; the output head is another)."""
+    mdl = model(m)
+    return mdl.vocab_size * mdl.d_model
+
+
+def _keeps_16bit(found: WeightFormat | DType) -> bool:
+    return isinstance(found, WeightFormat) and found.keeps_16bit_embeddings
+
+
+def checkpoint_bytes(m: ModelLike, fmt: FormatLike) -> float:
+    """Bytes of a model stored in ``fmt``: every weight at ``format_bits_per_weight``, except
+    that a format which keeps its embeddings in 16 bits stores both V × d tables (input and
+    output head) at 2 bytes each."""
+    mdl, found = model(m), _resolve(fmt)
+    bits = format_bits_per_weight(found)
+    if not _keeps_16bit(found):
+        return mdl.params * bits / 8
+    tables = 2 * embedding_params(mdl)
+    return (mdl.params - tables) * bits / 8 + tables * _SIXTEEN_BITS
+
+
+def decode_weight_bytes(m: ModelLike, fmt: FormatLike) -> float:
+    """Weight bytes one batch-1 decode step reads in ``fmt``: the checkpoint minus the input
+    embedding table, of which a step reads one row per token (the output head is a real matmul
+    and is read in full)."""
+    mdl, found = model(m), _resolve(fmt)
+    table_bytes = embedding_params(mdl) * (
+        _SIXTEEN_BITS if _keeps_16bit(found) else format_bits_per_weight(found) / 8
+    )
+    return checkpoint_bytes(mdl, found) - table_bytes
+
+
+def decode_floor(m: ModelLike, acc: AcceleratorLike, fmt: FormatLike) -> float:
+    """Batch-1 decode floor in ``fmt``: ``decode_weight_bytes`` ÷ memory bandwidth (KV cache
+    and dequantization left out)."""
+    return decode_weight_bytes(m, fmt) / accelerator(acc).memory_bandwidth
+
+
+def quantization_gain(m: ModelLike, acc: AcceleratorLike, from_fmt: FormatLike, to_fmt: FormatLike):
+    """How much faster the batch-1 decode floor is in ``to_fmt`` than in ``from_fmt``, scales,
+    zero points and 16-bit embeddings counted: decode_floor(from) ÷ decode_floor(to)."""
+    return decode_floor(m, acc, from_fmt) / decode_floor(m, acc, to_fmt)
+
+
+def dynamic_range_binades(dt: str | DType, *, subnormals: bool = False) -> float:
+    """Powers of two a float format spans: log₂(largest finite ÷ smallest normal), or ÷ the
+    smallest subnormal with ``subnormals``.  E4M3 about 15 binades, E5M2 about 30."""
+    fmt = dtype(dt)
+    if fmt.min_normal is None:
+        raise ValueError(f"{fmt.name} is not a float format: its range is set by its scale")
+    smallest = fmt.min_subnormal if subnormals else fmt.min_normal
+    return math.log2(fmt.max_finite / smallest)
+
+
+def smoothquant_factor(activation_max: float, weight_max: float, alpha: float = 0.5) -> float:
+    """SmoothQuant's per-channel factor s = max|X|^α ÷ max|W|^(1 − α): dividing the activation
+    channel by s and multiplying the weight row by s leaves X · W unchanged while moving part of
+    the outlier's range into the weights."""
+    if activation_max <= 0 or weight_max <= 0:
+        raise ValueError("activation_max and weight_max must be positive")
+    if not 0 <= alpha <= 1:
+        raise ValueError("alpha must be between 0 and 1")
+    return activation_max**alpha / weight_max ** (1 - alpha)
+
+
+def _compute_format(found: WeightFormat | DType, compute_dt: str | DType | None) -> DType:
+    """The format the tensor cores multiply in: ``compute_dt`` if given; otherwise a float
+    element's own format (fp8, fp4: weights and activations both quantized), or bf16 for
+    integer and codebook elements (weight-only formats unpack to 16 bits)."""
+    if compute_dt is not None:
+        return dtype(compute_dt)
+    element = dtype(found.element) if isinstance(found, WeightFormat) else found
+    return element if element.kind == "float" else dtype("bf16")
+
+
+def quantized_decode_step_time(
+    m: ModelLike,
+    acc: AcceleratorLike,
+    fmt: FormatLike,
+    batch: int = 1,
+    context: float = 0,
+    kv_dt: str | DType = "bf16",
+    compute_dt: str | DType | None = None,
+    devices: int = 1,
+) -> float:
+    """One decode step of ``batch`` sequences with weights stored in ``fmt`` and the cache in
+    ``kv_dt``, split evenly over ``devices`` (communication left out: see ``collectives``):
+    max((decode_weight_bytes + KV) ÷ devices ÷ bandwidth, 2 · active params · batch ÷ devices ÷
+    peak), the peak of the compute format (``_compute_format``).  A format the part has no
+    rate for (fp4 before Blackwell) falls back to its 16-bit rate, as weights are dequantized."""
+    if isinstance(batch, bool) or batch < 1 or isinstance(devices, bool) or devices < 1:
+        raise ValueError("batch and devices must be at least 1")
+    mdl, part, found = model(m), accelerator(acc), _resolve(fmt)
+    read = decode_weight_bytes(mdl, found) + kv_cache_bytes(mdl, context, kv_dt, batch)
+    compute = _compute_format(found, compute_dt)
+    flops = 2 * mdl.active_params * batch
+    return max(
+        read / devices / part.memory_bandwidth,
+        flops / devices / _compute_peak(part, compute),
+    )
+
+
+def quantized_max_batch(
+    m: ModelLike,
+    acc: AcceleratorLike,
+    fmt: FormatLike,
+    context: float,
+    kv_dt: str | DType = "bf16",
+    devices: int = 1,
+    *,
+    level: str = "serving",
+) -> int:
+    """The largest batch of ``context``-token sequences whose cache (in ``kv_dt``) fits beside a
+    checkpoint in ``fmt`` on ``devices`` devices at memory ``level``:
+    ⌊(devices × usable memory − checkpoint_bytes) ÷ KV bytes per sequence⌋, 0 when the
+    checkpoint alone does not fit."""
+    if isinstance(devices, bool) or devices < 1 or context <= 0:
+        raise ValueError("devices must be at least 1 and context positive")
+    spare = devices * usable_memory_bytes(acc, level) - checkpoint_bytes(m, fmt)
+    per_sequence = kv_cache_bytes(m, context, kv_dt)
+    return max(0, math.floor(spare / per_sequence + FIT_TOLERANCE))

@@ -1,0 +1,164 @@
+"""Figures of chapters 03 and 04, each computed from ``content.physics`` when the page renders.
+
+``serving_roofline_html()``: chapter 03's running example (Llama-3-8B in bf16 on an H100) on
+the roofline, decode at batch 1, 64 and the critical batch, a batch of 64 that also reads its
+KV caches, and one 2,000-token prefill.  Each point's intensity is its FLOPs over the bytes it
+reads (weights, plus caches where named), as the chapter computes them; the chart and its table
+are the roofline chart's own (``courseware.charts``).
+
+``format_bits_html()``: chapter 04's bit layouts, one row of sign, exponent and mantissa cells
+per format, from the dtype catalog, with each format's largest finite value.
+
+Each figure names its sources under its caption (``figure_sources``): the catalog sources of
+the figures it draws, which the chapter's own list does not see (a figure is rendered after
+the chapter's live expressions).
+"""
+
+from __future__ import annotations
+
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
+
+from content.physics import (
+    accelerator,
+    arithmetic_intensity,
+    critical_batch_size,
+    dtype,
+    format_number,
+    kv_cache_bytes,
+    memory_hierarchy,
+    model,
+    model_flops_per_token,
+    source,
+    weights_bytes,
+)
+from content.physics.catalog.sources import Source
+from courseware.charts import roofline_figure_html
+
+MODEL, ACCELERATOR, DTYPE = "llama-3-8b", "h100-sxm", "bf16"
+PROMPT, CONTEXT = 2000, 2500
+FORMATS = ("fp32", "bf16", "fp16", "fp8-e4m3", "fp8-e5m2", "fp4-e2m1")
+BIT = 18  # SVG units per bit
+LABEL_WIDTH, VALUE_WIDTH, ROW = 96, 120, 34
+
+
+def figure_sources(*found) -> list[Source]:
+    """The sources of ``found`` (catalog entries, whose ``citations()`` are taken, or sources),
+    each once, in order."""
+    out: list[Source] = []
+    for item in found:
+        for cited in item.citations() if hasattr(item, "citations") else (item,):
+            if cited not in out:
+                out.append(cited)
+    return out
+
+
+def sources_html(found: list[Source]) -> SafeString:
+    return render_to_string("courseware/_figure_sources.html", {"sources": found})
+
+
+def serving_sources() -> list[Source]:
+    """The H100's peak and bandwidth, its measured L2 (the dashed slope), the model's shape."""
+    part = accelerator(ACCELERATOR)
+    keys = (part.source_key(f"peak_flops.{DTYPE}"), part.source_key("memory_bandwidth"))
+    l2 = memory_hierarchy(part)[2]
+    return figure_sources(
+        *(source(k) for k in keys if k), *(l2.citations() if l2.bandwidth else ()), model(MODEL)
+    )
+
+
+def serving_points() -> list[tuple[str, float, None]]:
+    """(label, intensity, None): each point on the roof at its intensity."""
+    flops, weights = model_flops_per_token(MODEL), weights_bytes(MODEL, DTYPE)
+    critical = int(critical_batch_size(ACCELERATOR, DTYPE))
+    points = [
+        (f"decode, batch {b}", arithmetic_intensity(flops * b, weights)) for b in (1, 64, critical)
+    ]
+    caches = kv_cache_bytes(MODEL, CONTEXT, DTYPE, 64)
+    points.append(
+        (
+            f"decode, batch 64 at {CONTEXT:,} tokens",
+            arithmetic_intensity(flops * 64, weights + caches),
+        )
+    )
+    points.append(
+        (
+            f"prefill, {PROMPT:,} tokens",
+            arithmetic_intensity(flops * PROMPT, weights),
+        )
+    )
+    return [(label, intensity, None) for label, intensity in points]
+
+
+def serving_roofline_html() -> SafeString:
+    figure = roofline_figure_html(ACCELERATOR, DTYPE, serving_points(), examples=False)
+    return render_to_string(
+        "courseware/_book_figure.html",
+        {
+            "class": "serving-roofline",
+            "figure": figure,
+            "caption": (
+                f"{model(MODEL).name} in bf16 on the H100's roofline. Batching moves decode right "
+                f"along the slope, each sequence's KV cache pulls it back left, and a prefill of "
+                f"{PROMPT:,} tokens sits far past the ridge point."
+            ),
+            "sources": sources_html(serving_sources()),
+        },
+    )
+
+
+def _bits(count: int, kind: str) -> str:
+    return f"{count} {kind} bit{'' if count == 1 else 's'}"
+
+
+def _largest(value: float) -> str:
+    """Exact while it is a whole number a reader can check (65,504, 448), else 3 figures."""
+    if value == int(value) and value < 1e6:
+        return f"{int(value):,}"
+    return format_number(value, 3)
+
+
+def format_rows() -> list[dict]:
+    """One row per format: its bits as classed cells, and its largest finite value."""
+    rows = []
+    widest = max(dtype(name).bits for name in FORMATS)
+    for i, name in enumerate(FORMATS):
+        fmt = dtype(name)
+        kinds = ["sign"] + ["exponent"] * fmt.exponent_bits + ["mantissa"] * fmt.mantissa_bits
+        if len(kinds) != fmt.bits:
+            raise ValueError(f"{name}: 1 + {fmt.exponent_bits} + {fmt.mantissa_bits} bits")
+        y = 30 + i * ROW
+        cells = [{"x": LABEL_WIDTH + j * BIT, "kind": kind} for j, kind in enumerate(kinds)]
+        rows.append(
+            {
+                "name": fmt.name,
+                "y": y,
+                "cells": cells,
+                "value_x": LABEL_WIDTH + widest * BIT + 12,
+                "max": _largest(fmt.max_finite),
+                "text": (
+                    f"{fmt.name}: 1 sign bit, {_bits(fmt.exponent_bits, 'exponent')}, "
+                    f"{_bits(fmt.mantissa_bits, 'mantissa')}; largest finite value "
+                    f"{_largest(fmt.max_finite)}"
+                ),
+            }
+        )
+    return rows
+
+
+def format_bits_html() -> SafeString:
+    rows = format_rows()
+    widest = max(dtype(name).bits for name in FORMATS)
+    return render_to_string(
+        "courseware/_format_bits.html",
+        {
+            "rows": rows,
+            "bit": BIT,
+            "cell": BIT - 2,
+            "width": LABEL_WIDTH + widest * BIT + VALUE_WIDTH,
+            "height": 30 + len(rows) * ROW + 6,
+            "max_x": LABEL_WIDTH + widest * BIT + 12,
+            "description": "; ".join(r["text"] for r in rows) + ".",
+            "sources": sources_html(figure_sources(*(dtype(name) for name in FORMATS))),
+        },
+    )

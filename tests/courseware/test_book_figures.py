@@ -1,0 +1,122 @@
+"""Chapters 03 and 04's figures: the serving roofline and the bit layouts, computed from the
+physics module and its catalogs, each readable without the picture."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from content.physics import (
+    critical_batch_size,
+    dtype,
+    format_quantity,
+    kv_cache_bytes,
+    model_flops_per_token,
+    ridge_point,
+    weights_bytes,
+)
+from courseware.book_figures import (
+    FORMATS,
+    format_bits_html,
+    format_rows,
+    serving_points,
+    serving_roofline_html,
+)
+from courseware.rendering import render_chapter_text
+
+
+def _render(name: str) -> str:
+    return str(render_chapter_text(Path(f"content/book/{name}").read_text(), source=name).html)
+
+
+def test_serving_points_are_the_chapters_intensities():
+    points = {label: intensity for label, intensity, _ in serving_points()}
+    flops, weights = model_flops_per_token("llama-3-8b"), weights_bytes("llama-3-8b", "bf16")
+    assert points["decode, batch 1"] == pytest.approx(flops / weights)
+    assert points["decode, batch 64"] == pytest.approx(64 * flops / weights)
+    critical = int(critical_batch_size("H100", "bf16"))
+    assert points[f"decode, batch {critical}"] <= ridge_point("H100", "bf16")
+    caches = kv_cache_bytes("llama-3-8b", 2500, "bf16", 64)
+    assert points["decode, batch 64 at 2,500 tokens"] == pytest.approx(
+        64 * flops / (weights + caches)
+    )
+    assert points["prefill, 2,000 tokens"] > ridge_point("H100", "bf16")
+
+
+def test_serving_roofline_draws_only_the_chapters_points():
+    html = str(serving_roofline_html())
+    assert html.count('class="point ') == len(serving_points())
+    assert "matmul" not in html and "softmax" not in html
+    assert "prefill, 2,000 tokens" in html and "<figcaption>" in html
+    assert f"ridge point {format_quantity(ridge_point('H100', 'bf16'), 'FLOP/B')}" in html
+
+
+def test_each_format_row_has_one_cell_per_bit_in_sign_exponent_mantissa_order():
+    for name, row in zip(FORMATS, format_rows(), strict=True):
+        fmt = dtype(name)
+        kinds = [c["kind"] for c in row["cells"]]
+        assert len(kinds) == fmt.bits
+        assert (
+            kinds == ["sign"] + ["exponent"] * fmt.exponent_bits + ["mantissa"] * fmt.mantissa_bits
+        )
+
+
+def test_bit_layouts_print_the_exact_largest_values_a_reader_can_check():
+    html = str(format_bits_html())
+    assert 'role="img"' in html and "<desc" in html
+    for value in ("65,504", "448", "57,344"):
+        assert f">{value}</text>" in html
+    assert "1 mantissa bit;" in html and "1 mantissa bits" not in html
+    assert html.count("<rect") == sum(dtype(name).bits for name in FORMATS)
+
+
+def test_chapters_place_their_figures_in_the_sections_that_explain_them():
+    inference = _render("03-inference.md")
+    batching = inference.split('id="batching"')[1].split('id="kv-cache"')[0]
+    assert "serving-roofline" in batching
+    text = " ".join(re.sub(r"<[^>]+>", " ", batching).split())
+    flops, weights = model_flops_per_token("llama-3-8b"), weights_bytes("llama-3-8b", "bf16")
+    caches = kv_cache_bytes("llama-3-8b", 2500, "bf16", 64)
+    assert f"pull it back from 64 FLOP/byte to {64 * flops / (weights + caches):.2g}." in text
+    precision = _render("04-precision.md")
+    built = precision.split("How a floating-point number is built")[1].split("The formats one")[0]
+    assert "format-bits" in built
+
+
+def _cited(html: str) -> list[tuple[str, str]]:
+    """(url, title) of every link in the figure's "Sources:" line."""
+    line = re.search(r'<p class="figure-sources">Sources: (.*?)</p>', html, re.S)
+    assert line, "the figure names no sources"
+    return re.findall(r'<a href="([^"]+)" rel="noopener">([^<]+)</a>', line.group(1))
+
+
+def test_each_figure_names_the_catalog_sources_of_what_it_draws():
+    from content.physics import accelerator, memory_hierarchy, model, source
+
+    h100 = accelerator("H100")
+    serving = {url for url, _ in _cited(str(serving_roofline_html()))}
+    assert source(h100.source_key("memory_bandwidth")).url in serving
+    assert source(h100.source_key("peak_flops.bf16")).url in serving
+    assert {s.url for s in memory_hierarchy(h100)[2].citations()} <= serving  # the L2 slope
+    assert model("llama-3-8b").citations()[0].url in serving
+
+    formats = _cited(str(format_bits_html()))
+    wanted = {s.url for name in FORMATS for s in dtype(name).citations()}
+    assert {url for url, _ in formats} == wanted
+    assert len(formats) == len(wanted)  # each source once, however many formats it covers
+
+
+def test_the_all_reduce_figure_cites_the_link_and_each_measurement():
+    from content.physics import collective_measurements, link
+    from courseware.allreduce_chart import allreduce_figure_html
+
+    html = str(allreduce_figure_html())
+    assert {s.url for s in link("nvlink4").citations()} <= {url for url, _ in _cited(html)}
+    listed = re.search(r'<ul class="allreduce-measured">(.*?)</ul>', html, re.S).group(1)
+    items = re.findall(r"<li>(.*?)</li>", listed, re.S)
+    shown = [m for m in collective_measurements() if m.gpus == 8 and m.link == "nvlink4"]
+    assert len(items) == len(shown) > 0
+    for item, measured in zip(items, shown, strict=True):
+        assert f'<a href="{measured.citations()[0].url}"' in item
