@@ -11,7 +11,7 @@ MANAGE := $(BIN)/python manage.py
 export DJANGO_SECRET_KEY ?= $(shell cat .secret-key 2>/dev/null)
 export DJANGO_INSECURE_HTTP ?= 1
 
-.PHONY: run setup test check bench venv clean-db help lti-demo
+.PHONY: run setup test check bench loadtest venv lock clean-db help lti-demo
 
 help:
 	@echo "make run    set up everything and serve http://127.0.0.1:$(PORT) (PORT=8123 for another port)"
@@ -19,13 +19,30 @@ help:
 	@echo "make lti-demo  a small demo LMS on http://127.0.0.1:$(LTI_PORT) beside make run (README)"
 	@echo "make check  lint, format check, migrations check, layer check"
 	@echo "make bench  benchmarks, load and fault runs (writes docs/BENCHMARKS.md)"
+	@echo "make loadtest  an exam class on Locust, headless, with its checks (STUDENTS=30, LOADTEST_ARGS=...)"
+	@echo "make lock   after editing requirements*.txt: pin every package, with hashes, in requirements*.lock"
 
 venv: $(VENV)/.installed
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+# The lock pins every installed package, transitive ones included, to a version and its hashes:
+# a package that does not match (or is missing from the lock) stops the install.
+$(VENV)/.installed: requirements.lock requirements-dev.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check --require-hashes -r requirements-dev.lock
 	touch $@
+
+# requirements.txt and requirements-dev.txt stay the human lists (why each package is there);
+# pip-tools, in a venv of its own, resolves them into the locks. The runtime lock is what a server
+# installs (docs/deploy.md); the dev lock is constrained by it, so both pin the same versions.
+PIP_TOOLS := pip-tools==7.7.0
+LOCK_VENV := .venv-lock
+PIP_COMPILE := CUSTOM_COMPILE_COMMAND="make lock" $(LOCK_VENV)/bin/pip-compile --quiet \
+  --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links
+lock:
+	test -x $(LOCK_VENV)/bin/pip-compile || \
+	  ($(PYTHON) -m venv $(LOCK_VENV) && $(LOCK_VENV)/bin/pip install --quiet "$(PIP_TOOLS)")
+	$(PIP_COMPILE) -o requirements.lock requirements.txt
+	$(PIP_COMPILE) -c requirements.lock -o requirements-dev.lock requirements-dev.txt
 
 .secret-key:
 	$(PYTHON) -c "import secrets; print(secrets.token_urlsafe(64))" > $@
@@ -70,6 +87,13 @@ check: venv .secret-key
 
 bench: venv .secret-key
 	DJANGO_SECRET_KEY=$$(cat .secret-key) $(BIN)/python -m bench
+
+# An exam class on Locust (bench/loadtest.py): a throwaway PostgreSQL, the site on gunicorn and
+# the task worker, Locust headless (CSV and HTML report in bench/results/locust/), then the checks
+# (every step ran, no failure, every student finished, the database holds what was acknowledged);
+# exit status 1 when one fails. `make loadtest STUDENTS=300 LOADTEST_ARGS="--servers 2"`.
+loadtest: venv .secret-key
+	DJANGO_SECRET_KEY=$$(cat .secret-key) $(BIN)/python -m bench.loadtest --students $(STUDENTS) $(LOADTEST_ARGS)
 
 clean-db:
 	rm -f db.sqlite3 db.sqlite3-wal db.sqlite3-shm

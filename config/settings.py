@@ -24,6 +24,11 @@ Environment:
     DJANGO_TASKS_BACKEND   the background-task backend class (default: the database backend,
                            which needs no other service; docs/deploy.md for a Redis one).
     QUIZ_EXPIRY_SWEEP_SECONDS  how often the task worker closes expired attempts (default 60).
+    DJANGO_STATIC_ROOT     where `collectstatic` writes (default: staticfiles/ in the checkout).
+    LOG_FORMAT             "text" (default) or "json": one JSON object per log line.
+    DJANGO_LOG_LEVEL       the console's level (default WARNING).
+    SENTRY_DSN             report errors to Sentry (off when unset); SENTRY_ENVIRONMENT,
+                           SENTRY_RELEASE, SENTRY_TRACES_SAMPLE_RATE (default 0) refine it.
     LTI_CONTENT_DEVELOPER_IS_AUTHOR  "1": an LMS launch with the ContentDeveloper role makes
                            its user a site-wide author; default "0" (docs/lti.md).
     DJANGO_SITE_URL        the site's public address (https://quiz.example.edu): the only host
@@ -44,6 +49,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from config.observability import init_sentry, logging_config
 from config.security import content_security_policy, lockout_parameters, origins
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -93,6 +99,7 @@ INSTALLED_APPS = [
     "axes",
     "django_tasks",
     "django_tasks_db",
+    "django_guid",  # the request id (config/observability.py)
     "courseware",
     "quizzes",
     # LTI 1.3 (issue 18): django-lti's registrations, keys and launch records, and our app.
@@ -107,6 +114,9 @@ FRAME_ANCESTORS = origins(os.environ.get("DJANGO_FRAME_ANCESTORS", ""))
 # The header middlewares come first, so that every response carries their headers: static
 # files, and the early answers of the middlewares below (a refused Host or NUL character).
 MIDDLEWARE = [
+    # First, so that every response (early answers included) and every log line of a request
+    # carries its id (config/observability.py).
+    "django_guid.middleware.guid_middleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     *([] if FRAME_ANCESTORS else ["django.middleware.clickjacking.XFrameOptionsMiddleware"]),
@@ -129,10 +139,14 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "config.urls"
 
+# The answer kinds' own templates live in their folders (quizzes/engine/kinds/<kind>/), which
+# the pure engine cannot hand to Django: this directory makes them "kinds/<kind>/input.html".
+KINDS_TEMPLATE_ROOT = BASE_DIR / "quizzes" / "engine"
+
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [BASE_DIR / "templates", KINDS_TEMPLATE_ROOT],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -241,8 +255,13 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
+# A kind's script or style sheet, if it has one, is in its folder's static/ and served as
+# static/kinds/<kind>/<file>.
+STATICFILES_DIRS = [BASE_DIR / "static"] + [
+    (f"kinds/{folder.parent.name}", folder)
+    for folder in sorted((KINDS_TEMPLATE_ROOT / "kinds").glob("*/static"))
+]
 # Serve straight from the app and project folders, so no collectstatic step is needed to run.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
@@ -343,9 +362,18 @@ GRADING_WARM_ON_START = env_flag("GRADING_WARM_ON_START", True)
 # (GRADING_POOL_SIZE, GRADING_TIMEOUT, GRADING_WORKER_MEMORY_MB, GRADING_INLINE).
 GRADING_POOL: dict = {}
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
+# Logs and errors (config/observability.py, docs/deploy.md "Logs and errors"): a request id on
+# every request and log line, X-Request-ID passed through when it is a UUID and returned; one
+# JSON object a line with LOG_FORMAT=json; error reports only when SENTRY_DSN is set.
+DJANGO_GUID = {
+    "GUID_HEADER_NAME": "X-Request-ID",
+    "VALIDATE_GUID": True,
+    "RETURN_HEADER": True,
+    "EXPOSE_HEADER": False,
 }
+LOGGING_CONFIG = "config.observability.configure"
+LOGGING = logging_config(
+    log_format=os.environ.get("LOG_FORMAT", "text").strip().lower() or "text",
+    level=os.environ.get("DJANGO_LOG_LEVEL", "WARNING"),
+)
+init_sentry()

@@ -6,8 +6,10 @@ given kernels; ``roofline_figure_html`` adds the table that screen readers (and 
 instead of the picture.  By default the chapter's example kernels are plotted too, each computed
 with ``content.physics`` (vector additions, square matmuls of growing side, softmax, the decode
 matrix-vector product of a 7B model).  Another app plots a student's kernel with, for example,
-``roofline_svg("H100", "bf16", points=[("your kernel", 12.5, 40e12)], examples=False)``.
-Units are SI: intensity in FLOP/byte, rates in FLOP/s.
+``roofline_svg("H100", "bf16", points=[("your kernel", 12.5, 40e12)], examples=False)``, or
+draws a roofline from its own numbers (a stored variant's snapshot) with ``roofline_of`` and
+``roofline_chart_html``, on fixed axes and, for a question that asks a value off the chart,
+without the value labels.  Units are SI: intensity in FLOP/byte, rates in FLOP/s.
 
 Two lighter lines add what the single roof leaves out: the lower flat ceiling of the ordinary
 fp32 lanes, under which elementwise work and softmax run (drawn when the format's peak is a
@@ -150,6 +152,16 @@ def roofline(
     )
 
 
+def roofline_of(name: str, dtype_name: str, peak: float, bandwidth: float, points=()) -> Roofline:
+    """The chart's numbers from given figures (no catalog look-up): ``points`` are (label,
+    intensity, FLOP/s), none of them an example kernel."""
+    ridge = peak / bandwidth
+    plotted = tuple(
+        RooflinePoint(str(label), float(x), float(y), x < ridge, False) for label, x, y in points
+    )
+    return Roofline(name, dtype_name, peak, bandwidth, ridge, plotted)
+
+
 class _Axis:
     """A logarithmic axis over whole decades mapped onto [start, end] in SVG units."""
 
@@ -219,17 +231,29 @@ def _chart_labels(points: Sequence[RooflinePoint]) -> list[str]:
     return labels
 
 
-def _chart_id(chart: Roofline) -> str:
-    text = repr((chart.accelerator_name, chart.dtype_name, chart.points))
+def _chart_id(chart: Roofline, title: str | None = None) -> str:
+    # The title too: two charts of one page with the same figures (a question's input and its
+    # answer key) each need their own ids for their <title> and <desc>.
+    text = repr((chart.accelerator_name, chart.dtype_name, chart.points)) + (title or "")
     return "roofline-" + hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:8]
 
 
-def _context(chart: Roofline, title: str | None) -> dict:
+def _context(
+    chart: Roofline,
+    title: str | None,
+    *,
+    x_range: tuple[float, float] | None = None,
+    y_range: tuple[float, float] | None = None,
+    values: bool = True,
+) -> dict:
+    """What the chart's template draws.  ``x_range``/``y_range`` fix the axes (the decades
+    holding them) instead of fitting them to the points; ``values=False`` leaves the peak, the
+    bandwidth and the ridge point unlabelled (a question asks for one of them)."""
     plot_right, plot_bottom = WIDTH - RIGHT, HEIGHT - BOTTOM
     xs = [p.intensity for p in chart.points] + [chart.ridge]
     ys = [p.flops for p in chart.points] + [chart.peak] + [f for _, f in chart.ceilings]
-    x_axis = _Axis(min(xs) / 2, max(xs) * 4, LEFT, plot_right)
-    y_axis = _Axis(min(ys) / 2, chart.peak * 1.5, plot_bottom, TOP)
+    x_axis = _Axis(*(x_range or (min(xs) / 2, max(xs) * 4)), LEFT, plot_right)
+    y_axis = _Axis(*(y_range or (min(ys) / 2, chart.peak * 1.5)), plot_bottom, TOP)
     x_lo, x_hi = 10.0**x_axis.lo, 10.0**x_axis.hi
     slope_start = max(x_lo, 10.0**y_axis.lo / chart.bandwidth)
     roof = [
@@ -250,6 +274,8 @@ def _context(chart: Roofline, title: str | None) -> dict:
     ridge_text = format_quantity(chart.ridge, "FLOP/B")
     peak_label = format_quantity(chart.peak, "FLOP/s") + f" peak ({chart.dtype_name})"
     ridge_label = f"ridge point {ridge_text}"
+    if not values:
+        peak_label, ridge_label = f"peak ({chart.dtype_name})", "ridge point"
     ridge_x, roof_y = x_axis(chart.ridge), y_axis(chart.peak)
     ridge_start = ridge_x < (LEFT + plot_right) / 2
     ridge_width = len(ridge_label) * _CHAR_WIDTH
@@ -263,6 +289,8 @@ def _context(chart: Roofline, title: str | None) -> dict:
         ),
     ]
     slope_label = format_quantity(chart.bandwidth, "B/s") + " memory bandwidth"
+    if not values:
+        slope_label = "memory bandwidth"
     slope_at = _slope_label_position(roof, marks)
     reserved += _along(slope_at, len(slope_label) * _CHAR_WIDTH)
     slopes = []
@@ -281,7 +309,7 @@ def _context(chart: Roofline, title: str | None) -> dict:
         reserved += _along(at, len(text) * _CHAR_WIDTH)
     _place_labels(marks, (LEFT, TOP, plot_right, plot_bottom), reserved)
     ceilings = _ceiling_lines(chart, marks, reserved, x_axis, y_axis, x_lo, plot_right)
-    chart_id = _chart_id(chart)
+    chart_id = _chart_id(chart, title)
     return {
         "id": chart_id,
         "width": WIDTH,
@@ -291,24 +319,25 @@ def _context(chart: Roofline, title: str | None) -> dict:
         "description": (
             f"Log-log roofline: attainable {chart.dtype_name} FLOP/s against arithmetic intensity. "
             f"The memory-bandwidth slope ({format_quantity(chart.bandwidth, 'B/s')}) meets the "
-            f"compute roof ({format_quantity(chart.peak, 'FLOP/s')}) at the ridge point, "
-            f"{ridge_text}. "
+            f"compute roof ({format_quantity(chart.peak, 'FLOP/s')}) at the ridge point"
+            + (f", {ridge_text}." if values else ".")
             + "".join(
-                f"A lower ceiling marks the {name} at {format_quantity(f, 'FLOP/s')}. "
+                f" A lower ceiling marks the {name} at {format_quantity(f, 'FLOP/s')}."
                 for name, f in chart.ceilings
             )
             + "".join(
-                f"A steeper slope marks the {name} cache at {format_quantity(b, 'B/s')}. "
+                f" A steeper slope marks the {name} cache at {format_quantity(b, 'B/s')}."
                 for name, b in chart.slopes
             )
-            + "; ".join(
-                f"{p.label}: {format_quantity(p.intensity, 'FLOP/B')}, "
+            + "".join(
+                f"{' ' if i == 0 else '; '}{p.label}: {format_quantity(p.intensity, 'FLOP/B')}, "
                 f"{format_quantity(p.flops, 'FLOP/s')}, "
                 f"{'memory' if p.memory_bound else 'compute'}-bound"
-                for p in chart.points
+                for i, p in enumerate(chart.points)
             )
-            + "."
+            + ("." if chart.points else "")
         ),
+        "values": values,
         "roof": " ".join(f"{x},{y}" for x, y in roof),
         "x_ticks": [{"at": x_axis(v), "label": format_number(v)} for v in x_axis.decades()],
         "y_ticks": [
@@ -339,6 +368,8 @@ def _context(chart: Roofline, title: str | None) -> dict:
         "peak": format_quantity(chart.peak, "FLOP/s"),
         "bandwidth": format_quantity(chart.bandwidth, "B/s"),
         "ridge_text": ridge_text,
+        # the axes' decades, for a script that maps a click on the plot back to values
+        "axes": {"x": (x_axis.lo, x_axis.hi), "y": (y_axis.lo, y_axis.hi)},
     }
 
 
@@ -423,6 +454,19 @@ def roofline_svg(
     """
     chart = roofline(acc, dt, points, examples=examples)
     return render_to_string("courseware/_roofline_chart.html", _context(chart, title))
+
+
+def roofline_chart_html(
+    chart: Roofline,
+    *,
+    title: str | None = None,
+    x_range: tuple[float, float] | None = None,
+    y_range: tuple[float, float] | None = None,
+    values: bool = True,
+) -> SafeString:
+    """``chart`` (from ``roofline_of``) as an inline SVG, on fixed axes if given."""
+    context = _context(chart, title, x_range=x_range, y_range=y_range, values=values)
+    return render_to_string("courseware/_roofline_chart.html", context)
 
 
 def roofline_figure_html(

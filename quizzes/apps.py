@@ -21,5 +21,9 @@ class QuizzesConfig(AppConfig):
         from quizzes.warmup import on_ready
 
         pool.configure(**getattr(settings, "GRADING_POOL", {}))
+        # /readyz says whether this process's pool can grade (warm, or inline).
+        from health import checks
+
+        checks.register("grading_pool", pool.pool_status)
         # Warm the formula-grading pool in a serving process (see quizzes.warmup).
         on_ready()

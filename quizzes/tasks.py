@@ -7,6 +7,8 @@ and a task run twice changes nothing more.
 
 - `regrade_preview` / `regrade_apply`: a regrade completes with no browser open;
 - `validate_draft_seeds`: a studio validation over more seeds than the publication gate uses;
+- `publish_draft_run`: an author's Publish, the publication gate with its progress kept on the
+  run (the page polls it and may cancel it), then the new version;
 - `refresh_item_statistics`: an item page's kept statistics computed again after grades changed;
 - `close_expired_exams`: every open attempt past its deadline is submitted. It enqueues its
   own next run (`schedule_expiry_sweep`), and `manage.py worker` starts the chain.
@@ -21,7 +23,7 @@ from django.conf import settings
 from django.utils import timezone
 from django_tasks import task
 
-from quizzes.models import QuestionTemplate, RegradeRun, RegradeStatus
+from quizzes.models import PublishRun, QuestionTemplate, RegradeRun, RegradeStatus
 from quizzes.services import authoring, regrade
 from quizzes.services.instructor import statistics
 from quizzes.services.submission import close_expired_attempts
@@ -169,6 +171,30 @@ def _argument(args_kwargs, position: int, name: str):
     if name in kwargs:
         return kwargs[name]
     return args[position] if len(args) > position else None
+
+
+# ---------------------------------------------------------------- publishing
+
+
+@task()
+def publish_draft_run(run_id: int) -> str:
+    """Check and publish a queued Publish; its final status."""
+    try:
+        run = authoring.run_publication(run_id=run_id)
+    except Exception as exc:
+        authoring.fail_publication(run_id=run_id, error=f"The check stopped: {exc}")
+        raise
+    return run.status
+
+
+def request_publication(*, template: QuestionTemplate, revision: int, user, note: str = ""):
+    """Queue an author's Publish and enqueue its task; AuthoringError when it cannot be."""
+    run = authoring.queue_publication(template=template, revision=revision, user=user, note=note)
+    result = publish_draft_run.enqueue(run.pk)
+    # update(), not save(): the immediate backend has already run the task and written the row.
+    PublishRun.objects.filter(pk=run.pk).update(task_id=str(result.id)[:64])
+    run.refresh_from_db()
+    return run
 
 
 # ---------------------------------------------------------------- item statistics

@@ -47,7 +47,7 @@ def pytest_runtest_makereport(item, call):
     if (
         IN_CI
         and report.skipped
-        and (item.get_closest_marker("browser") or item.get_closest_marker("postgres"))
+        and any(item.get_closest_marker(name) for name in ("browser", "postgres", "redis"))
     ):
         report.outcome = "failed"
         reason = report.longrepr[-1] if isinstance(report.longrepr, tuple) else report.longrepr

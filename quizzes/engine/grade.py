@@ -2,9 +2,7 @@
 
 The kind (``quizzes.engine.kinds``) decides how: which grader it calls through ``grade_fn`` and
 whether the default runner (`kinds.run_grader`) sends that grader to the worker pool's hard
-time and memory limits (formulas), runs it in this process (numbers) or grades itself
-(choices).  Numeric parts carry errors forward and treat a wrong dimension as a format problem
-(see ``quizzes.engine.kinds.numeric``).
+time and memory limits, runs it in this process, or grades the answer itself.
 """
 
 from __future__ import annotations
@@ -13,13 +11,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from quizzes.engine import kinds
-from quizzes.engine.kinds.numeric import WRONG_DIMENSION, free_of_charge, numeric_kwargs
 from quizzes.engine.model import Template
 from quizzes.engine.variants import Variant
 
 GradeFn = Callable[..., Any]
 
-__all__ = ["WRONG_DIMENSION", "GradeFn", "free_of_charge", "grade_part", "numeric_kwargs"]
+__all__ = ["GradeFn", "grade_part"]
 
 
 def grade_part(
@@ -35,7 +32,7 @@ def grade_part(
 
     ``earlier`` maps an earlier part's id to the student's value for it (``Grade.value``, SI
     base units); ``grade_fn(grader, **kwargs)``, called with the grader name a kind declares
-    (``"numeric"``, ``"symbolic"``), replaces the default ``kinds.run_grader``.  Feedback and
+    (``AnswerKind.grader``), replaces the default ``kinds.run_grader``.  Feedback and
     carried-forward answers read the variant's own catalog snapshot.
     """
     part = template.part(part_id)

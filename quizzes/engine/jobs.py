@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from quizzes.engine import kinds
 from quizzes.engine.grade import grade_part
 from quizzes.engine.model import Template
 from quizzes.engine.render import render_hints, render_parts, render_prompt, render_solution
@@ -35,10 +36,17 @@ def smoke_draws(*, template: Template, seeds: int, budget_s: float | None) -> No
             raise
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """A tried answer the kind's cleaning refused (as it refuses a student's: no try used)."""
+
+    message: str
+
+
 @dataclass
 class DrawnPreview:
     """One variant of a draft, rendered (Markdown), and the grade of each tried response
-    (a Grade, or the text of the grader's failure)."""
+    (a Grade, a Refusal by the kind's cleaning, or the text of the grader's failure)."""
 
     variant: Variant
     prompt: str
@@ -61,6 +69,16 @@ def draw_preview(
     )
     for part_id, response in (responses or {}).items():
         if response in (None, "", []):
+            continue
+        # As a student's answer: the kind's cleaning with its part first, then its grader.
+        try:
+            part = template.part(part_id)
+            response = kinds.kind_for(part).clean(response, part)
+        except kinds.AnswerRefused as refused:
+            drawn.tried[part_id] = Refusal(str(refused))
+            continue
+        except Exception as exc:  # noqa: BLE001 - reported to the author, as below
+            drawn.tried[part_id] = str(exc)
             continue
         try:
             drawn.tried[part_id] = grade_part(template, variant, part_id, response)

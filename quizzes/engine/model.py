@@ -69,9 +69,12 @@ class Option:
 
 @dataclass(frozen=True)
 class Part:
-    """One gradable part.  Fields unused by a kind keep their defaults; its kind (a name in
-    ``quizzes.engine.kinds``) says which are used.  A kind whose settings have no field here
-    keeps them in ``extra`` (name, value) pairs, read with ``setting``."""
+    """One gradable part: what every part has, and its kind's own settings.
+
+    ``kind`` names an answer kind (a folder of ``quizzes/engine/kinds``); ``settings`` is that
+    kind's own frozen dataclass (a numeric part's unit and tolerance, a choice part's options),
+    built by the kind's ``parse`` and read only by the kind.
+    """
 
     id: str
     kind: str
@@ -79,29 +82,7 @@ class Part:
     prompt: Text | None = None
     points: float = 1.0
     uses: tuple[str, ...] = ()
-    common_errors: tuple[CommonErrorSpec, ...] = ()
-    # numeric
-    answer: Expr | None = None
-    unit: str | None = None
-    rtol: float = 0.01
-    atol: float = 0.0
-    sigfigs: int | None = None
-    decimals: int | None = None
-    factor: float | None = None
-    plausible: tuple[float, float] | None = None
-    # formula
-    variables: tuple[tuple[str, str], ...] = ()
-    formula: Text | None = None
-    # choice
-    options: tuple[Option, ...] = ()
-    multiple: bool = False
-    shuffle: bool = True
-    # any other kind
-    extra: tuple[tuple[str, Any], ...] = ()
-
-    def setting(self, name: str, default: Any = None) -> Any:
-        """A kind's own setting kept in ``extra``."""
-        return dict(self.extra).get(name, default)
+    settings: Any = None
 
 
 # The `part:` of a hint about the whole question rather than one of its parts.

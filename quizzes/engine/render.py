@@ -9,8 +9,8 @@ stored variant shows the figures its answers were computed from.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from content.expressions import render_live
 from quizzes.engine.model import Template, Text
@@ -23,16 +23,16 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class RenderedPart:
-    """What a student sees of one part: its prompt and, for a choice part, the options in order."""
+    """What a student sees of one part: its prompt, and what its kind shows besides (named
+    lists of (id, Markdown) items such as a choice's options, in the variant's order, and plain
+    facts such as a unit hint; ``kinds.base.Rendered``)."""
 
     id: str
     kind: str
     prompt: str
     points: float
-    unit: str | None = None
-    options: tuple[tuple[str, str], ...] = ()
-    multiple: bool = False
-    variables: tuple[str, ...] = ()
+    lists: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    facts: Mapping[str, Any] = field(default_factory=dict)
 
 
 def render_text(
@@ -58,25 +58,21 @@ def render_prompt(template: Template, variant: Variant) -> str:
 
 
 def render_part(template: Template, variant: Variant, part_id: str) -> RenderedPart:
-    """One part's prompt and, for a part with options, its options in the variant's order."""
+    """One part's prompt and what its kind shows besides (its items in the variant's order)."""
+    from quizzes.engine import kinds
+
     part = template.part(part_id)
     names = names_for(variant.params)
-    options: tuple[tuple[str, str], ...] = ()
     with variant.replaying():
-        if part.options:
-            by_id = {option.id: option for option in part.options}
-            order = variant.option_order.get(part.id) or tuple(by_id)
-            options = tuple((oid, render_text(template, by_id[oid].text, names)) for oid in order)
+        shown = kinds.kind_for(part).render(template, part, variant, names)
         prompt = render_text(template, part.prompt, names)
     return RenderedPart(
         id=part.id,
         kind=part.kind,
         prompt=prompt,
         points=part.points,
-        unit=part.unit,
-        options=options,
-        multiple=part.multiple,
-        variables=tuple(name for name, _ in part.variables),
+        lists=dict(shown.lists),
+        facts=dict(shown.facts),
     )
 
 
@@ -124,11 +120,14 @@ def render_everything(template: Template, variant: Variant) -> None:
     render_parts(template, variant)
     render_hints(template, variant, tries=10**6)
     render_solution(template, variant)
-    names = names_for(variant.params, variant.answers)
+    render_feedback(template, variant)
+
+
+def render_feedback(template: Template, variant: Variant) -> None:
+    """Render every part's feedback texts (its kind's), discarding them; raises
+    ExpressionError for the first that fails."""
+    from quizzes.engine import kinds
+
     with variant.replaying():
         for part in template.parts:
-            for spec in part.common_errors:
-                render_text(template, spec.feedback, names)
-            for option in part.options:
-                if getattr(option, "feedback", None) is not None:
-                    render_text(template, option.feedback, names)
+            kinds.kind_for(part).render_feedback(template, part, variant)

@@ -54,11 +54,12 @@ class Variant:
     """One generated variant.
 
     ``params`` maps each parameter name to its value (catalog entries as objects); ``answers``
-    maps part id to a float (numeric), a formula string (formula) or a tuple of correct option
-    ids (choice); ``common_errors`` maps part id to {code: value}; ``option_order`` maps a
-    choice part id to its option ids as shown; ``catalog_keys`` maps a catalog parameter to
-    (catalog, key); ``catalog`` is the snapshot of every catalog entry the variant used (None
-    for a variant stored before snapshots existed, which reads the live catalog).
+    maps part id to its kind's correct answer (a float, a formula's text, a tuple of option
+    ids ...); ``common_errors`` maps part id to {code: value}; ``option_order`` maps the id
+    of a part with items (options, things to order) to their ids as shown; ``catalog_keys``
+    maps a catalog parameter to (catalog, key); ``catalog`` is the snapshot of every catalog
+    entry the variant used (None for a variant stored before snapshots existed, which reads the
+    live catalog).
     """
 
     slug: str
@@ -287,10 +288,11 @@ def compute_answers(
     for part in template.parts:
         names = names_for(params, {u: answers[u] for u in part.uses})
         answers[part.id] = part_answer(template, part, names)
-        if part.common_errors:
+        specs = kinds.kind_for(part).common_errors(part)
+        if specs:
             # None means "this slip cannot be told apart in this variant": skip it here.
             common[part.id] = {}
-            for spec in part.common_errors:
+            for spec in specs:
                 value = _eval(template, spec.value, names)
                 if value is not None:
                     common[part.id][spec.code] = _as_float(

@@ -359,6 +359,32 @@ def start_pool(*, wait: bool = False) -> None:
         pool.warm.wait(READY_TIMEOUT)
 
 
+def pool_status() -> dict:
+    """What `/readyz` reports of this process's pool, without starting one.
+
+    Ready when grading runs inline, when no pool was started here (it starts at the first
+    formula: `GRADING_WARM_ON_START` off, or a process that never serves), or when the pool is
+    warm with at least one live worker. Not ready while it starts (a formula would be graded
+    in the web worker meanwhile, the slow first grade after a restart) or when every worker
+    died, so a load balancer holds traffic until it can grade.
+    """
+    size = _settings.pool_size()
+    if runs_inline():
+        return {"ok": True, "state": "inline"}
+    pool = _pool
+    if pool is None or pool.pid != os.getpid():
+        return {"ok": True, "state": "not started", "size": size}
+    with pool.workers_lock:
+        alive = sum(1 for worker in pool.workers if worker.process.is_alive())
+    if pool.closing.is_set():
+        state = "stopped"
+    elif not pool.warm.is_set():
+        state = "starting"
+    else:
+        state = "warm" if alive else "down"
+    return {"ok": state == "warm", "state": state, "workers_alive": alive, "size": size}
+
+
 def run_bounded(
     function: Callable, /, timeout: float | None = None, *, inline_first: bool = False, **kwargs
 ) -> Grade:

@@ -18,7 +18,14 @@ from .attempts import (
 from .quizzes import AnswerRelease, LatePolicy, Quiz, QuizItem, QuizMode, ReleasePolicy
 from .records import Extension, RegradeRun, RegradeStatus, ScoreOverride
 from .statistics import ItemStatistics, QuizActivity
-from .templates import QuestionTemplate, TemplateStatus, TemplateVersion
+from .templates import (
+    PublishRun,
+    PublishStatus,
+    QuestionTemplate,
+    TemplateStatus,
+    TemplateVersion,
+    VersionOrigin,
+)
 
 __all__ = [
     "Accommodation",
@@ -42,7 +49,10 @@ __all__ = [
     "ResponseStatus",
     "SavedAnswer",
     "ScoreOverride",
+    "PublishRun",
+    "PublishStatus",
     "TemplateStatus",
     "TemplateVersion",
+    "VersionOrigin",
     "Variant",
 ]

@@ -13,6 +13,15 @@ class TemplateStatus(models.TextChoices):
     RETIRED = "retired", "Retired"
 
 
+class VersionOrigin(models.TextChoices):
+    """Where a published version's text came from."""
+
+    FILE = "file", "bank file"
+    STUDIO = "studio", "studio"
+    UPLOAD = "upload", "upload"
+    IMPORT = "import", "import"
+
+
 class QuestionTemplateQuerySet(models.QuerySet):
     def published(self) -> QuestionTemplateQuerySet:
         return self.filter(status=TemplateStatus.PUBLISHED)
@@ -35,7 +44,7 @@ class QuestionTemplate(models.Model):
     title = models.CharField(max_length=200)
     chapter_slug = models.SlugField(max_length=100, blank=True)
     kind = models.CharField(
-        max_length=20, blank=True, help_text="numeric, formula, choice or multi-part."
+        max_length=20, blank=True, help_text="Its one part's answer kind, or multi-part."
     )
     status = models.CharField(
         max_length=20, choices=TemplateStatus.choices, default=TemplateStatus.DRAFT
@@ -51,6 +60,9 @@ class QuestionTemplate(models.Model):
     source_path = models.CharField(
         max_length=300, blank=True, help_text="File under content/questions/ it was loaded from."
     )
+    # The hash of that file's text when `sync_questions` last read it: a file whose hash still
+    # matches has not changed since, so a newer studio version is not in conflict with an edit.
+    synced_hash = models.CharField(max_length=64, blank=True)
     current_version = models.ForeignKey(
         "TemplateVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -94,6 +106,10 @@ class TemplateVersion(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     note = models.CharField(max_length=300, blank=True)
+    origin = models.CharField(max_length=10, choices=VersionOrigin.choices, blank=True)
+    # The file it came from (a bank file, a file of an upload or import), when it came from one;
+    # the file's hash is `content_hash`.
+    origin_path = models.CharField(max_length=300, blank=True)
 
     class Meta:
         ordering = ["template", "-number"]
@@ -104,3 +120,75 @@ class TemplateVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.template.slug} v{self.number}"
+
+
+class PublishStatus(models.TextChoices):
+    QUEUED = "queued", "Waiting for the task worker"
+    RUNNING = "running", "Checking"
+    PUBLISHED = "published", "Published"
+    REFUSED = "refused", "Not published"
+    CANCELLED = "cancelled", "Cancelled"
+    FAILED = "failed", "Failed"
+
+
+class PublishRunQuerySet(models.QuerySet):
+    def active(self) -> PublishRunQuerySet:
+        return self.filter(status__in=PublishRun.ACTIVE)
+
+
+class PublishRun(models.Model):
+    """An author's Publish: the draft revision they saw, checked by the publication gate in a
+    background task (its progress kept here for the page to poll), then published, refused,
+    cancelled or failed."""
+
+    ACTIVE = (PublishStatus.QUEUED, PublishStatus.RUNNING)
+
+    template = models.ForeignKey(
+        QuestionTemplate, on_delete=models.CASCADE, related_name="publish_runs"
+    )
+    revision = models.PositiveIntegerField()
+    note = models.CharField(max_length=300, blank=True)
+    status = models.CharField(
+        max_length=20, choices=PublishStatus.choices, default=PublishStatus.QUEUED
+    )
+    seeds = models.PositiveIntegerField()
+    seeds_done = models.PositiveIntegerField(default=0)
+    cancel_requested = models.BooleanField(default=False)
+    # Why it was refused, cancelled or failed, for the author.
+    message = models.TextField(blank=True)
+    version = models.ForeignKey(
+        TemplateVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    task_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = PublishRunQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            # One Publish at a time per template: a second press waits for the first.
+            models.UniqueConstraint(
+                fields=["template"],
+                condition=Q(status__in=["queued", "running"]),
+                name="one_active_publish_per_template",
+            ),
+            models.CheckConstraint(
+                condition=Q(seeds_done__lte=models.F("seeds")), name="publish_progress_bounded"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"publish {self.template.slug} revision {self.revision}: {self.status}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.seeds_done / self.seeds) if self.seeds else 0

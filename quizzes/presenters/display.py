@@ -24,24 +24,23 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.core.cache import cache
-from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from quizzes import engine
 from quizzes.engine import kinds
+from quizzes.presenters.elements import render_kind
 from quizzes.presenters.markup import render_inline, render_markdown_math
 from quizzes.services.questions import (
     QuestionUnavailable,
     catalog_stamp,
     correct_answers,
     engine_variant,
-    formula_latex,
     option_token,
     template_for,
 )
 
 # Bump when what is rendered changes shape (markup, dataclasses) so old entries are not read.
-RENDER_CACHE_VERSION = 2
+RENDER_CACHE_VERSION = 3
 # A variant's figures change only through a regrade, which changes its key; so entries only
 # leave the cache to make room.
 RENDER_CACHE_SECONDS = 7 * 24 * 3600
@@ -51,11 +50,11 @@ _LOCAL_ENTRIES = 2048
 _local: OrderedDict[str, Any] = OrderedDict()
 _local_lock = threading.Lock()
 
-_UNIT_EXAMPLES = {"B": "GB", "B/s": "TB/s", "s": "ms", "FLOP": "TFLOP", "FLOP/s": "TFLOP/s"}
-
 
 @dataclass
 class OptionView:
+    """One item of a part's list (an option, a thing to order or match) as inline HTML."""
+
     id: str
     html: SafeString
     # The name the browser posts (`questions.option_token`): the id itself never reaches it.
@@ -64,17 +63,15 @@ class OptionView:
 
 @dataclass
 class PartView:
-    """One part as the student sees it: prompt, the kind of input, and a fresh form key."""
+    """One part as the student sees it: its prompt, what its kind shows besides (``lists`` of
+    items as HTML, plain ``facts``), and a fresh form key.  The kind's templates draw it."""
 
     id: str
     kind: str
     points: float
     prompt_html: SafeString | str = ""
-    unit_hint: str = ""
-    variables: tuple[str, ...] = ()
-    options: list[OptionView] = field(default_factory=list)
-    multiple: bool = False
-    uses: tuple[str, ...] = ()
+    lists: dict[str, list[OptionView]] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
     idempotency_key: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     @property
@@ -82,9 +79,9 @@ class PartView:
         return kinds.kind_named(self.kind)
 
     @property
-    def template_name(self) -> str:
+    def input_template(self) -> str:
         """The partial that draws this part's input (its kind's)."""
-        return self.answer_kind.template_name
+        return self.answer_kind.input_template
 
 
 @dataclass
@@ -92,22 +89,6 @@ class QuestionView:
     title: str
     prompt_html: SafeString | str
     parts: list[PartView]
-
-
-def unit_hint(unit: str | None) -> str:
-    """ "Answer in a unit of data rate, e.g. TB/s." for the part's SI unit."""
-    if not unit:
-        return "Answer with a plain number (no unit)."
-    try:
-        from quizzes.grading import parse_unit
-        from quizzes.grading.quantities import describe_dimensions
-
-        phrase, example = describe_dimensions(parse_unit(unit).dimensions)
-    except Exception:  # noqa: BLE001 - a hint is a courtesy; never fail the page for it
-        phrase, example = f"a quantity in {unit}", None
-    example = example or _UNIT_EXAMPLES.get(unit, unit)
-    phrase = phrase.removeprefix("an ").removeprefix("a ")
-    return f"Answer in a unit of {phrase}, e.g. {example}."
 
 
 def _cached(what: str, row, build: Callable[[], Any], *extra) -> Any:
@@ -226,28 +207,35 @@ def _question_view(row) -> QuestionView:
     variant = engine_variant(row)
     try:
         prompt = render_markdown_math(engine.render_prompt(template, variant))
-        parts = [_part_view(p, row) for p in engine.render_parts(template, variant)]
+        parts = [part_view(p, row) for p in engine.render_parts(template, variant)]
     except Exception as error:  # noqa: BLE001 - report as unavailable, never a 500
         raise QuestionUnavailable(str(error)) from error
     return QuestionView(title=template.title, prompt_html=prompt, parts=parts)
 
 
-def _part_view(rendered, row) -> PartView:
-    view = PartView(
+def part_view(rendered, row=None) -> PartView:
+    """A rendered part (``engine.RenderedPart``) as the page draws it: its prompt as HTML and
+    each item of its kind's lists as inline HTML (the student page and the studio alike).
+    With the stored variant ``row``, each item also gets the opaque name the browser posts
+    (``questions.option_token``), so no item id ("right") reaches a student's page."""
+    return PartView(
         id=rendered.id,
         kind=rendered.kind,
         points=float(rendered.points),
         prompt_html=render_markdown_math(rendered.prompt),
-        variables=tuple(rendered.variables),
-        multiple=bool(rendered.multiple),
-        options=[
-            OptionView(oid, render_inline(text), option_token(row, rendered.id, oid))
-            for oid, text in rendered.options
-        ],
+        lists={
+            name: [
+                OptionView(
+                    oid,
+                    render_inline(text),
+                    option_token(row, rendered.id, oid) if row is not None else "",
+                )
+                for oid, text in items
+            ]
+            for name, items in rendered.lists.items()
+        },
+        facts=dict(rendered.facts),
     )
-    if kinds.kind_named(rendered.kind).shows_unit:
-        view.unit_hint = unit_hint(rendered.unit)
-    return view
 
 
 def hints_html(row, tries: int) -> list[SafeString]:
@@ -293,21 +281,21 @@ def _solution_html(row) -> SafeString:
 
 
 def correct_answer_html(row, part: PartView) -> SafeString | str:
-    """ "1.23 ms", the right options, or the formula as math: call only once the quiz's release
-    policy shows this part's answer (`quizzes.services.release`)."""
+    """The answer key of one part ("1.23 ms", the right options, the formula simplified, as
+    math), drawn by its kind's ``answer.html``: call only once the quiz's release policy shows
+    this part's answer (`quizzes.services.release`)."""
     answer = correct_answers(row).get(part.id)
     if answer is None:
         return ""
-    kind = part.answer_kind
-    if kind.has_options:
-        right = set(answer) if isinstance(answer, (list, tuple)) else {str(answer)}
-        picked = ((option.html,) for option in part.options if option.id in right)
-        return format_html_join("; ", "<strong>{}</strong>", picked)
-    if kind.math_answers:
-        latex = formula_latex(str(answer), part.variables)
-        return render_inline(f"${latex}$") if latex else format_html("<code>{}</code>", answer)
+    return answer_key_html(template_for(row.version).part(part.id), answer, part)
+
+
+def answer_key_html(part, answer, view: PartView) -> SafeString | str:
+    """The answer key of engine part `part` whose correct answer is `answer`, as its kind's
+    ``answer.html`` draws it beside the part's `view` (the studio's preview uses it too)."""
+    kind = kinds.kind_for(part)
     try:
-        text = kind.answer_text(template_for(row.version).part(part.id), answer, sig=4)
+        key = kind.answer_key(part, answer)
     except (KeyError, TypeError, ValueError):
-        text = str(answer)
-    return format_html("<strong>{}</strong>", text)
+        key = str(answer)
+    return render_kind(kind.answer_template, key=key, view=view)

@@ -39,7 +39,7 @@ from quizzes.engine import kinds
 from quizzes.presenters import display
 
 # Bump when the facts below change shape.
-FRAGMENT_VERSION = 1
+FRAGMENT_VERSION = 2
 FRAGMENT_SECONDS = 24 * 3600
 _LOCAL_ENTRIES = 4096
 _local: OrderedDict[str, tuple[str, str]] = OrderedDict()
@@ -70,7 +70,12 @@ def source_digest(names) -> str:
 @lru_cache(maxsize=1)
 def templates_digest() -> str:
     """The section's templates' own source, so a changed template is never served old HTML."""
-    return source_digest(list(_TEMPLATES) + sorted(k.template_name for k in kinds.all_kinds()))
+    names = [
+        name
+        for kind in kinds.all_kinds()
+        for name in (kind.input_template, kind.submitted_template, kind.answer_template)
+    ]
+    return source_digest(list(_TEMPLATES) + sorted(names))
 
 
 def _result_facts(result) -> tuple:
@@ -92,12 +97,10 @@ def _part_facts(p) -> tuple:
     return (
         view.id,
         view.kind,
-        view.template_name,
         p.number,
         p.label,
         p.dom,
         p.is_final,
-        view.multiple,
         p.check_url,
         p.autosave_url,
         p.preview_url,
@@ -111,7 +114,8 @@ def _part_facts(p) -> tuple:
         str(p.answer_html),
         tuple(str(hint) for hint in p.hints),
         p.value,
-        tuple(p.picked),
+        repr(p.current),
+        p.input_name,
         p.max_length,
     )
 

@@ -2,9 +2,10 @@
 
 `StudentPart` is what the attempt, results and Check fragment templates read per part (state,
 saved answer, the correct answer when the release policy shows it, the form URLs); `ResultView`
-one stored response as the student sees it. Their Markdown, MathML and exam read-backs are
-kept per process for the same text (a stored text never changes). `presenters.attempt` builds
-them into item blocks.
+one stored response as the student sees it. What a kind's input shows, how it reads a graded
+answer and its answer key come from the part's kind and are drawn by the kind's own templates.
+Feedback Markdown and exam read-backs are kept per process for the same text (a stored text
+never changes). `presenters.attempt` builds them into item blocks.
 """
 
 from __future__ import annotations
@@ -15,16 +16,14 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from django.urls import reverse
-from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from quizzes.engine import kinds
 from quizzes.models import Response, ResponseStatus
 from quizzes.presenters.display import PartView
-from quizzes.presenters.markup import render_feedback, render_inline
+from quizzes.presenters.elements import render_kind
+from quizzes.presenters.markup import render_feedback
 from quizzes.services import questions, scoring
 from quizzes.services.feedback_release import counterexample_visible, shown_feedback
-from quizzes.services.parts import stored_choice
 
 
 def graded(response) -> bool:
@@ -37,8 +36,7 @@ class ResultView:
     """One stored response as the student sees it: verdict, how it was read, feedback."""
 
     response: object
-    kind: str
-    variables: tuple[str, ...] = ()
+    view: PartView
     # whether this part's counterexample may be shown (feedback_release: final and released)
     reveal: bool = False
 
@@ -53,6 +51,13 @@ class ResultView:
     @property
     def raw(self) -> str:
         return self.response.raw
+
+    @cached_property
+    def reading(self):
+        """How the part's kind read this answer (what its ``submitted.html`` draws)."""
+        return self.view.answer_kind.reading(
+            self.view.facts, self.response.raw, self.response.interpreted
+        )
 
     # Each is computed once per request (the templates ask twice: to test, then to show), and
     # the Markdown and MathML behind them once per process for the same text (see below).
@@ -75,16 +80,17 @@ class ResultView:
 
     @cached_property
     def read_as_html(self) -> SafeString | str:
-        """The grader's reading of the answer: a formula as math, a quantity as text."""
-        interpreted = self.response.interpreted
-        kind = kinds.kind_named(self.kind)
-        if not interpreted or kind.has_options:
-            return ""
-        if kind.math_answers:
-            math = _formula_html(self.response.raw, tuple(self.variables))
-            if math:
-                return math
-        return format_html("<code>{}</code>", interpreted)
+        """The grader's reading of the answer ("Read as ..."), drawn by the part's kind."""
+        return self._drawn("reading")
+
+    @cached_property
+    def answer_html(self) -> SafeString | str:
+        """The answer as the student gave it ("Your answer: ..."), drawn by the part's kind."""
+        return self._drawn("answer")
+
+    def _drawn(self, show: str) -> SafeString | str:
+        template = self.view.answer_kind.submitted_template
+        return render_kind(template, r=self, view=self.view, show=show)
 
 
 # A stored response never changes its text, so what it renders to depends on the text alone:
@@ -92,12 +98,6 @@ class ResultView:
 @lru_cache(maxsize=4096)
 def _feedback_html(text: str, raw: str) -> SafeString:
     return render_feedback(text, quoting=raw)
-
-
-@lru_cache(maxsize=4096)
-def _formula_html(raw: str, variables: tuple[str, ...]) -> SafeString | str:
-    latex = questions.formula_latex(raw, variables)
-    return render_inline(f"${latex}$") if latex else ""
 
 
 # How an exam's saved text will be read depends on the text and the part's unit or variables
@@ -167,10 +167,12 @@ class StudentPart:
     save_message: str = ""
     # The stored save's sequence: the page's next autosave must send a larger one.
     save_sequence: int = 0
-    # The part's form URLs (`PartLinks`): Check, exam autosave, formula preview.
+    # The part's form URLs (`PartLinks`): Check, exam autosave, live preview (a kind with one).
     check_url: str = ""
     autosave_url: str = ""
     preview_url: str = ""
+    # The name the kind's input posts its answer under.
+    input_name: str = "answer"
 
     # The page reads each of these several times per part: they are worked out once.
     @cached_property
@@ -190,28 +192,22 @@ class StudentPart:
         return self.state.last
 
     @cached_property
-    def picked(self) -> list[str]:
-        """Option ids to pre-select: the saved answer (exam) or the last response."""
-        if self.saved:
-            return stored_choice(self.saved)
-        return stored_choice(self.last.raw) if self.last is not None else []
-
-    @cached_property
-    def picked_options(self) -> list:
-        picked = set(self.picked)
-        return [option for option in self.view.options if option.id in picked]
-
-    @cached_property
     def value(self) -> str:
+        """The stored text the input starts from: the saved answer (exam) or the last one."""
         if self.saved:
             return self.saved
         return self.last.raw if self.last is not None else ""
+
+    @cached_property
+    def current(self):
+        """What the kind's input shows for that text (the text, the options picked ...)."""
+        return self.view.answer_kind.input_state(self.view.facts, self.value)
 
     def _view(self, response) -> ResultView | None:
         if response is None:
             return None
         reveal = counterexample_visible(self.state, released=self.answer_released)
-        return ResultView(response, self.view.kind, tuple(self.view.variables), reveal)
+        return ResultView(response, self.view, reveal)
 
     @cached_property
     def result(self) -> ResultView | None:
@@ -232,11 +228,3 @@ class StudentPart:
     def final_raw(self) -> str:
         response = self.state.best_graded or self.state.last
         return response.raw if response is not None else ""
-
-    @cached_property
-    def final_options(self) -> list:
-        response = self.state.best_graded or self.state.last
-        if response is None:
-            return []
-        picked = set(stored_choice(response.raw))
-        return [option for option in self.view.options if option.id in picked]

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from typing import Any
 
+from quizzes.engine import kinds
 from quizzes.presenters.charts import Chart, bar_chart
-from quizzes.presenters.markup import render_inline, render_markdown_math
-from quizzes.services.authoring import Preview
+from quizzes.presenters.display import PartView, answer_key_html, part_view
+from quizzes.presenters.markup import render_markdown_math
+from quizzes.services.authoring import Preview, PreviewPart
 
 CHART_WIDTH = 520
 CHART_HEIGHT = 150
@@ -133,18 +136,57 @@ def diff_rows(old: str, new: str, *, context: int = 3) -> list[DiffRow]:
     return rows
 
 
+@dataclass
+class StudioPart:
+    """A previewed part as its kind's ``input.html`` reads it, the same fields as a student's
+    part (``presenters.student_parts.StudentPart``): the try box is the student's input."""
+
+    view: PartView
+    part: PreviewPart
+    current: Any
+    number: int
+    answer_html: Any = ""
+    preview_url: str = ""
+
+    @property
+    def dom(self) -> str:
+        return f"try-{self.view.id}"
+
+    @property
+    def input_name(self) -> str:
+        return f"response_{self.view.id}"
+
+    @property
+    def label(self) -> str:
+        return f"Part {self.view.id}"
+
+    @property
+    def max_length(self) -> int:
+        return kinds.max_answer_length(self.view.kind)
+
+
+def _studio_part(part: PreviewPart, number: int) -> StudioPart:
+    view = part_view(part.rendered)
+    kind = kinds.kind_for(part.part)
+    tried = kind.draft(part.response) if part.response is not None else ""
+    return StudioPart(
+        view=view,
+        part=part,
+        current=kind.input_state(view.facts, tried),
+        number=number,
+        answer_html=answer_key_html(part.part, part.value, view),
+    )
+
+
 def preview_html(preview: Preview) -> dict:
-    """The preview's Markdown turned into HTML the way the quiz pages render it."""
+    """The preview's Markdown turned into HTML the way the quiz pages render it, each part
+    drawn by its kind's own input and answer key."""
+    parts = [_studio_part(part, n) for n, part in enumerate(preview.parts, start=1)]
     return {
         "prompt": render_markdown_math(preview.prompt),
         "solution": render_markdown_math(preview.solution),
         "hints": [render_markdown_math(h) for h in preview.hints],
-        "parts": [
-            {
-                "part": part,
-                "prompt": render_markdown_math(part.prompt),
-                "options": [(oid, render_inline(text)) for oid, text in part.options],
-            }
-            for part in preview.parts
-        ],
+        "parts": parts,
+        # what the kinds' inputs read of the question ("Question 1, part t" for a screen reader)
+        "block": {"number": 1, "parts": parts},
     }

@@ -44,7 +44,6 @@ from quizzes.services.parts import (
     grade_answer,
     retry_when_locked,
     states_of,
-    stored_choice,
 )
 from quizzes.services.submission import (
     SUBMITTED,
@@ -66,7 +65,6 @@ __all__ = [
     "new_variant",
     "draw_items",
     "start_attempt",
-    "stored_choice",
     "submit_attempt",
     "submit_response",
 ]
@@ -340,7 +338,7 @@ def _checked_input(variant, part_id, raw, kind, window, now):
         )
     if kind is None:
         raise QuizRuleError("That part is not in this question.")
-    return clean_raw(raw, kind)
+    return clean_raw(raw, kind, questions.template_for(variant.version).part(part_id))
 
 
 SUBMITTED_MEANWHILE = "This attempt was submitted before this answer arrived; it was not saved."

@@ -39,17 +39,13 @@ def states_of(variant: Variant, responses=None, *, submitted: bool = False):
     return scoring.part_states(points, responses, tries_allowed=tries, submitted=submitted), points
 
 
-def clean_raw(raw, kind: kinds.AnswerKind) -> str | list[str]:
-    """The answer as the part's kind takes it; QuizRuleError (nothing stored) when refused."""
+def clean_raw(raw, kind: kinds.AnswerKind, part) -> object:
+    """The answer as the part's kind takes it, checked against the part; QuizRuleError
+    (nothing stored, no try used) when refused."""
     try:
-        return kind.clean(raw)
+        return kind.clean(raw, part)
     except kinds.AnswerRefused as refused:
         raise QuizRuleError(str(refused)) from None
-
-
-def stored_choice(raw: str) -> list[str]:
-    """The option ids of a stored choice response (one id, or a JSON list of ids)."""
-    return kinds.kind_named("choice").from_stored(raw)
 
 
 def grade_answer(variant: Variant, part_id: str, raw, states) -> object:

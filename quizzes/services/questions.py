@@ -7,13 +7,12 @@ engine internals. (What the browser sees is built in `quizzes.presenters.display
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from quizzes import engine, grading
+from quizzes import engine
 from quizzes.engine import kinds
 
 
@@ -104,6 +103,24 @@ def option_ids_by_token(row, part_id: str) -> dict[str, str]:
     return {option_token(row, part_id, option_id): option_id for option_id in order}
 
 
+def with_item_ids(row, part_id: str, values: list[str]) -> list[str]:
+    """Posted values with each item's opaque name (`option_token`: a choice's option, an item
+    to order or match) turned back into the id its kind knows: a value that is a name, or one
+    that starts with a name before a colon ("o3f...:2", an item's position or category).
+    Anything else is left as it is, for the kind's cleaning to judge."""
+    ids = option_ids_by_token(row, part_id)
+    read = []
+    for value in values:
+        head, colon, rest = value.partition(":")
+        if value in ids:
+            read.append(ids[value])
+        elif colon and head in ids:
+            read.append(f"{ids[head]}:{rest}")
+        else:
+            read.append(value)
+    return read
+
+
 def correct_answers(row) -> dict[str, Any]:
     """Correct answer per part id (float, formula text or option ids); server side only."""
     return dict(row.answers.get("answers", {}))
@@ -142,25 +159,11 @@ def grade(row, part_id: str, raw: str | list[str], *, earlier: Mapping[str, floa
     return engine.grade_part(template, engine_variant(row), part_id, raw, earlier=dict(earlier))
 
 
-def preview(row, part_id: str, raw: str) -> tuple[str, bool, str]:
-    """How a formula answer will be read: (plain text or why it cannot be read, ok, LaTeX)."""
+def preview(row, part_id: str, raw: str) -> tuple[str, bool, str] | None:
+    """How an answer will be read while it is typed: (plain text or why it cannot be read,
+    readable, LaTeX), or None when the part's kind has no live preview."""
     part = template_for(row.version).part(part_id)
-    variables = {name: domain for name, domain in part.variables}
-    result = grading.preview_formula(raw, variables)
-    if not result.ok:
-        return result.error or "This formula cannot be read.", False, ""
-    return result.interpreted or "", True, result.latex or ""
-
-
-def formula_latex(raw: str, variables) -> str:
-    """LaTeX of a readable formula answer (for showing it as math), or "" when it is not."""
-    if not raw or len(raw) > kinds.MAX_ANSWER_LENGTH:
-        return ""
-    try:
-        result = grading.preview_formula(raw, list(variables))
-    except Exception:  # noqa: BLE001 - a display nicety; the graded text is shown instead
-        return ""
-    return (result.latex or "") if result.ok else ""
+    return kinds.kind_for(part).live_preview(part, raw)
 
 
 def saved_state(row, part_id: str, raw: str) -> tuple[str, str]:
@@ -175,70 +178,10 @@ def saved_state(row, part_id: str, raw: str) -> tuple[str, str]:
 
 
 def read_back(row, part_id: str, raw: str) -> tuple[bool, str]:
-    """How an exam answer will be read when it is graded, without grading it: (readable, text).
-
-    "Read as 3.2 ms" (3200 us, in the part's base unit with a prefix; "Read as 26 Gbit = 3.25 GB"
-    when the conversion is more than a moved decimal point), why it cannot be read, or the
-    formula's reading. Nothing here depends on the correct answer, only on the part's unit or
-    variables, which the question already shows."""
-    text = (raw or "").strip()
-    if not text:
+    """How an exam answer will be read when it is graded, without grading it: (readable, text),
+    as the part's kind reads it ("Read as 3.2 ms", why it cannot be read, a formula's reading).
+    Nothing here depends on the correct answer, only on what the question already shows."""
+    if not (raw or "").strip():
         return False, "No answer saved yet."
     part = template_for(row.version).part(part_id)
-    if part.kind not in ("numeric", "formula"):
-        # Choices have nothing to read; other kinds (a range) are read by their own grader.
-        return True, ""
-    if part.kind == "formula":
-        reading, ok, _ = preview(row, part_id, text)
-        return ok, (f"Read as {reading}" if ok and reading else reading or "Saved.")
-    from quizzes.grading.numbers import format_number
-    from quizzes.grading.quantities import describe_dimensions, parse_quantity, parse_unit
-    from quizzes.grading.results import ResponseError
-    from quizzes.grading.shorthand import read_count
-
-    try:
-        target = parse_unit(part.unit) if part.unit else None
-        dims = target.dimensions if target else ()
-        quantity = (read_count(text) if not dims else None) or parse_quantity(text, like=target)
-    except ResponseError as error:
-        return False, f"Cannot be read: {error.message}"
-    except (ValueError, TypeError):
-        return False, "Cannot be read: write a number with its unit."
-    if quantity.dimensions != dims:
-        if quantity.unit is None:
-            return False, "Cannot be read: add a unit."
-        got, _ = describe_dimensions(quantity.dimensions)
-        wanted = describe_dimensions(dims)[0] if dims else "a plain number"
-        return False, f"Cannot be read as {wanted}: {text} is {got}."
-    value = quantity.in_base_of(target)
-    unit = target.base_text if target else ""
-    try:
-        from content.physics import format_quantity
-
-        shown = format_quantity(float(value), unit) if unit else format_number(value)
-    except (ValueError, KeyError):
-        shown = f"{format_number(value)} {unit}".strip()
-    typed = f"{format_number(quantity.number.value)} {_spelled(quantity.unit)}" if target else ""
-    if typed and typed != shown and not _decimal_shift(quantity.unit.factor / target.base_factor):
-        # Bits for bytes, GiB for GB: the shown number is not the typed one with its point
-        # moved, so say what was typed as well ("26 Gbit = 3.25 GB").
-        shown = f"{typed} = {shown}"
-    return True, f"Read as {shown}"
-
-
-def _decimal_shift(ratio) -> bool:
-    """Whether a unit conversion factor is a power of ten (ms to s, TB to B, FLOP/B to FLOP/B)."""
-    whole = ratio.numerator if ratio.denominator == 1 else ratio.denominator
-    if min(ratio.numerator, ratio.denominator) != 1:
-        return False
-    digits = str(whole)
-    return digits[0] == "1" and set(digits[1:]) <= {"0"}
-
-
-def _spelled(unit) -> str:
-    """A typed unit written for the readback, a bit spelled out ("Gbit", never "Gb")."""
-    atoms = tuple(
-        dataclasses.replace(atom, symbol="bit") if atom.symbol == "b" else atom
-        for atom in unit.atoms
-    )
-    return dataclasses.replace(unit, atoms=atoms).text
+    return kinds.kind_for(part).read_back(part, raw)

@@ -222,11 +222,9 @@ def _part_url(attempt: Attempt, variant: Variant, part_id: str) -> str:
 
 
 def _answer(request: HttpRequest, variant: Variant, part_id: str):
-    """The posted answer; a choice's option names (opaque per variant, `option_token`) become
-    the option ids the grader knows (an id posted as it is still counts)."""
-    values = request.POST.getlist("answer")
-    tokens = questions.option_ids_by_token(variant, part_id)
-    values = [tokens.get(value, value) for value in values]
+    """The posted answer; the items' names (opaque per variant, `option_token`) become the ids
+    the kind knows (an id posted as it is still counts)."""
+    values = questions.with_item_ids(variant, part_id, request.POST.getlist("answer"))
     return values if len(values) != 1 else values[0]
 
 
@@ -306,14 +304,15 @@ def preview_part(request: HttpRequest, variant: Variant, part_id: str):
     attempt = variant.attempt
     raw = request.GET.get("answer", "")
     kind = questions.kind_of(variant, part_id)
-    if kind is None or not kind.math_answers:
-        raise Http404("Only formula parts have a preview.")
-    text, ok, latex = "", True, ""
-    limit = questions.max_answer_length(kind.name)
+    limit = questions.max_answer_length(kind.name if kind is not None else None)
+    reading = None
+    if kind is not None:
+        reading = questions.preview(variant, part_id, raw if len(raw) <= limit else "")
+    if reading is None:
+        raise Http404("This part has no preview.")
+    text, ok, latex = reading
     if len(raw) > limit:
-        text, ok = f"Too long: at most {limit} characters.", False
-    elif raw.strip():
-        text, ok, latex = questions.preview(variant, part_id, raw)
+        text, ok, latex = f"Too long: at most {limit} characters.", False, ""
     math = render_inline(f"${latex}$") if latex else ""
     context = {"preview": text, "preview_ok": ok, "preview_math": math, "raw": raw}
     if request.htmx:

@@ -12,12 +12,12 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.db.models import Prefetch, Q
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courseware.roles import author_required
-from quizzes.engine import CHAPTERS, kinds
+from quizzes.engine import CHAPTERS, kinds, reference
 from quizzes.forms import PreviewSeedForm
 from quizzes.models import QuestionTemplate, QuizItem, TemplateStatus
 from quizzes.presenters.studio import diff_rows, preview_html, report_view
@@ -100,6 +100,16 @@ def _row(template: QuestionTemplate) -> dict:
     }
 
 
+@require_GET
+@author_required
+def editor_reference(request: HttpRequest) -> HttpResponse:
+    """What the editor completes: the template's fields, the answer kinds' fields, every function
+    and catalog (entries, fields with units), from the code's own reference."""
+    response = JsonResponse(reference.as_json())
+    response["Cache-Control"] = "private, max-age=3600"
+    return response
+
+
 # -- new templates ---------------------------------------------------------------------------
 
 
@@ -158,8 +168,13 @@ def template_duplicate(request: HttpRequest, slug: str) -> HttpResponse:
 # -- the editor ------------------------------------------------------------------------------
 
 
-def _responses(request: HttpRequest) -> dict:
-    """The "try" boxes: ``response_<part>`` fields (choice parts may send several values)."""
+def _responses(request: HttpRequest, seed: PreviewSeedForm) -> dict:
+    """The "try" boxes: ``response_<part>`` fields (an input may send several values), when
+    they were typed for this seed's numbers: under new numbers an old answer is no answer
+    (it would be graded again, wrong, under each new seed)."""
+    tried = request.POST.get("tried_seed")
+    if tried is not None and tried != str(seed.data.get("seed", "")):
+        return {}
     found = {}
     for key in request.POST:
         if key.startswith("response_"):
@@ -256,7 +271,7 @@ def template_preview(request: HttpRequest, slug: str) -> HttpResponse:
         seed = PreviewSeedForm({"seed": authoring.random_seed()})
     else:
         seed = PreviewSeedForm(request.POST)
-    bench = _workbench(text, seed, _responses(request), template.slug)
+    bench = _workbench(text, seed, _responses(request, seed), template.slug)
     try:
         revision = int(request.POST.get("draft_revision", template.draft_revision))
     except ValueError:

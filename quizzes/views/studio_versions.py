@@ -2,19 +2,23 @@
 
 Authors only (``author_required``). Validation up to the publication gate's seed count runs in
 the author's request; more seeds (up to 5,000) run as a background task, and the page polls the
-stored report.
+stored report. Publish runs the publication gate as a background task too: the page shows its
+progress (polling the run) and a Cancel button, and never waits for it.
 """
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRefresh
 
 from courseware.roles import author_required
 from quizzes import tasks as jobs
 from quizzes.forms import ValidateForm
+from quizzes.models import PublishRun
 from quizzes.presenters.studio import diff_rows, report_view
 from quizzes.services import authoring
 from quizzes.views.studio import page, template_or_404
@@ -30,6 +34,7 @@ def template_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "usage": authoring.version_usage(template),
         "validation": report_view(template.last_validation),
         "draft_is_current": current is not None and not template.has_unpublished_changes,
+        "run": template.publish_runs.select_related("version").first(),
     }
     return render(request, "studio/template_detail.html", context)
 
@@ -67,10 +72,11 @@ def template_validate(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @author_required
 def template_publish(request: HttpRequest, slug: str) -> HttpResponse:
+    """Queue the Publish of the draft the author saw; the detail page shows its progress."""
     template = template_or_404(request, slug)
     try:
         revision = int(request.POST.get("draft_revision", ""))
-        version = authoring.publish_draft(
+        jobs.request_publication(
             template=template,
             revision=revision,
             user=request.user,
@@ -80,13 +86,37 @@ def template_publish(request: HttpRequest, slug: str) -> HttpResponse:
         messages.error(request, "The form lost its revision number; reload the page.")
     except authoring.AuthoringError as exc:
         messages.error(request, str(exc))
-    else:
-        messages.success(
-            request,
-            f"Published version {version.number}. New variants use it; students who already "
-            "have a variant keep theirs.",
-        )
-    return redirect("studio:template_detail", slug=template.slug)
+    return redirect(reverse("studio:template_detail", args=[template.slug]) + "#publish")
+
+
+def _status(request: HttpRequest, template, run: PublishRun) -> HttpResponse:
+    """The run's progress for the page's poll; once it has finished, the whole page again
+    (its versions, status and form all changed), never a stale page around a new message."""
+    if request.htmx and run.is_active:
+        context = {"template": template, "run": run}
+        return render(request, "studio/template_detail.html#publish_status", context)
+    if request.htmx:
+        return HttpResponseClientRefresh()
+    return redirect(reverse("studio:template_detail", args=[template.slug]) + "#publish")
+
+
+@require_GET
+@author_required
+def template_publish_status(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
+    """The progress of a Publish (the page polls it while the check runs)."""
+    template = template_or_404(request, slug)
+    run = get_object_or_404(template.publish_runs.select_related("version"), pk=run_id)
+    return _status(request, template, run)
+
+
+@require_POST
+@author_required
+def template_publish_cancel(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
+    """Stop a queued or running Publish; nothing is published."""
+    template = template_or_404(request, slug)
+    run = get_object_or_404(template.publish_runs, pk=run_id)
+    run = authoring.cancel_publication(run=run)
+    return _status(request, template, run)
 
 
 @require_POST

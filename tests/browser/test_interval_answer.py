@@ -20,7 +20,14 @@ from tests.factories import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-STARTER = Path(__file__).resolve().parents[2] / "quizzes" / "starters" / "interval.yaml"
+STARTER = (
+    Path(__file__).resolve().parents[2]
+    / "quizzes"
+    / "engine"
+    / "kinds"
+    / "interval"
+    / "starter.yaml"
+)
 
 
 def test_student_narrows_a_range_until_it_is_graded_correct(page, course):

@@ -8,7 +8,7 @@ from lti.demo_platform import DemoPlatform
 from lti.tool import register_platform
 from quizzes.models import Variant
 from quizzes.services.questions import correct_answers, option_token
-from tests.factories import CourseFactory, make_quiz
+from tests.factories import CourseFactory, make_quiz, offering_of
 from tests.lti.conftest import link_context
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -56,10 +56,11 @@ def test_learner_launches_from_the_platform_takes_the_quiz_and_the_score_arrives
 def test_a_refused_launch_shows_its_reason_in_the_lms_frame(page, live_server):
     """A refusal comes before anyone is signed in: the page must still be allowed in the LMS's
     frame, or the student sees only the browser's "refused to connect"."""
-    CourseFactory()
+    course = CourseFactory()
     lms = DemoPlatform(live_server.url).start(poll_interval=0.02)
     try:
         register_platform(**lms.registration_args())
+        link_context(lms, lms.shape.context_id, offering_of(course))  # a course set up here
         lms.links.append(
             {"link": "link-1", "title": "Gone", "custom": {"quiz": "gone"}, "lineitem": None}
         )

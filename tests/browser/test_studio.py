@@ -52,6 +52,14 @@ def _wait_for_preview(page):
     page.wait_for_timeout(150)
 
 
+def _write(page, text: str) -> None:
+    """Replace the draft's text as an author would in the code editor (CodeMirror, which copies
+    every change into the form's textarea): select all, then type the new text in."""
+    page.locator(".cm-content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(text)
+
+
 def _validation_post(response) -> bool:
     return response.request.method == "POST" and response.url.endswith("/validate/")
 
@@ -80,19 +88,15 @@ def test_author_writes_validates_publishes_and_a_student_gets_it(page, people, s
     page.wait_for_url(f"**/studio/templates/{SLUG}/edit/")
 
     # An error appears beside the text, with its line and field, while typing.
-    source = page.locator("#source")
-    good = source.input_value()
-    source.fill(good.replace("w / acc.memory_bandwidth", "w / ridge_pont(acc, dt)", 1))
+    page.locator(".cm-editor").wait_for()
+    good = page.locator("#source").input_value()
+    _write(page, good.replace("w / acc.memory_bandwidth", "w / ridge_pont(acc, dt)", 1))
     issues = page.locator(".issue-list")
     issues.wait_for()
     assert "ridge_pont" in issues.inner_text() and "did you mean" in issues.inner_text()
     assert re.search(r"line \d+, answer", issues.inner_text())
-    issues.locator("a.jump").first.click()
-    selected = page.evaluate(
-        "() => { const a = document.getElementById('source');"
-        " return a.value.slice(a.selectionStart, a.selectionEnd); }"
-    )
-    assert "ridge_pont" in selected
+    issues.locator("a.jump").first.click()  # the editor selects the error's line
+    assert "ridge_pont" in page.locator(".cm-activeLine").first.inner_text()
     screenshot(page, "studio-editor-error")
 
     # Saving with the error keeps the text; fixing it clears the error.
@@ -100,7 +104,7 @@ def test_author_writes_validates_publishes_and_a_student_gets_it(page, people, s
     page.wait_for_url("**/edit/?seed=*")
     assert "saved with 1 error" in page.locator(".messages").inner_text()
     assert "ridge_pont" in page.locator("#source").input_value()
-    page.locator("#source").fill(good)
+    _write(page, good)
     page.get_by_text("The draft parses and draws variants").wait_for()
     page.get_by_role("button", name="Save draft").click()
     page.wait_for_url("**/edit/?seed=*")
@@ -121,8 +125,8 @@ def test_author_writes_validates_publishes_and_a_student_gets_it(page, people, s
     )
     second_prompt = page.locator("#preview .question-text").first.inner_text()
     assert first_prompt != second_prompt
-    answer = page.locator(".answer-line .mono").first.inner_text().split(" (")[0]
-    page.get_by_label("Try an answer").fill(answer)
+    answer = page.locator(".answer-line strong").first.inner_text()
+    page.get_by_label("Your answer").fill(answer)
     page.get_by_role("button", name="Try", exact=True).click()
     page.locator(".feedback.correct").wait_for()
     screenshot(page, "studio-preview")
@@ -140,15 +144,15 @@ def test_author_writes_validates_publishes_and_a_student_gets_it(page, people, s
     # Publish version 1, then a second version, and compare them.
     page.get_by_role("link", name="Go to publishing").click()
     page.get_by_role("button", name="Publish version 1").click()
-    assert "Published version 1" in page.locator(".messages").inner_text()
+    assert "Published version 1" in page.locator("#publish-status").inner_text()
     page.get_by_role("link", name="Editor").click()
-    page.locator("#source").fill(good.replace("rtol: 0.02", "rtol: 0.03"))
+    _write(page, good.replace("rtol: 0.02", "rtol: 0.03"))
     page.get_by_role("button", name="Save draft").click()
     page.wait_for_url("**/edit/?seed=*")
     page.get_by_role("link", name="Versions & publish").click()
     page.get_by_label("Note for this version (optional)").fill("Looser tolerance")
     page.get_by_role("button", name="Publish version 2").click()
-    assert "Published version 2" in page.locator(".messages").inner_text()
+    assert "Published version 2" in page.locator("#publish-status").inner_text()
     page.get_by_role("link", name="vs v1").click()
     assert page.locator("tr.del").count() == 1 and page.locator("tr.add").count() == 1
     screenshot(page, "studio-diff")

@@ -101,6 +101,15 @@ def test_each_chapter_states_its_running_example(text, name, example):
     assert example in text[name]
 
 
+@pytest.mark.parametrize("name", SERVING)
+def test_no_formula_shows_a_tex_escape_the_renderer_did_not_understand(html, name):
+    # `\text{\$ per request}` printed "\$ per request" in chapter 03's cost formula.
+    maths = re.findall(r"<math\b.*?</math>", html[name], re.S)
+    assert maths
+    shown = [" ".join(re.sub(r"<[^>]+>", " ", m).split()) for m in maths]
+    assert not [m for m in shown if "\\" in m], [m for m in shown if "\\" in m][:3]
+
+
 def _answers(name: str) -> list[str]:
     body = split_front_matter((BOOK / name).read_text()).body
     exercises = body.split("## Check your understanding", 1)[1].split("\n## ", 1)[0]

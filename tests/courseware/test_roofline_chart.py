@@ -171,3 +171,33 @@ def test_the_fp32_lanes_and_the_l2_cache_are_drawn_as_lighter_lines():
     # In fp32 the lanes are the roof; a part without a measured L2 gets no slope.
     assert roofline("H100", "fp32").ceilings == ()
     assert roofline("A100", "bf16").slopes == ()
+
+
+# -- a chart from given figures, on fixed axes (an answer kind's) --------------------------------
+
+
+def test_a_chart_from_given_figures_on_fixed_axes_names_its_decades_for_a_script():
+    from django.template import engines
+
+    from courseware.charts import roofline_chart_html, roofline_of
+
+    chart = roofline_of("Any GPU", "bf16", 1e15, 2e12, [("yours", 10.0, 2e13)])
+    assert chart.ridge == 500 and not chart.points[0].example
+    svg = roofline_chart_html(chart, x_range=(0.1, 1e5), y_range=(1e11, 1e16))
+    assert 'data-decades="-1 5 11 16"' in svg and 'data-plot="92 28 736 402"' in svg
+    assert "ridge point 500 FLOP/byte" in svg
+    drawn = (
+        engines["django"]
+        .from_string("{% load charts %}{% roofline_chart figures points %}")
+        .render({"figures": {"name": "Any GPU", "dtype": "bf16", "peak": 1e15, "bandwidth": 2e12}})
+    )
+    assert "<svg" in drawn and "ridge point 500" in drawn
+
+
+def test_a_chart_without_values_leaves_the_ridge_point_and_the_ceilings_unlabelled():
+    from courseware.charts import roofline_chart_html, roofline_of
+
+    svg = roofline_chart_html(roofline_of("Any GPU", "bf16", 1e15, 2e12), values=False)
+    assert "500" not in svg and "1 PFLOP/s peak" not in svg
+    assert "peak (bf16)" in svg and ">ridge point<" in svg
+    assert "2 TB/s" in svg  # the description keeps the figures a screen reader needs

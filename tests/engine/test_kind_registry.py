@@ -29,11 +29,14 @@ def test_asking_the_registry_for_an_unknown_kind_raises_instead_of_a_default():
         kinds.kind_named(None)
 
 
-def test_each_kind_names_its_template_starter_and_grader():
+def test_each_kind_is_a_folder_with_its_templates_starter_and_grader():
     assert kinds.kind_names()[:3] == ("numeric", "formula", "choice")
     for kind in kinds.all_kinds():
-        assert kind.template_name == f"quizzes/kinds/{kind.name}.html"
-        assert kind.starter is not None
+        assert kind.folder.name == kind.name
+        assert kind.input_template == f"kinds/{kind.name}/input.html"
+        for name in ("input.html", "submitted.html", "answer.html", "starter.yaml"):
+            assert (kind.folder / name).is_file(), f"{kind.name} has no {name}"
+        assert parse_template(kind.starter.read_text(encoding="utf-8"), source="starter")
     assert kinds.kind_named("formula").bounded and kinds.kind_named("formula").grader
     assert not kinds.kind_named("numeric").bounded
 
@@ -41,17 +44,17 @@ def test_each_kind_names_its_template_starter_and_grader():
 def test_choice_answers_round_trip_through_their_stored_form():
     choice = kinds.kind_named("choice")
     for picks in (["a"], ["a", "c"]):
-        assert choice.from_stored(choice.stored(choice.clean(picks))) == picks
+        assert choice.from_stored(choice.stored(choice.clean(picks, None))) == picks
     with pytest.raises(kinds.AnswerRefused):
-        choice.clean([" ", ""])
+        choice.clean([" ", ""], None)
 
 
 def test_text_kinds_refuse_blank_and_overlong_answers_with_their_own_limit():
     numeric = kinds.kind_named("numeric")
     with pytest.raises(kinds.AnswerRefused, match="Type an answer"):
-        numeric.clean("   ")
+        numeric.clean("   ", None)
     with pytest.raises(kinds.AnswerRefused, match="the limit for a number is 200"):
-        numeric.clean("1" * 201)
+        numeric.clean("1" * 201, None)
     assert kinds.max_answer_length("formula") == 500
     assert kinds.max_answer_length(None) == kinds.MAX_ANSWER_LENGTH
 

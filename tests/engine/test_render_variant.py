@@ -39,6 +39,6 @@ def test_choice_options_render_in_the_variant_order():
     template = parse_template(CHOICE, source="c.yaml")
     variant = generate_variant(template, 9)
     part = render_part(template, variant, "c")
-    assert tuple(oid for oid, _ in part.options) == variant.option_order["c"]
-    assert dict(part.options)["five"] == "5"
-    assert part.multiple is True
+    assert tuple(oid for oid, _ in part.lists["options"]) == variant.option_order["c"]
+    assert dict(part.lists["options"])["five"] == "5"
+    assert part.facts["multiple"] is True

@@ -25,7 +25,7 @@ def test_numeric_template_parses_into_frozen_fields(numeric_template):
     assert template.slug == "bandwidth-time"
     assert [p.name for p in template.parameters] == ["acc", "size", "w"]
     assert template.parameters[0].catalog == "accelerator"
-    t = template.part("t")
+    t = template.part("t").settings
     assert t.answer == Expr("w / acc.memory_bandwidth", line_of(NUMERIC, 'answer: "w /'))
     assert (t.unit, t.rtol, t.plausible) == ("s", 0.01, (1.0e-4, 1.0))
     assert template.part("rate").uses == ("t",)

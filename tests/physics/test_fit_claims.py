@@ -70,7 +70,8 @@ def _texts(template, variant):
     with variant.replaying():
         shown = [render_text(template, template.prompt, names)]
         for part in template.parts:
-            shown += [render_text(template, o.feedback, names) for o in part.options]
+            options = getattr(part.settings, "options", ())
+            shown += [render_text(template, o.feedback, names) for o in options]
     return " ".join(shown)
 
 

@@ -32,7 +32,8 @@ def variants(slug, seeds=SEEDS):
 
 def feedback(t, v, part_id, code):
     """The rendered feedback of one common error of a part."""
-    spec = next(s for p in t.parts if p.id == part_id for s in p.common_errors if s.code == code)
+    part = t.part(part_id)
+    spec = next(s for s in part.settings.common_errors if s.code == code)
     with v.replaying():
         return render_text(t, spec.feedback, names_for(v.params, v.answers))
 
@@ -114,7 +115,7 @@ def test_r3_3_4_the_overlap_verdict_follows_the_backward_pass():
 
 def test_r3_3_5_data_parallel_feedback_does_not_say_70b_never_fits():
     t = template("parallelism-choice")
-    option = next(o for p in t.parts for o in p.options if o.id == "data")
+    option = next(o for p in t.parts for o in getattr(p.settings, "options", ()) if o.id == "data")
     assert "does not fit whole on each GPU" not in option.feedback.text
 
 

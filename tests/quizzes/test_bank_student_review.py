@@ -60,7 +60,7 @@ def test_s_f5_f6_the_two_jobs_differ_and_no_cache_outgrows_its_window():
 def test_s_f7_each_wrong_reason_gets_its_own_feedback():
     t = template("intro-generation-speedup")
     why = next(p for p in t.parts if p.id == "why")
-    texts = [o.feedback.text for o in why.options]
+    texts = [o.feedback.text for o in why.settings.options]
     assert len(set(texts)) == len(texts)
     assert "below the old ridge" in render_solution(
         t, variants("intro-generation-speedup", [1])[1][0]
@@ -99,7 +99,7 @@ def test_s_f9_the_crossover_context_is_one_the_model_can_hold():
     ],
 )
 def test_s_f10_each_slip_is_filed_under_the_code_that_names_it(slug, part, code):
-    codes = {s.code for p in template(slug).parts if p.id == part for s in p.common_errors}
+    codes = {s.code for p in template(slug).parts if p.id == part for s in p.settings.common_errors}
     assert code in codes
     assert not codes & {"weights-only"} or slug == "roofline-rereads"
 

@@ -48,15 +48,15 @@ def shown_texts(template, variant):
     names = names_for(variant.params, variant.answers)
     for rendered in render_parts(template, variant):
         yield f"part {rendered.id}", rendered.prompt
-        for option_id, text in rendered.options:
+        for option_id, text in rendered.lists.get("options", ()):
             yield f"option {rendered.id}/{option_id}", text
         part = next(p for p in template.parts if p.id == rendered.id)
         correct = variant.answers.get(part.id) if part.kind == "choice" else ()
         with variant.replaying():
-            for spec in part.common_errors:
+            for spec in getattr(part.settings, "common_errors", ()):
                 if variant.common_errors.get(part.id, {}).get(spec.code) is not None:
                     yield f"error {spec.code}", render_text(template, spec.feedback, names)
-            for option in part.options:
+            for option in getattr(part.settings, "options", ()):
                 if getattr(option, "feedback", None) is not None and option.id not in correct:
                     yield f"feedback {option.id}", render_text(template, option.feedback, names)
     for hint in render_hints(template, variant, tries=100):
@@ -82,7 +82,7 @@ def test_what_a_student_reads_has_no_template_slips(path):
         # A unitless ratio part says the answer is a plain number (the grader refuses "3.2x").
         for rendered in render_parts(template, variant):
             part = next(p for p in template.parts if p.id == rendered.id)
-            if part.kind == "numeric" and not part.unit and RATIO.search(rendered.prompt):
+            if part.kind == "numeric" and not part.settings.unit and RATIO.search(rendered.prompt):
                 if not FORM.search(rendered.prompt):
                     found.append(f"part {part.id}: a ratio with no word on the form expected")
     assert not found, "\n".join(sorted(set(found)))

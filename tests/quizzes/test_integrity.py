@@ -79,7 +79,7 @@ def _secrets(variant) -> dict[str, set[str]]:
         values = {correct_answers(variant)[part.id]} | set(common.get(part.id, {}).values())
         strings = set()
         for value in values:
-            strings |= _formattings(value, part.unit)
+            strings |= _formattings(value, getattr(part.settings, "unit", None))
         secrets[part.id] = strings
     return secrets
 

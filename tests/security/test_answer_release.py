@@ -340,7 +340,7 @@ def _tiny_quiz(course, dtypes: str):
     template = QuestionTemplate.objects.create(
         course=course, slug="tiny", title="Tiny", draft_source=text
     )
-    publish_version(template=template, text=text, title="Tiny")
+    publish_version(template=template, text=text, title="Tiny", origin="studio")
     template.refresh_from_db()
     quiz = QuizFactory(course=course, slug="tiny-quiz", tries_per_variant=1)
     QuizItemFactory(quiz=quiz, template=template, position=1)

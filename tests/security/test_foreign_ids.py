@@ -174,7 +174,12 @@ def test_a_regrade_needs_a_version_of_its_own_template_in_this_course(
     ):
         client.post(url, {"template": template.pk, "target_version": version.pk})
     assert not RegradeRun.objects.exists()
-    publish_version(template=foreign, text=foreign.current_version.source, title=foreign.title)
+    publish_version(
+        template=foreign,
+        text=foreign.current_version.source,
+        title=foreign.title,
+        origin="studio",
+    )
     run = RegradeRun.objects.create(
         offering=foreign.quiz_items.get().quiz.offering,
         template=foreign,

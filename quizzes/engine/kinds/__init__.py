@@ -1,10 +1,11 @@
 """The answer kinds and the registry every caller asks: ``kind_for(part)``, ``kind_named(name)``.
 
-One module per kind (`numeric`, `formula`, `choice`, `interval`), each a registered
-`AnswerKind` that owns its YAML fields and parsing, correct answer, option order, validation
-checks, input cleaning and length limit, stored form, grader (and whether it runs under the
-worker pool's limits), answer-key text, demo answer, input template and studio starter.  A new
-kind is one module here, one template under ``templates/quizzes/kinds/`` and one starter.
+One folder per kind (`numeric/`, `formula/`, `choice/`, ...), each a package holding a
+registered `AnswerKind` (``base.py`` says what one provides), its own settings dataclass, its
+three templates (``input.html``, ``submitted.html``, ``answer.html``), its ``starter.yaml`` and
+its tests.  A new kind is one folder and one line in `KINDS` below; nothing outside the folder
+compares kind names.  Django finds the templates through the template directory that holds
+this package (``kinds/<name>/input.html``), so the engine itself imports nothing of Django.
 
 An unknown kind name raises `UnknownKind`; the template parser reports it as an issue of the
 part's ``kind`` line, so an unknown kind never falls through to another kind's behaviour.
@@ -13,10 +14,15 @@ part's ``kind`` line, so an unknown kind never falls through to another kind's b
 from __future__ import annotations
 
 import importlib
-import pkgutil
 
 from content.expressions import did_you_mean
-from quizzes.engine.kinds.base import MAX_ANSWER_LENGTH, AnswerKind, AnswerRefused
+from quizzes.engine.kinds.base import (
+    MAX_ANSWER_LENGTH,
+    AnswerKind,
+    AnswerRefused,
+    NumberScale,
+    Rendered,
+)
 
 _KINDS: dict[str, AnswerKind] = {}
 
@@ -101,16 +107,20 @@ class _Generic(AnswerKind):
 _GENERIC = _Generic()
 
 
+# The kinds, one registration line each, in the order authors see them.
+KINDS = (
+    "numeric",
+    "formula",
+    "choice",
+    "interval",
+    "ordering",
+    "matching",
+    "roofline_point",
+)
+
+
 def _register_modules() -> None:
-    """Import every kind module of this package: the three first kinds in the order authors
-    see them, then any other module (a new kind needs no line here)."""
-    first = ("numeric", "formula", "choice")
-    others = sorted(
-        info.name
-        for info in pkgutil.iter_modules(__path__)
-        if info.name not in (*first, "base") and not info.name.startswith("_")
-    )
-    for name in (*first, *others):
+    for name in KINDS:
         importlib.import_module(f"{__name__}.{name}")
 
 
@@ -120,6 +130,8 @@ __all__ = [
     "MAX_ANSWER_LENGTH",
     "AnswerKind",
     "AnswerRefused",
+    "NumberScale",
+    "Rendered",
     "UnknownKind",
     "all_kinds",
     "kind_for",

@@ -29,7 +29,7 @@ TOP_FIELDS = (
     "slug title chapter objectives tags difficulty min_variants parameters constraints "
     "max_tries prompt parts hints solution outcomes plausible"
 ).split()
-COMMON_PART_FIELDS = "id kind prompt points uses common_errors".split()
+COMMON_PART_FIELDS = "id kind prompt points uses".split()
 PARAMETER_KINDS = ("choice", "range", "loguniform", "value")
 
 # Every count an author controls is bounded, far above what a real question needs, so no
@@ -110,7 +110,7 @@ class ParserBase:
     def number(self, loc: Loc | None, field: str, *, integer: bool = False) -> float | None:
         if loc is None:
             return None
-        value = _as_number(loc.value)
+        value = as_number(loc.value)
         if value is None or (integer and value != int(value)):
             kind = "an integer" if integer else "a number"
             self.issue(loc, field, f"must be {kind}, not {loc.value!r}")
@@ -153,7 +153,8 @@ class ParserBase:
         return Text(loc.value, loc.text_line)
 
 
-def _as_number(value: Any) -> float | None:
+def as_number(value: Any) -> float | None:
+    """A YAML scalar as a finite number (an int when written as one), or None."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
@@ -173,5 +174,10 @@ def _as_number(value: Any) -> float | None:
     return None
 
 
-def _letter(index: int) -> str:
+def option_letter(index: int) -> str:
+    """The default id of the entry at `index` of a list: a, b, c ..."""
     return chr(ord("a") + index) if index < 26 else f"o{index}"
+
+
+# The names other modules knew these by.
+_as_number = as_number

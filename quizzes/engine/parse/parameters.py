@@ -7,7 +7,7 @@ import keyword
 from content.expressions import did_you_mean
 from quizzes.engine.model import CATALOGS, Expr, Parameter
 from quizzes.engine.namespace import base_names
-from quizzes.engine.parse.base import IDENTIFIER, PARAMETER_KINDS, ParserBase, _as_number
+from quizzes.engine.parse.base import IDENTIFIER, PARAMETER_KINDS, ParserBase, as_number
 from quizzes.engine.yamlnodes import Loc
 
 
@@ -61,7 +61,7 @@ class ParameterRules(ParserBase):
         if kind == "choice":
             return self.parse_choice(name, spec, body)
         bounds = body.value if isinstance(body.value, list) else None
-        pair = [_as_number(v) for v in bounds] if bounds else []
+        pair = [as_number(v) for v in bounds] if bounds else []
         if len(pair) != 2 or None in pair or pair[0] > pair[1]:
             self.issue(body, name, f"{kind} needs [low, high] with low <= high")
             return None

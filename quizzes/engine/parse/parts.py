@@ -1,5 +1,6 @@
-"""Parsing ``parts``: the fields every part has and its common errors; each kind's own fields
-are parsed by its module in ``quizzes.engine.kinds``."""
+"""Parsing ``parts``: the fields every part has; each kind's own fields (its settings) are
+parsed by its folder in ``quizzes.engine.kinds``, with the tools here (``parse_common_errors``,
+``parse_code``) and in ``ParserBase``."""
 
 from __future__ import annotations
 
@@ -58,25 +59,25 @@ class PartRules(ParserBase):
         points = self.number(loc.get("points"), "points")
         if points is not None and points < 0:
             self.issue(loc.get("points"), "points", "must not be negative")
-        common = dict(
+        prompt = self.live(loc.get("prompt"), "prompt", names)
+        settings = answer_kind.parse(self, loc, names=names, answer_names=answer_names)
+        return Part(
             id=part_id.value,
             kind=kind.value,
             line=loc.line,
-            prompt=self.live(loc.get("prompt"), "prompt", names),
+            prompt=prompt,
             points=1.0 if points is None else points,
             uses=uses,
-            common_errors=self.parse_common_errors(loc.get("common_errors"), answer_names),
+            settings=settings,
         )
-        if common["common_errors"] and not answer_kind.takes_common_errors:
-            self.issue(loc.get("common_errors"), "common_errors", "only numeric parts list them")
-        own = answer_kind.parse(self, loc, names=names, answer_names=answer_names)
-        return Part(**common, **own)
 
     def parse_uses(self, loc: Loc | None, seen: dict[str, str]) -> tuple[str, ...]:
         uses = self.str_list(loc, "uses")
         for used in uses:
             if used not in seen or not kinds.kind_named(seen[used]).gives_value:
-                reason = "is not a numeric part" if used in seen else "is not an earlier part"
+                reason = (
+                    "is not a part that gives a value" if used in seen else "is not an earlier part"
+                )
                 self.issue(loc, "uses", f"'{used}' {reason}{did_you_mean(used, seen)}")
         return uses
 

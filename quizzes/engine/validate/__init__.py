@@ -3,7 +3,8 @@ imports point one way: ``run`` draws the variants and checks each one whole, ``c
 the per-part checks each answer kind asks for, ``report`` the report and its failures.
 """
 
-from quizzes.engine.validate.checks import Checks, answer_spellings
+from quizzes.engine.validate.checks import Checks
+from quizzes.engine.validate.progress import ProgressFile, ValidationCancelled
 from quizzes.engine.validate.report import (
     HISTOGRAM_BINS,
     PartStats,
@@ -17,9 +18,10 @@ __all__ = [
     "HISTOGRAM_BINS",
     "Checks",
     "PartStats",
+    "ProgressFile",
+    "ValidationCancelled",
     "ValidationFailure",
     "ValidationReport",
-    "answer_spellings",
     "histogram",
     "validate_template",
 ]

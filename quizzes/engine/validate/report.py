@@ -117,14 +117,16 @@ class Collector:
         ]
 
 
-def part_stats(template: Template, answers, ratios) -> dict[str, PartStats]:
+def part_stats(template: Template, answers, ratios, scales) -> dict[str, PartStats]:
+    """The spread of each numeric part's answers (`scales`: part id -> its kind's
+    ``NumberScale``), with the median ratio of each common error to the answer."""
     stats = {}
     for part in template.parts:
         values = answers.get(part.id)
         if not values:
             continue
         stats[part.id] = PartStats(
-            unit=part.unit,
+            unit=scales[part.id].unit,
             minimum=min(values),
             maximum=max(values),
             histogram=histogram(values),

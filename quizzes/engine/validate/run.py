@@ -17,16 +17,15 @@ from content.expressions import ExpressionError
 from quizzes.engine import kinds
 from quizzes.engine.errors import GenerationError, OverBudget
 from quizzes.engine.model import WHOLE_QUESTION, Template
-from quizzes.engine.namespace import names_for
 from quizzes.engine.plausible import broken_checks
 from quizzes.engine.render import (
+    render_feedback,
     render_hints,
     render_parts,
     render_prompt,
     render_solution,
-    render_text,
 )
-from quizzes.engine.validate.checks import Checks, FormulaChecks
+from quizzes.engine.validate.checks import Checks
 from quizzes.engine.validate.extremes import (
     VARIANT_BUDGET_S,
     check_extremes,
@@ -43,6 +42,7 @@ def validate_template(
     *,
     grade_fn: Callable[..., Any] | None = None,
     budget_s: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
     extremes: bool = False,
     variant_budget_s: float = VARIANT_BUDGET_S,
 ) -> ValidationReport:
@@ -53,17 +53,18 @@ def validate_template(
     was cut short is never mistaken for a clean one. With ``extremes`` (the publication gate),
     the parameters' extremes are drawn first (``extremes.check_extremes``). A draw that takes
     more than ``variant_budget_s`` is a "cost" failure: a student's start would spend as much.
+    ``progress(done, seeds)`` is called before each seed (`progress.ProgressFile` reports
+    across processes); it may raise to stop the run.
     """
     grade_fn = grade_fn or kinds.run_grader
     report = ValidationReport(template.slug, template.source, seeds)
     failures = Collector()
     keys: set[str] = set()
-    answers: dict[str, list[float]] = {
-        p.id: [] for p in template.parts if kinds.kind_for(p).numeric_answer
-    }
+    scales = {p.id: scale for p in template.parts if (scale := kinds.kind_for(p).number_scale(p))}
+    answers: dict[str, list[float]] = {part_id: [] for part_id in scales}
     ratios: dict[str, dict[str, list[float]]] = {p: {} for p in answers}
     outcomes: Counter[str] = Counter()
-    formulas = FormulaChecks(grade_fn, failures)
+    checks = Checks(template, failures, grade_fn)
     checked: dict[str, list[tuple]] = {}
     deadline = None if budget_s is None else time.monotonic() + budget_s
     _check_hint_parts(template, failures)
@@ -76,6 +77,8 @@ def validate_template(
             report.failures = failures.failures()
             return report
     for seed in range(seeds):
+        if progress is not None:
+            progress(seed, seeds)
         try:
             if deadline is not None and time.monotonic() > deadline:
                 raise OverBudget("")
@@ -109,12 +112,14 @@ def validate_template(
             failures.replay(checked[key], seed)
         else:
             recorded = failures.record()
-            _check_variant(template, variant, seed, failures, grade_fn, formulas)
+            _check_variant(template, variant, seed, checks)
             failures.stop()
             if key is not None:
                 checked[key] = recorded
         if variant.outcome is not None:
             outcomes[variant.outcome] += 1
+    if progress is not None and report.stopped_after is None:
+        progress(seeds, seeds)
     report.distinct_variants = len(keys)
     if report.stopped_after is not None:
         # Counts over part of the seeds would be misleading: report only what was checked.
@@ -128,7 +133,7 @@ def validate_template(
             None,
         )
     _check_outcomes(template, outcomes, report, failures)
-    report.parts = part_stats(template, answers, ratios)
+    report.parts = part_stats(template, answers, ratios, scales)
     report.failures = failures.failures()
     return report
 
@@ -149,10 +154,9 @@ def _check_hint_parts(template: Template, failures: Collector) -> None:
             )
 
 
-def _check_variant(template, variant: Variant, seed: int, failures, grade_fn, formulas) -> None:
-    _check_rendering(template, variant, seed, failures)
-    _check_plausibility(template, variant, seed, failures)
-    checks = Checks(template, failures, grade_fn, formulas)
+def _check_variant(template, variant: Variant, seed: int, checks: Checks) -> None:
+    _check_rendering(template, variant, seed, checks.failures)
+    _check_plausibility(template, variant, seed, checks.failures)
     for part in template.parts:
         kinds.kind_for(part).validate(checks, part, variant, seed)
 
@@ -209,22 +213,13 @@ def _check_rendering(template: Template, variant: Variant, seed: int, failures) 
         lambda: render_parts(template, variant),
         lambda: render_hints(template, variant, most_tries),
         lambda: render_solution(template, variant),
-        lambda: _render_feedback(template, variant),
+        lambda: render_feedback(template, variant),
     )
     for step in steps:
         try:
             step()
         except ExpressionError as exc:
             failures.add("expression", str(exc), seed)
-
-
-def _render_feedback(template: Template, variant: Variant) -> None:
-    for part in template.parts:
-        names = names_for(variant.params, {u: variant.answers[u] for u in part.uses})
-        for spec in part.common_errors:
-            render_text(template, spec.feedback, names)
-        for option in part.options:
-            render_text(template, option.feedback, names_for(variant.params))
 
 
 def _check_outcomes(template, outcomes: Counter, report: ValidationReport, failures) -> None:

@@ -18,8 +18,10 @@ class Command(BaseCommand):
     help = (
         "Read every template and quiz file of the bank, check all of them (every new or changed "
         "template through the publication gate), and only then write them to the database "
-        "(all or nothing). Unchanged files change nothing. A quiz edited in the browser "
-        "keeps its settings and questions and is reported by slug, unless --prefer-files."
+        "(all or nothing). Unchanged files change nothing. A template whose current version "
+        "was made in the studio (or uploaded, or imported) and differs from its file keeps "
+        "that version and is reported by slug, and so is a quiz edited in the browser, unless "
+        "--prefer-files."
     )
 
     def add_arguments(self, parser):
@@ -35,8 +37,9 @@ class Command(BaseCommand):
             "--prefer-files",
             action="store_true",
             help=(
-                "Write each quiz file even where the quiz was edited in the browser (by "
-                "default those are kept and reported)."
+                "Publish each changed file even where the current version was made in the "
+                "studio, by an upload or an import, and each quiz file even where the quiz was "
+                "edited in the browser (by default those are kept and reported)."
             ),
         )
 

@@ -22,11 +22,11 @@ from quizzes.services.authoring.budgets import deadline_after, preview_budget
 from quizzes.services.bank import TemplateFile, read_one
 
 STARTERS_DIR = Path(__file__).resolve().parents[2] / "starters"
-# kind -> (file under quizzes/starters/, label shown to authors): each answer kind's own, and
+# kind -> (starter file, label shown to authors): each answer kind's own (in its folder), and
 # one with several parts.
 STARTERS = {
-    **{kind.name: kind.starter for kind in kinds.all_kinds() if kind.starter},
-    "multi-part": ("multipart.yaml", "Multi-part, with error carried forward"),
+    **{kind.name: (kind.starter, kind.label) for kind in kinds.all_kinds()},
+    "multi-part": (STARTERS_DIR / "multipart.yaml", "Multi-part, with error carried forward"),
 }
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # Far above any real template; it bounds what one save stores and what one preview parses.
@@ -56,7 +56,7 @@ def starter_source(kind: str) -> str:
     """The starter text of ``kind`` (one of STARTERS); each is a valid template as it is."""
     if kind not in STARTERS:
         raise AuthoringError(f"Unknown kind of question '{kind}'; choose one of the starters.")
-    return (STARTERS_DIR / STARTERS[kind][0]).read_text(encoding="utf-8")
+    return STARTERS[kind][0].read_text(encoding="utf-8")
 
 
 def check_slug(slug: str, *, course) -> str:

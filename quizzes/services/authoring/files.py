@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 import yaml
 from django.db import transaction
 
-from quizzes.models import QuestionTemplate, Quiz, QuizItem
+from quizzes.models import QuestionTemplate, Quiz, QuizItem, VersionOrigin
 from quizzes.services.authoring.budgets import deadline_after, validation_budget
 from quizzes.services.authoring.drafts import AuthoringError
 from quizzes.services.bank import (
@@ -246,7 +246,7 @@ def import_dir(
 ) -> ImportReport:
     """Check everything under ``root``, then write all of it in one transaction, or nothing."""
     bank = read_import(root, course=course, seeds=seeds, budget_s=budget_s)
-    return _write_import(bank, course=course, user=user)
+    return _write_import(bank, course=course, user=user, origin=VersionOrigin.IMPORT)
 
 
 def import_files(
@@ -259,10 +259,10 @@ def import_files(
 ) -> ImportReport:
     """Check (path, text) pairs, then write all of them in one transaction, or nothing."""
     bank = read_import_files(files, course=course, budget_s=budget_s, roots=roots)
-    return _write_import(bank, course=course, user=user)
+    return _write_import(bank, course=course, user=user, origin=VersionOrigin.UPLOAD)
 
 
-def _write_import(bank: Bank, *, course, user) -> ImportReport:
+def _write_import(bank: Bank, *, course, user, origin: str) -> ImportReport:
     """Templates to the course's bank; quizzes to the offerings that follow the files (an
     unchanged quiz is judged against the default one's)."""
     offering = course.offerings.default()
@@ -281,7 +281,7 @@ def _write_import(bank: Bank, *, course, user) -> ImportReport:
             )
         ]
         bank.quizzes = [qf for qf in bank.quizzes if qf.slug not in unchanged]
-        report = sync_bank(bank=bank, course=course, user=user)
+        report = sync_bank(bank=bank, course=course, user=user, origin=origin)
     return ImportReport(sync=report, quizzes_unchanged=unchanged)
 
 

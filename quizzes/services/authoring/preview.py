@@ -1,11 +1,12 @@
 """A variant of a draft as a student would see it, for the editor's preview; nothing is saved.
 
-Everything here returns Markdown and plain values: turning them into HTML is the page's job.
+Everything here returns Markdown and plain values: turning them into HTML is the page's job,
+which draws each part with its kind's own input and answer-key templates, as the student page
+does.  A tried answer goes through the kind's own cleaning with its part, then its grader.
 """
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,24 +34,25 @@ class TryResult:
 
 @dataclass
 class PreviewPart:
+    """One part of the previewed variant: what its kind shows (``rendered``), the engine part
+    and its correct answer (for the answer key), and what the author tried."""
+
     id: str
     kind: str
-    prompt: str
     points: float
-    unit: str | None
-    options: tuple[tuple[str, str], ...]
-    multiple: bool
-    variables: tuple[str, ...]
+    rendered: engine.RenderedPart
+    part: engine.Part
+    # the correct answer as the variant stores it, as the kind writes it for a key, and the
+    # stored value as text when it says more than that ("0.00660953" behind "6.61 ms")
+    value: Any
     answer: str
+    stored: str = ""
+    response: Any = None
     tried: TryResult | None = None
 
     @property
-    def has_options(self) -> bool:
-        return kinds.kind_named(self.kind).has_options
-
-    @property
-    def math_answers(self) -> bool:
-        return kinds.kind_named(self.kind).math_answers
+    def prompt(self) -> str:
+        return self.rendered.prompt
 
 
 @dataclass
@@ -125,29 +127,34 @@ def build_preview(
         (name, _show(value)) for name, value in variant.to_json()["params"].items()
     ]
     preview.outcome = variant.outcome
-    for part in rendered:
+    for shown in rendered:
+        part = template.part(shown.id)
+        value = variant.answers[part.id]
         view = PreviewPart(
             id=part.id,
             kind=part.kind,
-            prompt=part.prompt,
-            points=part.points,
-            unit=part.unit,
-            options=part.options,
-            multiple=part.multiple,
-            variables=part.variables,
-            answer=_show_answer(variant.answers[part.id], part.unit),
+            points=shown.points,
+            rendered=shown,
+            part=part,
+            value=value,
+            answer=_answer_text(part, value),
         )
+        view.stored = "" if _stored(value) == view.answer else _stored(value)
         response = (responses or {}).get(part.id)
         if part.id in drawn.tried:
+            view.response = response
             view.tried = _tried(response, drawn.tried[part.id])
         preview.parts.append(view)
     return preview
 
 
 def _tried(response, grade) -> TryResult:
-    """What the author's try shows: the grade the sandbox returned, or the grader's failure."""
+    """What the author's try shows: the grade the sandbox returned, the kind's refusal (it
+    costs a student nothing, so "invalid"), or the grader's failure."""
     picked = (response,) if isinstance(response, str) else tuple(response)
     shown = ", ".join(picked)
+    if isinstance(grade, jobs.Refusal):
+        return TryResult(shown, "invalid", grade.message, picked=picked)
     if isinstance(grade, str):
         return TryResult(shown, "invalid", f"The grader failed on this response: {grade}")
     return TryResult(
@@ -169,16 +176,17 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def _show_answer(answer: Any, unit: str | None) -> str:
+def _answer_text(part, answer: Any) -> str:
+    """The correct answer as its kind writes it for a key."""
+    try:
+        return kinds.kind_for(part).answer_text(part, answer)
+    except Exception:  # noqa: BLE001 - an answer the kind cannot write still shows as stored
+        return _stored(answer)
+
+
+def _stored(answer: Any) -> str:
+    if isinstance(answer, float):
+        return f"{answer:.6g}"
     if isinstance(answer, (tuple, list)):
         return ", ".join(str(a) for a in answer)
-    if isinstance(answer, float) and math.isfinite(answer):
-        from content.physics import format_quantity
-
-        if unit:
-            try:
-                return f"{format_quantity(answer, unit)} ({answer:.6g} {unit})"
-            except Exception:  # noqa: BLE001 - an unknown unit still shows the number
-                return f"{answer:.6g} {unit}"
-        return f"{answer:.6g}"
     return str(answer)

@@ -13,7 +13,15 @@ from django.db import transaction
 from django.db.models import Count, F, Max
 from django.utils import timezone
 
-from quizzes.models import QuestionTemplate, QuizItem, TemplateStatus, TemplateVersion, Variant
+from quizzes.engine.validate import ValidationCancelled
+from quizzes.models import (
+    QuestionTemplate,
+    QuizItem,
+    TemplateStatus,
+    TemplateVersion,
+    Variant,
+    VersionOrigin,
+)
 from quizzes.services.authoring.budgets import validation_budget
 from quizzes.services.authoring.drafts import AuthoringError, read_draft
 from quizzes.services.bank import (
@@ -31,8 +39,9 @@ MAX_SEEDS = 5_000
 MAX_POINTS = Decimal(1000)
 
 
-def validation_summary(text: str, seeds: int, *, parsed=None) -> dict:
-    """Validate ``text`` over ``seeds`` seeds; a JSON-ready summary (never raises).
+def validation_summary(text: str, seeds: int, *, parsed=None, progress=None) -> dict:
+    """Validate ``text`` over ``seeds`` seeds; a JSON-ready summary (never raises, except
+    `ValidationCancelled` when ``progress`` says the run was cancelled).
 
     ``parsed`` is the text's TemplateFile when the caller has read it already.
     """
@@ -60,8 +69,10 @@ def validation_summary(text: str, seeds: int, *, parsed=None) -> dict:
     try:
         # The editor's text was parsed once by the bank's reader; its template travels here.
         report, refusing = check_for_publication(
-            parsed.template, seeds=seeds, budget_s=validation_budget()
+            parsed.template, seeds=seeds, budget_s=validation_budget(), progress=progress
         )
+    except ValidationCancelled:
+        raise
     except Exception as exc:  # noqa: BLE001 - a validator crash is a failure, not a 500
         summary["failures"] = [
             {"check": "crash", "message": str(exc), "seed": None, "part": None, "count": 1}
@@ -158,7 +169,12 @@ def publish_draft(
         if locked.draft_revision != revision:
             raise AuthoringError("The draft changed while it was being validated; try again.")
         version = publish_version(
-            template=locked, text=text, title=parsed.title, user=user, note=note[:300]
+            template=locked,
+            text=text,
+            title=parsed.title,
+            user=user,
+            note=note[:300],
+            origin=VersionOrigin.STUDIO,
         )
         locked.title, locked.chapter_slug, locked.kind = parsed.title, parsed.chapter, parsed.kind
         locked.save(update_fields=["title", "chapter_slug", "kind"])

@@ -62,11 +62,17 @@ def variant_budget() -> float:
 
 
 def check_for_publication(
-    template: engine.Template, *, seeds: int | None = None, budget_s: float | None = None
+    template: engine.Template,
+    *,
+    seeds: int | None = None,
+    budget_s: float | None = None,
+    progress=None,
 ) -> tuple[engine.ValidationReport, list]:
     """Validate `template`, its parameters' extremes first, in the sandbox (a process under the
     grading pool's memory limit, killed when its clock runs out); the report and the failures
-    that refuse publication. A run the sandbox stopped is refused with a "cost" failure."""
+    that refuse publication. A run the sandbox stopped is refused with a "cost" failure.
+    ``progress`` (an `engine.validate.ProgressFile`, which works across processes) hears of
+    each seed and may stop the run (`ValidationCancelled`)."""
     seeds = publication_seeds() if seeds is None else seeds
     seconds = (publication_budget() if budget_s is None else budget_s) + sandbox.GRACE_S
     try:
@@ -78,6 +84,7 @@ def check_for_publication(
             budget_s=budget_s,
             extremes=True,
             variant_budget_s=variant_budget(),
+            progress=progress,
         )
     except sandbox.Refused as refused:
         report = engine.ValidationReport(template.slug, template.source, seeds, stopped_after=0)

@@ -1,4 +1,13 @@
-"""Writing a checked bank to the database: new versions for changed files, nothing for the rest."""
+"""Writing a checked bank to the database: new versions for changed files, nothing for the rest.
+
+One source of truth. Every version records where its text came from (`VersionOrigin`: a bank
+file, the studio, an upload, an import) and, for a file, its path. Syncing the bank's own folder
+(`sync_questions`, so `make run`) publishes a file's text only while the template's current
+version came from the files too; when the current version was made in the studio (or uploaded,
+or imported) and differs from the file, the sync leaves it and reports the conflict by slug,
+saying whether the file changed since the last sync. `--prefer-files` takes the files. An
+import or an upload is an author's explicit act and publishes what it brings.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +16,38 @@ from dataclasses import dataclass, field
 from django.db import transaction
 
 from courseware.models import Chapter, Course, Offering
-from quizzes.models import QuestionTemplate, Quiz, QuizItem, TemplateStatus, TemplateVersion
+from quizzes.models import (
+    QuestionTemplate,
+    Quiz,
+    QuizItem,
+    TemplateStatus,
+    TemplateVersion,
+    VersionOrigin,
+)
 
 from .common import content_hash
 from .quizfiles import ItemSpec
 from .reading import Bank
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A template whose current version was not made from its file, and differs from it."""
+
+    slug: str
+    path: str
+    number: int
+    origin: str
+    file_changed: bool
+
+    def __str__(self) -> str:
+        made = VersionOrigin(self.origin).label if self.origin else "an earlier tool"
+        change = (
+            "the file changed since the last sync too"
+            if self.file_changed
+            else "the file has not changed since the last sync"
+        )
+        return f"{self.slug}: v{self.number} (from the {made}) differs from {self.path}; {change}"
 
 
 @dataclass
@@ -19,6 +55,7 @@ class SyncReport:
     created: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
     quizzes_created: list[str] = field(default_factory=list)
     quizzes_updated: list[str] = field(default_factory=list)
     quizzes_unchanged: list[str] = field(default_factory=list)
@@ -31,6 +68,12 @@ class SyncReport:
             f"unchanged {len(self.unchanged)}; quizzes: created {len(self.quizzes_created)}, "
             f"updated {len(self.quizzes_updated)}, unchanged {len(self.quizzes_unchanged)}"
         )
+        if self.conflicts:
+            text += (
+                f"\n{len(self.conflicts)} template(s) kept their current version, which was not "
+                "made from their file (export them to the files, or sync with --prefer-files "
+                "to take the files):\n" + "\n".join(f"  {c}" for c in self.conflicts)
+            )
         if self.quiz_conflicts:
             text += (
                 f"\n{len(self.quiz_conflicts)} quiz(zes) kept their settings and questions, "
@@ -52,13 +95,16 @@ def sync_bank(
     course: Course,
     user=None,
     offerings: list[Offering] | None = None,
+    origin: str = VersionOrigin.FILE,
     prefer_files: bool = False,
 ) -> SyncReport:
     """Write a checked bank to the database; unchanged files change nothing.
 
     A template whose file changed gets a new immutable version (students who already have
     variants keep theirs); its draft follows the file unless an author has edited the draft
-    in the studio since the last version, in which case the author's draft is kept.
+    in the studio since the last version, in which case the author's draft is kept. From the
+    bank's own files (`origin` FILE) a template whose current version came from elsewhere is
+    left as it is and reported in ``conflicts``, unless ``prefer_files``.
 
     Templates go to the course's bank; quiz files go to each of `offerings` (by default the
     offerings that follow the files). A copied offering keeps its own quiz rows. A quiz edited
@@ -66,6 +112,7 @@ def sync_bank(
     file differs (reported in `quiz_conflicts`), unless `prefer_files`.
     """
     report = SyncReport()
+    from_files = origin == VersionOrigin.FILE
     existing = {
         t.slug: t
         for t in QuestionTemplate.objects.filter(course=course).select_related("current_version")
@@ -81,21 +128,47 @@ def sync_bank(
                 kind=tf.kind,
                 status=TemplateStatus.PUBLISHED,
                 draft_source=tf.text,
-                source_path=tf.path,
+                source_path=tf.path if from_files else "",
+                synced_hash=tf.content_hash if from_files else "",
                 created_by=user,
             )
-            publish_version(template=template, text=tf.text, title=tf.title, user=user)
+            publish_version(
+                template=template,
+                text=tf.text,
+                title=tf.title,
+                user=user,
+                origin=origin,
+                origin_path=tf.path,
+            )
             existing[tf.slug] = template
             report.created.append(tf.slug)
             continue
         current = template.current_version
         if current is not None and current.content_hash == tf.content_hash:
+            if from_files and template.synced_hash != tf.content_hash:
+                template.synced_hash = tf.content_hash
+                template.save(update_fields=["synced_hash"])
             report.unchanged.append(tf.slug)
             continue
+        if from_files and current is not None and current.origin != VersionOrigin.FILE:
+            if not prefer_files:
+                changed = template.synced_hash != tf.content_hash
+                report.conflicts.append(
+                    Conflict(tf.slug, tf.path, current.number, current.origin, changed)
+                )
+                continue
         draft_untouched = current is None or template.draft_source == current.source
-        publish_version(template=template, text=tf.text, title=tf.title, user=user)
+        publish_version(
+            template=template,
+            text=tf.text,
+            title=tf.title,
+            user=user,
+            origin=origin,
+            origin_path=tf.path,
+        )
         template.title, template.chapter_slug, template.kind = tf.title, tf.chapter, tf.kind
-        template.source_path = tf.path
+        if from_files:
+            template.source_path, template.synced_hash = tf.path, tf.content_hash
         if template.status == TemplateStatus.DRAFT:
             template.status = TemplateStatus.PUBLISHED
         if draft_untouched:
@@ -193,9 +266,17 @@ def set_quiz_items(*, quiz: Quiz, items: list[ItemSpec], templates: dict) -> Non
 
 
 def publish_version(
-    *, template: QuestionTemplate, text: str, title: str, user=None, note: str = ""
+    *,
+    template: QuestionTemplate,
+    text: str,
+    title: str,
+    origin: str,
+    user=None,
+    note: str = "",
+    origin_path: str = "",
 ) -> TemplateVersion:
-    """Create the next immutable version of ``template`` from ``text`` and make it current."""
+    """Create the next immutable version of ``template`` from ``text`` and make it current;
+    ``origin`` (a `VersionOrigin`) and ``origin_path`` say where the text came from."""
     last = template.versions.order_by("-number").values_list("number", flat=True).first() or 0
     version = TemplateVersion.objects.create(
         template=template,
@@ -205,6 +286,8 @@ def publish_version(
         title=title,
         published_by=user,
         note=note,
+        origin=origin,
+        origin_path=origin_path[:300],
     )
     template.current_version = version
     template.status = TemplateStatus.PUBLISHED
