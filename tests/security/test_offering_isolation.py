@@ -230,7 +230,7 @@ def test_site_role_pages_refuse_every_offering_role(world):
     """The studio is the site's authors', the offerings pages its administrators': an
     instructor, teaching assistant or student of an offering reaches neither."""
     a, b = world
-    values = {"slug": b.offering.slug, "enrollment_id": 1}
+    values = {"slug": b.offering.slug, "enrollment_id": 1, "run_id": 1}
     for route in routes():
         role = getattr(route.view, "site_role", None)
         if not role:
