@@ -55,9 +55,11 @@ setup: venv .secret-key
 
 # The web server and, beside it, the task worker (regrades, long validations, expiry), which its
 # supervisor starts again if it dies; Ctrl-C stops the server, and the trap then stops both.
+# Password-reset e-mails are printed in this terminal instead of sent (settings: EMAIL_*).
 run: setup
 	@echo "Serving on http://127.0.0.1:$(PORT)/ with a task worker beside it (Ctrl-C stops both)"
 	export DJANGO_SECRET_KEY=$$(cat .secret-key); \
+	export DJANGO_EMAIL_BACKEND=$${DJANGO_EMAIL_BACKEND:-django.core.mail.backends.console.EmailBackend}; \
 	$(MANAGE) worker --supervise --verbosity 0 & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	$(MANAGE) runserver 127.0.0.1:$(PORT) --noreload

@@ -31,6 +31,13 @@ Environment:
                            SENTRY_RELEASE, SENTRY_TRACES_SAMPLE_RATE (default 0) refine it.
     LTI_CONTENT_DEVELOPER_IS_AUTHOR  "1": an LMS launch with the ContentDeveloper role makes
                            its user a site-wide author; default "0" (docs/lti.md).
+    DJANGO_SITE_URL        the site's public address (https://quiz.example.edu): the only host
+                           a password-reset e-mail links to, whatever Host a request names.
+    DJANGO_EMAIL_BACKEND   Django's e-mail backend; set, or EMAIL_HOST set, turns on password
+                           reset by e-mail (`make run` uses the console backend: mail is
+                           printed). EMAIL_HOST, EMAIL_PORT (587), EMAIL_HOST_USER,
+                           EMAIL_HOST_PASSWORD, EMAIL_USE_TLS ("1"), DEFAULT_FROM_EMAIL.
+    PASSWORD_LINK_HOURS    how long an instructor's set-password link lasts (default 72).
 """
 
 from __future__ import annotations
@@ -123,6 +130,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "courseware.middleware.RejectNullCharactersMiddleware",
+    # After the session and the user: each reader's dates in their own zone.
+    "courseware.middleware.TimeZoneMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, as django-axes asks: it turns a lockout raised during authentication into a page.
     "axes.middleware.AxesMiddleware",
@@ -212,6 +221,28 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "courseware.throttling.locked_out"
 AXES_CLIENT_IP_CALLABLE = "courseware.throttling.client_ip"
 PROXY_COUNT = int(os.environ.get("DJANGO_PROXY_COUNT", "0"))
+
+# E-mail: only for password reset. Off unless a backend or an SMTP host is configured; then a
+# student resets their own password through Django's password reset (courseware.passwords),
+# throttled per address and per requester, each reset link valid for two hours.
+EMAIL_BACKEND = os.environ.get("DJANGO_EMAIL_BACKEND", "") or (
+    "django.core.mail.backends.smtp.EmailBackend" if os.environ.get("EMAIL_HOST") else ""
+)
+SITE_URL = os.environ.get("DJANGO_SITE_URL", "").rstrip("/")
+# In production a reset e-mail needs SITE_URL (its links never follow a request's Host).
+PASSWORD_RESET_BY_EMAIL = bool(EMAIL_BACKEND) and bool(SITE_URL or DEBUG or INSECURE_HTTP)
+EMAIL_BACKEND = EMAIL_BACKEND or "django.core.mail.backends.dummy.EmailBackend"
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_flag("EMAIL_USE_TLS", True)
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = os.environ.get(
+    "DEFAULT_FROM_EMAIL", "The Hardware Reality <noreply@localhost>"
+)
+PASSWORD_RESET_TIMEOUT = 2 * 60 * 60
+PASSWORD_LINK_HOURS = int(os.environ.get("PASSWORD_LINK_HOURS", "72"))
 
 LOGIN_URL = "login"
 # By role: an instructor lands on the dashboard, an author in the studio (quizzes.views.landing).

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.db import DatabaseError
 from django.utils.functional import SimpleLazyObject
 
@@ -24,6 +25,7 @@ from .roles import enrollments_of, site_course, site_roles
 log = logging.getLogger(__name__)
 
 EMPTY = {
+    "reset_by_email": False,
     "course": None,
     "offering": None,
     "offering_role": None,
@@ -48,6 +50,8 @@ def course(request):
         log.warning("offering context unavailable: the database did not answer", exc_info=True)
         return EMPTY
     return {
+        # Whether a forgotten password can be reset by e-mail (the login page links to it).
+        "reset_by_email": settings.PASSWORD_RESET_BY_EMAIL,
         "course": course,
         "offering": offering,
         "offering_role": getattr(request, "offering_role", None),

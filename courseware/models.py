@@ -190,6 +190,9 @@ class EnrollmentQuerySet(models.QuerySet):
     def students(self) -> EnrollmentQuerySet:
         return self.filter(role=Role.STUDENT)
 
+    def active(self) -> EnrollmentQuerySet:
+        return self.filter(is_active=True)
+
 
 class Enrollment(models.Model):
     """A user's one role in one offering."""
@@ -203,6 +206,9 @@ class Enrollment(models.Model):
         max_length=10, choices=EnrollmentSource.choices, default=EnrollmentSource.SITE
     )
     enrolled_at = models.DateTimeField(auto_now_add=True)
+    # A deactivated student keeps every attempt and grade but no longer opens the offering's
+    # pages; the gradebook lists them apart and can leave them out (courseware.roster).
+    is_active = models.BooleanField(default=True)
 
     objects = EnrollmentQuerySet.as_manager()
 
@@ -255,3 +261,15 @@ class ReadingProgress(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} read {self.chapter}"
+
+
+# Groups, account preferences, set-password links and the audit trail (issue 27).
+from .people import (  # noqa: E402, F401
+    AccountPreferences,
+    AuditAction,
+    AuditEvent,
+    GroupKind,
+    GroupMembership,
+    PasswordLink,
+    StudentGroup,
+)

@@ -1,7 +1,8 @@
 """Roles for views: who may see which page.
 
 Offering pages carry the offering in their URL (`/o/<offering>/...`, the URL keyword
-`offering`). `offering_role_required` reads the user's enrolments with their offerings in one
+`offering`). `offering_role_required` reads the user's active enrolments (a deactivated
+student's gives no role) with their offerings in one
 query (the header's offering switcher lists the same rows), finds the URL's offering among them,
 and refuses everyone else: anonymous visitors are sent to log in, a signed-in user without one of
 the roles in *that* offering gets the friendly 403 page, and an unknown offering is a 404. The
@@ -27,6 +28,7 @@ from django.db.models import OuterRef, Subquery
 from django.db.models.signals import post_delete, post_save
 from django.http import Http404, HttpRequest
 
+from .middleware import activate_offering_zone
 from .models import Course, Enrollment, Offering, Role, SiteRole, SiteRoleKind
 
 STAFF = {Role.INSTRUCTOR, Role.TEACHING_ASSISTANT}
@@ -76,7 +78,7 @@ def enrollments_of(user) -> list[Enrollment]:
     held = user.__dict__.get("_enrollments")
     if held is None:
         held = list(
-            Enrollment.objects.filter(user_id=user.pk)
+            Enrollment.objects.filter(user_id=user.pk, is_active=True)
             .select_related("offering__course")
             .order_by("offering__is_archived", "-offering__created_at", "offering__title")
         )
@@ -91,7 +93,7 @@ def enrolled_role(user_id, offering_id) -> Subquery:
     """The user's role as a subquery, for a view whose own query carries it (one round trip
     instead of two); `offering_id` may be an OuterRef. Hand the value to `remember_role`."""
     return Subquery(
-        Enrollment.objects.filter(user_id=user_id, offering_id=offering_id)
+        Enrollment.objects.filter(user_id=user_id, offering_id=offering_id, is_active=True)
         .order_by()
         .values("role")[:1]
     )
@@ -109,7 +111,7 @@ def role_of(user, offering: Offering | None) -> str | None:
     if offering.pk not in cache:
         cache[offering.pk] = next(
             iter(
-                Enrollment.objects.filter(user_id=user.pk, offering_id=offering.pk)
+                Enrollment.objects.filter(user_id=user.pk, offering_id=offering.pk, is_active=True)
                 .order_by()
                 .values_list("role", flat=True)[:1]
             ),
@@ -145,10 +147,12 @@ def offering_and_role(user, slug: str) -> tuple[Offering, str | None]:
 
 
 def enter(request: HttpRequest, offering: Offering, role: str | None) -> None:
-    """What every offering view may rely on."""
+    """What every offering view may rely on (and its dates in the offering's time zone for a
+    reader whose account has none yet)."""
     request.offering = offering
     request.course = offering.course
     request.offering_role = role
+    activate_offering_zone(request, offering)
 
 
 def offering_role_required(*roles: str):

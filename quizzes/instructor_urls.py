@@ -7,7 +7,8 @@ from django.urls import path
 from quizzes.views import instructor as views
 from quizzes.views import instructor_exports as exports
 from quizzes.views import instructor_regrade as regrade
-from quizzes.views import quiz_items
+from quizzes.views import instructor_terms as terms
+from quizzes.views import quiz_items, quiz_settings, roster
 
 app_name = "instructor"
 
@@ -19,6 +20,35 @@ urlpatterns = [
     path("students/<int:user_id>/", views.student_detail, name="student_detail"),
     path("students/<int:user_id>/extension/", views.grant_extension, name="grant_extension"),
     path("attempts/<int:attempt_id>/override/", views.override_score, name="override_score"),
+    path("extensions/", terms.extensions, name="extensions"),
+    path("extensions/group/", terms.grant_group_extension, name="grant_group_extension"),
+    path("extensions/accommodation/", terms.grant_accommodation, name="grant_accommodation"),
+    path(
+        "extensions/student/<int:extension_id>/remove/",
+        terms.remove_student_extension,
+        name="remove_student_extension",
+    ),
+    path(
+        "extensions/group/<int:group_extension_id>/remove/",
+        terms.remove_group_extension,
+        name="remove_group_extension",
+    ),
+    path(
+        "extensions/accommodation/<int:accommodation_id>/remove/",
+        terms.remove_accommodation,
+        name="remove_accommodation",
+    ),
+    path("export/extensions.csv", terms.export_extensions_csv, name="export_extensions_csv"),
+    path("roster/", roster.roster_page, name="roster"),
+    path("roster/add/", roster.roster_add, name="roster_add"),
+    path("roster/upload/", roster.roster_upload, name="roster_upload"),
+    path("roster/confirm/", roster.roster_confirm, name="roster_confirm"),
+    path("roster/<int:enrollment_id>/status/", roster.roster_status, name="roster_status"),
+    path("roster/<int:enrollment_id>/role/", roster.roster_role, name="roster_role"),
+    path("roster/groups/", roster.group_create, name="group_create"),
+    path("roster/groups/members/", roster.group_members, name="group_members"),
+    path("roster/groups/<int:group_id>/delete/", roster.group_delete, name="group_delete"),
+    path("students/<int:user_id>/password-link/", roster.password_link, name="password_link"),
     path("items/", views.item_index, name="item_index"),
     path("items/<slug:slug>/", views.item_analysis, name="item_analysis"),
     path("items/<slug:slug>/in/<slug:quiz_slug>/", views.item_analysis, name="quiz_item_analysis"),
@@ -32,6 +62,9 @@ urlpatterns = [
     path("regrade/<int:run_id>/apply/", regrade.regrade_apply, name="regrade_apply"),
     path("regrade/<int:run_id>/progress/", regrade.regrade_progress, name="regrade_progress"),
     path("quizzes/", quiz_items.quiz_index, name="quiz_index"),
+    path("quizzes/new/", quiz_settings.quiz_new, name="quiz_new"),
+    path(_quiz + "settings/", quiz_settings.quiz_settings, name="quiz_settings"),
+    path(_quiz + "publish/", quiz_settings.quiz_publish, name="quiz_publish"),
     path(_quiz, quiz_items.quiz_items, name="quiz_items"),
     path(_quiz + "show-answers/", quiz_items.quiz_show_answers, name="quiz_show_answers"),
     path(_quiz + "add/", quiz_items.quiz_add_item, name="quiz_add_item"),

@@ -3,10 +3,11 @@
 Each module holds one area; this package re-exports the views that urls.py names.
 """
 
+from .account import time_zone
 from .book import chapter_detail, mark_read
 from .errors import bad_request, csrf_failure, page_not_found, permission_denied, server_error
 from .home import home
-from .site import favicon, logout_page, password_change, password_reset_off
+from .site import favicon, logout_page, password_change
 from .tools import calculator, roofline_chart
 
 __all__ = [
@@ -20,8 +21,8 @@ __all__ = [
     "mark_read",
     "page_not_found",
     "password_change",
-    "password_reset_off",
     "permission_denied",
     "roofline_chart",
     "server_error",
+    "time_zone",
 ]

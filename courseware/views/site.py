@@ -1,7 +1,7 @@
 """Small site-wide pages: the favicon a browser asks for by habit, and a logout link opened
-directly (Django's LogoutView takes POST only, and a bare 405 explains nothing), the
-answer to the password-reset addresses, which are off, and the password change, which an
-account that signs in through its LMS has no use for."""
+directly (Django's LogoutView takes POST only, and a bare 405 explains nothing), and the
+password change, which an account that signs in through its LMS has no use for. Setting a
+forgotten password is `passwords`'s."""
 
 from __future__ import annotations
 
@@ -11,11 +11,6 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.views.decorators.http import require_GET, require_http_methods
-
-PASSWORD_HELP = (
-    "This site does not reset passwords by e-mail. Ask your instructor or the site's "
-    "administrator to set a new password for you."
-)
 
 
 @require_GET
@@ -30,11 +25,6 @@ def logout_page(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         return LogoutView.as_view()(request)
     return render(request, "courseware/logout_page.html")
-
-
-def password_reset_off(request: HttpRequest, **kwargs) -> HttpResponse:
-    """Any method: a 404 page that says who can set a new password (no form, no mail)."""
-    return render(request, "404.html", {"message": PASSWORD_HELP}, status=404)
 
 
 @login_required

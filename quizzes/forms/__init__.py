@@ -6,11 +6,19 @@ instructor's override and extension forms. Forms use the models and the services
 only views import them.
 """
 
-from quizzes.forms.instructor import ExtensionForm, GradebookForm, OverrideForm
+from quizzes.forms.instructor import (
+    AccommodationForm,
+    ExtensionForm,
+    GradebookForm,
+    GroupExtensionForm,
+    OverrideForm,
+)
 from quizzes.forms.studio import PreviewSeedForm, QuizItemForm, ValidateForm
 
 __all__ = [
+    "AccommodationForm",
     "ExtensionForm",
+    "GroupExtensionForm",
     "GradebookForm",
     "OverrideForm",
     "PreviewSeedForm",

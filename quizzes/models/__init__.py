@@ -5,6 +5,7 @@ Dependencies point down: attempts refer to quizzes, quizzes to templates; nothin
 the views. Writes that touch several rows live in `quizzes.services`.
 """
 
+from .accommodations import Accommodation, GroupExtension
 from .attempts import (
     Attempt,
     AttemptStatus,
@@ -27,10 +28,12 @@ from .templates import (
 )
 
 __all__ = [
+    "Accommodation",
     "AnswerRelease",
     "Attempt",
     "AttemptStatus",
     "Extension",
+    "GroupExtension",
     "ItemStatistics",
     "LatePolicy",
     "QuestionTemplate",

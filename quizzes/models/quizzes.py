@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q, TextChoices
 from django.urls import reverse
@@ -98,6 +99,13 @@ class Quiz(models.Model):
     content_hash = models.CharField(max_length=64, blank=True)
     copied_from = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # Set by a change made in the browser (settings or items): from then on a changed quiz file
+    # no longer overwrites the quiz; sync_questions reports the conflict by slug instead, and
+    # --prefer-files takes the file (which clears it).
+    edited_in_browser_at = models.DateTimeField(null=True, blank=True)
+    edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
 
     objects = QuizQuerySet.as_manager()

@@ -31,15 +31,18 @@ class ScoreOverride(models.Model):
 
 
 class Extension(models.Model):
-    """A per-student change to a quiz's dates or time limit."""
+    """A per-student change to a quiz's dates, time limit or attempts (a Moodle "user
+    override"); it wins field by field over the student's groups' (`GroupExtension`)."""
 
     quiz = models.ForeignKey("quizzes.Quiz", on_delete=models.CASCADE, related_name="extensions")
     student = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="extensions"
     )
+    opens_at = models.DateTimeField(null=True, blank=True)
     due_at = models.DateTimeField(null=True, blank=True)
     closes_at = models.DateTimeField(null=True, blank=True)
     extra_minutes = models.PositiveIntegerField(default=0)
+    extra_attempts = models.PositiveSmallIntegerField(default=0)
     reason = models.CharField(max_length=300, blank=True)
     granted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"

@@ -80,6 +80,9 @@ def page_key(request, attempt, *, window, gate, refusal) -> str | None:
         engine.catalog_digest(None),
         translation.get_language(),
         timezone.get_current_timezone_name(),
+        # The page's body says whose zone it is and whether the browser may change it.
+        getattr(request, "account_zone", None),
+        getattr(request, "zone_mode", None),
         getattr(request, "urlconf", None) or settings.ROOT_URLCONF,
         settings.DEBUG,
         request.get_full_path(),

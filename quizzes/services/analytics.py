@@ -403,17 +403,44 @@ def _group_rows(groups: dict[str, list]) -> list[dict]:
 TOP_PLACES = 3
 
 
-def misconception_map(offering) -> list[dict]:
-    """Each diagnosis the class made: distinct students, responses, and where it happened.
+@dataclass(frozen=True)
+class AnalyticsScope:
+    """Which answers an analytics page counts: one quiz, one group's students, answers given
+    from `since` and before `until` (each optional; all None is the whole offering)."""
+
+    quiz: object = None
+    group: object = None
+    since: object = None
+    until: object = None
+
+    def responses(self, responses):
+        if self.quiz is not None:
+            responses = responses.filter(variant__item__quiz=self.quiz)
+        if self.group is not None:
+            responses = responses.filter(
+                variant__attempt__student__group_memberships__group=self.group
+            )
+        if self.since is not None:
+            responses = responses.filter(created_at__gte=self.since)
+        if self.until is not None:
+            responses = responses.filter(created_at__lt=self.until)
+        return responses
+
+
+def misconception_map(offering, scope: AnalyticsScope | None = None) -> list[dict]:
+    """Each diagnosis the class made: distinct students, responses, and where it happened
+    (within `scope`: a quiz, a group, a date range).
 
     "Where" is read at two levels: the chapters (distinct students and responses in each, from
     the templates' chapter), and the templates, of which the `TOP_PLACES` with most students are
     `top_templates` and the rest `more_templates`, so a common mistake does not list the whole
     bank in one cell.
     """
-    wrong = Response.objects.filter(
-        variant__item__quiz__offering=offering, status=ResponseStatus.INCORRECT
-    ).exclude(diagnosis="")
+    wrong = (scope or AnalyticsScope()).responses(
+        Response.objects.filter(
+            variant__item__quiz__offering=offering, status=ResponseStatus.INCORRECT
+        ).exclude(diagnosis="")
+    )
     per_student = {"n": Count("id"), "students": Count("variant__attempt__student", distinct=True)}
     totals = {
         code: (n, students)

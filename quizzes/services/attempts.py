@@ -187,8 +187,8 @@ def start_attempt(*, quiz, student, now: datetime) -> Attempt:
     ensure_statistics_counter(quiz_id=quiz.pk)
     used = Attempt.objects.filter(quiz=quiz, student=student).aggregate(n=Max("number"))
     number = (used["n"] or 0) + 1
-    if quiz.max_attempts and number > quiz.max_attempts:
-        raise QuizRuleError(attempt_limit_message(quiz.max_attempts))
+    if window.max_attempts and number > window.max_attempts:
+        raise QuizRuleError(attempt_limit_message(window.max_attempts))
     chosen = draw_items(quiz, items, student=student, number=number)
     seen = _numbers_seen(student.pk, (item.pk for item in chosen))
     # Every variant is computed before the transaction, which then only writes: a concurrent

@@ -85,7 +85,7 @@ def answer_gate(
 def _may_start_another(attempt: Attempt, window: QuizWindow, now: datetime) -> bool:
     if window.refusal(now) is not None:
         return False
-    limit = attempt.quiz.max_attempts
+    limit = window.max_attempts
     if not limit:
         return True
     used = Attempt.objects.filter(quiz=attempt.quiz_id, student=attempt.student_id).count()

@@ -7,10 +7,20 @@ from __future__ import annotations
 
 from collections import Counter
 
-from django.db.models import Count, F
+from django.db.models import Count, F, Q
 
-from courseware.models import Chapter, ReadingProgress
-from quizzes.models import Attempt, Extension, Quiz, QuizItem, Response, ScoreOverride
+from courseware.models import Chapter, GroupMembership, ReadingProgress
+from quizzes.models import (
+    Accommodation,
+    Attempt,
+    Extension,
+    GroupExtension,
+    Quiz,
+    QuizItem,
+    Response,
+    ScoreOverride,
+)
+from quizzes.services.availability import GroupTerms
 
 
 def visible_quizzes(offering) -> list[Quiz]:
@@ -40,6 +50,32 @@ def attempt_overrides(student) -> dict[int, list[ScoreOverride]]:
 def extensions_by_quiz(student, quizzes) -> dict[int, Extension]:
     """The student's extensions on `quizzes`: 1 query."""
     return {e.quiz_id: e for e in Extension.objects.filter(student=student, quiz__in=quizzes)}
+
+
+def group_terms_by_quiz(student, quizzes) -> dict[int, GroupTerms]:
+    """What the student's groups' extensions add up to on each of `quizzes`: 1 query."""
+    rows: dict[int, list] = {}
+    for extension in GroupExtension.objects.filter(
+        quiz__in=quizzes,
+        group_id__in=GroupMembership.objects.filter(user=student).values("group_id"),
+    ):
+        rows.setdefault(extension.quiz_id, []).append(extension)
+    return {quiz_id: GroupTerms.of(found) for quiz_id, found in rows.items()}
+
+
+def time_multiplier(student, offering):
+    """The student's time multiplier in the offering (their own or a group's, the largest), or
+    None: 1 query."""
+    return (
+        Accommodation.objects.filter(offering=offering)
+        .filter(
+            Q(student=student)
+            | Q(group_id__in=GroupMembership.objects.filter(user=student).values("group_id"))
+        )
+        .order_by("-time_multiplier")
+        .values_list("time_multiplier", flat=True)
+        .first()
+    )
 
 
 def item_pools(quizzes) -> dict[int, list[str]]:

@@ -17,10 +17,13 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from courseware.models import StudentGroup
 from courseware.roles import staff_required
 from quizzes import tasks as jobs
-from quizzes.forms import ExtensionForm, GradebookForm, OverrideForm
+from quizzes.forms import AccommodationForm, ExtensionForm, GradebookForm, OverrideForm
+from quizzes.forms.analytics import AnalyticsFilterForm
 from quizzes.presenters import instructor as pages
+from quizzes.presenters.gradebook import columns as gradebook_columns
 from quizzes.services import analytics, instructor
 from quizzes.services.instructor import items
 
@@ -44,19 +47,32 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 @require_GET
 @staff_required
 def gradebook(request: HttpRequest) -> HttpResponse:
-    form = GradebookForm(request.GET)
+    groups = list(StudentGroup.objects.filter(offering=request.offering))
+    form = GradebookForm(request.GET, groups=groups)
     values = form.values
+    book = instructor.gradebook(request.offering, page=values["page"], **form.choices())
     context = {
-        "book": instructor.gradebook(request.offering, page=values["page"], **form.choices()),
+        "book": book,
+        "columns": gradebook_columns(
+            quizzes=book.quizzes,
+            scheme=book.scheme,
+            sort=values["sort"],
+            direction=values["dir"],
+            kept=form.query_without("sort", "dir"),
+        ),
         "q": values["q"],
         "sort": values["sort"],
         "dir": values["dir"],
         "show": values["show"],
         "diagnosis": values["diagnosis"],
+        "group": values["group"],
+        "inactive": values["inactive"],
+        "groups": groups,
         "filters": instructor.FILTERS,
         "query": form.query(),
         "filtered": form.filtered,
         "ignored": form.ignored,
+        "rule": instructor.TOTAL_RULE,
     }
     return _page(request, "instructor/gradebook.html", context, "table")
 
@@ -78,6 +94,7 @@ def student_detail(request: HttpRequest, user_id: int) -> HttpResponse:
         **pages.student_page(request.offering, student, failed_override=failed),
         "override_form": OverrideForm(),
         "extension_form": ExtensionForm(offering=request.offering),
+        "accommodation_form": AccommodationForm(),
     }
     return render(request, "instructor/student_detail.html", context)
 
@@ -135,8 +152,7 @@ def grant_extension(request: HttpRequest, user_id: int) -> HttpResponse:
     back += "#extensions"
     form = ExtensionForm(request.POST, offering=request.offering)
     if not form.is_valid():
-        errors = "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
-        messages.error(request, f"The extension was not granted. {errors}")
+        messages.error(request, f"The extension was not granted. {form.error_sentence()}")
         return redirect(back)
     data = form.cleaned_data
     try:
@@ -144,9 +160,11 @@ def grant_extension(request: HttpRequest, user_id: int) -> HttpResponse:
             quiz=data["quiz"],
             student=student,
             by=request.user,
+            opens_at=data["opens_at"],
             due_at=data["due_at"],
             closes_at=data["closes_at"],
-            extra_minutes=data["extra_minutes"] or 0,
+            extra_minutes=data["extra_minutes"],
+            extra_attempts=data["extra_attempts"],
             reason=data["reason"],
         )
     except ValidationError as error:
@@ -186,8 +204,14 @@ def item_analysis(request: HttpRequest, slug: str, quiz_slug: str | None = None)
 @require_GET
 @staff_required
 def misconceptions(request: HttpRequest) -> HttpResponse:
-    rows = analytics.misconception_map(request.offering)
-    return render(request, "instructor/misconceptions.html", {"rows": rows})
+    form = AnalyticsFilterForm(request.GET or None, offering=request.offering)
+    rows = analytics.misconception_map(request.offering, form.scope() if form.is_bound else None)
+    context = {
+        "rows": rows,
+        "filter": form,
+        "filter_error": form.is_bound and form.error_sentence(),
+    }
+    return render(request, "instructor/misconceptions.html", context)
 
 
 @require_GET

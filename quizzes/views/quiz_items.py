@@ -1,5 +1,6 @@
 """An offering's quizzes and their items: add a published template of the bank to one of the
-offering's quizzes, remove an unanswered item, choose when answers are shown.
+offering's quizzes, remove an unanswered item, choose when answers are shown. Each change marks
+the quiz as edited in the browser, so its quiz file no longer overwrites it.
 
 Quiz settings are the offering's instructors' (``instructor_required``): not its teaching
 assistants', and not the site's authors' (they write the bank, which every offering draws on).
@@ -17,6 +18,7 @@ from courseware.roles import instructor_required
 from quizzes.forms import QuizItemForm
 from quizzes.models import AnswerRelease, QuestionTemplate, Quiz, QuizItem
 from quizzes.services import authoring
+from quizzes.services.instructor.quiz_settings import mark_edited
 
 
 @require_GET
@@ -87,6 +89,7 @@ def quiz_show_answers(request: HttpRequest, slug: str) -> HttpResponse:
         messages.error(request, "Choose one of the listed moments for showing answers.")
     else:
         Quiz.objects.filter(pk=quiz.pk).update(show_answers=choice)
+        mark_edited(quiz, request.user)
         label = AnswerRelease(choice).label
         messages.success(request, f"Correct answers and worked solutions: {label.lower()}.")
     return _back(quiz)
@@ -117,6 +120,7 @@ def quiz_add_item(request: HttpRequest, slug: str) -> HttpResponse:
         )
     except authoring.AuthoringError as exc:
         return _items_page(request, quiz, form, str(exc))
+    mark_edited(quiz, request.user)
     messages.success(
         request, f"Added '{template.slug}' as question {item.position} ({item.points} pts)."
     )
@@ -133,5 +137,6 @@ def quiz_remove_item(request: HttpRequest, slug: str, item_id: int) -> HttpRespo
     except authoring.AuthoringError as exc:
         messages.error(request, str(exc))
     else:
+        mark_edited(quiz, request.user)
         messages.success(request, f"Removed '{item.template.slug}' from the quiz.")
     return _back(quiz)

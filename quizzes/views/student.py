@@ -116,7 +116,7 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "open_attempt": open_attempt,
         "attempts_used": used,
         "refusal": window.refusal(now),
-        "limit_reached": bool(quiz.max_attempts and used >= quiz.max_attempts),
+        "limit_reached": bool(window.max_attempts and used >= window.max_attempts),
         "is_late_now": window.is_late(now),
         "is_student": request.offering_role == Role.STUDENT,
         "item_count": len(pools := list(quiz.items.values_list("pool", flat=True))),

@@ -4,7 +4,8 @@ An autosave or a Check arrives for every few keystrokes of a whole class, so wha
 server before any answer is looked at is paid hundreds of times a minute. `student_required`
 then the views' own reads took five queries (the role, the attempt, the variant, the student's
 extension, and the course); here the offering named in the URL, the enrolment role in it and
-the extension ride along in the variant's query. The query's SQL is compiled once per process
+the extension (with the student's groups' extensions and time multiplier, as subqueries) ride
+along in the variant's query. The query's SQL is compiled once per process
 (`PreparedLookup`).
 
 Access is decided by the same rows, read in this request: anonymous visitors are sent to log
@@ -26,7 +27,7 @@ from courseware.models import Role
 from courseware.prepared import PreparedLookup
 from courseware.roles import enrolled_role, enter, offering_and_role, refuse_unless, remember_role
 from quizzes.models import Variant
-from quizzes.services.availability import remember_extension
+from quizzes.services.availability import remember_terms, terms_annotations, terms_from_row
 
 STUDENTS = {Role.STUDENT}
 
@@ -45,6 +46,12 @@ def _lookup(*, user_id, offering_slug, attempt_id, variant_id):
             own_extension=FilteredRelation(
                 "attempt__quiz__extensions",
                 condition=Q(attempt__quiz__extensions__student_id=user_id),
+            ),
+            # The student's groups' extensions and their time multiplier, as scalar subqueries.
+            **terms_annotations(
+                quiz=OuterRef("attempt__quiz_id"),
+                offering=OuterRef("attempt__quiz__offering_id"),
+                user_id=user_id,
             ),
         )
         .select_related("attempt__quiz__offering__course", "item", "version", "own_extension")
@@ -95,7 +102,10 @@ def student_part_view(view):
         remember_role(user, found, role)
         refuse_unless(role, STUDENTS)
         attempt.student = user
-        remember_extension(attempt.quiz, user, getattr(variant, "own_extension", None))
+        groups, multiplier = terms_from_row(variant)
+        remember_terms(
+            attempt.quiz, user, getattr(variant, "own_extension", None), groups, multiplier
+        )
         enter(request, found, role)
         return view(request, variant, part_id)
 

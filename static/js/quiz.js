@@ -53,7 +53,7 @@
       timer.setAttribute("data-deadline", iso);
       if (shown) {
         shown.setAttribute("datetime", iso);
-        shown.textContent = new Date(moved).toLocaleString([], {
+        shown.textContent = window.siteTimes ? window.siteTimes.label(new Date(moved)) : new Date(moved).toLocaleString([], {
           day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit",
           timeZoneName: "short"
         });

@@ -72,6 +72,7 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
     # Anonymous visitor.
     for path in ("/", "/chapters/roofline/", "/calculator/", "/roofline/", "/accounts/login/"):
         audit(path)
+    audit("/accounts/password_reset/")  # reset by e-mail, or who gives a set-password link
     audit("/no-such-page/")  # the 404 page
     audit("/lti/login/?iss=https://unknown.example&login_hint=x")  # an LMS launch refused
 
@@ -126,7 +127,13 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
         "/o/hardware-reality/instructor/quizzes/",
         "/o/hardware-reality/instructor/quizzes/roofline-quiz/",
         "/o/hardware-reality/lms/grades/",
-        "/o/hardware-reality/instructor/regrade/",
+        "/o/hardware-reality/instructor/roster/",
+        "/o/hardware-reality/instructor/extensions/",
+        "/o/hardware-reality/instructor/quizzes/new/",
+        "/o/hardware-reality/instructor/quizzes/roofline-quiz/settings/",
+        "/o/hardware-reality/instructor/misconceptions/?quiz=roofline-quiz&since=2020-01-01",
+        "/accounts/time-zone/",
+        "/o/hardware-reality/instructor/regrade/",  # last: the regrade preview starts here
     ):
         audit(path)
     page.get_by_label("Template").select_option(str(answered.variant.version.template_id))

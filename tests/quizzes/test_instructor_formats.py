@@ -69,7 +69,8 @@ def test_extension_dates_use_the_same_format_as_other_dates(client, instructor, 
     history = _text(
         client.get(reverse("instructor:student_detail", args=[OFFERING, student.pk])).content
     )
-    assert "1 Jan 2030 12:00" in history and "2 Jan 2030 00:00" in history
+    # Every date on the page is drawn by `when`, in the reader's zone, named (here UTC).
+    assert "1 Jan 2030, 12:00 UTC" in history and "2 Jan 2030, 00:00 UTC" in history
     assert "noon" not in history and "midnight" not in history and "Jan." not in history
     started = attempt.started_at.astimezone(UTC)
-    assert f"started {started:%-d %b %Y %H:%M}" in history
+    assert f"started {started:%-d %b %Y, %H:%M} UTC" in history

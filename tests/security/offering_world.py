@@ -10,14 +10,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration, LtiUser
 
-from courseware.models import Enrollment, Offering
+from courseware.models import (
+    AuditEvent,
+    Enrollment,
+    GroupMembership,
+    Offering,
+    PasswordLink,
+    StudentGroup,
+)
 from lti.models import ContextOffering, GradeSync, QuizLineItem
 from quizzes.models import (
+    Accommodation,
     Attempt,
     Extension,
+    GroupExtension,
     ItemStatistics,
     Quiz,
     QuizItem,
@@ -30,6 +40,7 @@ from quizzes.models import (
 from quizzes.services import attempts as service
 from quizzes.services import regrade
 from quizzes.services.instructor import grant_extension, override_score
+from quizzes.services.instructor.accommodations import set_accommodation, set_group_extension
 from quizzes.services.submission import submit_attempt
 from tests.factories import (
     ChapterFactory,
@@ -48,6 +59,8 @@ SENTINELS = (
     "Sentinel B quiz title",
     "B-override-sentinel",
     "B-extension-sentinel",
+    "Bgroup-sentinel",
+    "B-accommodation-sentinel",
 )
 
 
@@ -72,6 +85,11 @@ class Side:
     dual_attempt: Attempt = None
     dual_variant: Variant = None
     extra_students: tuple = ()
+    # The roster and the terms (issue 27): a group, its extension, an accommodation.
+    extension: Extension = None
+    group: StudentGroup = None
+    group_extension: GroupExtension = None
+    accommodation: Accommodation = None
 
     def user(self, role: str):
         return {"student": self.student, "ta": self.ta, "instructor": self.instructor}[role]
@@ -91,6 +109,11 @@ class Side:
             "item_id": self.item.pk,
             "run_id": self.run.pk,
             "sync_id": self.sync.pk,
+            "extension_id": self.extension.pk,
+            "group_extension_id": self.group_extension.pk,
+            "accommodation_id": self.accommodation.pk,
+            "enrollment_id": Enrollment.objects.get(user=self.student, offering=self.offering).pk,
+            "group_id": self.group.pk,
         }
 
     def body(self) -> dict:
@@ -108,6 +131,15 @@ class Side:
             "template": self.only_quiz.items.first().template.slug,
             "confirm": "1",
             "sequence": "1",
+            "group": self.group.pk,
+            "student": self.student.pk,
+            "students": [self.student.pk],
+            "time_multiplier": "1.5",
+            "active": "0",
+            "role": "ta",
+            "username": "moved-across",
+            "name": "Moved group",
+            "kind": "section",
         }
 
 
@@ -170,12 +202,26 @@ def _work(side: Side, tag: str) -> None:
     override_score(
         attempt=done, score="0.5", reason=f"{tag.upper()}-override-sentinel", by=side.instructor
     )
-    grant_extension(
+    side.extension = grant_extension(
         quiz=side.only_quiz,
         student=student,
         by=side.instructor,
         extra_minutes=15,
         reason=f"{tag.upper()}-extension-sentinel",
+    )
+    side.group = StudentGroup.objects.create(
+        offering=side.offering, name=f"{tag.upper()}group-sentinel"
+    )
+    GroupMembership.objects.create(group=side.group, user=student)
+    side.group_extension = set_group_extension(
+        quiz=side.only_quiz, group=side.group, by=side.instructor, extra_attempts=1
+    )
+    side.accommodation = set_accommodation(
+        offering=side.offering,
+        by=side.instructor,
+        time_multiplier="1.5",
+        student=student,
+        reason=f"{tag.upper()}-accommodation-sentinel",
     )
     template = side.item.template
     side.run = regrade.preview_regrade(
@@ -226,10 +272,22 @@ def snapshot(offering) -> list:
         SavedAnswer.objects.filter(variant__attempt__quiz__offering=offering),
         ScoreOverride.objects.filter(attempt__quiz__offering=offering),
         Extension.objects.filter(quiz__offering=offering),
+        StudentGroup.objects.filter(offering=offering),
+        GroupMembership.objects.filter(group__offering=offering),
+        GroupExtension.objects.filter(quiz__offering=offering),
+        Accommodation.objects.filter(offering=offering),
+        PasswordLink.objects.filter(offering=offering),
+        AuditEvent.objects.filter(offering=offering),
         RegradeRun.objects.filter(offering=offering),
         ItemStatistics.objects.filter(offering=offering),
         ContextOffering.objects.filter(offering=offering),
         QuizLineItem.objects.filter(quiz__offering=offering),
         GradeSync.objects.filter(line_item__quiz__offering=offering),
     ]
-    return [list(rows.order_by("pk").values()) for rows in scoped]
+    # Its people's accounts: names, e-mails, passwords (a roster file or a link changes them);
+    # not their last login, which the suite's own logins move.
+    people = get_user_model().objects.filter(enrollments__offering=offering).order_by("pk")
+    account_fields = ("pk", "password", "username", "first_name", "last_name", "email")
+    return [list(rows.order_by("pk").values()) for rows in scoped] + [
+        list(people.values(*account_fields, "is_active", "is_staff", "is_superuser"))
+    ]

@@ -20,7 +20,8 @@ class Command(BaseCommand):
         "template through the publication gate), and only then write them to the database "
         "(all or nothing). Unchanged files change nothing. A template whose current version "
         "was made in the studio (or uploaded, or imported) and differs from its file keeps "
-        "that version and is reported by slug, unless --prefer-files."
+        "that version and is reported by slug, and so is a quiz edited in the browser, unless "
+        "--prefer-files."
     )
 
     def add_arguments(self, parser):
@@ -37,7 +38,8 @@ class Command(BaseCommand):
             action="store_true",
             help=(
                 "Publish each changed file even where the current version was made in the "
-                "studio, by an upload or an import (by default those are kept and reported)."
+                "studio, by an upload or an import, and each quiz file even where the quiz was "
+                "edited in the browser (by default those are kept and reported)."
             ),
         )
 

@@ -59,6 +59,8 @@ class SyncReport:
     quizzes_created: list[str] = field(default_factory=list)
     quizzes_updated: list[str] = field(default_factory=list)
     quizzes_unchanged: list[str] = field(default_factory=list)
+    # Quizzes edited in the browser whose file differs: kept as edited, reported by slug.
+    quiz_conflicts: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         text = (
@@ -71,6 +73,12 @@ class SyncReport:
                 f"\n{len(self.conflicts)} template(s) kept their current version, which was not "
                 "made from their file (export them to the files, or sync with --prefer-files "
                 "to take the files):\n" + "\n".join(f"  {c}" for c in self.conflicts)
+            )
+        if self.quiz_conflicts:
+            text += (
+                f"\n{len(self.quiz_conflicts)} quiz(zes) kept their settings and questions, "
+                "which were edited in the browser (sync with --prefer-files to take the "
+                "files):\n" + "\n".join(f"  {c}" for c in self.quiz_conflicts)
             )
         return text
 
@@ -99,7 +107,9 @@ def sync_bank(
     left as it is and reported in ``conflicts``, unless ``prefer_files``.
 
     Templates go to the course's bank; quiz files go to each of `offerings` (by default the
-    offerings that follow the files). A copied offering keeps its own quiz rows.
+    offerings that follow the files). A copied offering keeps its own quiz rows. A quiz edited
+    in the browser since its file was last written keeps its settings and questions when its
+    file differs (reported in `quiz_conflicts`), unless `prefer_files`.
     """
     report = SyncReport()
     from_files = origin == VersionOrigin.FILE
@@ -169,15 +179,29 @@ def sync_bank(
 
     chapters = {c.slug: c for c in Chapter.objects.for_course(course)}
     for offering in file_offerings(course) if offerings is None else offerings:
-        _sync_quizzes(bank, offering, chapters, existing, report)
+        _sync_quizzes(bank, offering, chapters, existing, report, prefer_files)
     return report
 
 
-def _sync_quizzes(bank: Bank, offering: Offering, chapters, existing, report) -> None:
+def _sync_quizzes(
+    bank: Bank, offering: Offering, chapters, existing, report, prefer_files: bool
+) -> None:
     for qf in bank.quizzes:
         quiz = Quiz.objects.filter(offering=offering, slug=qf.slug).first()
-        if quiz is not None and quiz.content_hash == qf.content_hash:
+        edited = quiz is not None and quiz.edited_in_browser_at is not None
+        if quiz is not None and quiz.content_hash == qf.content_hash and not edited:
             report.quizzes_unchanged.append(qf.slug)
+            continue
+        if edited and not prefer_files:
+            change = (
+                "the file changed since the last sync too"
+                if quiz.content_hash != qf.content_hash
+                else "the file has not changed since the last sync"
+            )
+            report.quiz_conflicts.append(
+                f"{qf.slug} ({offering.slug}): edited in the browser on "
+                f"{quiz.edited_in_browser_at:%Y-%m-%d %H:%M} UTC, differs from {qf.path}; {change}"
+            )
             continue
         values = dict(qf.fields)
         values.update(
@@ -186,6 +210,8 @@ def _sync_quizzes(bank: Bank, offering: Offering, chapters, existing, report) ->
             pools=qf.pools,
             source_path=qf.path,
             content_hash=qf.content_hash,
+            edited_in_browser_at=None,
+            edited_by=None,
         )
         if quiz is None:
             quiz = Quiz.objects.create(offering=offering, slug=qf.slug, **values)

@@ -29,6 +29,8 @@ from quizzes.services.instructor.overview import (
     students_of,
 )
 from quizzes.services.instructor.search import parse_parameter_filters, variant_search
+from quizzes.services.instructor.totals import RULE as TOTAL_RULE
+from quizzes.services.instructor.totals import course_totals
 from quizzes.services.instructor.writes import grant_extension, item_points, override_score
 
 __all__ = [
@@ -39,11 +41,13 @@ __all__ = [
     "MANY_INVALID",
     "PER_PAGE",
     "SORTS",
+    "TOTAL_RULE",
     "Cell",
     "Gradebook",
     "RiskReport",
     "at_risk",
     "best_scores",
+    "course_totals",
     "dashboard",
     "gradebook",
     "gradebook_students",

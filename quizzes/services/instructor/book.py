@@ -2,26 +2,39 @@
 
 One page runs a fixed number of queries whatever the class size. An item's score is its points
 times its best variant's fraction; a cell is a quiz's best submitted attempt, an override
-replacing its score. The page and the CSV export (`export`) read the same students.
+replacing its score. The course total is one rule for the whole offering (`totals`), so a
+student's total is the same on every page, filter, sort and search, and in the CSV export
+(`export`), which reads the same students.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
 from django.core.paginator import Paginator
-from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models import Count, DecimalField, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce, Lower
 from django.utils import timezone
 
-from quizzes.models import Attempt, AttemptStatus, Extension, Quiz, Response, ScoreOverride
+from courseware.models import Enrollment, GroupMembership, Role
+from quizzes.models import (
+    Accommodation,
+    Attempt,
+    AttemptStatus,
+    Extension,
+    GroupExtension,
+    Quiz,
+    Response,
+    ScoreOverride,
+)
+from quizzes.services.instructor import totals
 from quizzes.services.instructor.overview import at_risk, score_fraction, students_of
 
 PER_PAGE = 50
 
-SORTS = ("name", "quiz")
+SORTS = ("name", "total", "quiz")
 FILTERS = {"": "Everyone", "at-risk": "At risk", "missing": "Missing work"}
 
 
@@ -54,26 +67,52 @@ class Gradebook:
     page: object
     rows: list
     total: int
+    scheme: totals.Scheme
     # Why the "missing work" filter can find no one (no due date has passed yet), or "".
     missing_note: str = ""
+    groups: list = field(default_factory=list)
+
+    @property
+    def total_max(self) -> float:
+        return round(float(self.scheme.total_max), 2)
+
+
+def _total_expression(scheme: totals.Scheme):
+    """Each student's course total as SQL (for sorting by it): the sum over the counting
+    quizzes of the best submitted score, missing work 0."""
+    zero = Value(Decimal(0), output_field=DecimalField(max_digits=12, decimal_places=3))
+    expression = zero
+    for quiz_id in scheme.possible:
+        best = (
+            Attempt.objects.filter(
+                student=OuterRef("pk"), quiz_id=quiz_id, status=AttemptStatus.SUBMITTED
+            )
+            .order_by("-score")
+            .values("score")[:1]
+        )
+        expression = expression + Coalesce(Subquery(best), zero)
+    return expression
 
 
 def gradebook_students(
     offering,
     *,
     quizzes: list,
+    scheme: totals.Scheme,
     search: str = "",
     sort: str = "name",
     quiz_slug: str = "",
     descending: bool = False,
     show: str = "",
     diagnosis: str = "",
+    group: int | None = None,
+    hide_inactive: bool = False,
     now: datetime | None = None,
 ):
     """The gradebook's students, searched, filtered and sorted as the page shows them (the
     page and the CSV export share it), and why the "missing work" filter is empty, or ""."""
     now = now or timezone.now()
-    students = students_of(offering)
+    students = students_of(offering, active_only=hide_inactive)
     if search:
         for word in search.split():
             students = students.filter(
@@ -81,6 +120,12 @@ def gradebook_students(
                 | Q(first_name__icontains=word)
                 | Q(last_name__icontains=word)
             )
+    if group is not None:
+        students = students.filter(
+            pk__in=GroupMembership.objects.filter(group_id=group, group__offering=offering).values(
+                "user_id"
+            )
+        )
     if show == "at-risk":
         students = students.filter(pk__in=[r.student_id for r in at_risk(offering, now=now)])
     missing_note = ""
@@ -89,7 +134,7 @@ def gradebook_students(
         if not due:
             missing_note = (
                 "No quiz has a due date that has passed, so no work counts as missing yet. "
-                "Give a quiz a due date in its quiz file to use this filter."
+                "Give a quiz a due date on its settings page to use this filter."
             )
         students = students.annotate(
             done=Count(
@@ -105,7 +150,11 @@ def gradebook_students(
             ).values("variant__attempt__student_id")
         )
     by_quiz = next((q for q in quizzes if q.slug == quiz_slug), None)
-    if sort == "quiz" and by_quiz is not None:
+    if sort == "total":
+        students = students.annotate(sort_total=_total_expression(scheme)).order_by(
+            "-sort_total" if descending else "sort_total", Lower("username")
+        )
+    elif sort == "quiz" and by_quiz is not None:
         best = (
             Attempt.objects.filter(
                 student=OuterRef("pk"), quiz=by_quiz, status=AttemptStatus.SUBMITTED
@@ -127,21 +176,27 @@ def gradebook(
     offering,
     *,
     page: int | str = 1,
-    per_page: int = PER_PAGE,
+    per_page: int | None = None,
+    now: datetime | None = None,
     **choices,
 ) -> Gradebook:
-    """One page of students × quizzes: best score, attempts, late, override and extension flags.
-    `choices` are `gradebook_students`' search, filter and sort."""
+    """One page of students × quizzes: best score, attempts, late, override and extension flags,
+    and the course total. `choices` are `gradebook_students`' search, filter and sort."""
     quizzes = list(Quiz.objects.for_offering(offering))
-    students, missing_note = gradebook_students(offering, quizzes=quizzes, **choices)
-    paginator = Paginator(students.only("pk", "username", "first_name", "last_name"), per_page)
+    scheme = totals.scheme(offering, quizzes, now=now)
+    students, missing_note = gradebook_students(
+        offering, quizzes=quizzes, scheme=scheme, now=now, **choices
+    )
+    paginator = Paginator(
+        students.only("pk", "username", "first_name", "last_name"), per_page or PER_PAGE
+    )
     page_obj = paginator.get_page(page)
     people = list(page_obj.object_list)
-    rows = _gradebook_rows(offering, quizzes, people)
-    return Gradebook(quizzes, page_obj, rows, paginator.count, missing_note)
+    rows = _gradebook_rows(offering, quizzes, people, scheme)
+    return Gradebook(quizzes, page_obj, rows, paginator.count, scheme, missing_note)
 
 
-def _gradebook_rows(offering, quizzes, people) -> list[dict]:
+def _gradebook_rows(offering, quizzes, people, scheme: totals.Scheme) -> list[dict]:
     ids = [p.pk for p in people]
     cells = {(p.pk, q.pk): Cell(q) for p in people for q in quizzes}
     overridden = set(
@@ -152,6 +207,11 @@ def _gradebook_rows(offering, quizzes, people) -> list[dict]:
     for student, quiz in Extension.objects.filter(
         student_id__in=ids, quiz__offering=offering
     ).values_list("student_id", "quiz_id"):
+        if (student, quiz) in cells:
+            cells[student, quiz].extended = True
+    for student, quiz in GroupExtension.objects.filter(
+        quiz__offering=offering, group__memberships__user_id__in=ids
+    ).values_list("group__memberships__user_id", "quiz_id"):
         if (student, quiz) in cells:
             cells[student, quiz].extended = True
     for pk, student, quiz, status, score, max_score, late in (
@@ -172,17 +232,19 @@ def _gradebook_rows(offering, quizzes, people) -> list[dict]:
             cell.fraction = score_fraction(score, max_score)
             cell.attempt_id = pk
             cell.overridden = pk in overridden
-    # A quiz's maximum is known from any submitted attempt at it; a quiz no one on this page has
-    # submitted is left out of every total rather than guessed.
-    out_of = {}
-    for (_, quiz_id), cell in cells.items():
-        if cell.max_score is not None:
-            out_of.setdefault(quiz_id, cell.max_score)
+    inactive = set(
+        Enrollment.objects.filter(
+            offering=offering, role=Role.STUDENT, is_active=False, user_id__in=ids
+        )
+        .order_by()
+        .values_list("user_id", flat=True)
+    )
+    multipliers = time_multipliers(offering, ids)
+    total_max = scheme.total_max
     rows = []
     for p in people:
         row_cells = [cells[p.pk, q.pk] for q in quizzes]
-        total = sum((c.best for c in row_cells if c.best is not None), Decimal(0))
-        total_max = sum(out_of.values(), Decimal(0))
+        total = scheme.total({c.quiz.pk: c.best for c in row_cells})
         rows.append(
             {
                 "student": p,
@@ -190,6 +252,19 @@ def _gradebook_rows(offering, quizzes, people) -> list[dict]:
                 "total": round(float(total), 2),
                 "total_max": round(float(total_max), 2),
                 "total_fraction": score_fraction(total, total_max),
+                "inactive": p.pk in inactive,
+                "multiplier": multipliers.get(p.pk),
             }
         )
     return rows
+
+
+def time_multipliers(offering, ids) -> dict[int, Decimal]:
+    """Each listed student's time multiplier, their own or their groups' (the largest)."""
+    found: dict[int, Decimal] = {}
+    for student, via_group, value in Accommodation.objects.filter(
+        Q(student_id__in=ids) | Q(group__memberships__user_id__in=ids), offering=offering
+    ).values_list("student_id", "group__memberships__user_id", "time_multiplier"):
+        for who in {student, via_group} & set(ids):
+            found[who] = max(found.get(who, value), value)
+    return found

@@ -1,6 +1,6 @@
 """The gradebook as rows for its CSV export: the students the gradebook shows (its search,
-filter and sort, every page), each quiz's best submitted score with any override's value and
-reason beside it.
+filter and sort, every page), their course total by the gradebook's own rule (`totals`), and
+each quiz's best submitted score with any override's value and reason beside it.
 
 Students are read in chunks with one attempts query and one overrides query per chunk, so a
 large class never sits in memory and the queries stay few.
@@ -12,15 +12,24 @@ from collections.abc import Iterator
 from decimal import Decimal
 from itertools import islice
 
+from courseware.models import Enrollment, Role
 from quizzes.models import Attempt, AttemptStatus, Quiz, ScoreOverride
-from quizzes.services.instructor.book import gradebook_students
+from quizzes.services.instructor import totals
+from quizzes.services.instructor.book import gradebook_students, time_multipliers
 
 STUDENT_CHUNK = 500
 PER_QUIZ = ("best", "out of", "attempts", "late", "override", "override reason")
+PER_STUDENT = (
+    "course total",
+    "course total out of",
+    "course total %",
+    "time multiplier",
+    "deactivated",
+)
 
 
 def gradebook_header(quizzes) -> list[str]:
-    header = ["username", "first_name", "last_name"]
+    header = ["username", "first_name", "last_name", *PER_STUDENT]
     for quiz in quizzes:
         header += [f"{quiz.slug} {column}" for column in PER_QUIZ]
     return header
@@ -41,6 +50,12 @@ def _override_text(overrides: list, items: dict) -> tuple[Decimal | str, str]:
     return value, reason
 
 
+def _percent(total: Decimal, out_of: Decimal) -> str:
+    if not out_of:
+        return ""
+    return f"{(total / out_of * 100).quantize(Decimal('0.1'))}"
+
+
 def _plain(value: Decimal) -> str:
     text = f"{value:f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
@@ -50,7 +65,9 @@ def gradebook_rows(offering, **choices) -> tuple[list[str], Iterator[list]]:
     """The CSV header, and one row per student the gradebook shows with these `choices`."""
     quizzes = list(Quiz.objects.for_offering(offering).prefetch_related("items"))
     positions = {item.pk: item.position for quiz in quizzes for item in quiz.items.all()}
-    students, _ = gradebook_students(offering, quizzes=quizzes, **choices)
+    scheme = totals.scheme(offering, quizzes)
+    out_of = scheme.total_max
+    students, _ = gradebook_students(offering, quizzes=quizzes, scheme=scheme, **choices)
 
     def rows() -> Iterator[list]:
         people = students.values_list("pk", "username", "first_name", "last_name").iterator(
@@ -86,8 +103,28 @@ def gradebook_rows(offering, **choices) -> tuple[list[str], Iterator[list]]:
                 .values_list("attempt_id", "item_id", "score", "reason")
             ):
                 overrides.setdefault(attempt, []).append((item, score, reason))
+            inactive = set(
+                Enrollment.objects.filter(
+                    offering=offering, role=Role.STUDENT, is_active=False, user_id__in=ids
+                )
+                .order_by()
+                .values_list("user_id", flat=True)
+            )
+            multipliers = time_multipliers(offering, ids)
             for pk, username, first, last in chunk:
-                row = [username, first, last]
+                total = scheme.total(
+                    {quiz.pk: cells.get((pk, quiz.pk), {}).get("best") for quiz in quizzes}
+                )
+                row = [
+                    username,
+                    first,
+                    last,
+                    total,
+                    out_of,
+                    _percent(total, out_of),
+                    multipliers.get(pk, ""),
+                    "yes" if pk in inactive else "",
+                ]
                 for quiz in quizzes:
                     cell = cells.get((pk, quiz.pk), {"n": 0, "best": None})
                     value, reason = "", ""

@@ -1,11 +1,24 @@
 """One student's history for the instructor: every attempt, variant and response, with the
-score overrides and extensions recorded for them (a fixed number of queries)."""
+score overrides and extensions recorded for them, their groups, their groups' extensions and
+their accommodations (a fixed number of queries)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 
-from quizzes.models import Attempt, Extension, Quiz, Response, ScoreOverride, Variant
+from django.db.models import Q
+
+from courseware.models import StudentGroup
+from quizzes.models import (
+    Accommodation,
+    Attempt,
+    Extension,
+    GroupExtension,
+    Quiz,
+    Response,
+    ScoreOverride,
+    Variant,
+)
 
 
 def student_history(offering, student) -> dict:
@@ -47,8 +60,21 @@ def student_history(offering, student) -> dict:
             "quiz", "granted_by"
         )
     )
+    groups = list(StudentGroup.objects.filter(offering=offering, memberships__user=student))
+    group_extensions = list(
+        GroupExtension.objects.filter(group__in=groups).select_related("quiz", "group")
+    )
+    accommodations = list(
+        Accommodation.objects.filter(offering=offering)
+        .filter(Q(student=student) | Q(group__in=groups))
+        .select_related("group", "granted_by")
+    )
     return {
         "attempts": attempts,
         "extensions": extensions,
+        "groups": groups,
+        "group_extensions": group_extensions,
+        "own_accommodation": next((a for a in accommodations if a.student_id), None),
+        "group_accommodations": [a for a in accommodations if a.group_id],
         "quizzes": list(Quiz.objects.for_offering(offering)),
     }

@@ -26,7 +26,15 @@ MANY_INVALID = 5
 INVALID_SHARE = 0.25
 
 
-def students_of(offering):
+def students_of(offering, *, active_only: bool = False):
+    """The offering's students; `active_only` leaves out the deactivated ones (who keep their
+    work and stay in the gradebook unless it is asked to hide them)."""
+    if active_only:
+        return get_user_model().objects.filter(
+            enrollments__offering=offering,
+            enrollments__role=Role.STUDENT,
+            enrollments__is_active=True,
+        )
     return get_user_model().objects.filter(
         enrollments__offering=offering, enrollments__role=Role.STUDENT
     )
@@ -98,7 +106,7 @@ def at_risk(offering, *, now: datetime | None = None, best=None) -> list[RiskRep
     }
     reports = []
     cutoff = now - timedelta(days=INACTIVE_DAYS)
-    for pk, username, first, last_name in students_of(offering).values_list(
+    for pk, username, first, last_name in students_of(offering, active_only=True).values_list(
         "pk", "username", "first_name", "last_name"
     ):
         report = RiskReport(pk, username, f"{first} {last_name}".strip() or username)
@@ -127,7 +135,7 @@ def at_risk(offering, *, now: datetime | None = None, best=None) -> list[RiskRep
 def dashboard(offering, *, now: datetime | None = None) -> dict:
     """Enrollment, reading and quiz completion per chapter, score histograms, students at risk."""
     roles = dict(
-        Enrollment.objects.filter(offering=offering)
+        Enrollment.objects.filter(offering=offering, is_active=True)
         .values("role")
         .annotate(n=Count("id"))
         .values_list("role", "n")

@@ -21,7 +21,7 @@ from quizzes.models import (
     ScoreOverride,
     Variant,
 )
-from quizzes.services.availability import window_for
+from quizzes.services.availability import student_window
 from quizzes.services.grades import statistics_changed
 from quizzes.services.submission import recompute_attempt_score
 
@@ -98,44 +98,76 @@ def grant_extension(
     quiz: Quiz,
     student,
     by,
+    opens_at: datetime | None = None,
     due_at: datetime | None = None,
     closes_at: datetime | None = None,
     extra_minutes: int = 0,
+    extra_attempts: int = 0,
     reason: str = "",
 ) -> Extension:
-    """Give one student new dates and/or extra exam minutes on a quiz (replacing any earlier one).
+    """Give one student other dates, extra minutes and/or extra attempts on a quiz (replacing
+    any earlier extension of theirs on it; it wins field by field over their groups').
 
     Each attempt the student has open gets the deadline it would have been given at its start
-    under the new extension (`QuizWindow.deadline_for`): the time limit plus the extra minutes
-    from its start, never past the student's last moment (the extension's close or due date, or
-    the quiz's). So a new close date counts as well as extra minutes; extra minutes on an attempt
-    the close would cut short need a later close date too. The same rule as at the start, so a
-    smaller extension replacing a larger one shortens the deadline again.
+    under the new terms (`QuizWindow.deadline_for`): the time limit (times their multiplier)
+    plus the extra minutes from its start, never past the student's last moment. So a new
+    close date counts as well as extra minutes; extra minutes on an attempt the close would
+    cut short need a later close date too. The same rule as at the start, so a smaller
+    extension replacing a larger one shortens the deadline again.
     """
-    if due_at is None and closes_at is None and not extra_minutes:
-        raise ValidationError("Set a new due date, a new close date or extra minutes.")
-    if due_at and closes_at and closes_at < due_at:
-        raise ValidationError("The close date must not come before the due date.")
-    if extra_minutes < 0:
-        raise ValidationError("Extra minutes cannot be negative.")
+    check_terms(
+        opens_at=opens_at,
+        due_at=due_at,
+        closes_at=closes_at,
+        extra_minutes=extra_minutes,
+        extra_attempts=extra_attempts,
+    )
     with transaction.atomic():
         extension, _ = Extension.objects.select_for_update().update_or_create(
             quiz=quiz,
             student=student,
             defaults={
+                "opens_at": opens_at,
                 "due_at": due_at,
                 "closes_at": closes_at,
                 "extra_minutes": extra_minutes,
+                "extra_attempts": extra_attempts,
                 "reason": reason.strip()[:300],
                 "granted_by": by,
             },
         )
-        window = window_for(quiz, extension)
-        for attempt in Attempt.objects.select_for_update().filter(
-            quiz=quiz, student=student, status=AttemptStatus.IN_PROGRESS
-        ):
-            deadline = window.deadline_for(attempt.started_at)
-            if deadline != attempt.deadline:
-                attempt.deadline = deadline
-                attempt.save(update_fields=["deadline"])
+        refresh_open_deadlines(quizzes=[quiz], student_ids=[student.pk])
     return extension
+
+
+def check_terms(*, opens_at, due_at, closes_at, extra_minutes, extra_attempts) -> None:
+    """The rules every extension's terms follow (ValidationError for the instructor)."""
+    if not any((opens_at, due_at, closes_at, extra_minutes, extra_attempts)):
+        raise ValidationError(
+            "Set another open, due or close date, extra minutes or extra attempts."
+        )
+    if extra_minutes < 0 or extra_attempts < 0:
+        raise ValidationError("Extra minutes and attempts cannot be negative.")
+    if due_at and closes_at and closes_at < due_at:
+        raise ValidationError("The close date must not come before the due date.")
+    if opens_at and (due_at or closes_at) and opens_at >= (due_at or closes_at):
+        raise ValidationError("The quiz must open before it is due or closes.")
+
+
+def refresh_open_deadlines(*, quizzes, student_ids=None) -> int:
+    """Give each open attempt at `quizzes` (of `student_ids`, or everyone's) the deadline its
+    student's current terms give it from its start; the number changed. Call inside the
+    transaction that changed the terms."""
+    changed = 0
+    attempts = Attempt.objects.select_for_update().filter(
+        quiz__in=quizzes, status=AttemptStatus.IN_PROGRESS
+    )
+    if student_ids is not None:
+        attempts = attempts.filter(student_id__in=list(student_ids))
+    for attempt in attempts.select_related("quiz", "student"):
+        deadline = student_window(attempt.quiz, attempt.student).deadline_for(attempt.started_at)
+        if deadline != attempt.deadline:
+            attempt.deadline = deadline
+            attempt.save(update_fields=["deadline"])
+            changed += 1
+    return changed
