@@ -73,8 +73,10 @@ def part_answers(attempt_id: int) -> dict:
         template = questions.template_for(variant.version)
         answers = questions.correct_answers(variant)
         for part in template.parts:
-            options = [o.id for o in part.options] if part.kind == "choice" else []
-            found[(variant.pk, part.id)] = (part.kind, answers.get(part.id), part.unit, options)
+            # a kind's own settings hold its unit or options (quizzes/engine/kinds/<kind>/)
+            options = [o.id for o in getattr(part.settings, "options", ())]
+            unit = getattr(part.settings, "unit", None)
+            found[(variant.pk, part.id)] = (part.kind, answers.get(part.id), unit, options)
     return found
 
 

@@ -74,7 +74,8 @@ def _part(attempt, kind: str):
                 continue
             answer = questions.correct_answers(variant).get(part.id)
             if kind == "numeric":
-                unit = f" {part.unit}" if part.unit else ""
+                unit = getattr(part.settings, "unit", None)
+                unit = f" {unit}" if unit else ""
                 return variant, part.id, f"{float(answer) * 2:.4g}{unit}"
             if kind == "formula":
                 return variant, part.id, f"3*({answer})"

@@ -42,7 +42,8 @@ def _numeric_parts(attempt):
         for part in questions.template_for(variant.version).parts:
             if part.kind == "numeric":
                 answer = float(questions.correct_answers(variant)[part.id])
-                yield variant, part, f"{answer * 3:.4g} {part.unit or ''}".strip()
+                unit = getattr(part.settings, "unit", None) or ""
+                yield variant, part, f"{answer * 3:.4g} {unit}".strip()
 
 
 def _setup():

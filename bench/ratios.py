@@ -86,7 +86,8 @@ def _answer_some(attempt, user) -> None:
             elif part.kind == "formula":
                 raw = f"3*({answer})"
             else:
-                raw = f"{float(answer) * 2:.4g} {part.unit or ''}".strip()
+                unit = getattr(part.settings, "unit", None) or ""
+                raw = f"{float(answer) * 2:.4g} {unit}".strip()
             try:
                 if attempt.quiz.is_exam:
                     attempts.autosave(
