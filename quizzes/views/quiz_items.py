@@ -18,6 +18,7 @@ from courseware.roles import instructor_required
 from quizzes.forms import QuizItemForm
 from quizzes.models import AnswerRelease, QuestionTemplate, Quiz, QuizItem
 from quizzes.services import authoring
+from quizzes.services.instructor.pools import pools_of
 from quizzes.services.instructor.quiz_settings import mark_edited
 
 
@@ -53,7 +54,7 @@ def quiz_items(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _items_page(request: HttpRequest, quiz: Quiz, form: QuizItemForm, error: str = ""):
     """The quiz's items and the add form; a refused form comes back with the typed values."""
-    items = (
+    items = list(
         quiz.items.select_related("template__current_version", "pinned_version")
         .annotate(variant_count=Count("variants"))
         .order_by("position")
@@ -70,6 +71,7 @@ def _items_page(request: HttpRequest, quiz: Quiz, form: QuizItemForm, error: str
     context = {
         "quiz": quiz,
         "items": items,
+        "pools": pools_of(quiz, items),
         "offered": offered,
         "form": form,
         "error": error,

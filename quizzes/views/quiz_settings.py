@@ -11,11 +11,12 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courseware.roles import instructor_required
 from quizzes.forms.quiz_settings import SETTINGS, NewQuizForm, QuizSettingsForm
 from quizzes.models import Attempt, AttemptStatus, Quiz
+from quizzes.services.authoring.files import quiz_text
 from quizzes.services.instructor import quiz_settings as service
 
 
@@ -114,3 +115,15 @@ def quiz_publish(request: HttpRequest, slug: str) -> HttpResponse:
         or "instructor:quiz_settings"
     )
     return redirect(target, offering=request.offering.slug, slug=quiz.slug)
+
+
+@require_GET
+@instructor_required
+def quiz_file(request: HttpRequest, slug: str) -> HttpResponse:
+    """The quiz as a quiz file (docs/quiz-format.md): put it in the bank's quizzes/ folder and
+    `sync_questions` reads it back as the same quiz, no change and no conflict."""
+    quiz = _quiz(request, slug)
+    items = list(quiz.items.select_related("template").order_by("position"))
+    response = HttpResponse(quiz_text(quiz, items), content_type="application/yaml; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{quiz.slug}.yaml"'
+    return response
