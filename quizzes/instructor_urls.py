@@ -66,6 +66,7 @@ urlpatterns = [
     path(_quiz + "settings/", quiz_settings.quiz_settings, name="quiz_settings"),
     path(_quiz + "publish/", quiz_settings.quiz_publish, name="quiz_publish"),
     path(_quiz + "file.yaml", quiz_settings.quiz_file, name="quiz_file"),
+    path(_quiz + "preview/", quiz_settings.quiz_preview, name="quiz_preview"),
     path(_quiz + "pools/", quiz_pools.quiz_pool, name="quiz_pool"),
     path(_quiz + "pools/<slug:pool>/remove/", quiz_pools.quiz_pool_remove, name="quiz_pool_remove"),
     path(_quiz, quiz_items.quiz_items, name="quiz_items"),

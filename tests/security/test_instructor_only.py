@@ -36,6 +36,7 @@ ISSUE_27_ACTIONS = {
     "instructor:quiz_file",
     "instructor:quiz_pool",
     "instructor:quiz_pool_remove",
+    "instructor:quiz_preview",
 }
 
 
