@@ -35,7 +35,9 @@ def quiz_index(request: HttpRequest) -> HttpResponse:
 
 
 def _quiz(request: HttpRequest, slug: str) -> Quiz:
-    quiz = get_object_or_404(Quiz.objects.for_offering(request.offering), slug=slug)
+    quiz = get_object_or_404(
+        Quiz.objects.for_offering(request.offering).select_related("chapter"), slug=slug
+    )
     quiz.offering = request.offering
     return quiz
 

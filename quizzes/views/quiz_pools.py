@@ -37,12 +37,18 @@ def quiz_pool(request: HttpRequest, slug: str) -> HttpResponse:
     """GET: the form for a new pool, or (?pool=name) for one the quiz has. POST: save it; a
     quiz with attempts shows what the change does first and saves only when confirmed."""
     quiz = _quiz(request, slug)
-    offered = _offered(request)
-    choices = [(t.slug, f"{t.title} ({t.slug})") for t in offered]
     items = list(quiz.items.select_related("template").annotate(variant_count=Count("variants")))
     name = request.GET.get("pool", "")[:50]
     existing = {p["name"]: p for p in service.pools_of(quiz, items)}
     editing = existing.get(name)
+    # The pool's own templates first, then the quiz's chapter's, then the rest of the bank.
+    members = {i.template.slug for i in editing["members"]} if editing else set()
+    chapter = quiz.chapter.slug if quiz.chapter_id else ""
+    offered = sorted(
+        _offered(request),
+        key=lambda t: (t.slug not in members, t.chapter_slug != chapter, t.chapter_slug, t.slug),
+    )
+    choices = [(t.slug, f"{t.title} ({t.slug})") for t in offered]
     initial = {}
     if editing:
         initial = {
