@@ -257,3 +257,17 @@ def test_a_file_that_differs_from_the_browser_quiz_is_still_a_conflict(teacher, 
     report = sync_bank(bank=read_bank(bank), course=course)
     assert [c.split(" ")[0] for c in report.quiz_conflicts] == ["inference-quiz"]
     assert not Quiz.objects.get(pk=quiz.pk).is_published
+
+
+def test_a_pool_a_file_named_freely_is_shown_and_not_offered_for_change(teacher, quiz, course):
+    from quizzes.models import QuestionTemplate
+    from tests.factories import QuizItemFactory
+
+    for position, slug in enumerate(EXAMPLES[1:3], start=2):
+        template = QuestionTemplate.objects.get(slug=slug)
+        QuizItemFactory(quiz=quiz, template=template, position=position, pool="Week 3 / mix")
+    Quiz.objects.filter(pk=quiz.pk).update(pools={"Week 3 / mix": 1})
+    page = teacher.get(reverse("instructor:quiz_items", args=[OFFERING, "hw"]))
+    assert page.status_code == 200
+    html = unescape(page.content.decode())
+    assert "Week 3 / mix</strong>: draws 1 of 2" in html and "named in its quiz file" in html

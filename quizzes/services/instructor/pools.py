@@ -170,6 +170,9 @@ def pools_of(quiz: Quiz, items) -> list[dict]:
                 "points": format(members[0].points.normalize(), "f"),
                 "members": members,
                 "answered": any(getattr(i, "variant_count", 0) for i in members),
+                # A quiz file may name a pool freely ("Week 3 practice"); the browser changes
+                # only pools whose name it could have made (it is in their address).
+                "editable": bool(POOL_NAME.fullmatch(name)) and len(name) <= 50,
             }
         )
     return pools
