@@ -6,7 +6,6 @@ import math
 import pytest
 
 import content.physics as physics
-
 from content.physics import (
     accelerator,
     achievable_bandwidth,
