@@ -92,3 +92,24 @@ def test_the_fp8_rows_are_named_as_outside_the_claim(inference):
     error = h100 / physics.measurement("serving/trtllm-llama-2-7b-h100-sxm-fp8-48x2048x2048").value
     assert error - 1 > STATED_ERROR
     assert f"come out {format_number(100 * (error - 1), 2)}% (48 requests" in inference
+
+
+# ---- Chapter 04's napkin: floors turned into forecasts by the measured STREAM fractions -------
+
+
+def test_the_precision_napkin_forecasts_each_pass_from_its_parts_stream_fraction():
+    text = chapter_text("04-precision.md")
+    assert "at floors; divide each by the achieved fraction" not in text
+    h200 = physics.accelerator("H200")
+    batch = physics.quantized_max_batch("llama-3-70b", "H200", "fp8", 4096, "fp8")
+    # The pass reads the checkpoint and the batch's fp8 cache: 80 layers, 8 KV heads of 128.
+    read = physics.decode_weight_bytes("llama-3-70b", "fp8") + 2 * 80 * 8 * 128 * 4096 * batch
+    floor = read / h200.memory_bandwidth
+    forecast = floor / (4.48e12 / h200.memory_bandwidth)  # Azure's STREAM dot on the H200
+    dollars = physics.price("H200").dollars_per_hour / 3600 / (batch / forecast) * 1e6
+    assert (
+        f"fp8 weights and cache, H200 1 {batch} {q(floor, 's', sig=2)} "
+        f"{q(forecast, 's', sig=2)} {format_number(batch / forecast, 2)} {q(dollars, 'USD')}"
+        in text
+    )
+    assert "its row uses the H200's (93%" in text
