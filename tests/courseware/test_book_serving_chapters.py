@@ -247,7 +247,9 @@ def test_speculation_follows_the_acceptance_arithmetic_and_the_measurement(text)
     low = physics.published("mtp-acceptance-low").value
     high = physics.published("mtp-acceptance-high").value
     assert f"gives {n(1 + low)} to {n(1 + high)} tokens per pass" in t  # k = 1: E = 1 + a
-    c = 1 / physics.model("llama-3-8b").layers
+    # The draft reads a layer, a 2d x d projection and the shared output head (review 03-E1).
+    m = physics.model("llama-3-8b")
+    c = (physics.layer_params(m) + m.vocab_size * m.d_model + 2 * m.d_model**2) / m.params
     assert "one user gets " + n((1 + low) / (c + 1)) + "×" in t
     assert "Long contexts change the verdict" in t
 
