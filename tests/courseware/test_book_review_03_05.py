@@ -167,3 +167,78 @@ def test_g05_m1_more_gpus_buy_cheaper_tokens_while_weights_fill_memory(text):
     assert f"and {q(costs[8], 'USD')} on eight" in t
     assert costs[8] < costs[4]
     assert f"their tokens are {format_number(100 * (1 - costs[8] / costs[4]), 2)}% cheaper" in t
+
+
+# ---- Imprecisions fixed in the text -----------------------------------------------------------
+
+
+def test_g03_i1_attentions_prefill_share_is_given_for_a_causal_prompt(text):
+    t = text["03-inference.md"]
+    full = 4 * 32 * 4096 * 2000**2 / (2000 * 2 * L8.params)  # QK and AV, 2 FLOP each, n x n
+    assert f"the full n × n square of scores is {format_number(100 * full, 2)}%" in t
+    assert f"serving kernels skip the masked half: {format_number(50 * full, 2)}%" in t
+
+
+def test_g03_i4_the_napkin_gives_ttft_with_the_running_batch_and_both_answer_times(text):
+    t = text["03-inference.md"]
+    batch = serving_batch(2500)
+    step = (2 * L8.params + KV8 * 2 * 2500 * batch) / BANDWIDTH
+    assert "the whole answer in about" not in t
+    assert (
+        f"the rest of the answer in {q(499 * step, 's', sig=3)} at the floor, "
+        f"{q(499 * step * BANDWIDTH / STREAM_H100, 's', sig=2)} forecast" in t
+    )
+    assert "the prompt rides in 2 chunked passes of the full batch" in t
+
+
+def test_g03_i5_the_batch_of_64_is_explained_and_the_fleet_ratio_given_at_184(text):
+    t = text["03-inference.md"]
+    assert "This section and the next run a batch of 64" in t
+    batch = serving_batch(2500)
+    step = (2 * L8.params + KV8 * 2 * 2500 * batch) / BANDWIDTH
+    ratio = (2 * L8.params * 2000 / PEAK) / (499 * step / batch)
+    assert f"({n(ratio, 2)} at the memory-limited batch of {batch}" in t
+
+
+def test_g03_i6_the_takeaway_carries_prefills_limit(text):
+    t = text["03-inference.md"]
+    assert "Prefill reads the prompt in one compute-bound pass" not in t
+    assert "compute-bound once the prompt is longer than a few hundred tokens" in t
+
+
+def test_g04_i2_e4m3_gains_a_binade_not_a_step(text):
+    t = text["04-precision.md"]
+    assert "one more step at the top" not in t
+    assert 1.875 * 2**7 == 240
+    assert "it would stop at 1.875 × 2 7 = 240 , and the extra binade takes it to 448" in t
+
+
+def test_g04_i3_hopper_applies_no_scales_in_its_tensor_cores(text):
+    t = text["04-precision.md"]
+    assert "which applies per-tensor scales only" not in t
+    assert "whose tensor cores take no scales at all" in t
+
+
+def test_g05_i2_the_prefill_all_reduces_use_the_alpha_beta_model(text):
+    t = text["05-interconnect.md"]
+    alpha = physics.step_latency("nccl-8xh200-32kib")
+    message = 2048 * L70.d_model * 2
+    in_switch = 160 * (2 * alpha + message / 450e9)
+    ring = 160 * (14 * alpha + 2 * 7 / 8 * message / 450e9)
+    assert f"{q(in_switch, 's', sig=2)} of all-reduces over NVLink with in-switch reduction" in t
+    assert f"({q(ring, 's', sig=2)} with a ring)" in t
+
+
+def test_g05_i3_in_switch_reduction_is_not_said_to_halve_the_bytes(text):
+    t = text["05-interconnect.md"]
+    assert "reduction halves the bytes" not in t  # the body
+    assert "in-switch reduction halves the bytes" not in t  # the takeaway
+    assert "that halving the bytes promises" not in t
+    assert f"{n(2 * 7 / 8)}× fewer on eight GPUs" in t
+
+
+def test_g03_i2_flashattentions_traffic_is_labelled_an_upper_bound_with_its_floor(text):
+    t = text["03-inference.md"]
+    assert "That second figure is an upper bound: it charges every re-read" in t
+    floor = 32 * 2000 * 128 * 2 * 2 * (32 + 8)  # Q and O per query head, K and V per KV head
+    assert f"and one write of the output, the floor, is {q(floor, 'B', sig=2)}" in t
