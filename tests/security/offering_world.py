@@ -114,6 +114,7 @@ class Side:
             "accommodation_id": self.accommodation.pk,
             "enrollment_id": Enrollment.objects.get(user=self.student, offering=self.offering).pk,
             "group_id": self.group.pk,
+            "pool": "drawn",
         }
 
     def body(self) -> dict:
@@ -140,6 +141,8 @@ class Side:
             "username": "moved-across",
             "name": "Moved group",
             "kind": "section",
+            "draw": "1",
+            "templates": [self.only_quiz.items.first().template.slug],
         }
 
 
