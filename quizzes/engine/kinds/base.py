@@ -240,6 +240,11 @@ class AnswerKind:
             return ", ".join(str(a) for a in answer)
         return str(answer)
 
+    def rubric(self, answer: Any) -> tuple[tuple[str, str, float], ...]:
+        """A staff-graded kind: the rubric its stored `answer` holds, as (id, Markdown text,
+        points) per item, which the grading page ticks (empty for every other kind)."""
+        return ()
+
     def demo_answer(self, part: Part, answer: Any, common: Mapping[str, float], right: bool, rng):
         """(raw, value, diagnosis) of a right or typically wrong answer, for demo data."""
         text = str(answer or "")

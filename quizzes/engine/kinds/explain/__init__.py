@@ -155,6 +155,9 @@ class ExplainKind(AnswerKind):
         points and the comment (`manual_grading` stores it as JSON in ``interpreted``)."""
         return graded_reading(interpreted)
 
+    def rubric(self, answer) -> tuple[tuple[str, str, float], ...]:
+        return tuple(rubric_of(answer))
+
     def answer_key(self, part, answer) -> dict:
         return {"model": model_of(answer), "rubric": rubric_of(answer)}
 
