@@ -177,7 +177,7 @@ def rubric_for(response: Response) -> tuple[tuple[str, str, float], ...]:
     kind = questions.kind_of(variant, response.part_id)
     if kind is None or not kind.graded_by_staff:
         return ()
-    return kind.rubric((variant.answers or {}).get(response.part_id))
+    return kind.rubric(questions.correct_answers(variant).get(response.part_id))
 
 
 # -- writes ---------------------------------------------------------------------------------
