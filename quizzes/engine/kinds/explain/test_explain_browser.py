@@ -71,7 +71,7 @@ def test_write_grade_with_a_reused_comment_and_read_the_grade(kind_site, kind_br
     text = page.locator("main").inner_text()
     assert "2 of 3 rubric points." in text
     assert "Say which limit binds: <b>memory</b> or compute." in text  # as typed, escaped
-    assert "A model answer:" in text
+    assert "a model answer:" in text
     assert browser.axe() == []
     browser.shot(f"explain-student-graded-{width}")
 
