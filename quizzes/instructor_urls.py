@@ -4,11 +4,11 @@ applying a regrade and the roster are the instructors' alone (each view's decora
 
 from django.urls import path
 
+from quizzes.views import grading, quiz_items, quiz_settings, roster
 from quizzes.views import instructor as views
 from quizzes.views import instructor_exports as exports
 from quizzes.views import instructor_regrade as regrade
 from quizzes.views import instructor_terms as terms
-from quizzes.views import grading, quiz_items, quiz_settings, roster
 
 app_name = "instructor"
 

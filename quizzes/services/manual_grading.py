@@ -87,9 +87,7 @@ def parts_to_grade(offering) -> list[PartToGrade]:
             "variant__item__template__title",
             "variant__item__position",
         )
-        .annotate(
-            total=Count("id"), waiting=Count("id", filter=Q(status=ResponseStatus.PENDING))
-        )
+        .annotate(total=Count("id"), waiting=Count("id", filter=Q(status=ResponseStatus.PENDING)))
         .order_by("variant__item__quiz__position", "variant__item__position", "part_id")
     )
     return [
@@ -162,7 +160,7 @@ def grading_queue(*, offering, item_id: int, part_id: str, response_id: int | No
     if wanted is not None:
         current = (
             Response.objects.select_related(
-                "variant__attempt__student", "variant__version", "manual_grade"
+                "variant__attempt__student", "variant__version", "manual_grade__graded_by"
             )
             .filter(pk=wanted)
             .first()
@@ -209,8 +207,7 @@ def grade_response(
     comment = comment.replace("\r\n", "\n").replace("\x00", "").strip()
     if len(comment) > MAX_COMMENT_LENGTH:
         raise QuizRuleError(
-            f"The comment is {len(comment):,} characters long; the limit is "
-            f"{MAX_COMMENT_LENGTH:,}."
+            f"The comment is {len(comment):,} characters long; the limit is {MAX_COMMENT_LENGTH:,}."
         )
     if len(set(met)) != len(met):
         raise QuizRuleError("A rubric item was ticked twice; tick each at most once.")

@@ -281,9 +281,7 @@ def _simulate_attempt(user, quiz, quiz_items, number, ability, rng, now, last_se
         simulated, fraction = _simulate_parts(template, fields, quiz, ability, rng, started)
         variant.score = fraction
         # A staff-graded part's demo answer waits for a grader, as a real one would.
-        attempt.awaiting_grading += sum(
-            1 for r in simulated if r.status == ResponseStatus.PENDING
-        )
+        attempt.awaiting_grading += sum(1 for r in simulated if r.status == ResponseStatus.PENDING)
         pending.variants.append((index, variant, simulated))
         scored_items.append(item)
         attempt_variants.append(variant)

@@ -99,14 +99,6 @@ def grade_answer(request: HttpRequest, item_id: int, part_id: str, response_id: 
         [saved[pk] for pk in data["use_comment"] if pk in saved] + [data["comment"]]
     ).strip()
     try:
-        if data["keep_comment"] and data["comment"].strip():
-            manual_grading.save_comment(
-                offering=request.offering,
-                item_id=item_id,
-                part_id=part_id,
-                text=data["comment"],
-                by=request.user,
-            )
         graded = manual_grading.grade_response(
             offering=request.offering,
             response_id=response_id,
@@ -116,6 +108,15 @@ def grade_answer(request: HttpRequest, item_id: int, part_id: str, response_id: 
             grader=request.user,
             now=timezone.now(),
         )
+        if data["keep_comment"] and data["comment"].strip():
+            # Kept only with a grade that was taken: a refused grade keeps nothing.
+            manual_grading.save_comment(
+                offering=request.offering,
+                item_id=item_id,
+                part_id=part_id,
+                text=data["comment"],
+                by=request.user,
+            )
     except Response.DoesNotExist:
         raise Http404("No such answer to this part.") from None
     except QuizRuleError as refusal:

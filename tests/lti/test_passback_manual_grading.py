@@ -21,7 +21,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def test_a_graded_explanation_reaches_the_lms_as_fully_graded(platform, course, instructor):
     quiz = make_quiz(
-        course, examples=("explain-why-decode-is-memory-bound",), mode="exam",
+        course,
+        examples=("explain-why-decode-is-memory-bound",),
+        mode="exam",
         time_limit_minutes=60,
     )
     lineitem = platform.add_lineitem({"label": quiz.title, "scoreMaximum": 1})["id"]
@@ -30,7 +32,10 @@ def test_a_graded_explanation_reaches_the_lms_as_fully_graded(platform, course, 
     student = GradeSync.objects.get().user
     attempt = start_attempt(quiz=quiz, student=student, now=timezone.now())
     autosave(
-        variant=attempt.variants.get(), part_id="why", raw="Bandwidth bound.", student=student,
+        variant=attempt.variants.get(),
+        part_id="why",
+        raw="Bandwidth bound.",
+        student=student,
         now=timezone.now(),
     )
     submit_attempt(attempt=attempt, student=student, now=timezone.now())
@@ -39,8 +44,13 @@ def test_a_graded_explanation_reaches_the_lms_as_fully_graded(platform, course, 
     assert (first["scoreGiven"], first["gradingProgress"]) == (0.0, "PendingManual")
     response = Response.objects.get(variant__attempt=attempt)
     manual_grading.grade_response(
-        offering=quiz.offering, response_id=response.pk, met=["bytes", "intensity", "bound"],
-        comment="Complete.", version=0, grader=instructor, now=timezone.now(),
+        offering=quiz.offering,
+        response_id=response.pk,
+        met=["bytes", "intensity", "bound"],
+        comment="Complete.",
+        version=0,
+        grader=instructor,
+        now=timezone.now(),
     )
     last = platform.scores[-1]
     assert len(platform.scores) == 2
@@ -51,7 +61,9 @@ def test_a_graded_explanation_reaches_the_lms_as_fully_graded(platform, course, 
 
 def test_grading_to_the_same_score_still_tells_the_lms_it_is_final(platform, course, instructor):
     quiz = make_quiz(
-        course, examples=("explain-why-decode-is-memory-bound",), mode="exam",
+        course,
+        examples=("explain-why-decode-is-memory-bound",),
+        mode="exam",
         time_limit_minutes=60,
     )
     lineitem = platform.add_lineitem({"label": quiz.title, "scoreMaximum": 1})["id"]
@@ -59,14 +71,22 @@ def test_grading_to_the_same_score_still_tells_the_lms_it_is_final(platform, cou
     student = GradeSync.objects.get().user
     attempt = start_attempt(quiz=quiz, student=student, now=timezone.now())
     autosave(
-        variant=attempt.variants.get(), part_id="why", raw="No idea.", student=student,
+        variant=attempt.variants.get(),
+        part_id="why",
+        raw="No idea.",
+        student=student,
         now=timezone.now(),
     )
     submit_attempt(attempt=attempt, student=student, now=timezone.now())
     response = Response.objects.get(variant__attempt=attempt)
     manual_grading.grade_response(
-        offering=quiz.offering, response_id=response.pk, met=[], comment="", version=0,
-        grader=instructor, now=timezone.now(),
+        offering=quiz.offering,
+        response_id=response.pk,
+        met=[],
+        comment="",
+        version=0,
+        grader=instructor,
+        now=timezone.now(),
     )
     scores = [(s["scoreGiven"], s["gradingProgress"]) for s in platform.scores]
     assert scores == [(0.0, "PendingManual"), (0.0, "FullyGraded")]

@@ -50,9 +50,7 @@ def _page(client, quiz, **query):
 
 def _grade(client, quiz, response, *, met=(), comment="", version=0, **extra):
     item = quiz.items.get()
-    url = reverse(
-        "instructor:grade_answer", args=[quiz.offering.slug, item.pk, "why", response.pk]
-    )
+    url = reverse("instructor:grade_answer", args=[quiz.offering.slug, item.pk, "why", response.pk])
     data = {"met": list(met), "comment": comment, "version": version, **extra}
     return client.post(url, data)
 
@@ -77,10 +75,14 @@ def test_the_gradebook_and_history_say_awaiting_grading(client, instructor, answ
     assert b"Awaiting grading" in client.get(url).content
 
 
-def test_a_ta_grades_with_the_rubric_and_the_score_flows_everywhere(client, assistant, answers, quiz):
+def test_a_ta_grades_with_the_rubric_and_the_score_flows_everywhere(
+    client, assistant, answers, quiz
+):
     client.force_login(assistant)
     page = _page(client, quiz).content.decode()
-    assert "3 of 3 answers awaiting grading" in page.replace("<strong>", "").replace("</strong>", "")
+    assert "3 of 3 answers awaiting grading" in page.replace("<strong>", "").replace(
+        "</strong>", ""
+    )
     assert "Every step reads all the weights" in page  # the variant's own rubric
     first = _response(answers[0])
     done = _grade(client, quiz, first, met=["bytes", "bound"], comment="Good: " + HOSTILE)
@@ -124,7 +126,9 @@ def test_a_saved_comment_is_applied_to_another_answer(client, instructor, answer
     assert saved.text == "Name the ridge point."
     assert "Name the ridge point." in _page(client, quiz, answer=second.pk).content.decode()
     _grade(client, quiz, second, met=[], comment="Also: units.", use_comment=[saved.pk])
-    assert ManualGrade.objects.get(response=second).comment == "Name the ridge point.\n\nAlso: units."
+    assert (
+        ManualGrade.objects.get(response=second).comment == "Name the ridge point.\n\nAlso: units."
+    )
 
 
 def test_students_get_403_and_other_offerings_staff_cannot_grade(client, answers, quiz, course):
@@ -140,9 +144,10 @@ def test_students_get_403_and_other_offerings_staff_cannot_grade(client, answers
     item = quiz.items.get()
     url = reverse("instructor:grade_answer", args=[other.slug, item.pk, "why", first.pk])
     assert client.post(url, {"met": ["bytes"], "version": 0}).status_code == 404
-    assert client.get(
-        reverse("instructor:grade_part", args=[other.slug, item.pk, "why"])
-    ).status_code == 404
+    assert (
+        client.get(reverse("instructor:grade_part", args=[other.slug, item.pk, "why"])).status_code
+        == 404
+    )
     first.refresh_from_db()
     assert first.status == "pending" and not ManualGrade.objects.exists()
 
@@ -196,13 +201,23 @@ def test_the_service_refuses_a_stale_version_inside_its_lock(instructor, answers
     first = _response(answers[0])
     now = timezone.now()
     manual_grading.grade_response(
-        offering=offering, response_id=first.pk, met=["bytes"], comment="", version=0,
-        grader=instructor, now=now,
+        offering=offering,
+        response_id=first.pk,
+        met=["bytes"],
+        comment="",
+        version=0,
+        grader=instructor,
+        now=now,
     )
     with pytest.raises(manual_grading.GradeConflict):
         manual_grading.grade_response(
-            offering=offering, response_id=first.pk, met=["bound"], comment="", version=0,
-            grader=instructor, now=now,
+            offering=offering,
+            response_id=first.pk,
+            met=["bound"],
+            comment="",
+            version=0,
+            grader=instructor,
+            now=now,
         )
 
 
@@ -210,9 +225,7 @@ def test_a_ten_megabyte_answer_is_refused_before_anything_is_stored(client, quiz
     attempt = start_attempt(quiz=quiz, student=student, now=timezone.now())
     variant = attempt.variants.get()
     client.force_login(student)
-    url = reverse(
-        "quizzes:autosave", args=[quiz.offering.slug, attempt.pk, variant.pk, "why"]
-    )
+    url = reverse("quizzes:autosave", args=[quiz.offering.slug, attempt.pk, variant.pk, "why"])
     client.post(url, {"answer": "My first paragraph.", "sequence": 1})
     response = client.post(url, {"answer": "x" * (10 * 1024 * 1024), "sequence": 2})
     assert response.status_code in (302, 400, 413), response.status_code
@@ -238,19 +251,24 @@ def test_the_grading_page_costs_the_same_few_queries_for_any_class(
     with django_assert_max_num_queries(len(few.captured_queries)):
         assert _page(client, quiz).status_code == 200
     with django_assert_max_num_queries(8):
-        assert client.get(
-            reverse("instructor:grading_index", args=[offering.slug])
-        ).status_code == 200
+        assert (
+            client.get(reverse("instructor:grading_index", args=[offering.slug])).status_code == 200
+        )
 
 
 def test_a_regrade_of_the_other_parts_keeps_the_staff_grade(instructor, answers, offering, quiz):
-    from quizzes.services.regrade import regrade_variant
     from quizzes.services.questions import template_for
+    from quizzes.services.regrade import regrade_variant
 
     first = _response(answers[0])
     manual_grading.grade_response(
-        offering=offering, response_id=first.pk, met=["bytes", "bound"], comment="",
-        version=0, grader=instructor, now=timezone.now(),
+        offering=offering,
+        response_id=first.pk,
+        met=["bytes", "bound"],
+        comment="",
+        version=0,
+        grader=instructor,
+        now=timezone.now(),
     )
     variant = first.variant
     variant.response_list = list(variant.responses.all())

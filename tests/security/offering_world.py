@@ -242,7 +242,10 @@ def _work(side: Side, tag: str) -> None:
     )
     essay = service.start_attempt(quiz=written, student=student, now=now)
     service.autosave(
-        variant=essay.variants.get(), part_id="why", raw=f"{answer} is why.", student=student,
+        variant=essay.variants.get(),
+        part_id="why",
+        raw=f"{answer} is why.",
+        student=student,
         now=now,
     )
     submit_attempt(attempt=essay, student=student, now=now)

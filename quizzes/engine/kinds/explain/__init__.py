@@ -66,7 +66,12 @@ class ExplainKind(AnswerKind):
 
     def parse(self, rules, loc, *, names, answer_names) -> ExplainSettings:
         rubric = parse_items(
-            rules, loc, "rubric", names, least=FEWEST_ITEMS, most=MOST_ITEMS,
+            rules,
+            loc,
+            "rubric",
+            names,
+            least=FEWEST_ITEMS,
+            most=MOST_ITEMS,
             extra={"points": _points},
         )
         for item in rubric:

@@ -7,8 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from quizzes.engine import TemplateError, generate_variant, grade_part, kinds, parse_template
-from quizzes.engine import validate_template
+from quizzes.engine import (
+    TemplateError,
+    generate_variant,
+    grade_part,
+    kinds,
+    parse_template,
+    validate_template,
+)
 
 STARTER = (Path(__file__).resolve().parent / "starter.yaml").read_text(encoding="utf-8")
 PLAIN = """\

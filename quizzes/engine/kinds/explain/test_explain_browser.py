@@ -24,7 +24,9 @@ def test_write_grade_with_a_reused_comment_and_read_the_grade(kind_site, kind_br
     browser.open(taking)
     assert browser.axe() == []
     browser.tab_to("textarea.explain-input")
-    page.keyboard.type("Each token reads every weight once: 2 FLOP per byte is far below the ridge.")
+    page.keyboard.type(
+        "Each token reads every weight once: 2 FLOP per byte is far below the ridge."
+    )
     browser.tab_to(".answer-actions button[type=submit]")
     page.keyboard.press("Enter")
     page.locator(".feedback.pending").wait_for()
