@@ -157,3 +157,13 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def unit_of(part) -> str:
+    """The unit a part's answer is written in ("" for none): a kind's own settings hold it
+    (quizzes/engine/kinds/<kind>/), and only the kinds with a number have one."""
+    return getattr(part.settings, "unit", None) or ""
+
+
+# bench/postcost.py says the same in its own words: it also runs in an older checkout, whose
+# djangoside has no unit_of.

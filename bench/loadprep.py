@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.db import connection
 
-from bench.djangoside import BENCH_PASSWORD, bench_offering, make_quiz
+from bench.djangoside import BENCH_PASSWORD, bench_offering, make_quiz, unit_of
 
 
 def accounts(args) -> dict:
@@ -75,7 +75,7 @@ def part_answers(attempt_id: int) -> dict:
         for part in template.parts:
             # a kind's own settings hold its unit or options (quizzes/engine/kinds/<kind>/)
             options = [o.id for o in getattr(part.settings, "options", ())]
-            unit = getattr(part.settings, "unit", None)
+            unit = unit_of(part) or None
             found[(variant.pk, part.id)] = (part.kind, answers.get(part.id), unit, options)
     return found
 

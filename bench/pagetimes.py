@@ -17,6 +17,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from bench.djangoside import unit_of
 from bench.stats import summarize
 
 STUDENT = "bench-page-student"
@@ -74,9 +75,7 @@ def _part(attempt, kind: str):
                 continue
             answer = questions.correct_answers(variant).get(part.id)
             if kind == "numeric":
-                unit = getattr(part.settings, "unit", None)
-                unit = f" {unit}" if unit else ""
-                return variant, part.id, f"{float(answer) * 2:.4g}{unit}"
+                return variant, part.id, f"{float(answer) * 2:.4g} {unit_of(part)}".rstrip()
             if kind == "formula":
                 return variant, part.id, f"3*({answer})"
     return None

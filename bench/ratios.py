@@ -24,6 +24,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from bench.djangoside import unit_of
 from bench.stats import percentile
 
 STUDENT = "bench-ratio-student"
@@ -86,8 +87,7 @@ def _answer_some(attempt, user) -> None:
             elif part.kind == "formula":
                 raw = f"3*({answer})"
             else:
-                unit = getattr(part.settings, "unit", None) or ""
-                raw = f"{float(answer) * 2:.4g} {unit}".strip()
+                raw = f"{float(answer) * 2:.4g} {unit_of(part)}".strip()
             try:
                 if attempt.quiz.is_exam:
                     attempts.autosave(

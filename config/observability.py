@@ -4,7 +4,10 @@
   a UUID (nginx's `$request_id` is), makes one otherwise (a header that is not a UUID is never
   copied into the logs), and returns it in the response's `X-Request-ID`.
 - Every log line written while a request is served carries it (`RequestIdFilter`); lines from
-  outside a request (the task worker, start-up) carry `-`.
+  outside a request (the task worker, start-up) carry `-`. django-guid sets the id in a context
+  variable and never clears it, so a thread that served a request would stamp its later lines
+  outside any request with that request's id; `request_id_middleware` forgets it when the
+  response is made.
 - `LOG_FORMAT=json` writes one JSON object a line (python-json-logger) for a log shipper,
   Python's warnings included; the default is one line of text.
 - Errors go to Sentry only when `SENTRY_DSN` is set, without personal data: no user, address
@@ -25,6 +28,25 @@ from django_guid.log_filters import CorrelationId
 LOG_FORMATS = ("text", "json")
 TEXT_FORMAT = "%(asctime)s %(levelname)s [%(request_id)s] %(name)s: %(message)s"
 JSON_FIELDS = ["asctime", "levelname", "name", "message", "request_id"]
+
+
+def request_id_middleware(get_response):
+    """django-guid's middleware (the id in, the id out in `X-Request-ID`), and the id forgotten
+    once the response is made, so it cannot outlive its request on the thread that served it."""
+    # Imported here: django-guid reads its settings when its middleware module is imported,
+    # and this module is imported by the settings before DJANGO_GUID is defined.
+    from django_guid.middleware import guid_middleware
+
+    inner = guid_middleware(get_response)
+
+    def middleware(request):
+        token = guid.set(None)
+        try:
+            return inner(request)
+        finally:
+            guid.reset(token)
+
+    return middleware
 
 
 class RequestIdFilter(CorrelationId):

@@ -116,7 +116,7 @@ FRAME_ANCESTORS = origins(os.environ.get("DJANGO_FRAME_ANCESTORS", ""))
 MIDDLEWARE = [
     # First, so that every response (early answers included) and every log line of a request
     # carries its id (config/observability.py).
-    "django_guid.middleware.guid_middleware",
+    "config.observability.request_id_middleware",  # django-guid's, and the id forgotten after
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     *([] if FRAME_ANCESTORS else ["django.middleware.clickjacking.XFrameOptionsMiddleware"]),

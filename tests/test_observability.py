@@ -5,6 +5,7 @@ run `tests/observability_probe.py` in a process of its own."""
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
@@ -71,6 +72,32 @@ def test_an_early_answer_carries_the_id_too(client):
     """The id middleware is first: a request a later middleware refuses still has one."""
     response = client.get("/healthz\x00", HTTP_X_REQUEST_ID=UUID)
     assert response.status_code == 400 and response["X-Request-ID"] == UUID
+
+
+@pytest.mark.django_db
+def test_the_id_does_not_outlive_its_request_on_the_thread_that_served_it():
+    """A log line a thread writes after serving a request (a gthread worker between requests)
+    must not carry that request's id. Served through the WSGI handler, as gunicorn serves it:
+    the test client runs each request in a context of its own and would hide the leak."""
+    from django.core.handlers.wsgi import WSGIHandler
+    from django_guid.context import guid
+
+    environ = {
+        "REQUEST_METHOD": "GET",
+        "PATH_INFO": "/healthz",
+        "SERVER_NAME": "localhost",
+        "SERVER_PORT": "80",
+        "HTTP_HOST": "localhost",
+        "HTTP_X_REQUEST_ID": UUID,
+        "wsgi.input": io.BytesIO(),
+        "wsgi.url_scheme": "http",
+    }
+    sent = {}
+    WSGIHandler()(environ, lambda status, headers: sent.update(headers))
+    record = logging.LogRecord("x", logging.WARNING, __file__, 1, "msg", None, None)
+    RequestIdFilter().filter(record)
+    assert sent["X-Request-ID"] == UUID
+    assert guid.get() is None and record.request_id == "-"
 
 
 def test_a_log_line_outside_any_request_says_so():

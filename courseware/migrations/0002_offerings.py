@@ -11,6 +11,8 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
+from courseware.migrations._support import settle_deferred_checks
+
 import courseware.models
 
 
@@ -38,6 +40,7 @@ def to_offerings(apps, schema_editor):
             continue
         enrollment.offering_id = by_course[enrollment.course_id]
         enrollment.save(update_fields=["offering"])
+    settle_deferred_checks(schema_editor)
 
 
 def to_courses(apps, schema_editor):
@@ -61,6 +64,7 @@ def to_courses(apps, schema_editor):
         for user_id in SiteRole.objects.filter(role="author").values_list("user_id", flat=True):
             if (user_id, site.pk) not in seen:
                 Enrollment.objects.create(user_id=user_id, course=site, role="author")
+    settle_deferred_checks(schema_editor)
 
 
 class Migration(migrations.Migration):

@@ -12,6 +12,8 @@ import importlib
 import django.db.models.deletion
 from django.db import migrations, models
 
+from courseware.migrations._support import settle_deferred_checks
+
 # One rule for the course -> offering map, shared with the quizzes migration (a module whose
 # name starts with a digit is imported by name).
 offering_of_course = importlib.import_module(
@@ -29,6 +31,7 @@ def to_offerings(apps, schema_editor):
         link.save(update_fields=["offering"])
     lms_users = LtiUser.objects.exclude(auth_user=None).values("auth_user_id")
     Enrollment.objects.filter(user_id__in=lms_users).update(source="lms")
+    settle_deferred_checks(schema_editor)
 
 
 def to_courses(apps, schema_editor):
@@ -36,6 +39,7 @@ def to_courses(apps, schema_editor):
     for link in ContextOffering.objects.select_related("offering"):
         link.course_id = link.offering.course_id
         link.save(update_fields=["course"])
+    settle_deferred_checks(schema_editor)
 
 
 class Migration(migrations.Migration):

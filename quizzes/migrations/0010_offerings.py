@@ -9,6 +9,8 @@ Going back works while each course still has one offering.
 import django.db.models.deletion
 from django.db import migrations, models
 
+from courseware.migrations._support import settle_deferred_checks
+
 
 def offering_of_course(apps) -> dict:
     """{course id: its offering's id}; a course without one (made after courseware 0002, which
@@ -37,6 +39,7 @@ def to_offerings(apps, schema_editor):
         ItemStatistics.objects.filter(template__course_id=course_id).update(
             offering_id=offering_id
         )
+    settle_deferred_checks(schema_editor)
 
 
 def to_courses(apps, schema_editor):
@@ -44,6 +47,7 @@ def to_courses(apps, schema_editor):
     Offering = apps.get_model("courseware", "Offering")
     for offering_id, course_id in Offering.objects.values_list("pk", "course_id"):
         Quiz.objects.filter(offering_id=offering_id).update(course_id=course_id)
+    settle_deferred_checks(schema_editor)
 
 
 class Migration(migrations.Migration):

@@ -7,7 +7,6 @@ were never graded because the server's `get_or_create` found A's row under that 
 
 from __future__ import annotations
 
-import os
 import threading
 import uuid
 
@@ -178,11 +177,6 @@ def test_concurrent_exam_submissions_grade_each_part_once(course, student, quizz
     assert Response.objects.filter(variant=variant, part_id="kv").count() == 1
 
 
-@pytest.mark.skipif(
-    os.environ.get("DATABASE_URL", "").startswith("postgres"),
-    reason="migrating back across the offerings migrations fails on PostgreSQL (pending trigger "
-    "events in quizzes 0010's reverse); known gap, the forward migration is tested there",
-)
 @pytest.mark.django_db(transaction=True)
 def test_the_migration_keeps_rows_that_would_collide_and_frees_the_victims_namespace():
     """Data as the old schema held it: an exam grade under its server key and a Check that
