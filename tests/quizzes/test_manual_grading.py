@@ -72,7 +72,9 @@ def test_the_gradebook_and_history_say_awaiting_grading(client, instructor, answ
     assert b"provisional: 1 awaiting grading" in book
     student = answers[0].student
     url = reverse("instructor:student_detail", args=[quiz.offering.slug, student.pk])
-    assert b"Awaiting grading" in client.get(url).content
+    history = client.get(url).content.decode()
+    assert '<span class="badge pending">Awaiting grading</span></td>' in history  # not "0%"
+    assert "provisional: 1 awaiting grading" in history
 
 
 def test_a_ta_grades_with_the_rubric_and_the_score_flows_everywhere(
