@@ -85,11 +85,16 @@ class PartState:
         return best is not None and best.status == ResponseStatus.PENDING
 
     @property
+    def with_staff(self) -> bool:
+        """An answer of this part went to staff to grade (awaiting or graded)."""
+        return any(r.status in STAFF_STATUSES for r in self.responses)
+
+    @property
     def is_final(self) -> bool:
         if self.submitted or self.is_correct:
             return True
         # An answer handed to staff (awaiting or graded) is the part's one submission.
-        if any(r.status in STAFF_STATUSES for r in self.responses):
+        if self.with_staff:
             return True
         return self.tries_allowed is not None and self.tries_used >= self.tries_allowed
 

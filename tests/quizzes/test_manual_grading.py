@@ -277,3 +277,17 @@ def test_a_regrade_of_the_other_parts_keeps_the_staff_grade(instructor, answers,
     done = regrade_variant(variant, template_for(variant.version), recompute=True)
     assert done.updates == [] and done.changes == []
     assert round(done.score, 3) == 0.667
+
+
+def test_homework_gives_no_new_numbers_for_a_question_graded_by_staff(offering, student):
+    from quizzes.services.attempts import new_variant
+    from quizzes.services.availability import QuizRuleError
+    from tests.factories import check_answer
+
+    quiz = make_quiz(offering, examples=(EXAMPLE,), mode="homework")
+    attempt = start_attempt(quiz=quiz, student=student, now=timezone.now())
+    variant = attempt.variants.get()
+    check_answer(variant, student, "Bandwidth.", part="why")
+    with pytest.raises(QuizRuleError, match="graded by staff"):
+        new_variant(variant=variant, student=student, now=timezone.now())
+    assert attempt.variants.count() == 1

@@ -32,6 +32,8 @@ def test_a_submission_awaits_grading_and_scores_nothing_yet(kind_site):
     again = taking.check("why", "Another go.")
     assert "finished" in again
     assert len(taking.responses()) == 1
+    # Asked once: no new numbers (another essay to grade) on the page.
+    assert "Try again with new numbers" not in taking.page()
 
 
 def test_an_answer_over_the_parts_limit_is_refused_and_stores_nothing(kind_site):
