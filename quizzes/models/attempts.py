@@ -206,6 +206,11 @@ class Response(models.Model):
     def __str__(self) -> str:
         return f"{self.variant} · part {self.part_id} · {self.status}"
 
+    @property
+    def awaits_grading(self) -> bool:
+        """Taken for staff to grade, not graded yet: it has no score, not a score of 0."""
+        return self.status == ResponseStatus.PENDING
+
 
 class SavedAnswer(models.Model):
     """Exam mode: the latest text typed into a part, saved as the student types."""
