@@ -4,7 +4,7 @@ applying a regrade and the roster are the instructors' alone (each view's decora
 
 from django.urls import path
 
-from quizzes.views import grading, quiz_items, quiz_settings, roster
+from quizzes.views import grading, quiz_items, quiz_pools, quiz_settings, roster
 from quizzes.views import instructor as views
 from quizzes.views import instructor_exports as exports
 from quizzes.views import instructor_regrade as regrade
@@ -72,6 +72,10 @@ urlpatterns = [
     path("quizzes/new/", quiz_settings.quiz_new, name="quiz_new"),
     path(_quiz + "settings/", quiz_settings.quiz_settings, name="quiz_settings"),
     path(_quiz + "publish/", quiz_settings.quiz_publish, name="quiz_publish"),
+    path(_quiz + "file.yaml", quiz_settings.quiz_file, name="quiz_file"),
+    path(_quiz + "preview/", quiz_settings.quiz_preview, name="quiz_preview"),
+    path(_quiz + "pools/", quiz_pools.quiz_pool, name="quiz_pool"),
+    path(_quiz + "pools/<slug:pool>/remove/", quiz_pools.quiz_pool_remove, name="quiz_pool_remove"),
     path(_quiz, quiz_items.quiz_items, name="quiz_items"),
     path(_quiz + "show-answers/", quiz_items.quiz_show_answers, name="quiz_show_answers"),
     path(_quiz + "add/", quiz_items.quiz_add_item, name="quiz_add_item"),

@@ -46,6 +46,18 @@ def when(moment, style: str = "long"):
     )
 
 
+@register.filter
+def when_text(moment, style: str = "long") -> str:
+    """The words of `when` as plain text, for an attribute (a tooltip): "15 Jan 2027, 23:59
+    Berlin time"."""
+    if not isinstance(moment, datetime):
+        return "" if moment in (None, "") else str(moment)
+    zone = timezone.get_current_timezone()
+    local = timezone.localtime(moment, zone) if timezone.is_aware(moment) else moment
+    pattern = FORMATS.get(style, FORMATS["long"])
+    return f"{date_format(local, pattern)} {place_name(timezone.get_current_timezone_name())}"
+
+
 @register.simple_tag
 def zone_name() -> str:
     """The zone this page's dates are shown in, as people read it ("Berlin time")."""

@@ -135,3 +135,38 @@ class NewQuizForm(QuizSettingsForm):
         if Quiz.objects.filter(offering=self.offering, slug=slug).exists():
             raise forms.ValidationError(f"This offering has a quiz “{slug}” already.")
         return slug
+
+
+class PoolForm(forms.Form):
+    """A pool of a quiz: its name, how many of its templates each attempt draws, the points of
+    each question drawn, and the templates (their slugs, from the published bank)."""
+
+    name = forms.CharField(
+        max_length=50,
+        help_text="Lowercase letters, digits and hyphens, e.g. roofline-practice. Never changes.",
+    )
+    draw = forms.IntegerField(
+        label="Questions drawn per attempt",
+        error_messages={"invalid": "How many to draw: a whole number, like 2."},
+    )
+    points = forms.DecimalField(
+        label="Points per question drawn",
+        initial=1,
+        decimal_places=2,
+        error_messages={"invalid": "Points must be a number, e.g. 1 or 2.5."},
+    )
+    templates = forms.MultipleChoiceField(
+        label="Templates to draw from",
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"invalid_choice": "Choose published templates of the bank only."},
+    )
+    confirm = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args, choices, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["templates"].choices = choices
+        self.fields["name"].widget.attrs.update(pattern="[a-z0-9]+(-[a-z0-9]+)*")
+
+    def clean_name(self):
+        return self.cleaned_data["name"].strip().lower()

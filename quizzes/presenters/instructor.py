@@ -22,9 +22,10 @@ from quizzes.services.instructor import items
 # ---------------------------------------------------------------- dashboard
 
 
-def dashboard_page(offering) -> dict:
-    """The dashboard's rows with a chart per quiz and the first 25 students at risk."""
-    context = instructor.dashboard(offering)
+def dashboard_page(offering, scope=None) -> dict:
+    """The dashboard's rows with a chart per quiz and the first 25 students at risk (within
+    `scope`, the analytics filter)."""
+    context = instructor.dashboard(offering, scope=scope)
     context["at_risk_shown"] = context["at_risk"][:25]
     # Exam deadlines, regrades and grade passback wait for the task worker: say when it was
     # last seen, and warn when that is too long ago.
@@ -94,8 +95,8 @@ def tries_chart(tries: list[dict]) -> Chart:
     )
 
 
-def item_analysis_page(offering, slug: str, quiz_slug: str | None = None) -> dict:
-    context = items.item_page(offering, slug, quiz_slug)
+def item_analysis_page(offering, slug: str, quiz_slug: str | None = None, scope=None) -> dict:
+    context = items.item_page(offering, slug, quiz_slug, scope=scope)
     context["tries_chart"] = tries_chart(context["stats"].tries)
     return context
 

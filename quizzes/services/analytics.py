@@ -204,15 +204,18 @@ class ItemStats:
     by_outcome: list = field(default_factory=list)
 
 
-def _observations(quiz_ids: Iterable[int]):
-    """(attempt, item, quiz, points, best fraction) of every submitted attempt's items."""
+def _observations(quiz_ids: Iterable[int], scope: AnalyticsScope | None = None):
+    """(attempt, item, quiz, points, best fraction) of every submitted attempt's items (within
+    `scope`: its quiz, its group's students, submitted in its days)."""
+    variants = Variant.objects.filter(
+        attempt__quiz_id__in=list(quiz_ids),
+        attempt__status=AttemptStatus.SUBMITTED,
+        is_practice=False,
+    )
+    if scope is not None:
+        variants = scope.attempts(variants, "attempt__")
     rows = (
-        Variant.objects.filter(
-            attempt__quiz_id__in=list(quiz_ids),
-            attempt__status=AttemptStatus.SUBMITTED,
-            is_practice=False,
-        )
-        .values("attempt_id", "item_id", "item__points", "item__template_id")
+        variants.values("attempt_id", "item_id", "item__points", "item__template_id")
         .annotate(best=Max("score"))
         .values_list("attempt_id", "item_id", "item__template_id", "item__points", "best")
     )
@@ -280,12 +283,18 @@ def _first_try_rates(scope: Q, key: str) -> dict:
 
 
 def item_analysis(
-    template: QuestionTemplate, *, offering=None, quiz=None, item_rows=None
+    template: QuestionTemplate,
+    *,
+    offering=None,
+    quiz=None,
+    item_rows=None,
+    scope: AnalyticsScope | None = None,
 ) -> ItemStats:
     """Everything the item page shows for a template in one offering, or for its item in one
-    quiz, computed from every stored grade. `item_rows`, (item id, quiz id) of those items (of
-    one offering), saves a query when the caller has read them; without them, `offering` says
-    whose items."""
+    quiz, computed from every stored grade (within `scope`, the analytics filter: a group's
+    students, attempts submitted and answers given in a range of days). `item_rows`, (item id,
+    quiz id) of those items (of one offering), saves a query when the caller has read them;
+    without them, `offering` says whose items."""
     if item_rows is None:
         offering = offering if offering is not None else quiz.offering
         items = QuizItem.objects.filter(template=template, quiz__offering=offering)
@@ -295,16 +304,30 @@ def item_analysis(
     item_ids = {item for item, _ in item_rows}
     stats = ItemStats(template.pk, template.slug, template.title, template.chapter_slug)
     series = _discrimination(
-        _observations({q for _, q in item_rows}),
+        _observations({q for _, q in item_rows}, scope),
         lambda _template, item: "this" if item in item_ids else None,
     )
     _headline(stats, *series.get("this", ([], [], [])))
-    scope = Q(variant__item_id__in=item_ids)
-    stats.first_try_success = _first_try_rates(scope, "variant__item__template_id").get(template.pk)
-    stats.tries = tries_histogram(scope)
-    stats.wrong = common_wrong_responses(scope)
-    stats.by_parameter, stats.by_outcome = parameter_breakdown(item_ids)
+    where = Q(variant__item_id__in=item_ids) & _response_scope(scope)
+    stats.first_try_success = _first_try_rates(where, "variant__item__template_id").get(template.pk)
+    stats.tries = tries_histogram(where)
+    stats.wrong = common_wrong_responses(where)
+    stats.by_parameter, stats.by_outcome = parameter_breakdown(item_ids, scope)
     return stats
+
+
+def _response_scope(scope: AnalyticsScope | None) -> Q:
+    """The analytics filter as a condition on responses (answers given in its days)."""
+    where = Q()
+    if scope is None:
+        return where
+    if scope.group is not None:
+        where &= Q(variant__attempt__student__group_memberships__group=scope.group)
+    if scope.since is not None:
+        where &= Q(created_at__gte=scope.since)
+    if scope.until is not None:
+        where &= Q(created_at__lt=scope.until)
+    return where
 
 
 def tries_histogram(scope: Q) -> list[dict]:
@@ -365,14 +388,17 @@ def common_wrong_responses(scope: Q, *, examples: int = 3) -> list[dict]:
     ]
 
 
-def parameter_breakdown(item_ids) -> tuple[list[dict], list[dict]]:
+def parameter_breakdown(item_ids, scope: AnalyticsScope | None = None):
     """Mean variant score by each categorical parameter value, and by outcome category."""
     by_value: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     by_outcome: dict[str, list] = defaultdict(list)
     numeric: set[str] = set()
-    for parameters, outcome, score in Variant.objects.filter(
+    variants = Variant.objects.filter(
         item_id__in=list(item_ids), attempt__status=AttemptStatus.SUBMITTED, is_practice=False
-    ).values_list("parameters", "outcome", "score"):
+    )
+    if scope is not None:
+        variants = scope.attempts(variants, "attempt__")
+    for parameters, outcome, score in variants.values_list("parameters", "outcome", "score"):
         for name, value in (parameters or {}).items():
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 numeric.add(name)
@@ -412,6 +438,23 @@ class AnalyticsScope:
     group: object = None
     since: object = None
     until: object = None
+
+    @property
+    def narrows(self) -> bool:
+        return any(v is not None for v in (self.quiz, self.group, self.since, self.until))
+
+    def attempts(self, attempts, prefix: str = ""):
+        """`attempts` (or rows reaching an attempt through `prefix`, like "attempt__") within
+        the scope: of its quiz, by its group's students, submitted in its days."""
+        if self.quiz is not None:
+            attempts = attempts.filter(**{f"{prefix}quiz": self.quiz})
+        if self.group is not None:
+            attempts = attempts.filter(**{f"{prefix}student__group_memberships__group": self.group})
+        if self.since is not None:
+            attempts = attempts.filter(**{f"{prefix}submitted_at__gte": self.since})
+        if self.until is not None:
+            attempts = attempts.filter(**{f"{prefix}submitted_at__lt": self.until})
+        return attempts
 
     def responses(self, responses):
         if self.quiz is not None:

@@ -41,7 +41,21 @@ def _page(request: HttpRequest, template: str, context: dict, partial: str | Non
 @require_GET
 @staff_required
 def dashboard(request: HttpRequest) -> HttpResponse:
-    return render(request, "instructor/dashboard.html", pages.dashboard_page(request.offering))
+    form, scope = analytics_filter(request)
+    context = pages.dashboard_page(request.offering, scope)
+    return render(request, "instructor/dashboard.html", {**context, **_filtered(form)})
+
+
+def analytics_filter(request: HttpRequest):
+    """The analytics pages' one filter (quiz, group, days) from the query string, and the scope
+    it makes (None when the page is not filtered); the dashboard, item analysis and the
+    misconception map all read it here, and draw it with `instructor/_analytics_filter.html`."""
+    form = AnalyticsFilterForm(request.GET or None, offering=request.offering)
+    return form, (form.scope() if form.is_bound else None)
+
+
+def _filtered(form) -> dict:
+    return {"filter": form, "filter_error": form.is_bound and form.error_sentence()}
 
 
 @require_GET
@@ -191,26 +205,23 @@ def item_index(request: HttpRequest) -> HttpResponse:
 @require_GET
 @staff_required
 def item_analysis(request: HttpRequest, slug: str, quiz_slug: str | None = None) -> HttpResponse:
-    context = pages.item_analysis_page(request.offering, slug, quiz_slug)
+    form, scope = analytics_filter(request)
+    context = pages.item_analysis_page(request.offering, slug, quiz_slug, scope)
     # Grades changed since the kept statistics were computed: they are recomputed in the
     # background (the page shows their time meanwhile), or at once by an immediate backend.
     if context["kept"].stale and jobs.request_statistics_refresh(
         template=context["template"], offering=request.offering, quiz=context["quiz"]
     ):
-        context = pages.item_analysis_page(request.offering, slug, quiz_slug)
-    return render(request, "instructor/item_analysis.html", context)
+        context = pages.item_analysis_page(request.offering, slug, quiz_slug, scope)
+    context["filtered_live"] = scope is not None and scope.narrows
+    return render(request, "instructor/item_analysis.html", {**context, **_filtered(form)})
 
 
 @require_GET
 @staff_required
 def misconceptions(request: HttpRequest) -> HttpResponse:
-    form = AnalyticsFilterForm(request.GET or None, offering=request.offering)
-    rows = analytics.misconception_map(request.offering, form.scope() if form.is_bound else None)
-    context = {
-        "rows": rows,
-        "filter": form,
-        "filter_error": form.is_bound and form.error_sentence(),
-    }
+    form, scope = analytics_filter(request)
+    context = {"rows": analytics.misconception_map(request.offering, scope), **_filtered(form)}
     return render(request, "instructor/misconceptions.html", context)
 
 

@@ -18,6 +18,7 @@ from courseware.roles import instructor_required
 from quizzes.forms import QuizItemForm
 from quizzes.models import AnswerRelease, QuestionTemplate, Quiz, QuizItem
 from quizzes.services import authoring
+from quizzes.services.instructor.pools import pools_of
 from quizzes.services.instructor.quiz_settings import mark_edited
 
 
@@ -34,7 +35,9 @@ def quiz_index(request: HttpRequest) -> HttpResponse:
 
 
 def _quiz(request: HttpRequest, slug: str) -> Quiz:
-    quiz = get_object_or_404(Quiz.objects.for_offering(request.offering), slug=slug)
+    quiz = get_object_or_404(
+        Quiz.objects.for_offering(request.offering).select_related("chapter"), slug=slug
+    )
     quiz.offering = request.offering
     return quiz
 
@@ -53,7 +56,7 @@ def quiz_items(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _items_page(request: HttpRequest, quiz: Quiz, form: QuizItemForm, error: str = ""):
     """The quiz's items and the add form; a refused form comes back with the typed values."""
-    items = (
+    items = list(
         quiz.items.select_related("template__current_version", "pinned_version")
         .annotate(variant_count=Count("variants"))
         .order_by("position")
@@ -70,6 +73,7 @@ def _items_page(request: HttpRequest, quiz: Quiz, form: QuizItemForm, error: str
     context = {
         "quiz": quiz,
         "items": items,
+        "pools": pools_of(quiz, items),
         "offered": offered,
         "form": form,
         "error": error,

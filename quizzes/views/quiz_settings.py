@@ -1,4 +1,5 @@
-"""A quiz made, set, published and unpublished in the browser, by the offering's instructors.
+"""A quiz made, set, published and unpublished in the browser, by the offering's instructors;
+previewed as a student meets it (nothing stored), and downloaded as a quiz file.
 
 Settings are a Django form over every setting a quiz file holds (dates in the offering's time
 zone); a change that reaches attempts in progress is shown first, attempt by attempt, and saved
@@ -7,15 +8,23 @@ only when confirmed (`services.instructor.quiz_settings`).
 
 from __future__ import annotations
 
+import re
+from decimal import Decimal
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courseware.roles import instructor_required
+from quizzes.forms import PreviewSeedForm
 from quizzes.forms.quiz_settings import SETTINGS, NewQuizForm, QuizSettingsForm
 from quizzes.models import Attempt, AttemptStatus, Quiz
+from quizzes.presenters.quiz_preview import question_blocks
+from quizzes.services.authoring import random_seed
+from quizzes.services.authoring.files import quiz_text
+from quizzes.services.instructor import preview
 from quizzes.services.instructor import quiz_settings as service
 
 
@@ -114,3 +123,59 @@ def quiz_publish(request: HttpRequest, slug: str) -> HttpResponse:
         or "instructor:quiz_settings"
     )
     return redirect(target, offering=request.offering.slug, slug=quiz.slug)
+
+
+@require_GET
+@instructor_required
+def quiz_file(request: HttpRequest, slug: str) -> HttpResponse:
+    """The quiz as a quiz file (docs/quiz-format.md): put it in the bank's quizzes/ folder and
+    `sync_questions` reads it back as the same quiz, no change and no conflict."""
+    quiz = _quiz(request, slug)
+    items = list(quiz.items.select_related("template").order_by("position"))
+    response = HttpResponse(quiz_text(quiz, items), content_type="application/yaml; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{quiz.slug}.yaml"'
+    return response
+
+
+_ANSWER = re.compile(r"^q(\d{1,5})-response_([A-Za-z0-9_-]{1,50})$")
+
+
+def _preview_answers(request: HttpRequest) -> dict[int, dict]:
+    """The answers typed in the preview, by question position and part id (each input may send
+    several values); answers typed under other numbers are no answers."""
+    if request.POST.get("tried_seed") != request.POST.get("seed"):
+        return {}
+    found: dict[int, dict] = {}
+    for key in request.POST:
+        match = _ANSWER.match(key)
+        if not match:
+            continue
+        values = [v.strip()[:500] for v in request.POST.getlist(key) if v.strip()]
+        if values:
+            part = found.setdefault(int(match.group(1)), {})
+            part[match.group(2)] = values if len(values) > 1 else values[0]
+    return found
+
+
+@require_http_methods(["GET", "POST"])
+@instructor_required
+def quiz_preview(request: HttpRequest, slug: str) -> HttpResponse:
+    """The quiz as a student meets it, with the instructor's own preview numbers: answers are
+    checked and graded, and nothing is stored (no attempt, no gradebook row, no statistic)."""
+    quiz = _quiz(request, slug)
+    seed_form = PreviewSeedForm(request.POST or None)
+    if request.POST.get("new_seed"):
+        seed, answers = random_seed(), {}
+    elif request.method == "POST" and seed_form.is_valid():
+        seed, answers = seed_form.seed_or_default(), _preview_answers(request)
+    else:
+        seed, answers = preview.default_seed(quiz=quiz, user=request.user), {}
+    questions = preview.preview_quiz(quiz=quiz, seed=seed, responses=answers)
+    points = sum((q.item.points for q in questions), Decimal(0))
+    context = {
+        "quiz": quiz,
+        "seed": seed,
+        "blocks": question_blocks(questions),
+        "points": points,
+    }
+    return render(request, "instructor/quiz_preview.html", context)

@@ -132,6 +132,10 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
         "/o/hardware-reality/instructor/quizzes/new/",
         "/o/hardware-reality/instructor/quizzes/roofline-quiz/settings/",
         "/o/hardware-reality/instructor/misconceptions/?quiz=roofline-quiz&since=2020-01-01",
+        "/o/hardware-reality/instructor/?since=2020-01-01",
+        f"/o/{OFFERING}/instructor/items/{slug}/?since=2020-01-01",
+        "/o/hardware-reality/instructor/quizzes/roofline-quiz/pools/",
+        "/o/hardware-reality/instructor/quizzes/roofline-quiz/preview/",
         "/accounts/time-zone/",
         "/o/hardware-reality/instructor/regrade/",  # last: the regrade preview starts here
     ):

@@ -69,3 +69,19 @@ def test_a_student_of_both_sections_switches_from_the_header(page, sections):
     page.wait_for_url(re.compile(rf"/o/{one.slug}/$"))
     assert page.get_by_text("Roofline (one)").first.is_visible()
     assert "Roofline (two)" not in page.content()
+
+
+def test_on_a_phone_each_header_item_stays_on_one_line(page, sections):
+    """At 390 px the account row wraps between its items, never inside one: "Log out" and
+    "Times: UTC" each broke over two lines for an instructor before."""
+    page.set_viewport_size({"width": 390, "height": 800})
+    log_in(page, "teacher-one", PASSWORD)
+    heights = page.locator(".account > *").evaluate_all(
+        """items => items.map(item => {
+            const box = item.getBoundingClientRect();
+            const line = parseFloat(getComputedStyle(item).lineHeight) || 20;
+            return [item.textContent.trim(), box.height / line];
+        })"""
+    )
+    assert len(heights) >= 3, heights
+    assert all(lines < 1.5 for _, lines in heights), heights

@@ -120,6 +120,7 @@ class Side:
             "enrollment_id": Enrollment.objects.get(user=self.student, offering=self.offering).pk,
             "group_id": self.group.pk,
             "response_id": self.staff_response.pk,
+            "pool": "drawn",
         }
 
     def body(self) -> dict:
@@ -150,6 +151,8 @@ class Side:
             "version": "0",
             "comment": "moved across offerings",
             "keep_comment": "1",
+            "draw": "1",
+            "templates": [self.only_quiz.items.first().template.slug],
         }
 
 

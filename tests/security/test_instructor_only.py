@@ -33,6 +33,10 @@ ISSUE_27_ACTIONS = {
     "instructor:quiz_new",
     "instructor:quiz_settings",
     "instructor:quiz_publish",
+    "instructor:quiz_file",
+    "instructor:quiz_pool",
+    "instructor:quiz_pool_remove",
+    "instructor:quiz_preview",
 }
 
 

@@ -192,6 +192,17 @@ def _sync_quizzes(
         if quiz is not None and quiz.content_hash == qf.content_hash and not edited:
             report.quizzes_unchanged.append(qf.slug)
             continue
+        if edited and not prefer_files and _same_as_file(quiz, qf, chapters):
+            # The file says what the quiz says (written from it with the quiz's Download as a
+            # file): no conflict, and the quiz follows its file again from now on.
+            Quiz.objects.filter(pk=quiz.pk).update(
+                source_path=qf.path,
+                content_hash=qf.content_hash,
+                edited_in_browser_at=None,
+                edited_by=None,
+            )
+            report.quizzes_unchanged.append(qf.slug)
+            continue
         if edited and not prefer_files:
             change = (
                 "the file changed since the last sync too"
@@ -222,6 +233,39 @@ def _sync_quizzes(
             quiz.save()
             report.quizzes_updated.append(qf.slug)
         set_quiz_items(quiz=quiz, items=qf.items, templates=existing)
+
+
+def _same_as_file(quiz: Quiz, qf, chapters) -> bool:
+    """Whether the quiz file ``qf`` holds exactly the quiz's settings and questions (in the
+    order a file lists them: each pool's templates together, where its first one stands)."""
+    for name, value in qf.fields.items():
+        stored = getattr(quiz, name)
+        if name == "description":
+            stored, value = stored.strip(), value.strip()
+        if stored != value:
+            return False
+    chapter = chapters.get(qf.chapter)
+    if quiz.title != qf.title or quiz.chapter_id != (chapter.pk if chapter else None):
+        return False
+    drawn = {name: n for name, n in (quiz.pools or {}).items() if n}
+    if drawn != qf.pools:
+        return False
+    return _file_order(quiz) == [(i.template, i.points, i.pool) for i in qf.items]
+
+
+def _file_order(quiz: Quiz) -> list[tuple]:
+    """The quiz's items as a quiz file lists them (a pool that draws nothing holds answered
+    items a file dropped, and is not in any file)."""
+    items = list(quiz.items.select_related("template").order_by("position"))
+    draws = quiz.pools or {}
+    rows, done = [], set()
+    for item in items:
+        if not item.pool:
+            rows.append((item.template.slug, item.points, ""))
+        elif item.pool not in done and draws.get(item.pool, 1):
+            done.add(item.pool)
+            rows += [(i.template.slug, i.points, i.pool) for i in items if i.pool == item.pool]
+    return rows
 
 
 def set_quiz_items(*, quiz: Quiz, items: list[ItemSpec], templates: dict) -> None:

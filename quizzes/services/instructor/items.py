@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 
 from courseware.models import Chapter, Role
 from quizzes.models import Attempt, QuestionTemplate, Quiz, QuizItem, RegradeRun
@@ -56,15 +57,24 @@ def item_index(offering) -> tuple[list[analytics.ItemStats], list[tuple[str, str
     return analytics.template_index(offering), book_chapters(offering.course_id)
 
 
-def item_page(offering, slug: str, quiz_slug: str | None = None) -> dict:
+def item_page(offering, slug: str, quiz_slug: str | None = None, scope=None) -> dict:
     """A template's (or its item's in one quiz) kept statistics in the offering and the
-    offering's quizzes that ask it: four small queries whatever the number of students."""
+    offering's quizzes that ask it: four small queries whatever the number of students.
+    Within a narrowing `scope` (the analytics filter: a quiz, a group, a range of days) the
+    statistics are computed now from the grades it keeps, and not kept."""
     template = get_object_or_404(QuestionTemplate, course=offering.course_id, slug=slug)
     quiz = None
     if quiz_slug is not None:
         quiz = get_object_or_404(Quiz, offering=offering, slug=quiz_slug)
     every = statistics.scope(template, offering)
-    kept = statistics.kept(template, offering, quiz=quiz, within=every)
+    if scope is not None and scope.narrows:
+        rows = every.within(quiz).item_rows
+        if scope.quiz is not None:
+            rows = [(item, quiz_id) for item, quiz_id in rows if quiz_id == scope.quiz.pk]
+        live = analytics.item_analysis(template, item_rows=rows, scope=scope)
+        kept = statistics.Kept(live, timezone.now(), stale=False)
+    else:
+        kept = statistics.kept(template, offering, quiz=quiz, within=every)
     return {
         "template": template,
         "quiz": quiz,

@@ -49,12 +49,15 @@ def score_fraction(score, max_score) -> float | None:
 # ---------------------------------------------------------------- best scores and risk
 
 
-def best_scores(offering) -> dict[int, dict[int, float]]:
-    """{student: {quiz: best fraction}} over submitted attempts (one query)."""
+def best_scores(offering, scope=None) -> dict[int, dict[int, float]]:
+    """{student: {quiz: best fraction}} over submitted attempts (one query), within `scope`
+    (`analytics.AnalyticsScope`: a quiz, a group's students, submitted in a range of days)."""
     best: dict[int, dict[int, float]] = defaultdict(dict)
+    attempts = Attempt.objects.filter(quiz__offering=offering, status=AttemptStatus.SUBMITTED)
+    if scope is not None:
+        attempts = scope.attempts(attempts)
     for student, quiz, score, max_score in (
-        Attempt.objects.filter(quiz__offering=offering, status=AttemptStatus.SUBMITTED)
-        .values("student_id", "quiz_id")
+        attempts.values("student_id", "quiz_id")
         .annotate(best=Max("score"), top=Max("max_score"))
         .values_list("student_id", "quiz_id", "best", "top")
     ):
@@ -75,8 +78,9 @@ class RiskReport:
     invalid: int = 0
 
 
-def at_risk(offering, *, now: datetime | None = None, best=None) -> list[RiskReport]:
-    """Students with low scores, no recent activity, or many unreadable answers (4 queries)."""
+def at_risk(offering, *, now: datetime | None = None, best=None, group=None) -> list[RiskReport]:
+    """Students (of `group`, when given) with low scores, no recent activity, or many
+    unreadable answers (4 queries)."""
     now = now or timezone.now()
     best = best if best is not None else best_scores(offering)
     last: dict[int, datetime] = {}
@@ -106,7 +110,10 @@ def at_risk(offering, *, now: datetime | None = None, best=None) -> list[RiskRep
     }
     reports = []
     cutoff = now - timedelta(days=INACTIVE_DAYS)
-    for pk, username, first, last_name in students_of(offering, active_only=True).values_list(
+    students = students_of(offering, active_only=True)
+    if group is not None:
+        students = students.filter(group_memberships__group=group)
+    for pk, username, first, last_name in students.values_list(
         "pk", "username", "first_name", "last_name"
     ):
         report = RiskReport(pk, username, f"{first} {last_name}".strip() or username)
@@ -132,27 +139,32 @@ def at_risk(offering, *, now: datetime | None = None, best=None) -> list[RiskRep
 # ---------------------------------------------------------------- dashboard
 
 
-def dashboard(offering, *, now: datetime | None = None) -> dict:
-    """Enrollment, reading and quiz completion per chapter, score histograms, students at risk."""
-    roles = dict(
-        Enrollment.objects.filter(offering=offering, is_active=True)
-        .values("role")
-        .annotate(n=Count("id"))
-        .values_list("role", "n")
-    )
+def dashboard(offering, *, now: datetime | None = None, scope=None) -> dict:
+    """Enrollment, reading and quiz completion per chapter, score histograms, students at risk;
+    within `scope` (the analytics filter): its quiz, its group's students, and scores of
+    attempts submitted in its days."""
+    enrolled = Enrollment.objects.filter(offering=offering, is_active=True)
+    if scope is not None and scope.group is not None:
+        enrolled = enrolled.filter(user__group_memberships__group=scope.group)
+    roles = dict(enrolled.values("role").annotate(n=Count("id")).values_list("role", "n"))
     n_students = roles.get(Role.STUDENT, 0)
-    quizzes = list(Quiz.objects.for_offering(offering).select_related("chapter"))
+    quizzes = Quiz.objects.for_offering(offering).select_related("chapter")
+    if scope is not None and scope.quiz is not None:
+        quizzes = quizzes.filter(pk=scope.quiz.pk)
+    quizzes = list(quizzes)
+    reading = ReadingProgress.objects.filter(
+        chapter__part__course=offering.course_id,
+        user__enrollments__offering=offering,
+        user__enrollments__role=Role.STUDENT,
+    )
+    if scope is not None and scope.group is not None:
+        reading = reading.filter(user__group_memberships__group=scope.group)
     readers = dict(
-        ReadingProgress.objects.filter(
-            chapter__part__course=offering.course_id,
-            user__enrollments__offering=offering,
-            user__enrollments__role=Role.STUDENT,
-        )
-        .values("chapter_id")
+        reading.values("chapter_id")
         .annotate(n=Count("user_id", distinct=True))
         .values_list("chapter_id", "n")
     )
-    best = best_scores(offering)
+    best = best_scores(offering, scope)
     finished: dict[int, int] = defaultdict(int)
     per_quiz: dict[int, list[float]] = defaultdict(list)
     for scores in best.values():
@@ -193,5 +205,5 @@ def dashboard(offering, *, now: datetime | None = None) -> dict:
         "chapters": chapters,
         "unchaptered": quizzes_by_chapter.get(None, []),
         "distributions": distributions,
-        "at_risk": at_risk(offering, now=now, best=best),
+        "at_risk": at_risk(offering, now=now, best=best, group=scope and scope.group),
     }
