@@ -109,6 +109,16 @@ ALGORITHM = Text(32)
 SECONDS = Number(0, 3600)
 # A batch in flight and the context each sequence holds: the serving functions' running batch.
 _RUNNING = {"batch": COUNT, "context": COUNT}
+# A static batch: the time is a few multiplications whatever the lengths.
+_GENERATION = Limits(
+    **_M_ACC_DT,
+    batch=COUNT,
+    prompt_tokens=COUNT,
+    output_tokens=COUNT,
+    kv_dt=MAYBE_ENTRY,
+    rate_dt=MAYBE_ENTRY,
+    overlap=Flag(),
+)
 
 LIMITS: dict[str, Limits] = {
     # catalogs: a name to look up, or nothing
@@ -183,6 +193,8 @@ LIMITS: dict[str, Limits] = {
     "achievable_bandwidth": Limits(acc=ENTRY, kernel=NAME),
     "achievable_flops": Limits(acc=ENTRY, dt=ENTRY),
     "bandwidth_efficiency": Limits(acc=ENTRY, kernel=NAME),
+    "forecast_batch_generation_time": _GENERATION,
+    "forecast_output_throughput": _GENERATION,
     "forecast_kernel_time": Limits(
         flops=QUANTITY, bytes_moved=QUANTITY, acc=ENTRY, dt=ENTRY, kernel=NAME
     ),

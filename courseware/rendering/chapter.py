@@ -34,6 +34,8 @@ DIRECTIVES = (
     "allreduce_chart",
     "serving_roofline",
     "format_bits",
+    "kv_memory",
+    "bandwidth_staircase",
 )
 CACHE_SECONDS = 60 * 60 * 24
 
@@ -48,11 +50,13 @@ _CODE = (
     "courseware/charts.py",
     "courseware/allreduce_chart.py",
     "courseware/book_figures.py",
+    "courseware/book_bars.py",
     "templates/courseware/_roofline_widget.html",
     "templates/courseware/_roofline_chart.html",
     "templates/courseware/_allreduce_chart.html",
     "templates/courseware/_allreduce_figure.html",
     "templates/courseware/_book_figure.html",
+    "templates/courseware/_bar_figure.html",
     "templates/courseware/_format_bits.html",
     "templates/courseware/_figure_sources.html",
     "templates/courseware/_roofline_figure.html",
@@ -178,10 +182,13 @@ def _chart_html() -> str:
 def _figures() -> dict:
     """The chapter figures by directive, each a function returning the site's own markup."""
     from courseware.allreduce_chart import allreduce_figure_html
+    from courseware.book_bars import bandwidth_staircase_html, kv_memory_html
     from courseware.book_figures import format_bits_html, serving_roofline_html
 
     return {
         "allreduce_chart": allreduce_figure_html,
+        "kv_memory": kv_memory_html,
+        "bandwidth_staircase": bandwidth_staircase_html,
         "serving_roofline": serving_roofline_html,
         "format_bits": format_bits_html,
     }

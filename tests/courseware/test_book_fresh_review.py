@@ -7,16 +7,12 @@ by the function the chapter calls, and looked for in the rendered text.
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
 
 import content.physics as physics
-from content.physics import format_number, format_quantity
-from courseware.rendering import render_chapter_text
+from content.physics import format_number
+from tests.courseware.book_text import chapter_texts, q
 
-BOOK = Path(__file__).resolve().parents[2] / "content" / "book"
 CHAPTERS = ("00-intro.md", "01-gpus.md", "02-roofline.md")
 
 H100 = physics.accelerator("H100")
@@ -31,15 +27,7 @@ NODE, GRAPH = 0.58e-6, 15e-6  # ocannl #488: a replayed graph's node, one graph 
 @pytest.fixture(scope="module")
 def text():
     """Each chapter rendered with its live figures, as running text (tags dropped)."""
-    out = {}
-    for name in CHAPTERS:
-        html = render_chapter_text((BOOK / name).read_text(), source=name).html
-        out[name] = " ".join(re.sub(r"<[^>]+>", " ", html).replace("&#x27;", "'").split())
-    return out
-
-
-def q(value, unit, **kw):
-    return format_quantity(value, unit, **kw)
+    return chapter_texts(CHAPTERS)
 
 
 def _recipe(acc: str) -> float:

@@ -5,6 +5,7 @@ import math
 
 import pytest
 
+import content.physics as physics
 from content.physics import (
     accelerator,
     achievable_bandwidth,
@@ -175,3 +176,51 @@ def test_the_roofline_with_measured_ceilings():
     assert forecast_kernel_time(1e15, 1e9, "H100", "bf16") > kernel_time(1e15, 1e9, "H100", "bf16")
     with pytest.raises(ValueError):
         forecast_kernel_time(-1, 1, "H100", "bf16")
+
+
+# ---- a static batch of requests: prefill plus decode steps at measured ceilings -------------
+
+
+def test_batch_generation_is_prefill_plus_decode_steps_at_measured_ceilings():
+    weights = physics.weights_bytes("llama-2-7b", "fp16")
+    per_token = physics.model_flops_per_token("llama-2-7b")
+    bandwidth = physics.achievable_bandwidth("A100")
+    rate = physics.achievable_flops("A100", "bf16")
+    prefill = max(per_token * 128 * 60 / rate, weights / bandwidth)
+    cache = physics.kv_cache_bytes("llama-2-7b", 128 + 2048 / 2, "fp16", 60)
+    step = max(per_token * 60 / rate, (weights + cache) / bandwidth)
+    seconds = physics.forecast_batch_generation_time(
+        "llama-2-7b", "A100", "fp16", 60, 128, 2048, rate_dt="bf16"
+    )
+    assert seconds == pytest.approx(prefill + 2047 * step)
+    assert physics.forecast_output_throughput(
+        "llama-2-7b", "A100", "fp16", 60, 128, 2048, rate_dt="bf16"
+    ) == pytest.approx(60 * 2048 / seconds)
+
+
+def test_no_overlap_sums_the_two_times_and_is_never_faster():
+    args = ("llama-2-7b", "A100", "fp16", 384, 128, 128)
+    overlap = physics.forecast_batch_generation_time(*args, rate_dt="bf16")
+    serial = physics.forecast_batch_generation_time(*args, rate_dt="bf16", overlap=False)
+    assert serial > 1.3 * overlap  # the batch of 384: FLOP and byte times are close
+
+
+def test_an_fp8_cache_halves_the_cache_bytes_of_a_step():
+    args = ("llama-2-7b", "H100", "bf16", 64, 2048, 2048)
+    bf16 = physics.forecast_batch_generation_time(*args)
+    fp8 = physics.forecast_batch_generation_time(*args, kv_dt="fp8")
+    assert fp8 < bf16
+
+
+@pytest.mark.parametrize(
+    "batch, prompt, out",
+    [(0, 128, 128), (1.5, 128, 128), (True, 128, 128), (1, 0, 128), (1, 128, 0), (1, 128, 2.5)],
+)
+def test_a_static_batch_refuses_empty_or_fractional_runs(batch, prompt, out):
+    with pytest.raises(ValueError):
+        physics.forecast_batch_generation_time("llama-2-7b", "A100", "fp16", batch, prompt, out)
+
+
+def test_a_format_without_a_measured_matmul_rate_names_the_measured_parts():
+    with pytest.raises(KeyError, match="measured parts"):
+        physics.forecast_output_throughput("llama-2-7b", "A100", "fp16", 1, 128, 128)

@@ -13,7 +13,9 @@ with what it measures (``kind``, ``variant``), on what part, format and shape, a
 - ``decode``: measured decode throughput of a whole model, for worked predictions;
 - ``sparse``: the measured speed-up of a 2:4-sparse product or model over its dense twin (dense
   time ÷ sparse time; below 1 is a slow-down), against the datasheet's 2;
-- ``link``: bandwidth a copy achieves over a host link (PCIe, NVLink-C2C), per direction.
+- ``link``: bandwidth a copy achieves over a host link (PCIe, NVLink-C2C), per direction;
+- ``serving``: output tokens/s of a serving engine running a static batch of fixed-length
+  requests, ``shape`` = (batch, input tokens, output tokens), for forecasts checked against it.
 
 Keys are stable: "<part>/stream-dot", "<part>/matmul-bf16-4096x4096x4096", "<part>/mamf-bf16",
 "cuda-context", "launch/graph-node".  Functions look entries up by key, so a question variant
@@ -28,7 +30,18 @@ from dataclasses import dataclass, field
 from content.physics._lookup import FrozenMap, Registry, freeze
 from content.physics.catalog.sources import Source, cite
 
-KINDS = ("stream", "matmul", "mamf", "runtime", "policy", "launch", "decode", "sparse", "link")
+KINDS = (
+    "stream",
+    "matmul",
+    "mamf",
+    "runtime",
+    "policy",
+    "launch",
+    "decode",
+    "sparse",
+    "link",
+    "serving",
+)
 
 
 @dataclass(frozen=True)
@@ -98,6 +111,32 @@ def _matmuls(part, label, dt, figures, source, *, extra=""):
         for n, value in figures.items()
     ]
 
+
+def _serving(part, label, dt, runs, source, *, extra=""):
+    """Static-batch runs of one model on one GPU: {(batch, input, output): output tokens/s}."""
+    return [
+        _m(
+            f"serving/trtllm-llama-2-7b-{part}-{dt}-{b}x{i}x{o}",
+            f"TensorRT-LLM 0.6.1, Llama-2-7B {dt} on one {label}, batch {b}, {i} in, {o} out",
+            "serving",
+            value,
+            "tokens/s",
+            source,
+            part=part,
+            dtype=dt,
+            shape=(b, i, o),
+            variant="static-batch",
+            notes=extra,
+        )
+        for (b, i, o), value in runs.items()
+    ]
+
+
+_TRTLLM = (
+    "The table's 'LLaMA 7B'; its methods section builds Llama2-7b engines. The A100's "
+    "memory size and form are not printed: a batch of 384 at 256 tokens needs 64 GB, so 80 GB, "
+    "taken as the SXM part."
+)
 
 _AZURE = "cuBLASLt, random data, 10,000 warm-up iterations (Azure's benchmarking guide)."
 
@@ -394,6 +433,29 @@ _MEASUREMENTS = (
         "cudalibrarysamples-276",
         variant="decode",
         notes="'About 12% slower', read from the issue's figure: a time ratio of 1.12.",
+    ),
+    # Serving engines on static batches of fixed-length requests (one GPU, no tensor parallelism).
+    *_serving(
+        "a100-sxm-80gb",
+        "A100 80 GB",
+        "fp16",
+        {(384, 128, 128): 5586, (60, 128, 2048): 1928, (52, 2048, 128): 591},
+        "trtllm-perf-0.6.1",
+        extra=_TRTLLM,
+    ),
+    *_serving(
+        "h100-sxm",
+        "H100 SXM",
+        "fp8",
+        {
+            (768, 128, 128): 19694,
+            (112, 128, 2048): 6818,
+            (80, 2048, 128): 2244,
+            (48, 2048, 2048): 2740,
+        },
+        "trtllm-perf-0.6.1",
+        extra="FP8 weights and FP8 KV cache (--enable_fp8 --fp8_kv_cache), on an "
+        "H100-HBM3-80GB system.",
     ),
     # Host links as copies achieve them, per direction.
     _m(

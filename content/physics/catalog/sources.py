@@ -709,6 +709,15 @@ _SOURCES = (
         True,
     ),
     _s(
+        "trtllm-perf-0.6.1",
+        "NVIDIA TensorRT-LLM, Performance of TensorRT-LLM (v0.6.1 docs/source/performance.md): "
+        "output tokens/s of static batches (gptSessionBenchmark) by model, GPU, precision, "
+        "batch, tensor parallelism, input and output length",
+        _GH + "NVIDIA/TensorRT-LLM/blob/138f96d45f90b9667426f7c47297d8c06bafac73/"
+        "docs/source/performance.md",
+        True,
+    ),
+    _s(
         "pytorch-gpt-fast-blog",
         "PyTorch blog, Accelerating Generative AI with PyTorch II: GPT, Fast (eager start "
         "25.5 tokens/s, CPU-overhead bound)",

@@ -1,0 +1,32 @@
+"""Shared by the book's live-claim tests: chapters rendered as a reader sees them, as text.
+
+A claim test renders the chapter with its live figures, drops the tags and looks for the
+sentence with figures it recomputed itself from published inputs.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+from content.physics import format_quantity
+from courseware.rendering import render_chapter_text
+
+BOOK = Path(__file__).resolve().parents[2] / "content" / "book"
+
+
+@cache
+def chapter_text(name: str) -> str:
+    """``name`` (a file of content/book) rendered with its live figures, as running text."""
+    html = render_chapter_text((BOOK / name).read_text(), source=name).html
+    return " ".join(re.sub(r"<[^>]+>", " ", html).replace("&#x27;", "'").split())
+
+
+def chapter_texts(names) -> dict[str, str]:
+    return {name: chapter_text(name) for name in names}
+
+
+def q(value, unit, **kw):
+    """A quantity as the chapters print it."""
+    return format_quantity(value, unit, **kw)
