@@ -93,3 +93,15 @@ def test_the_ideas_the_issue_names_are_in_the_map():
     text = " ".join(idea for _, idea, _ in _key_ideas().values())
     missing = [name for name in NAMED if name.lower() not in text.lower()]
     assert not missing, missing
+
+
+@pytest.mark.parametrize("quiz", CHAPTERS)
+def test_every_attempt_of_a_chapter_quiz_asks_for_a_written_explanation(bank, quiz):
+    # Issue 30, item 5's last clause: one written explanation graded with a rubric.
+    explained = [
+        slug for slug in _fixed_items(quiz) if any(p.kind == "explain" for p in bank[slug].parts)
+    ]
+    assert explained, f"{quiz}: no fixed item asks for a written explanation"
+    for slug in explained:
+        part = next(p for p in bank[slug].parts if p.kind == "explain")
+        assert len(part.settings.rubric) >= 3, slug
