@@ -76,7 +76,10 @@ def test_the_bank_has_150_templates_and_22_per_chapter(bank):
 def _key_ideas():
     section = LEDGER.read_text(encoding="utf-8").split("## K ", 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"^\| (K\d+) \| (\w+) \| ([^|]+) \| ([^|]+) \|", section, re.M)
-    return {kid: (chapter, idea.strip(), re.findall(r"`([a-z0-9-]+)`", names)) for kid, chapter, idea, names in rows}
+    return {
+        kid: (chapter, idea.strip(), re.findall(r"`([a-z0-9-]+)`", names))
+        for kid, chapter, idea, names in rows
+    }
 
 
 def test_every_key_idea_of_the_third_edition_is_tested_two_ways(bank):
