@@ -250,3 +250,10 @@ def test_g04_s2_the_awq_exercise_asks_for_a_computation_not_a_recalled_number(te
     assert "How much does the 4-bit row save per million output tokens" in t
     points = 3.41 - 3.32  # AWQ's Table 4: Llama-2-70B fp16 against 4-bit AWQ
     assert f"{format_number(points, 2)} points, {format_number(100 * points / 3.32, 2)}%" in t
+
+
+def test_g05_s2_deepseeks_deployment_is_a_table(text):
+    t = text["05-interconnect.md"]
+    assert "unit servers GPUs attention experts" in t
+    assert "decode (report) 40 320 4-way tensor × 80 data-parallel 320-way; one per GPU" in t
+    assert "18 144 data-parallel on all 144 GPUs 144-way; 2 routed and 1 shared per GPU" in t
