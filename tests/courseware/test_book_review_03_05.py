@@ -254,6 +254,6 @@ def test_g04_s2_the_awq_exercise_asks_for_a_computation_not_a_recalled_number(te
 
 def test_g05_s2_deepseeks_deployment_is_a_table(text):
     t = text["05-interconnect.md"]
-    assert "unit servers GPUs attention experts" in t
-    assert "decode (report) 40 320 4-way tensor × 80 data-parallel 320-way; one per GPU" in t
-    assert "18 144 data-parallel on all 144 GPUs 144-way; 2 routed and 1 shared per GPU" in t
+    assert "unit servers GPUs attention split experts per GPU spare copies" in t
+    assert "decode, report 40 320 4-way tensor, 80 groups 1 none" in t
+    assert "decode, 2025 18 144 none: every GPU its own 2 + 1 shared 32" in t
