@@ -167,6 +167,9 @@ class GradeSync(models.Model):
     sent_score = models.DecimalField(max_digits=8, decimal_places=3, null=True, blank=True)
     sent_max = models.DecimalField(max_digits=8, decimal_places=3, null=True, blank=True)
     sent_at = models.DateTimeField(null=True, blank=True)
+    # Whether the score sent was provisional (AGS gradingProgress "PendingManual"): the same
+    # score once staff graded the rest is sent again as "FullyGraded".
+    sent_pending = models.BooleanField(default=False)
     tries = models.PositiveSmallIntegerField(default=0)
     next_try_at = models.DateTimeField(null=True, blank=True)
     last_error = models.CharField(max_length=500, blank=True)

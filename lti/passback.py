@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 BACKOFF = 30
 MAX_BACKOFF = 3600
 RETRIES = 6
+PENDING_MANUAL, FULLY_GRADED = "PendingManual", "FullyGraded"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 # Pages of a platform's line items read to find ours by tag (PyLTI1p3 reads them all, forever
 # if the platform pages forever).
@@ -61,22 +62,33 @@ class BoundedAgs(AssignmentsGradesService):
 
 def counted_score(user_id: int, quiz_id: int):
     """(score, max score) of the student's best submitted attempt, or None."""
+    best = _counted(user_id, quiz_id)
+    return None if best is None else best[:2]
+
+
+def _counted(user_id: int, quiz_id: int):
+    """(score, max score, whether it is provisional) of the best submitted attempt, or None."""
     best = (
         Attempt.objects.filter(student_id=user_id, quiz_id=quiz_id, status=AttemptStatus.SUBMITTED)
         .exclude(score=None)
         .order_by("-score", "-submitted_at")
-        .values_list("score", "max_score")
+        .values_list("score", "max_score", "awaiting_grading")
         .first()
     )
-    return best
+    return None if best is None else (best[0], best[1], best[2] > 0)
 
 
 def is_current(sync: GradeSync) -> bool:
-    """Whether the LMS has the score we count now."""
-    score = counted_score(sync.user_id, sync.line_item.quiz_id)
-    if score is None:
+    """Whether the LMS has the score we count now (and knows whether it is provisional)."""
+    counted = _counted(sync.user_id, sync.line_item.quiz_id)
+    if counted is None:
         return sync.sent_at is None
-    return sync.sent_at is not None and (sync.sent_score, sync.sent_max) == tuple(score)
+    score, maximum, provisional = counted
+    return (
+        sync.sent_at is not None
+        and (sync.sent_score, sync.sent_max) == (score, maximum)
+        and sync.sent_pending == provisional
+    )
 
 
 def scores_changed(user_id: int, quiz_id: int) -> None:
@@ -140,13 +152,13 @@ def push(sync_id: int, *, now=None) -> bool:
     )
     if sync is None:
         return True
-    score = counted_score(sync.user_id, sync.line_item.quiz_id)
-    if score is None:
+    counted = _counted(sync.user_id, sync.line_item.quiz_id)
+    if counted is None:
         return True
     if is_current(sync):  # the LMS has it already: never the same score twice
         GradeSync.objects.filter(pk=sync.pk).update(status=SyncStatus.SENT, next_try_at=None)
         return True
-    given, maximum = score
+    given, maximum, provisional = counted
     line = sync.line_item
     registration = line.context.deployment.registration
     now = now or timezone.now()
@@ -165,7 +177,9 @@ def push(sync_id: int, *, now=None) -> bool:
             .set_score_given(float(given))
             .set_score_maximum(float(maximum))
             .set_activity_progress("Completed")
-            .set_grading_progress("FullyGraded")
+            # AGS: a score with parts still waiting for staff is "PendingManual"; the LMS
+            # shows it as not final until the same line item hears "FullyGraded".
+            .set_grading_progress(PENDING_MANUAL if provisional else FULLY_GRADED)
             .set_timestamp(now.isoformat())
         )
         ags.put_grade(grade, _line_item(sync, ags))
@@ -176,6 +190,7 @@ def push(sync_id: int, *, now=None) -> bool:
         sent_score=given,
         sent_max=maximum,
         sent_at=now,
+        sent_pending=provisional,
         tries=0,
         next_try_at=None,
         last_error="",

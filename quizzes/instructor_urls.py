@@ -4,11 +4,11 @@ applying a regrade and the roster are the instructors' alone (each view's decora
 
 from django.urls import path
 
+from quizzes.views import grading, quiz_items, quiz_pools, quiz_settings, roster
 from quizzes.views import instructor as views
 from quizzes.views import instructor_exports as exports
 from quizzes.views import instructor_regrade as regrade
 from quizzes.views import instructor_terms as terms
-from quizzes.views import quiz_items, quiz_pools, quiz_settings, roster
 
 app_name = "instructor"
 
@@ -58,6 +58,13 @@ urlpatterns = [
     path("export/responses.csv", exports.export_responses_csv, name="export_responses_csv"),
     path("export/responses.json", exports.export_responses_json, name="export_responses_json"),
     path("regrade/", regrade.regrade, name="regrade"),
+    path("grading/", grading.grading_index, name="grading_index"),
+    path("grading/<int:item_id>/<slug:part_id>/", grading.grade_part, name="grade_part"),
+    path(
+        "grading/<int:item_id>/<slug:part_id>/<int:response_id>/",
+        grading.grade_answer,
+        name="grade_answer",
+    ),
     path("regrade/<int:run_id>/", regrade.regrade_detail, name="regrade_detail"),
     path("regrade/<int:run_id>/apply/", regrade.regrade_apply, name="regrade_apply"),
     path("regrade/<int:run_id>/progress/", regrade.regrade_progress, name="regrade_progress"),

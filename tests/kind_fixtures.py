@@ -9,6 +9,8 @@ repository's root ``conftest.py`` registers for the whole suite:
   ``submit()``, ``results()`` and the stored ``responses()``;
 - ``kind_site.studio(source)``: the author's editor on it, ``preview(seed, tried=..., **answers)``;
 - ``kind_site.instructor_page(taking)``: the instructor's view of that student's history;
+- ``kind_site.classmate(taking)``: another student's attempt at the same quiz, and
+  ``kind_site.staff(taking, role)``: an instructor or teaching assistant of its offering;
 - ``kind_browser``: Chromium on the live server (``open(taking)``, ``axe()``, ``shot(name)``);
   ``kind_browser_without_js`` the same with JavaScript off.
 
@@ -218,6 +220,24 @@ class KindSite:
 
     def exam(self, source: str, **quiz_fields) -> Taking:
         return self._taking(source, "exam", **quiz_fields)
+
+    def classmate(self, taking: Taking) -> Taking:
+        """Another student's attempt at the same quiz as `taking`."""
+        from django.utils import timezone
+
+        from quizzes.services import attempts
+        from tests.factories import EnrollmentFactory
+
+        quiz = taking.attempt.quiz
+        student = EnrollmentFactory(offering=quiz.offering, role="student").user
+        attempt = attempts.start_attempt(quiz=quiz, student=student, now=timezone.now())
+        return Taking(_client(student), attempt, student, self)
+
+    def staff(self, taking: Taking, role: str = "instructor"):
+        """A new instructor (or "ta") of the offering of `taking`'s quiz."""
+        from tests.factories import EnrollmentFactory
+
+        return EnrollmentFactory(offering=taking.attempt.quiz.offering, role=role).user
 
     def studio(self, source: str, slug: str = "kind-in-studio") -> Studio:
         from tests.factories import UserFactory, site_role

@@ -9,6 +9,7 @@ import re
 from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
 
+from content.plainyaml import MAX_SCALAR_CHARS
 from courseware.models import Chapter
 from courseware.timezones import ZonedDateTimeField, set_zone_of
 from quizzes.models import Quiz
@@ -84,6 +85,9 @@ class QuizSettingsForm(forms.ModelForm):
         # A browser sends a textarea's lines with CRLF, and the field strips the ends: the same
         # text is no change.
         text = (self.cleaned_data.get("description") or "").replace("\r\n", "\n")
+        if len(text) > MAX_SCALAR_CHARS:
+            # A quiz file holds no longer value: the quiz could not be written as a file.
+            raise forms.ValidationError(f"At most {MAX_SCALAR_CHARS:,} characters.")
         stored = self.instance.description if self.instance.pk else ""
         return stored if text.strip() == stored.strip() else text
 

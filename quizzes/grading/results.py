@@ -3,7 +3,9 @@
 A grade has three outcomes.  "correct" scores 1.0 and nothing else does.  "incorrect" is a
 readable answer that is wrong (wrong value, wrong dimension, a template's named mistake).
 "invalid" is an answer that could not be read at all; it costs the student no attempt, so its
-feedback must say exactly what to type instead.
+feedback must say exactly what to type instead.  A kind graded by people (a written
+explanation) answers a fourth, "pending": taken and counted as a try, scored 0 until staff
+grade it (the attempt services store it as awaiting grading).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 CORRECT = "correct"
 INCORRECT = "incorrect"
 INVALID = "invalid"
+PENDING = "pending"
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,10 @@ class Grade:
     @property
     def is_invalid(self) -> bool:
         return self.status == INVALID
+
+    @property
+    def is_pending(self) -> bool:
+        return self.status == PENDING
 
 
 @dataclass(frozen=True)
@@ -77,3 +84,8 @@ def incorrect(feedback: str, diagnosis: str | None = None, **extra) -> Grade:
 
 def invalid(feedback: str, **extra) -> Grade:
     return Grade(INVALID, 0.0, feedback, None, **extra)
+
+
+def pending(feedback: str = "", **extra) -> Grade:
+    """An answer taken for staff to grade: no score until they do."""
+    return Grade(PENDING, 0.0, feedback, None, **extra)

@@ -15,6 +15,7 @@ from .attempts import (
     SavedAnswer,
     Variant,
 )
+from .manual import MAX_COMMENT_LENGTH, ManualGrade, ManualGradeEvent, SavedComment
 from .quizzes import AnswerRelease, LatePolicy, Quiz, QuizItem, QuizMode, ReleasePolicy
 from .records import Extension, RegradeRun, RegradeStatus, ScoreOverride
 from .statistics import ItemStatistics, QuizActivity
@@ -36,6 +37,9 @@ __all__ = [
     "GroupExtension",
     "ItemStatistics",
     "LatePolicy",
+    "MAX_COMMENT_LENGTH",
+    "ManualGrade",
+    "ManualGradeEvent",
     "QuestionTemplate",
     "Quiz",
     "QuizActivity",
@@ -48,6 +52,7 @@ __all__ = [
     "ResponseSource",
     "ResponseStatus",
     "SavedAnswer",
+    "SavedComment",
     "ScoreOverride",
     "PublishRun",
     "PublishStatus",

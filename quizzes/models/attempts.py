@@ -40,6 +40,10 @@ class Attempt(models.Model):
     item_ids = models.JSONField(default=list)
     score = models.DecimalField(max_digits=8, decimal_places=3, null=True, blank=True)
     max_score = models.DecimalField(max_digits=8, decimal_places=3, default=0)
+    # Parts of the counted answers still awaiting a staff grade: while above 0 the score is
+    # provisional (pages say so, the LMS hears "PendingManual"). Set at submission and by
+    # `services.manual_grading`.
+    awaiting_grading = models.PositiveSmallIntegerField(default=0)
     last_activity_at = models.DateTimeField(auto_now=True)
     # Raised, in the same transaction, by every write that changes what the attempt's page
     # shows (an answer, a save, new numbers, a regrade, a score change): the page's memo
@@ -76,6 +80,11 @@ class Attempt(models.Model):
     @property
     def is_submitted(self) -> bool:
         return self.status == AttemptStatus.SUBMITTED
+
+    @property
+    def is_provisional(self) -> bool:
+        """Submitted with parts still awaiting a staff grade: the score may still rise."""
+        return self.awaiting_grading > 0
 
 
 class Variant(models.Model):
@@ -117,6 +126,10 @@ class ResponseStatus(models.TextChoices):
     CORRECT = "correct", "Correct"
     INCORRECT = "incorrect", "Incorrect"
     INVALID = "invalid", "Invalid"
+    # A part graded by staff (its kind says so): taken, counted as a try, scored 0 until a
+    # grader grades it, then "graded" with the rubric's share as its score (models.manual).
+    PENDING = "pending", "Awaiting grading"
+    GRADED = "graded", "Graded by staff"
 
 
 class ResponseSource(models.TextChoices):
@@ -192,6 +205,11 @@ class Response(models.Model):
 
     def __str__(self) -> str:
         return f"{self.variant} · part {self.part_id} · {self.status}"
+
+    @property
+    def awaits_grading(self) -> bool:
+        """Taken for staff to grade, not graded yet: it has no score, not a score of 0."""
+        return self.status == ResponseStatus.PENDING
 
 
 class SavedAnswer(models.Model):

@@ -57,7 +57,13 @@ class ItemBlock:
 
     @property
     def can_ask_new_numbers(self) -> bool:
-        return self.variant.attempt.quiz.is_homework and self.is_final
+        # A question with an answer graded by staff is asked once: new numbers would ask for
+        # another essay to grade (the service refuses them too).
+        return (
+            self.variant.attempt.quiz.is_homework
+            and self.is_final
+            and not any(p.state.with_staff for p in self.parts)
+        )
 
     @property
     def new_numbers_counts(self) -> bool:

@@ -592,6 +592,10 @@ def new_variant(*, variant: Variant, student, now: datetime) -> Variant:
     states, _ = states_of(variant)
     if not all(state.is_final for state in states.values()):
         raise QuizRuleError("Finish every part of these numbers before asking for new ones.")
+    if any(state.with_staff for state in states.values()):
+        raise QuizRuleError(
+            "This question has an answer graded by staff: it is asked with one set of numbers."
+        )
     practice = scoring.item_score(siblings) >= 1.0
     seen = _numbers_seen(student.pk, [variant.item_id]).get(variant.item_id, set())
     fields = _draw_variant(

@@ -146,6 +146,11 @@ def regrade_variant(row: Variant, template: engine.Template, *, recompute: bool)
             continue
         if response.try_number is None:
             continue
+        if kinds.kind_for(part).graded_by_staff:
+            # A person's grade (or its wait for one) is no grader's to redo: it is kept, and
+            # counts as it stands (services.manual_grading changes it, with its audit).
+            best[part.id] = max(best[part.id], response.score)
+            continue
         grade = engine.grade_part(
             template,
             variant,

@@ -20,6 +20,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from quizzes.models import ResponseStatus
 
 THOUSANDTHS = Decimal("0.001")
+STAFF_STATUSES = (ResponseStatus.PENDING, ResponseStatus.GRADED)
 
 
 @dataclass
@@ -78,8 +79,22 @@ class PartState:
         return max((r.score for r in self.graded), default=0.0)
 
     @property
+    def is_awaiting_grading(self) -> bool:
+        """Its counted answer waits for a staff grade (a part graded by staff)."""
+        best = self.best_graded
+        return best is not None and best.status == ResponseStatus.PENDING
+
+    @property
+    def with_staff(self) -> bool:
+        """An answer of this part went to staff to grade (awaiting or graded)."""
+        return any(r.status in STAFF_STATUSES for r in self.responses)
+
+    @property
     def is_final(self) -> bool:
         if self.submitted or self.is_correct:
+            return True
+        # An answer handed to staff (awaiting or graded) is the part's one submission.
+        if self.with_staff:
             return True
         return self.tries_allowed is not None and self.tries_used >= self.tries_allowed
 
@@ -113,6 +128,11 @@ def part_states(
         if response.try_number is not None:
             state.tries_used += 1
     return states
+
+
+def awaiting_grading(states: Mapping[str, PartState]) -> int:
+    """How many of a variant's parts count an answer that still awaits a staff grade."""
+    return sum(1 for state in states.values() if state.is_awaiting_grading)
 
 
 def variant_score(states: Mapping[str, PartState], points: Mapping[str, float]) -> float:

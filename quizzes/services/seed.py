@@ -280,6 +280,8 @@ def _simulate_attempt(user, quiz, quiz_items, number, ability, rng, now, last_se
         variant = Variant(item=item, version=version, index=0, created_at=started, **fields)
         simulated, fraction = _simulate_parts(template, fields, quiz, ability, rng, started)
         variant.score = fraction
+        # A staff-graded part's demo answer waits for a grader, as a real one would.
+        attempt.awaiting_grading += sum(1 for r in simulated if r.status == ResponseStatus.PENDING)
         pending.variants.append((index, variant, simulated))
         scored_items.append(item)
         attempt_variants.append(variant)
@@ -299,6 +301,13 @@ def _simulate_parts(template, fields, quiz, ability, rng, started):
     for part in template.parts:
         p_right = min(0.97, max(0.03, ability**1.5 - 0.08 * (difficulty - 3)))
         best = 0.0
+        if kinds.kind_for(part).graded_by_staff:
+            when += timedelta(seconds=rng.uniform(120, 600))
+            right = rng.random() < p_right
+            raw, _, _ = _answer(part, answers.get(part.id), {}, right, rng)
+            responses.append(_response(part.id, raw, ResponseStatus.PENDING, 1, when))
+            best_of[part.id] = 0.0
+            continue
         for try_number in range(1, (quiz.tries_per_variant or 1) + 1):
             when += timedelta(seconds=rng.uniform(20, 240))
             if rng.random() < 0.06 * (1.3 - ability):
@@ -329,6 +338,7 @@ def _response(part_id, raw, status, try_number, when, value=None, diagnosis=""):
     feedback = {
         ResponseStatus.CORRECT: "Correct.",
         ResponseStatus.INVALID: "This answer could not be read; write a number with its unit.",
+        ResponseStatus.PENDING: "",
     }.get(status, "Not quite." if not diagnosis else f"This looks like a known slip ({diagnosis}).")
     score = 1.0 if status == ResponseStatus.CORRECT else 0.0
     interpreted = None if status == ResponseStatus.INVALID else raw

@@ -166,9 +166,12 @@ def submit_attempt(*, attempt: Attempt, student, now: datetime, auto: bool = Fal
         items_by_pk = {v.item_id: v.item for v in variants}
         variants_by_item: dict[int, list] = {}
         rescored = []
+        awaiting = 0
         for variant in variants:
             variant.attempt = locked
             states, points = states_of(variant, by_variant.get(variant.pk, []), submitted=True)
+            if not variant.is_practice:
+                awaiting += scoring.awaiting_grading(states)
             score = scoring.variant_score(states, points)
             if score != variant.score:
                 variant.score = score
@@ -184,6 +187,7 @@ def submit_attempt(*, attempt: Attempt, student, now: datetime, auto: bool = Fal
             late_penalty=quiz.late_penalty,
             overrides=ScoreOverride.objects.filter(attempt=locked),
         )
+        locked.awaiting_grading = awaiting
         locked.status = AttemptStatus.SUBMITTED
         locked.submitted_at = moment
         locked.auto_submitted = auto

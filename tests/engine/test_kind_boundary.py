@@ -18,11 +18,15 @@ ROOT = Path(__file__).resolve().parents[2]
 KINDS_DIR = ROOT / "quizzes" / "engine" / "kinds"
 CODE = ("config", "content", "courseware", "lti", "quizzes")
 # Where a compared word is spelled like a kind but means something else: the template format's
-# parameter kind `choice` (a parameter drawn from a list), not the answer kind.
+# parameter kind `choice` (a parameter drawn from a list), not the answer kind; the physics
+# function `explain`, not the written-explanation kind.
 OTHER_MEANINGS = {
     ("quizzes/engine/parse/parameters.py", "choice"),
     ("quizzes/engine/variants.py", "choice"),
     ("quizzes/engine/plausible/coverage.py", "choice"),
+    # The physics function `explain` (which narrates another function's working), not the
+    # written-explanation answer kind.
+    ("content/limits.py", "explain"),
 }
 # The flags the kinds once had; a page asking them chose an input's shape for the kind.
 RETIRED_FLAGS = ("has_options", "math_answers", "shows_unit", "numeric_answer")

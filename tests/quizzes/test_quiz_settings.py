@@ -93,6 +93,7 @@ def test_an_instructor_makes_a_quiz_with_every_setting_in_the_offerings_zone(tea
         ({"slug": "week_3"}, "Lowercase letters, digits and single hyphens only."),
         ({"slug": "new"}, "the address of this page"),
         ({"due_at": "2027-03-28T02:30"}, "does not happen exactly once in Europe/Berlin"),
+        ({"description": "x" * 20_001}, "At most 20,000 characters."),
     ],
 )
 def test_bad_settings_say_what_is_wrong_and_make_nothing(teacher, change, message):

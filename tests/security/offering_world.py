@@ -29,11 +29,14 @@ from quizzes.models import (
     Extension,
     GroupExtension,
     ItemStatistics,
+    ManualGrade,
+    ManualGradeEvent,
     Quiz,
     QuizItem,
     RegradeRun,
     Response,
     SavedAnswer,
+    SavedComment,
     ScoreOverride,
     Variant,
 )
@@ -90,6 +93,8 @@ class Side:
     group: StudentGroup = None
     group_extension: GroupExtension = None
     accommodation: Accommodation = None
+    # An answer staff grade (a written explanation), submitted and awaiting grading.
+    staff_response: Response = None
 
     def user(self, role: str):
         return {"student": self.student, "ta": self.ta, "instructor": self.instructor}[role]
@@ -114,6 +119,7 @@ class Side:
             "accommodation_id": self.accommodation.pk,
             "enrollment_id": Enrollment.objects.get(user=self.student, offering=self.offering).pk,
             "group_id": self.group.pk,
+            "response_id": self.staff_response.pk,
             "pool": "drawn",
         }
 
@@ -141,6 +147,10 @@ class Side:
             "username": "moved-across",
             "name": "Moved group",
             "kind": "section",
+            "met": ["bytes", "bound"],
+            "version": "0",
+            "comment": "moved across offerings",
+            "keep_comment": "1",
             "draw": "1",
             "templates": [self.only_quiz.items.first().template.slug],
         }
@@ -226,6 +236,23 @@ def _work(side: Side, tag: str) -> None:
         student=student,
         reason=f"{tag.upper()}-accommodation-sentinel",
     )
+    written = make_quiz(
+        side.offering,
+        examples=("explain-why-decode-is-memory-bound",),
+        slug=f"written-{tag}",
+        mode="exam",
+        time_limit_minutes=60,
+    )
+    essay = service.start_attempt(quiz=written, student=student, now=now)
+    service.autosave(
+        variant=essay.variants.get(),
+        part_id="why",
+        raw=f"{answer} is why.",
+        student=student,
+        now=now,
+    )
+    submit_attempt(attempt=essay, student=student, now=now)
+    side.staff_response = Response.objects.get(variant__attempt=essay)
     template = side.item.template
     side.run = regrade.preview_regrade(
         offering=side.offering,
@@ -272,6 +299,9 @@ def snapshot(offering) -> list:
         Attempt.objects.filter(quiz__offering=offering),
         Variant.objects.filter(attempt__quiz__offering=offering),
         Response.objects.filter(variant__attempt__quiz__offering=offering),
+        ManualGrade.objects.filter(response__variant__attempt__quiz__offering=offering),
+        ManualGradeEvent.objects.filter(response__variant__attempt__quiz__offering=offering),
+        SavedComment.objects.filter(item__quiz__offering=offering),
         SavedAnswer.objects.filter(variant__attempt__quiz__offering=offering),
         ScoreOverride.objects.filter(attempt__quiz__offering=offering),
         Extension.objects.filter(quiz__offering=offering),

@@ -39,7 +39,7 @@ def test_exports_hold_only_their_own_offerings_rows(world):
         assert not [s for s in SENTINELS if s in text], name
         assert "student-a" in text and "student-b" not in text, name
     rows = csv.DictReader(io.StringIO(_streamed(client.get(url.replace(".json", ".csv")))))
-    assert {r["quiz"] for r in rows} <= {"shared", "only-a"}
+    assert {r["quiz"] for r in rows} <= {"shared", "only-a", "written-a"}
 
 
 def test_search_and_analytics_read_only_their_own_offering(world):
@@ -59,7 +59,7 @@ def test_search_and_analytics_read_only_their_own_offering(world):
     book = gradebook(a.offering)
     names = {row["student"].username for row in book.rows}
     assert "student-b" not in names and "student-a" in names
-    assert {q.slug for q in book.quizzes} == {"shared", "only-a"}
+    assert {q.slug for q in book.quizzes} == {"shared", "only-a", "written-a"}
     assert student_history(a.offering, b.student)["attempts"] == []
 
 

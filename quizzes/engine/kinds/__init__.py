@@ -22,6 +22,7 @@ from quizzes.engine.kinds.base import (
     AnswerRefused,
     NumberScale,
     Rendered,
+    answer_limit,
 )
 
 _KINDS: dict[str, AnswerKind] = {}
@@ -74,7 +75,7 @@ def max_answer_length(name: str | None) -> int:
     """The longest answer a part of kind `name` accepts (the general limit for None)."""
     if name is None or name not in _KINDS:
         return MAX_ANSWER_LENGTH
-    return min(_KINDS[name].max_length, MAX_ANSWER_LENGTH)
+    return answer_limit(_KINDS[name])
 
 
 def too_long_message(text: str, name: str | None) -> str | None:
@@ -116,6 +117,7 @@ KINDS = (
     "ordering",
     "matching",
     "roofline_point",
+    "explain",
 )
 
 

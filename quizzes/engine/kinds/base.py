@@ -21,11 +21,10 @@ Pure Python like the rest of the engine.  What each side calls:
   template names, which Django finds through the template directory that holds this package
   (``settings.TEMPLATES``), never through an import.
 
-A staff-graded kind (a written explanation) fits the same interface: its ``grade`` returns a
-grade whose status says it awaits a person (the grading service stores it as pending), its
-``input.html`` is a text area, its ``answer.html`` the rubric or model answer, and its
-``submitted.html`` the student's text with the staff's comments; nothing outside its folder
-needs to know it is graded by hand beyond that status.
+A staff-graded kind (a written explanation) sets ``graded_by_staff``: its ``grade`` returns a
+pending grade (status "pending"), which the services store as awaiting grading; the offering's
+manual-grading page grades it with the rubric its ``answer`` holds, and a regrade keeps the
+staff's grade.  Nothing outside its folder compares its name.
 """
 
 from __future__ import annotations
@@ -40,8 +39,10 @@ if TYPE_CHECKING:
     from quizzes.engine.variants import Variant
     from quizzes.engine.yamlnodes import Loc
 
-# Longer answers are refused before they reach a grader, whatever the kind.
+# Longer answers are refused before they reach a grader, for every kind but those that say
+# they take prose (``max_length`` above it, never above ANSWER_CEILING).
 MAX_ANSWER_LENGTH = 500
+ANSWER_CEILING = 10_000
 
 
 class AnswerRefused(ValueError):
@@ -84,6 +85,9 @@ class AnswerKind:
     grader: ClassVar[str | None] = None
     bounded: ClassVar[bool] = False
     gives_value: ClassVar[bool] = False  # a later part may `uses:` its value
+    # Graded by people, not by `grade` (which returns a pending grade): the grading page lists
+    # its answers, and a regrade of the other parts keeps the staff's grade.
+    graded_by_staff: ClassVar[bool] = False
 
     # -- the folder ---------------------------------------------------------------------------
 
@@ -162,7 +166,7 @@ class AnswerKind:
 
     def too_long(self, text: str) -> str | None:
         """Why `text` is too long for this kind, or None when it fits."""
-        limit = min(self.max_length, MAX_ANSWER_LENGTH)
+        limit = answer_limit(self)
         if len(text) <= limit:
             return None
         return (
@@ -236,6 +240,11 @@ class AnswerKind:
             return ", ".join(str(a) for a in answer)
         return str(answer)
 
+    def rubric(self, answer: Any) -> tuple[tuple[str, str, float], ...]:
+        """A staff-graded kind: the rubric its stored `answer` holds, as (id, Markdown text,
+        points) per item, which the grading page ticks (empty for every other kind)."""
+        return ()
+
     def demo_answer(self, part: Part, answer: Any, common: Mapping[str, float], right: bool, rng):
         """(raw, value, diagnosis) of a right or typically wrong answer, for demo data."""
         text = str(answer or "")
@@ -251,3 +260,8 @@ def as_list(raw: str | Iterable[str] | None) -> list[str]:
     """A posted answer as a list of its non-blank values, stripped."""
     values = [raw] if isinstance(raw, str) else list(raw or [])
     return [str(v).strip() for v in values if v is not None and str(v).strip()]
+
+
+def answer_limit(kind: AnswerKind) -> int:
+    """The longest answer `kind` accepts: its own `max_length`, within the ceiling."""
+    return min(kind.max_length, ANSWER_CEILING)

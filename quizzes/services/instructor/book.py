@@ -50,6 +50,8 @@ class Cell:
     extended: bool = False
     in_progress: bool = False
     attempt_id: int | None = None
+    # Parts of the counted attempt still awaiting a staff grade: its score is provisional.
+    awaiting: int = 0
 
     # Rounded for people (16.33, 11.5); exports keep the exact points.
     @property
@@ -214,10 +216,19 @@ def _gradebook_rows(offering, quizzes, people, scheme: totals.Scheme) -> list[di
     ).values_list("group__memberships__user_id", "quiz_id"):
         if (student, quiz) in cells:
             cells[student, quiz].extended = True
-    for pk, student, quiz, status, score, max_score, late in (
+    for pk, student, quiz, status, score, max_score, late, awaiting in (
         Attempt.objects.filter(student_id__in=ids, quiz__offering=offering)
         .order_by("number")
-        .values_list("pk", "student_id", "quiz_id", "status", "score", "max_score", "is_late")
+        .values_list(
+            "pk",
+            "student_id",
+            "quiz_id",
+            "status",
+            "score",
+            "max_score",
+            "is_late",
+            "awaiting_grading",
+        )
     ):
         cell = cells.get((student, quiz))
         if cell is None:
@@ -232,6 +243,7 @@ def _gradebook_rows(offering, quizzes, people, scheme: totals.Scheme) -> list[di
             cell.fraction = score_fraction(score, max_score)
             cell.attempt_id = pk
             cell.overridden = pk in overridden
+            cell.awaiting = awaiting
     inactive = set(
         Enrollment.objects.filter(
             offering=offering, role=Role.STUDENT, is_active=False, user_id__in=ids
@@ -252,6 +264,7 @@ def _gradebook_rows(offering, quizzes, people, scheme: totals.Scheme) -> list[di
                 "total": round(float(total), 2),
                 "total_max": round(float(total_max), 2),
                 "total_fraction": score_fraction(total, total_max),
+                "provisional": any(c.awaiting for c in row_cells),
                 "inactive": p.pk in inactive,
                 "multiplier": multipliers.get(p.pk),
             }

@@ -18,7 +18,17 @@ from quizzes.services.instructor import totals
 from quizzes.services.instructor.book import gradebook_students, time_multipliers
 
 STUDENT_CHUNK = 500
-PER_QUIZ = ("best", "out of", "attempts", "late", "override", "override reason")
+# "awaiting grading": parts of the best attempt a person has still to grade (its score is
+# provisional while this is above 0).
+PER_QUIZ = (
+    "best",
+    "out of",
+    "attempts",
+    "late",
+    "override",
+    "override reason",
+    "awaiting grading",
+)
 PER_STUDENT = (
     "course total",
     "course total out of",
@@ -76,11 +86,18 @@ def gradebook_rows(offering, **choices) -> tuple[list[str], Iterator[list]]:
         while chunk := list(islice(people, STUDENT_CHUNK)):
             ids = [p[0] for p in chunk]
             cells: dict = {}
-            for pk, student, quiz, status, score, top, late in (
+            for pk, student, quiz, status, score, top, late, awaiting in (
                 Attempt.objects.filter(student_id__in=ids, quiz__offering=offering)
                 .order_by("number", "pk")
                 .values_list(
-                    "pk", "student_id", "quiz_id", "status", "score", "max_score", "is_late"
+                    "pk",
+                    "student_id",
+                    "quiz_id",
+                    "status",
+                    "score",
+                    "max_score",
+                    "is_late",
+                    "awaiting_grading",
                 )
             ):
                 cell = cells.setdefault(
@@ -93,7 +110,7 @@ def gradebook_rows(offering, **choices) -> tuple[list[str], Iterator[list]]:
                     continue
                 cell["late"] = cell["late"] or late
                 if score is not None and (cell["best"] is None or score > cell["best"]):
-                    cell.update(best=score, attempt=pk)
+                    cell.update(best=score, attempt=pk, awaiting=awaiting)
             overrides: dict = {}
             for attempt, item, score, reason in (
                 ScoreOverride.objects.filter(
@@ -137,6 +154,7 @@ def gradebook_rows(offering, **choices) -> tuple[list[str], Iterator[list]]:
                         "yes" if cell.get("late") else "",
                         value,
                         reason,
+                        cell.get("awaiting") or "",
                     ]
                 yield row
 
