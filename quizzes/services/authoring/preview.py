@@ -14,6 +14,7 @@ from typing import Any
 from quizzes import engine
 from quizzes.engine import jobs, kinds, sandbox
 from quizzes.engine.errors import OverBudget
+from quizzes.models import ResponseStatus
 from quizzes.services.authoring.budgets import deadline_after, preview_budget
 from quizzes.services.bank import read_one
 
@@ -30,6 +31,15 @@ class TryResult:
     picked: tuple[str, ...] = ()
     # where a formula differs from the answer: always shown to the author trying the draft
     counterexample: str | None = None
+
+    @property
+    def verdict(self) -> str:
+        """What the student page says of this try (the quiz preview shows it as they see it)."""
+        return {
+            ResponseStatus.CORRECT: "Correct",
+            ResponseStatus.INVALID: "Could not read this answer",
+            ResponseStatus.PENDING: "Awaiting grading",
+        }.get(self.status, "Not quite")
 
 
 @dataclass
