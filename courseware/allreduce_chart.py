@@ -204,8 +204,9 @@ def _context(chart: AllreduceChart) -> dict:
             {
                 "size": binary_size(b),
                 "times": [
+                    # Two figures: the model's one small-message input is a single measurement.
                     format_quantity(
-                        allreduce_time(b, chart.gpus, chart.link_key, a, chart.alpha), "s"
+                        allreduce_time(b, chart.gpus, chart.link_key, a, chart.alpha), "s", sig=2
                     )
                     for a in ALGORITHMS
                 ],

@@ -63,7 +63,7 @@ def test_the_figure_is_an_accessible_svg_with_the_same_numbers_in_a_table(figure
     assert figure.count("<circle") == len(allreduce_chart().measured)
     cells = re.findall(r'<td class="num">([^<]+)</td>', figure)
     expected = [
-        format_quantity(allreduce_time(b, 8, "nvlink4", a, ALPHA), "s")
+        format_quantity(allreduce_time(b, 8, "nvlink4", a, ALPHA), "s", sig=2)
         for b in TABLE_SIZES
         for a in ALGORITHMS
     ]

@@ -113,3 +113,20 @@ def test_the_precision_napkin_forecasts_each_pass_from_its_parts_stream_fraction
         in text
     )
     assert "its row uses the H200's (93%" in text
+
+
+def test_exercise_9_forecasts_the_prefill_heavy_row(inference):
+    batch, prompt, out = 52, 2048, 128
+    prefill = 2 * PARAMS * prompt * batch / A100_BEST_MATMUL
+    step = (2 * PARAMS + KV_PER_TOKEN * (prompt + out / 2) * batch) / A100_STREAM_DOT
+    share = prefill / (prefill + (out - 1) * step)
+    assert 0.4 < share < 0.6  # "each ceiling sets half the run"
+    assert f"Prefill takes {format_number(100 * share, 2)}% of the time and decode the rest" in (
+        inference
+    )
+    predicted = forecast(batch, prompt, out)
+    assert (
+        f"is {q(predicted, 'tokens/s', sig=3)}, "
+        f"{format_number(100 * (predicted / TRTLLM[(batch, prompt, out)] - 1), 2)}% above"
+        in inference
+    )

@@ -242,3 +242,18 @@ def test_g03_i2_flashattentions_traffic_is_labelled_an_upper_bound_with_its_floo
     assert "That second figure is an upper bound: it charges every re-read" in t
     floor = 32 * 2000 * 128 * 2 * 2 * (32 + 8)  # Q and O per query head, K and V per KV head
     assert f"and one write of the output, the floor, is {q(floor, 'B', sig=2)}" in t
+
+
+def test_g04_s2_the_awq_exercise_asks_for_a_computation_not_a_recalled_number(text):
+    t = text["04-precision.md"]
+    assert "According to the AWQ paper" not in t
+    assert "How much does the 4-bit row save per million output tokens" in t
+    points = 3.41 - 3.32  # AWQ's Table 4: Llama-2-70B fp16 against 4-bit AWQ
+    assert f"{format_number(points, 2)} points, {format_number(100 * points / 3.32, 2)}%" in t
+
+
+def test_g05_s2_deepseeks_deployment_is_a_table(text):
+    t = text["05-interconnect.md"]
+    assert "unit servers GPUs attention split experts per GPU spare copies" in t
+    assert "decode, report 40 320 4-way tensor, 80 groups 1 none" in t
+    assert "decode, 2025 18 144 none: every GPU its own 2 + 1 shared 32" in t
