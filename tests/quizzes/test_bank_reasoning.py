@@ -3,7 +3,8 @@ student to compare, decide, estimate, order or explain, and the `reasoning` tag 
 which ones do.
 
 A template asks for reasoning when one of its parts is a decision (a part whose kind has options:
-choice, and the ordering and matching kinds) or an estimate (an interval), and that part's prompt
+choice, and the ordering and matching kinds), an estimate (an interval) or a written explanation
+graded with a rubric (explain), and that part's prompt
 asks a question (or the stem does, for parts that only name its cases).  The tag is checked both
 ways, so it can never claim a decision that lives only in the solution text (the review's W4),
 and the rule fixed-key of validation keeps each such decision varying with the variant.
@@ -28,7 +29,7 @@ def _decisions(template):
     return [
         part
         for part in template.parts
-        if part.kind in ("choice", "ordering", "matching", "interval")
+        if part.kind in ("choice", "ordering", "matching", "interval", "explain")
     ]
 
 
