@@ -50,7 +50,7 @@ class Migration(migrations.Migration):
                 ('earned', models.FloatField()),
                 ('total', models.FloatField()),
                 ('previous_earned', models.FloatField(blank=True, null=True)),
-                ('at', models.DateTimeField()),
+                ('graded_at', models.DateTimeField()),
                 ('graded_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
                 ('response', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='manual_grade_events', to='quizzes.response')),
             ],

@@ -59,7 +59,7 @@ class ManualGradeEvent(models.Model):
     graded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
-    at = models.DateTimeField()
+    graded_at = models.DateTimeField()
 
     class Meta:
         ordering = ["response", "version"]

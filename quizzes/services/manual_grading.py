@@ -255,7 +255,7 @@ def grade_response(
             total=total,
             previous_earned=previous,
             graded_by=grader,
-            at=now,
+            graded_at=now,
         )
         response.status = ResponseStatus.GRADED
         response.score = earned / total if total else 0.0
