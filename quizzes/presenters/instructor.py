@@ -60,9 +60,12 @@ ITEM_COLUMNS = [
 ]
 
 
-def item_index_page(offering, *, sort: str = "chapter", descending: bool = False) -> dict:
-    """Every template's statistics, in the book's chapter order or sorted by one column."""
-    stats, chapters = items.item_index(offering)
+def item_index_page(
+    offering, *, sort: str = "chapter", descending: bool = False, scope=None
+) -> dict:
+    """Every template's statistics (within the analytics filter's `scope`), in the book's
+    chapter order or sorted by one column."""
+    stats, chapters = items.item_index(offering, scope)
     titles = dict(chapters)
     book_order = {slug: n for n, (slug, _) in enumerate(chapters)}
     for t in stats:

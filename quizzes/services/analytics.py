@@ -249,8 +249,9 @@ def _headline(stats: ItemStats, fractions, rest, totals) -> None:
     stats.upper_lower = upper_lower_index(fractions, totals)
 
 
-def template_index(offering) -> list[ItemStats]:
-    """Headline numbers in the offering of every template of the bank (four queries)."""
+def template_index(offering, scope: AnalyticsScope | None = None) -> list[ItemStats]:
+    """Headline numbers in the offering of every template of the bank (four queries), within
+    `scope` (the analytics filter: one quiz, a group's students, a range of days) if given."""
     templates = list(
         QuestionTemplate.objects.for_course(offering.course_id).values_list(
             "id", "slug", "title", "chapter_slug"
@@ -259,10 +260,11 @@ def template_index(offering) -> list[ItemStats]:
     quiz_ids = set(
         QuizItem.objects.filter(quiz__offering=offering).values_list("quiz_id", flat=True)
     )
-    series = _discrimination(_observations(quiz_ids), lambda template, item: template)
-    first = _first_try_rates(
-        Q(variant__item__quiz__offering=offering), "variant__item__template_id"
-    )
+    if scope is not None and scope.quiz is not None:
+        quiz_ids &= {scope.quiz.pk}
+    series = _discrimination(_observations(quiz_ids, scope), lambda template, item: template)
+    where = Q(variant__item__quiz_id__in=list(quiz_ids)) & _response_scope(scope)
+    first = _first_try_rates(where, "variant__item__template_id")
     result = []
     for template_id, slug, title, chapter in templates:
         stats = ItemStats(template_id, slug, title, chapter)

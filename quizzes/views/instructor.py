@@ -48,8 +48,9 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 
 def analytics_filter(request: HttpRequest):
     """The analytics pages' one filter (quiz, group, days) from the query string, and the scope
-    it makes (None when the page is not filtered); the dashboard, item analysis and the
-    misconception map all read it here, and draw it with `instructor/_analytics_filter.html`."""
+    it makes (None when the page is not filtered); the dashboard, the item index, item
+    analysis and the misconception map all read it here, and draw it with
+    `instructor/_analytics_filter.html`."""
     form = AnalyticsFilterForm(request.GET or None, offering=request.offering)
     return form, (form.scope() if form.is_bound else None)
 
@@ -194,12 +195,19 @@ def grant_extension(request: HttpRequest, user_id: int) -> HttpResponse:
 @require_GET
 @staff_required
 def item_index(request: HttpRequest) -> HttpResponse:
+    form, scope = analytics_filter(request)
     context = pages.item_index_page(
         request.offering,
         sort=request.GET.get("sort", "chapter"),
         descending=request.GET.get("dir") == "desc",
+        scope=scope,
     )
-    return render(request, "instructor/item_index.html", context)
+    # A column's sort link and a template's link keep the filter.
+    kept = request.GET.copy()
+    for name in ("sort", "dir"):
+        kept.pop(name, None)
+    context["filter_query"] = kept.urlencode()
+    return render(request, "instructor/item_index.html", {**context, **_filtered(form)})
 
 
 @require_GET

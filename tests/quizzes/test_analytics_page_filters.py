@@ -144,3 +144,51 @@ def test_filtered_pages_cost_the_same_queries_for_3_and_12_students(
             stats = _item(staff, **query).context["stats"]
             assert stats.observations == (3 if size == 3 else 15)
     assert re.search(r"\d", str(stats.mean_score))
+
+
+def _index(client, **query):
+    response = client.get(reverse("instructor:item_index", args=[OFFERING]), query)
+    assert response.status_code == 200
+    return response
+
+
+def _row(response, slug=SLUG):
+    return next(t for t in response.context["templates"] if t.slug == slug)
+
+
+def test_the_item_index_filters_by_quiz_group_and_days_and_keeps_the_filter_in_its_links(
+    staff, term
+):
+    assert _row(_index(staff)).observations == 2
+    lab_b = _index(staff, group=term["lab_b"].pk)
+    assert (_row(lab_b).observations, _row(lab_b).mean_score) == (1, 0.0)
+    assert _row(lab_b, "kv-cache-fits").observations == 1
+    lab_a = _index(staff, group=term["lab_a"].pk)
+    assert (_row(lab_a).observations, _row(lab_a).mean_score) == (1, 1.0)
+    assert _row(lab_a, "kv-cache-fits").observations == 0
+    only_q2 = _index(staff, quiz="q2")
+    assert (_row(only_q2).observations, _row(only_q2, "kv-cache-fits").observations) == (0, 1)
+    # 14 Jan 23:30 UTC is 15 Jan in Tokyo: ada's attempt and her first try, not bob's.
+    day = _index(staff, since="2027-01-15", until="2027-01-15")
+    assert (_row(day).observations, _row(day).first_try_success) == (1, 1.0)
+    html = lab_b.content.decode()
+    group = f"group={term['lab_b'].pk}"
+    assert f"?{group}&amp;sort=answered" in html
+    assert f"/{SLUG}/?{group}" in html and "Attempts and answers" in html
+    refused = _index(staff, since="2027-13-45")
+    assert "From: Enter a valid date." in refused.content.decode()
+    assert _row(refused).observations == 2  # left out: the whole offering
+
+
+def test_the_filtered_item_index_costs_the_same_queries_for_3_and_12_students(
+    staff, course, offering, django_assert_max_num_queries
+):
+    quiz, items = make_quiz(course, slug="big")
+    lab = StudentGroup.objects.create(offering=offering, name="Lab")
+    query = {"group": lab.pk, "since": "2020-01-01", "until": "2099-01-01", "quiz": "big"}
+    for size, prefix in ((3, "a"), (12, "b")):
+        for student in make_class(course, quiz, items, size, prefix=prefix):
+            GroupMembership.objects.get_or_create(group=lab, user=student)
+        with django_assert_max_num_queries(14):
+            rows = _index(staff, **query).context["templates"]
+        assert max(t.observations for t in rows) == (3 if size == 3 else 15)

@@ -51,10 +51,10 @@ def book_chapters(course) -> list[tuple[str, str]]:
     )
 
 
-def item_index(offering) -> tuple[list[analytics.ItemStats], list[tuple[str, str]]]:
-    """Every bank template's headline statistics in the offering, and the book's chapters to
-    place them in."""
-    return analytics.template_index(offering), book_chapters(offering.course_id)
+def item_index(offering, scope=None) -> tuple[list[analytics.ItemStats], list[tuple[str, str]]]:
+    """Every bank template's headline statistics in the offering (within the analytics
+    filter's `scope`, if given), and the book's chapters to place them in."""
+    return analytics.template_index(offering, scope), book_chapters(offering.course_id)
 
 
 def item_page(offering, slug: str, quiz_slug: str | None = None, scope=None) -> dict:
