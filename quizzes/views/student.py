@@ -25,6 +25,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from courseware.models import Role
 from courseware.roles import STAFF, enrolled_required, student_required
+from courseware.timezones import place_name
 from quizzes.models import Attempt, AttemptStatus, Quiz, Variant
 from quizzes.presenters import page_memo
 from quizzes.presenters import progress as progress_data
@@ -343,7 +344,9 @@ def autosave(request: HttpRequest, variant: Variant, part_id: str):
         else:
             # Parsed (never graded) so the student sees how it will be read, or why it cannot be.
             status, reading = questions.saved_state(variant, part_id, saved.raw)
-            message = f"Saved at {timezone.localtime(now):%H:%M:%S}" + (
+            # The reader's clock, with its zone named as every other time on the site.
+            zone = place_name(timezone.get_current_timezone_name())
+            message = f"Saved at {timezone.localtime(now):%H:%M:%S} {zone}" + (
                 f" · {reading}" if reading else ""
             )
             if status == "unreadable":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import timedelta
 from decimal import Decimal
@@ -135,6 +136,11 @@ def test_autosave_view_answers_htmx_with_a_status_fragment(client, exam, student
     assert fragment.status_code == 200
     assert "Saved at" in fragment.content.decode()
     assert "<html" not in fragment.content.decode()
+    # The time of the save names its zone, the offering's here (the account's has not been set).
+    exam.offering.time_zone = "Asia/Tokyo"
+    exam.offering.save(update_fields=["time_zone"])
+    tokyo = client.post(url, {"answer": "4 ms"}, HTTP_HX_REQUEST="true").content.decode()
+    assert re.search(r"Saved at \d\d:\d\d:\d\d Tokyo time", tokyo), tokyo
     plain = client.post(url, {"answer": "5 ms"})
     assert plain.status_code == 302 and plain["Location"].endswith(f"#part-{variant.pk}-t")
     assert SavedAnswer.objects.get().raw == "5 ms"
