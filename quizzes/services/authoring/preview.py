@@ -149,7 +149,8 @@ def build_preview(
             value=value,
             answer=_answer_text(part, value),
         )
-        view.stored = "" if _stored(value) == view.answer else _stored(value)
+        stored = _stored(value)
+        view.stored = "" if stored == view.answer else stored
         response = (responses or {}).get(part.id)
         if part.id in drawn.tried:
             view.response = response
@@ -195,8 +196,12 @@ def _answer_text(part, answer: Any) -> str:
 
 
 def _stored(answer: Any) -> str:
+    """The stored answer as the author checks it ("" when there is no one line to show)."""
     if isinstance(answer, float):
         return f"{answer:.6g}"
     if isinstance(answer, (tuple, list)):
+        if any(isinstance(a, (tuple, list, dict)) for a in answer):
+            # A structure (a rubric with its model answer): the kind's answer line says it.
+            return ""
         return ", ".join(str(a) for a in answer)
     return str(answer)

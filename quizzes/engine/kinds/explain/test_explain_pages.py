@@ -81,5 +81,8 @@ def test_the_studio_preview_draws_the_students_own_text_area(kind_site):
     studio = kind_site.studio(STARTER)
     html = studio.preview(2)
     assert 'name="response_why"' in html and "<textarea" in html
+    # The answer line says what the rubric is; the stored structure is no "stored as" line
+    # (it printed the rubric as a Python list of lists).
+    assert "stored as" not in html and "[&#x27;" not in html and "['" not in html
     tried = studio.preview(2, tried="why", why="Bandwidth.")
     assert '<div class="feedback pending"' in tried
