@@ -220,7 +220,7 @@ def staircase_rows() -> list[dict]:
         },
     ]
     for key, name, scope, kind in (
-        ("nvlink4", "NVLink 4", "GPU to GPU in a server, per direction", "link"),
+        ("nvlink4", "NVLink 4", "within a server, per direction", "link"),
         ("pcie5", "PCIe Gen5 x16", "GPU to host, per direction", "link"),
         ("ib-ndr", "InfiniBand NDR", "one 400 Gb/s port, per direction", "network"),
     ):

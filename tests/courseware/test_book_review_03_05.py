@@ -256,4 +256,4 @@ def test_g05_s2_deepseeks_deployment_is_a_table(text):
     t = text["05-interconnect.md"]
     assert "unit servers GPUs attention split experts per GPU spare copies" in t
     assert "decode, report 40 320 4-way tensor, 80 groups 1 none" in t
-    assert "decode, 2025 18 144 none: every GPU its own 2 + 1 shared 32" in t
+    assert "decode, 2025 18 144 none (data-parallel) 2 + 1 shared 32" in t
