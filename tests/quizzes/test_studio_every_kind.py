@@ -26,6 +26,7 @@ def author_client(client, author):
         ("ordering", 'class="order-position"'),
         ("matching", 'class="match-category"'),
         ("roofline_point", "data-roofline-input"),
+        ("explain", "<textarea"),
     ],
 )
 def test_an_author_writes_previews_validates_and_publishes_a_new_kind(
