@@ -19,7 +19,7 @@ from django.db import transaction
 from courseware.models import GroupMembership, StudentGroup
 from quizzes.models import Accommodation, Extension, GroupExtension, Quiz
 from quizzes.models.accommodations import MULTIPLIER_MAX, MULTIPLIER_MIN
-from quizzes.services.instructor.writes import check_terms, refresh_open_deadlines
+from quizzes.services.instructor.writes import checked_terms, refresh_open_deadlines
 
 
 def _group_of(offering, group: StudentGroup) -> StudentGroup:
@@ -47,26 +47,18 @@ def set_group_extension(
     """Give a group other dates, extra minutes and/or attempts on one quiz (replacing the
     group's earlier extension on it). A member's own extension still wins field by field."""
     _group_of(quiz.offering, group)
-    check_terms(
+    terms = checked_terms(
         opens_at=opens_at,
         due_at=due_at,
         closes_at=closes_at,
         extra_minutes=extra_minutes,
         extra_attempts=extra_attempts,
+        reason=reason,
+        by=by,
     )
     with transaction.atomic():
         extension, _ = GroupExtension.objects.select_for_update().update_or_create(
-            quiz=quiz,
-            group=group,
-            defaults={
-                "opens_at": opens_at,
-                "due_at": due_at,
-                "closes_at": closes_at,
-                "extra_minutes": extra_minutes,
-                "extra_attempts": extra_attempts,
-                "reason": reason.strip()[:300],
-                "granted_by": by,
-            },
+            quiz=quiz, group=group, defaults=terms
         )
         refresh_open_deadlines(quizzes=[quiz], student_ids=_members(group))
     return extension
@@ -165,51 +157,38 @@ class TermsRow:
     row: object
 
 
+def _extension_row(kind: str, who: str, username: str, e) -> TermsRow:
+    """A student's or a group's extension on one quiz as a row (no time multiplier)."""
+    return TermsRow(
+        kind,
+        who,
+        username,
+        e.quiz.title,
+        e.opens_at,
+        e.due_at,
+        e.closes_at,
+        e.extra_minutes,
+        e.extra_attempts,
+        None,
+        e.reason,
+        e.granted_by.username if e.granted_by else "",
+        e.granted_at,
+        e,
+    )
+
+
 def terms_rows(offering) -> list[TermsRow]:
     """Every extension (students' and groups') and accommodation of the offering: 3 queries."""
     rows: list[TermsRow] = []
     for e in Extension.objects.filter(quiz__offering=offering).select_related(
         "quiz", "student", "granted_by"
     ):
-        rows.append(
-            TermsRow(
-                "student extension",
-                e.student.get_full_name() or e.student.username,
-                e.student.username,
-                e.quiz.title,
-                e.opens_at,
-                e.due_at,
-                e.closes_at,
-                e.extra_minutes,
-                e.extra_attempts,
-                None,
-                e.reason,
-                e.granted_by.username if e.granted_by else "",
-                e.granted_at,
-                e,
-            )
-        )
+        who = e.student.get_full_name() or e.student.username
+        rows.append(_extension_row("student extension", who, e.student.username, e))
     for e in GroupExtension.objects.filter(quiz__offering=offering).select_related(
         "quiz", "group", "granted_by"
     ):
-        rows.append(
-            TermsRow(
-                "group extension",
-                str(e.group),
-                "",
-                e.quiz.title,
-                e.opens_at,
-                e.due_at,
-                e.closes_at,
-                e.extra_minutes,
-                e.extra_attempts,
-                None,
-                e.reason,
-                e.granted_by.username if e.granted_by else "",
-                e.granted_at,
-                e,
-            )
-        )
+        rows.append(_extension_row("group extension", str(e.group), "", e))
     for a in Accommodation.objects.filter(offering=offering).select_related(
         "student", "group", "granted_by"
     ):

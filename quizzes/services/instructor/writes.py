@@ -115,26 +115,18 @@ def grant_extension(
     cut short need a later close date too. The same rule as at the start, so a smaller
     extension replacing a larger one shortens the deadline again.
     """
-    check_terms(
+    terms = checked_terms(
         opens_at=opens_at,
         due_at=due_at,
         closes_at=closes_at,
         extra_minutes=extra_minutes,
         extra_attempts=extra_attempts,
+        reason=reason,
+        by=by,
     )
     with transaction.atomic():
         extension, _ = Extension.objects.select_for_update().update_or_create(
-            quiz=quiz,
-            student=student,
-            defaults={
-                "opens_at": opens_at,
-                "due_at": due_at,
-                "closes_at": closes_at,
-                "extra_minutes": extra_minutes,
-                "extra_attempts": extra_attempts,
-                "reason": reason.strip()[:300],
-                "granted_by": by,
-            },
+            quiz=quiz, student=student, defaults=terms
         )
         refresh_open_deadlines(quizzes=[quiz], student_ids=[student.pk])
     return extension
@@ -152,6 +144,29 @@ def check_terms(*, opens_at, due_at, closes_at, extra_minutes, extra_attempts) -
         raise ValidationError("The close date must not come before the due date.")
     if opens_at and (due_at or closes_at) and opens_at >= (due_at or closes_at):
         raise ValidationError("The quiz must open before it is due or closes.")
+
+
+def checked_terms(
+    *, opens_at, due_at, closes_at, extra_minutes, extra_attempts, reason: str, by
+) -> dict:
+    """An extension's fields as stored (a student's or a group's), once `check_terms` took
+    them."""
+    check_terms(
+        opens_at=opens_at,
+        due_at=due_at,
+        closes_at=closes_at,
+        extra_minutes=extra_minutes,
+        extra_attempts=extra_attempts,
+    )
+    return {
+        "opens_at": opens_at,
+        "due_at": due_at,
+        "closes_at": closes_at,
+        "extra_minutes": extra_minutes,
+        "extra_attempts": extra_attempts,
+        "reason": reason.strip()[:300],
+        "granted_by": by,
+    }
 
 
 def refresh_open_deadlines(*, quizzes, student_ids=None) -> int:
