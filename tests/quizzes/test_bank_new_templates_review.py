@@ -6,7 +6,7 @@ where they still draw what it saw, else the first 60; no grading pool.
 from __future__ import annotations
 
 from content.physics import kv_cache_bytes_per_token, weights_bytes
-from quizzes.engine import render_prompt, render_solution
+from quizzes.engine import render_part, render_prompt, render_solution
 from quizzes.engine.plausible import broken_checks, missing_checks
 from quizzes.engine.plausible.memory import serving_sequence_cap
 
@@ -98,3 +98,45 @@ def test_b_d3_choosing_e5m2_for_a_tensor_that_fits_e4m3_is_not_another_formats_r
     t = template("fp8-format-by-use")
     assert option_diagnosis(t, "format", "e5m2") is None
     assert option_diagnosis(t, "format", "e4m3") == "wrong-format-range"
+
+
+# -- the written explanations (third round, and a reading of all six) -------------------------
+
+
+def explain_texts(t, v):
+    """The model answer and the rubric items of a variant's explain part, as one text."""
+    model, *items = v.answers["why"]
+    return model + "\n" + "\n".join(text for _, text, _ in items)
+
+
+def test_b_m9_tp_latency_says_the_ring_is_plain_and_teaches_what_lets_8_gpus_pay():
+    t, vs = variants("interconnect-explain-tp-latency", range(8))
+    for v in vs:
+        p = v.params
+        assert p["t8"] > p["t4"] and p["t8_one"] < p["t4_one"], v.seed
+        assert "plain ring" in render_prompt(t, v)
+        texts = explain_texts(t, v)
+        assert "one-shot" in texts and "8 GPUs beat 4" in texts
+        assert f"{p['t8_one'] * 1e3:.3g} ms" in render_solution(t, v)
+
+
+def test_b_s16_a_batch_wait_is_a_little_longer_not_almost_as_long():
+    # at b = 64 the step is up to 1.58x the single user's
+    t, vs = variants("intro-explain-batching-and-cost", range(6))
+    for v in vs:
+        part = render_part(t, v, "why").prompt
+        assert "almost as long" not in part and "only a little longer" in part
+
+
+def test_explain_texts_read_as_written():
+    # an expert's reading of the six (ledger B-X1..X3): "A 8192", "1x faster", "the same memory"
+    # for the same bandwidth, bandwidth "moving the kernel up the slope", batching that "stops"
+    t, vs = variants("precision-explain-weight-only-fades", range(4))
+    for v in vs:
+        prompt = render_prompt(t, v)
+        assert prompt.startswith("An 8192") and "1× faster" not in prompt
+    t, vs = variants("roofline-explain-which-lever", range(2))
+    assert "the same memory bandwidth" in render_prompt(t, vs[0])
+    assert "steeper slope" in explain_texts(t, vs[0])
+    t, vs = variants("inference-explain-batch-and-caches", range(2))
+    assert "stops paying" not in explain_texts(t, vs[0]) + t.title
