@@ -140,3 +140,45 @@ def test_explain_texts_read_as_written():
     assert "steeper slope" in explain_texts(t, vs[0])
     t, vs = variants("inference-explain-batch-and-caches", range(2))
     assert "stops paying" not in explain_texts(t, vs[0]) + t.title
+
+
+# -- style points ------------------------------------------------------------------------------
+
+
+def test_b_s1_flops_per_byte_is_not_uses_of_a_byte():
+    t, vs = variants("gpus-estimate-bytes-per-clock", range(2))
+    solution = render_solution(t, vs[0])
+    assert "reuse each byte that many times" not in solution
+    assert "that many FLOPs for each byte it loads" in solution
+
+
+def test_b_s2_a_cache_without_grouping_is_not_1x_too_large():
+    t, vs = variants("kv-cache-estimate", range(12))
+    for v in vs:
+        solution = render_solution(t, v)
+        assert "1× too large" not in solution
+        if v.params["m"].n_kv_heads == v.params["m"].n_heads:
+            assert "the two counts agree" in solution
+
+
+def test_b_s3_the_bytes_carry_the_students_own_expert_count_forward():
+    part = template("moe-bytes-at-batch").part("bytes")
+    assert "part_touched" in part.settings.answer.text and part.uses == ("touched",)
+
+
+def test_b_s4_the_active_option_says_closer_to_like_the_other():
+    t = template("moe-bytes-at-batch")
+    texts = [o.text for o in t.part("closer").settings.options]
+    assert all(str(getattr(text, "text", text)).startswith("Closer to") for text in texts), texts
+
+
+def test_b_s6_real_low_bit_checkpoints_keep_embeddings_and_head_in_16_bits():
+    t, vs = variants("checkpoint-size-estimate", range(1))
+    assert "output head in 16 bits" in render_solution(t, vs[0])
+
+
+def test_b_s15_a_bf16_weight_does_m_flops_per_byte_not_1m():
+    t, vs = variants("roofline-place-a-matmul", range(20))
+    for v in vs:
+        solution = render_solution(t, v)
+        assert "1$m$" not in solution and "1*m*" not in solution, v.seed
