@@ -182,3 +182,12 @@ def test_b_s15_a_bf16_weight_does_m_flops_per_byte_not_1m():
     for v in vs:
         solution = render_solution(t, v)
         assert "1$m$" not in solution and "1*m*" not in solution, v.seed
+
+
+def test_b_s12_fp8_weights_on_an_a100_are_said_to_be_widened_not_computed_in_fp8():
+    t, vs = variants("intro-order-token-floors", range(1))
+    assert "fp8 on the A100) are stored that way and widened" in render_prompt(t, vs[0])
+
+
+def test_b_s2_the_title_does_not_promise_a_long_conversation():
+    assert "long" not in template("kv-cache-estimate").title
