@@ -68,3 +68,18 @@ def test_g05_i4_the_tp_floor_column_is_what_a_pass_reads(text):
     t = text["05-interconnect.md"]
     for n in (2, 4, 8):
         assert f" {n} {q(read / n / H100.memory_bandwidth, 's', sig=2)} " in t
+
+
+def test_p05_1_the_reports_decode_unit_holds_redundant_and_shared_experts(text):
+    # DeepSeek-V3 report §3.4.2: each GPU hosts one expert; 64 GPUs host redundant and shared
+    # experts, so 320 GPUs = 256 routed experts + 64.
+    t = text["05-interconnect.md"]
+    assert "decode, report 40 320 4-way tensor, 80 groups 1 64 GPUs " in t
+    assert "256 GPUs hold one routed expert each, and the other 64 hold copies of" in t
+    assert "320 GPUs with one expert each" not in t
+
+
+def test_g05_i1_the_decode_table_states_the_limit_of_its_alpha(text):
+    t = text["05-interconnect.md"]
+    assert "Read the two- and four-GPU rows as a shape, not a measurement." in t
+    assert "and we found none published for H100s" in t
