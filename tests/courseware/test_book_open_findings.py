@@ -83,3 +83,23 @@ def test_g05_i1_the_decode_table_states_the_limit_of_its_alpha(text):
     t = text["05-interconnect.md"]
     assert "Read the two- and four-GPU rows as a shape, not a measurement." in t
     assert "and we found none published for H100s" in t
+
+
+def test_p04_4_the_napkin_says_four_bits_cost_more_than_fp8_on_two_gpus(text):
+    t = text["04-precision.md"]
+    assert "Fewer bits do not always mean a smaller bill." in t
+    assert "more than fp8 on two" in t
+    assert "49 conversations on one GPU against 55 per GPU for fp8 on two" in t
+
+
+def test_p04_2_the_floor_comparison_names_the_deployable_bf16(text):
+    t = text["04-precision.md"]
+    assert "comparing bytes like for like on one GPU's bandwidth" in t
+    assert "bf16 Llama-3-70B does not fit one H100, so the latency a reader can buy" in t
+
+
+def test_p03_8_the_napkin_prices_one_deployment(text):
+    t = text["03-inference.md"]
+    assert "On this colocated server the prompts ride in the decode passes' idle tensor" in t
+    assert "A disaggregated fleet, whose prefill runs on GPUs of its own, adds" in t
+    assert "the forecast of chapter 00 turns it" not in t

@@ -127,8 +127,10 @@ def test_g04_m1_the_napkin_compares_fp8_with_bf16_on_enough_gpus(text):
     read = physics.decode_weight_bytes("llama-3-70b", "bf16") + batch * per_sequence
     forecast = read / 4 / STREAM_H100
     dollars = 4 * physics.price("H100").dollars_per_hour / 3600 / (batch / forecast) * 1e6
-    assert f"Given four H100s, bf16 holds {batch} conversations at {q(dollars, 'USD')}" in t
-    assert "The larger factor is what bf16 costs when you refuse to buy the memory" in t
+    # P04-5: the fair comparison leads; the starved two-GPU server follows as the exception.
+    assert f"On four H100s bf16 holds {batch} conversations at {q(dollars, 'USD')}" in t
+    assert "the price of refusing to buy the memory its cache needs" in t
+    assert t.index("the factor the bytes predict") < t.index("Squeezed onto two GPUs")
     assert "the freed memory becomes batch, which is where most of the saving" not in t
 
 
@@ -263,5 +265,6 @@ def test_g04_s2_the_awq_exercise_asks_for_a_computation_not_a_recalled_number(te
 def test_g05_s2_deepseeks_deployment_is_a_table(text):
     t = text["05-interconnect.md"]
     assert "unit servers GPUs attention split experts per GPU spare copies" in t
-    assert "decode, report 40 320 4-way tensor, 80 groups 1 none" in t
+    # P05-1: 64 of the 320 GPUs hold redundant and shared experts (report §3.4.2).
+    assert "decode, report 40 320 4-way tensor, 80 groups 1 64 GPUs" in t
     assert "decode, 2025 18 144 none (data-parallel) 2 + 1 shared 32" in t

@@ -179,7 +179,9 @@ def test_3_the_bill_is_forecast_from_measured_fractions_of_peak(text):
         + 499 * step("llama-3-8b", "H100", batch, 2500) / batch
     )
     assert f"{n(1e5 * price / 3600 * forecast, 2)} cents, {pct(forecast / floor - 1, 2)} above" in t
-    assert f"about {n(cents_out, 2)} and {n(cents_in, 2)} cents at the fractions of peak" in t
+    # P03-8: the napkin prices the colocated server; input tokens are the disaggregated extra.
+    assert f"cents per million at the floor and {n(cents_out, 2)} forecast" in t
+    assert f"cents per million input tokens at the floor, {n(cents_in, 2)} forecast" in t
 
 
 def test_3_2_chunking_moves_the_cost_to_the_newcomers_first_token(text):
@@ -401,7 +403,7 @@ def test_5_1_the_hierarchical_model_brackets_a_measured_all_reduce(text):
 def test_5_2_deepseek_spreads_experts_over_infiniband(text):
     t = text["05-interconnect.md"]
     assert "the largest MoE deployments are built around keeping it there" not in t
-    assert "a decode unit of 40 servers, 320 GPUs with one expert each" in t
+    assert "the report's decode unit spans 40 servers: 256 GPUs hold one routed expert each" in t
     assert "spreads the experts across servers over InfiniBand" in t
 
 
