@@ -185,8 +185,9 @@ def test_g05_m1_more_gpus_buy_cheaper_tokens_while_weights_fill_memory(text):
 def test_g03_i1_attentions_prefill_share_is_given_for_a_causal_prompt(text):
     t = text["03-inference.md"]
     full = 4 * 32 * 4096 * 2000**2 / (2000 * 2 * L8.params)  # QK and AV, 2 FLOP each, n x n
-    assert f"the full n × n square of scores is {format_number(100 * full, 2)}%" in t
-    assert f"serving kernels skip the masked half: {format_number(50 * full, 2)}%" in t
+    # P03-2: the causal figure only; the full square no longer precedes it.
+    assert f"For our prompt that is {format_number(50 * full, 2)}% of the matmul FLOPs" in t
+    assert f"the full n × n square of scores is {format_number(100 * full, 2)}%" not in t
 
 
 def test_g03_i4_the_napkin_gives_ttft_with_the_running_batch_and_both_answer_times(text):
@@ -249,9 +250,10 @@ def test_g05_i3_in_switch_reduction_is_not_said_to_halve_the_bytes(text):
 
 def test_g03_i2_flashattentions_traffic_is_labelled_an_upper_bound_with_its_floor(text):
     t = text["03-inference.md"]
-    assert "That second figure is an upper bound: it charges every re-read" in t
+    # P03-3: the figure to keep leads; the no-reuse bound moved to the note.
+    assert "Charging every re-read of keys and values to HBM instead, in FlashAttention-2's" in t
     floor = 32 * 2000 * 128 * 2 * 2 * (32 + 8)  # Q and O per query head, K and V per KV head
-    assert f"and one write of the output, the floor, is {q(floor, 'B', sig=2)}" in t
+    assert f"and one write of the output: {q(floor, 'B', sig=2)}" in t
 
 
 def test_g04_s2_the_awq_exercise_asks_for_a_computation_not_a_recalled_number(text):
