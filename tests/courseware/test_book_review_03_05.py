@@ -60,7 +60,9 @@ def test_g03_e1_the_draft_heads_cost_counts_the_output_head(text):
     head = L8.vocab_size * L8.d_model
     c = (layer + head + 2 * L8.d_model**2) / L8.params
     assert "so $c \\approx 1/" not in t
-    assert f"c ≈ {n(c, 2)} , not the 1 / 32 that counting layers suggests" in t
+    # P03-6: c computed from bytes, with no naive estimate to correct.
+    assert f"c ≈ {n(c, 2)} : with a vocabulary this large, the head, not the layer" in t
+    assert "not the 1 / 32 that counting layers suggests" not in t
     assert f"{head // 10**6} million parameters, {n(head / layer, 2)}× a layer" in t
     low = physics.published("mtp-acceptance-low").value
     assert f"one user gets {n((1 + low) / (1 + c))}×" in t
