@@ -15,8 +15,18 @@ import time
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
-SUITES = ("grading", "variants", "pages", "ratios", "postcost", "load", "faults", "hostile")
-DATABASE_SUITES = ("pages", "ratios", "postcost", "load", "faults", "hostile")
+SUITES = (
+    "grading",
+    "variants",
+    "pages",
+    "ratios",
+    "caches",
+    "postcost",
+    "load",
+    "faults",
+    "hostile",
+)
+DATABASE_SUITES = ("pages", "ratios", "caches", "postcost", "load", "faults", "hostile")
 
 
 def _arguments(argv):
