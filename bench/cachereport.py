@@ -80,6 +80,7 @@ def caches_section(result: dict, before: dict | None) -> tuple[str, list[tuple[s
                 ],
             )
         )
+    memory = _memory(result["data"].get("fill"))
     text = f"""## What each cache buys, side by side
 
 {_machine(result)}
@@ -102,5 +103,31 @@ expressions, formula LaTeX), bounded by count, which hold no database state.
 {table(header, rows)}
 
 {queries}{compare}
-"""
+{memory}"""
     return text, []
+
+
+def _memory(fill: dict | None) -> str:
+    if not fill:
+        return ""
+    rows = [
+        [c["name"], f"{c['bound_mb']:.0f}", f"{c['held_mb']:.1f}", str(c["entries"])]
+        for c in sorted(fill["caches"], key=lambda c: -c["bound_mb"])
+    ]
+    return f"""
+### A worker's memory with every cache full
+
+`python -m bench.djangoside cachefill` (`bench/cachefill.py`): one process draws the bench's
+real attempt page, sections, question view, parsed template, feedback, formula MathML and exam
+read-back once, then stores distinct copies under new keys until every cache of
+`courseware/caching.py` has turned its bound over twice ({fill["seconds"]:.0f} s). Resident
+memory went from **{fill["rss_before_mb"]:.0f} MB to {fill["rss_after_mb"]:.0f} MB**
+(+{fill["rss_after_mb"] - fill["rss_before_mb"]:.0f} MB) against the caches' stated total of
+**{fill["bound_total_mb"]:.0f} MB**: each entry is counted in bytes when it is stored
+(`caching.deep_size`; a parsed template at a measured 100 kB), so what the caches hold, as
+counted, cannot grow past that total however many students, pages and answers a term
+brings. Beside it Django's own LocMemCache (the shared cache when `REDIS_URL` is not set)
+keeps at most its default 300 entries, and the engine's `functools.lru_cache`s their counts.
+
+{table(["cache", "bound MB", "held MB when full", "entries then"], rows)}
+"""
