@@ -94,11 +94,13 @@ the attempt's `page_stamp` before each request (untimed), as every answer does, 
 whole-page memo misses and the caches under it are what serve the page. A cache **pays** when
 its "off" range lies wholly above the "on" range of some page. {"; ".join(runs)}.
 
-Not turned off here: the answer posts' and attempt pages' compiled lookup
-(`courseware/prepared.py`, `PreparedLookup`), measured essential when the attempt page's terms
-moved into it (commit 18b7b91: the warm attempt page from 11× to 3.0× the floor, 5 queries to
-4), and the engine's and `content`'s `functools.lru_cache`s of pure functions (units,
-expressions, formula LaTeX), bounded by count, which hold no database state.
+Not turned off here: the compiled lookups (`courseware/prepared.py`, `PreparedLookup`) of the
+answer posts, the attempt pages (`quizzes/views/targets.py`) and a user's enrolments
+(`courseware/roles.py`), measured essential when each came in (commit 18b7b91: the warm attempt
+page from 11× to 3.0× the floor, 5 queries to 4; commit 2f55b29, the enrolments: 3.0× to
+2.2×; the runs above predate 2f55b29), and the engine's and `content`'s
+`functools.lru_cache`s of pure functions (units, expressions, formula LaTeX), bounded by
+count, which hold no database state.
 
 {table(header, rows)}
 
