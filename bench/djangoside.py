@@ -129,6 +129,7 @@ def main(argv=None) -> int:
     parser.add_argument("--scenario", default="")
     parser.add_argument("--mode", default="exam")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--pages", default="", help="pages: only these instructor pages")
     args = parser.parse_args(argv)
     setup()
     import importlib

@@ -43,6 +43,8 @@ PAGE_ORDER = [
     "gradebook",
     "gradebook sorted by a quiz",
     "item analysis",
+    "item index",
+    "misconception map",
     "export gradebook.csv",
     "export responses.csv",
     "export responses.json",
@@ -331,7 +333,15 @@ def pages_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
             )
             thousand = next((r for r in runs if r["size"] == 1000), None)
             if thousand:
-                for name in ("gradebook", "gradebook sorted by a quiz", "item analysis"):
+                for name in (
+                    "gradebook",
+                    "gradebook sorted by a quiz",
+                    "item analysis",
+                    "item index",
+                    "misconception map",
+                ):
+                    if name not in thousand["pages"]:
+                        continue  # results saved before the page was measured
                     entry = thousand["pages"][name]
                     targets.append(
                         (

@@ -10,6 +10,7 @@ and a task run twice changes nothing more.
 - `publish_draft_run`: an author's Publish, the publication gate with its progress kept on the
   run (the page polls it and may cancel it), then the new version;
 - `refresh_item_statistics`: an item page's kept statistics computed again after grades changed;
+- `refresh_offering_statistics`: the same for an offering's item index or misconception map;
 - `close_expired_exams`: every open attempt past its deadline is submitted. It enqueues its
   own next run (`schedule_expiry_sweep`), and `manage.py worker` starts the chain.
 """
@@ -25,7 +26,7 @@ from django_tasks import task
 
 from quizzes.models import PublishRun, QuestionTemplate, RegradeRun, RegradeStatus
 from quizzes.services import authoring, regrade
-from quizzes.services.instructor import statistics
+from quizzes.services.instructor import offering_statistics, statistics
 from quizzes.services.submission import close_expired_attempts
 
 logger = logging.getLogger(__name__)
@@ -214,6 +215,20 @@ def request_statistics_refresh(*, template: QuestionTemplate, offering, quiz=Non
         return False
     result = refresh_item_statistics.enqueue(template.pk, offering.pk, quiz.pk if quiz else None)
     return result.is_finished
+
+
+@task()
+def refresh_offering_statistics(offering_id: int, kind: str) -> None:
+    """Compute an offering's kept item index or misconception map again."""
+    offering_statistics.refresh_by_ids(offering_id, kind)
+
+
+def request_offering_statistics_refresh(*, offering, kind: str) -> bool:
+    """Queue a refresh of a stale kept page unless one is queued already; whether it has
+    finished by the time this returns (a backend that runs tasks at once)."""
+    if not offering_statistics.claim_refresh(offering, kind):
+        return False
+    return refresh_offering_statistics.enqueue(offering.pk, str(kind)).is_finished
 
 
 # ---------------------------------------------------------------- expired attempts

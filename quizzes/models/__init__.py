@@ -18,7 +18,7 @@ from .attempts import (
 from .manual import MAX_COMMENT_LENGTH, ManualGrade, ManualGradeEvent, SavedComment
 from .quizzes import AnswerRelease, LatePolicy, Quiz, QuizItem, QuizMode, ReleasePolicy
 from .records import Extension, RegradeRun, RegradeStatus, ScoreOverride
-from .statistics import ItemStatistics, QuizActivity
+from .statistics import ItemStatistics, OfferingStatistics, QuizActivity
 from .templates import (
     PublishRun,
     PublishStatus,
@@ -36,6 +36,7 @@ __all__ = [
     "Extension",
     "GroupExtension",
     "ItemStatistics",
+    "OfferingStatistics",
     "LatePolicy",
     "MAX_COMMENT_LENGTH",
     "ManualGrade",

@@ -65,7 +65,7 @@ def item_index_page(
 ) -> dict:
     """Every template's statistics (within the analytics filter's `scope`), in the book's
     chapter order or sorted by one column."""
-    stats, chapters = items.item_index(offering, scope)
+    stats, chapters, kept = items.item_index(offering, scope)
     titles = dict(chapters)
     book_order = {slug: n for n, (slug, _) in enumerate(chapters)}
     for t in stats:
@@ -88,7 +88,13 @@ def item_index_page(
         (key, label, key == sort, "desc" if key == sort and not descending else "asc")
         for key, label in ITEM_COLUMNS
     ]
-    return {"templates": stats, "sort": sort, "descending": descending, "columns": columns}
+    return {
+        "templates": stats,
+        "sort": sort,
+        "descending": descending,
+        "columns": columns,
+        "kept": kept,
+    }
 
 
 def tries_chart(tries: list[dict]) -> Chart:
