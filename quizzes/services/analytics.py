@@ -19,12 +19,14 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from django.db.models import Count, Max, Q
 from django.urls import NoReverseMatch, reverse
+from django.utils.text import Truncator
 
 from courseware.models import Chapter
-from courseware.services import section_heading
+from courseware.services import section_heading, section_headings
 from quizzes.models import (
     AttemptStatus,
     QuestionTemplate,
@@ -166,14 +168,20 @@ def misconception_info(code: str) -> MisconceptionInfo:
     return MisconceptionInfo(code, str(title), str(_field(entry, "explanation") or ""), url)
 
 
-def explained_in(info: MisconceptionInfo, book: dict[str, tuple[str, str]]) -> str:
-    """A link text that says where `info.url` goes: "Numeric precision: Bits and bytes"."""
+def explained_in(info: MisconceptionInfo, book: dict[str, tuple[str, str]], headings=None) -> str:
+    """A link text that says where `info.url` goes: "Numeric precision: Bits and bytes".
+    `headings`, a dict the caller keeps, holds each chapter's `section_headings` once read."""
     path, _, anchor = info.url.partition("#")
     slug = path.rstrip("/").rsplit("/", 1)[-1] if path else ""
     if slug not in book:
         return ""
     title, source = book[slug]
-    heading = section_heading(source, anchor)
+    if headings is None:
+        heading = section_heading(source, anchor)
+    else:
+        if slug not in headings:
+            headings[slug] = section_headings(source)
+        heading = headings[slug].get(anchor, "") if anchor else ""
     return f"{title}: {heading}" if heading else title
 
 
@@ -574,10 +582,10 @@ def misconception_rows(offering, figures: list[dict]) -> list[dict]:
             part__course=offering.course_id
         ).values_list("slug", "title", "source")
     }
-    rows = []
+    rows, headings = [], {}
     for figure in figures:
         info = misconception_info(figure["code"])
-        templates = figure["templates"]
+        templates = [{**t, "students_text": _students(t["students"])} for t in figure["templates"]]
         chapters = [
             {
                 **chapter,
@@ -585,6 +593,8 @@ def misconception_rows(offering, figures: list[dict]) -> list[dict]:
                 or chapter["slug"]
                 or "No chapter",
                 "known": chapter["slug"] in book,
+                "students_text": _students(chapter["students"]),
+                "responses_text": _plural(chapter["count"], "response"),
             }
             for chapter in figure["chapters"]
         ]
@@ -592,10 +602,23 @@ def misconception_rows(offering, figures: list[dict]) -> list[dict]:
             {
                 **figure,
                 "info": info,
-                "place": explained_in(info, book),
+                # Made here rather than by template filters: the page has a row per mistake
+                # and a line per place, and filters were most of its time (issue 34).
+                "explanation": Truncator(info.explanation).words(30, truncate=" …"),
+                "code_query": quote(figure["code"], safe="/"),
+                "place": explained_in(info, book, headings),
+                "chapter_titles": ", ".join(c["title"] for c in chapters if c["known"]) or "—",
                 "top_templates": templates[:TOP_PLACES],
                 "more_templates": templates[TOP_PLACES:],
                 "chapters": chapters,
             }
         )
     return rows
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _students(n: int) -> str:
+    return _plural(n, "student")

@@ -212,6 +212,9 @@ def item_index(request: HttpRequest) -> HttpResponse:
     for name in ("sort", "dir"):
         kept.pop(name, None)
     context["filter_query"] = kept.urlencode()
+    context["rows_html"] = pages.index_rows_html(
+        context["rows"], context["items_url"], f"?{kept.urlencode()}" if form.active else ""
+    )
     return render(request, "instructor/item_index.html", {**context, **_filtered(form)})
 
 
@@ -240,6 +243,7 @@ def misconceptions(request: HttpRequest) -> HttpResponse:
             offering=request.offering, kind=offering_statistics.Kind.MISCONCEPTIONS
         ):
             context = items.misconception_page(request.offering, scope)
+    pages.misconception_where_html(context["rows"], context["items_url"])
     return render(request, "instructor/misconceptions.html", {**context, **_filtered(form)})
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from django.utils import timezone
 
 from courseware.models import Chapter, Role
@@ -66,10 +67,15 @@ def item_index(offering, scope=None):
 def misconception_page(offering, scope=None) -> dict:
     """The misconception map's rows and the kept row they came from (None when computed now
     for a narrowing `scope`); kept per offering like the item index."""
+    # The page's links, reversed once rather than once per row and place.
+    urls = {
+        "items_url": reverse("instructor:item_index", args=[offering.slug]),
+        "gradebook_url": reverse("instructor:gradebook", args=[offering.slug]),
+    }
     if scope is not None and scope.narrows:
-        return {"rows": analytics.misconception_map(offering, scope), "kept": None}
+        return {"rows": analytics.misconception_map(offering, scope), "kept": None, **urls}
     kept = offering_statistics.kept(offering, offering_statistics.Kind.MISCONCEPTIONS)
-    return {"rows": analytics.misconception_rows(offering, kept.data), "kept": kept}
+    return {"rows": analytics.misconception_rows(offering, kept.data), "kept": kept, **urls}
 
 
 def item_page(offering, slug: str, quiz_slug: str | None = None, scope=None) -> dict:
