@@ -15,6 +15,7 @@ from .attempts import (
     SavedAnswer,
     Variant,
 )
+from .exports import ExportRun
 from .manual import MAX_COMMENT_LENGTH, ManualGrade, ManualGradeEvent, SavedComment
 from .quizzes import AnswerRelease, LatePolicy, Quiz, QuizItem, QuizMode, ReleasePolicy
 from .records import Extension, RegradeRun, RegradeStatus, ScoreOverride
@@ -33,6 +34,7 @@ __all__ = [
     "AnswerRelease",
     "Attempt",
     "AttemptStatus",
+    "ExportRun",
     "Extension",
     "GroupExtension",
     "ItemStatistics",
