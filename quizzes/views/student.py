@@ -38,7 +38,7 @@ from quizzes.services import questions
 from quizzes.services.availability import QuizRuleError, student_window
 from quizzes.services.release import answer_gate, results_released
 from quizzes.services.submission import parts_to_look_at
-from quizzes.views.targets import student_part_view
+from quizzes.views.targets import own_attempt, student_part_view
 
 
 def _tell(request: HttpRequest, level: int, message: str) -> None:
@@ -146,15 +146,7 @@ def start_attempt(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _attempt(request: HttpRequest, attempt_id: int) -> Attempt:
-    # Someone else's attempt, or one of another offering, is "not found", not "forbidden":
-    # its existence is not revealed.
-    attempt = get_object_or_404(
-        Attempt.objects.for_student(request.user).select_related("quiz", "student"),
-        pk=attempt_id,
-        quiz__offering=request.offering,
-    )
-    attempt.quiz.offering = request.offering
-    return attempt
+    return own_attempt(request, attempt_id)
 
 
 def _variant(attempt: Attempt, variant_id: int) -> Variant:

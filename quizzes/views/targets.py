@@ -26,7 +26,7 @@ from django.http import Http404, HttpRequest
 from courseware.models import Role
 from courseware.prepared import PreparedLookup
 from courseware.roles import enrolled_role, enter, offering_and_role, refuse_unless, remember_role
-from quizzes.models import Variant
+from quizzes.models import Attempt, Variant
 from quizzes.services.availability import remember_terms, terms_annotations, terms_from_row
 
 STUDENTS = {Role.STUDENT}
@@ -111,3 +111,48 @@ def student_part_view(view):
 
     wrapper.offering_roles = frozenset(STUDENTS)
     return wrapper
+
+
+# -- the attempt pages' one lookup -----------------------------------------------------------
+
+
+def _attempt_lookup(*, user_id, offering_id, attempt_id):
+    return (
+        Attempt.objects.filter(pk=attempt_id, student_id=user_id, quiz__offering_id=offering_id)
+        .annotate(
+            own_extension=FilteredRelation(
+                "quiz__extensions", condition=Q(quiz__extensions__student_id=user_id)
+            ),
+            **terms_annotations(
+                quiz=OuterRef("quiz_id"), offering=OuterRef("quiz__offering_id"), user_id=user_id
+            ),
+        )
+        .select_related("quiz", "own_extension")
+        .order_by()
+    )
+
+
+# Measured on the warm attempt page (bench ratios, December 2026): building this queryset with
+# its terms subqueries cost about 6 ms of the page's 12, the database under 0.1 ms.
+_OWN_ATTEMPT = PreparedLookup(_attempt_lookup, "user_id", "offering_id", "attempt_id")
+
+
+def own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
+    """The student's own attempt at a quiz of the request's offering, with the student's
+    extension, group terms and time multiplier read in the same query (`remember_terms`), so
+    `student_window` reads no row. Someone else's attempt, or one of another offering, is
+    "not found", not "forbidden": its existence is not revealed."""
+    user, offering = request.user, request.offering
+    attempt = _OWN_ATTEMPT.first(
+        using=router.db_for_read(Attempt),
+        user_id=user.pk,
+        offering_id=offering.pk,
+        attempt_id=attempt_id,
+    )
+    if attempt is None:
+        raise Http404("No such attempt in your quizzes.")
+    attempt.student = user
+    attempt.quiz.offering = offering
+    groups, multiplier = terms_from_row(attempt)
+    remember_terms(attempt.quiz, user, getattr(attempt, "own_extension", None), groups, multiplier)
+    return attempt
