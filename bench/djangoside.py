@@ -138,6 +138,7 @@ def main(argv=None) -> int:
         "prepare": "bench.djangoside:prepare",
         "seed": "bench.djangoside:seed",
         "pages": "bench.pagetimes:run",
+        "analyze": "bench.instructorpages:analyze",
         "ratios": "bench.ratios:run",
         "postcost": "bench.postcost:run",
         "accounts": "bench.loadprep:accounts",

@@ -574,10 +574,17 @@ def postcost_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
     return answer_posts(result, _load("postcost-before"))
 
 
+def instructor_section(result: dict) -> tuple[str, list]:
+    from bench.instructorpages import section
+
+    return section(result, _load("instructor-before"))
+
+
 SECTIONS = [
     ("grading", grading_section),
     ("variants", variants_section),
     ("pages", pages_section),
+    ("instructor", instructor_section),
     ("ratios", ratios_section),
     ("postcost", postcost_section),
     ("load", load_section),
