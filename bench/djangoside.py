@@ -139,6 +139,7 @@ def main(argv=None) -> int:
         "seed": "bench.djangoside:seed",
         "pages": "bench.pagetimes:run",
         "analyze": "bench.instructorpages:analyze",
+        "instructor": "bench.instructorpages:pages_side_by_side",
         "ratios": "bench.ratios:run",
         "postcost": "bench.postcost:run",
         "accounts": "bench.loadprep:accounts",

@@ -17,7 +17,6 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = "gradebook,item analysis,item index,misconception map"
 SHOWN = ("floor (minimal view)", "gradebook", "item analysis", "item index", "misconception map")
 
 
@@ -36,9 +35,7 @@ def measure(database_url: str, size: int, repeat: int) -> dict:
 
     django("analyze", database_url)
     before = [round(x, 2) for x in os.getloadavg()]
-    run = django(
-        "pages", database_url, "--size", str(size), "--repeat", str(repeat), "--pages", PAGES
-    )
+    run = django("instructor", database_url, "--size", str(size), "--repeat", str(repeat))
     run["load_average"] = [before, [round(x, 2) for x in os.getloadavg()]]
     run["commit"] = commit()
     return run
@@ -61,6 +58,82 @@ def run(cluster, args, *, save, facts) -> None:
         print(f"bench: instructor pages: measuring at {size}")
         runs.append(measure(url, size, repeat))
     save("instructor", {"runs": runs}, quick=args.quick, machine=facts)
+
+
+def pages_side_by_side(args) -> dict:
+    """`djangoside instructor`: each round times the floor, then every page, then the floor
+    again; a page's ratio in a round is its time over the mean of the two floors around it, so
+    a machine that other work slows slows both (the load moves while a round takes a second,
+    not while a whole run does). Median over the rounds; queries from one untimed pass."""
+    import time
+
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from bench.djangoside import bench_offering
+    from bench.pagetimes import STUDENT, _student_attempt
+    from bench.stats import summarize
+    from quizzes.models import Attempt, Response
+
+    settings.ROOT_URLCONF = "bench.urls"
+    offering = bench_offering()
+    staff = f"/o/{offering.slug}/instructor"
+    slug = offering.quizzes.get(slug="bench-homework").items.order_by("position")[0].template.slug
+    urls = {
+        "gradebook": f"{staff}/gradebook/",
+        "item analysis": f"{staff}/items/{slug}/",
+        "item index": f"{staff}/items/",
+        "misconception map": f"{staff}/misconceptions/",
+    }
+    student, _ = _student_attempt(offering)
+    as_student, as_staff = Client(), Client()
+    as_student.force_login(student)
+    as_staff.force_login(get_user_model().objects.get(username="instructor"))
+
+    def timed(client, url):
+        started = time.perf_counter()
+        response = client.get(url)
+        assert response.status_code == 200, (url, response.status_code)
+        return (time.perf_counter() - started) * 1000
+
+    queries = {}
+    for name, url in {"floor (minimal view)": "/bench-floor/", **urls}.items():
+        client = as_student if url == "/bench-floor/" else as_staff
+        client.get(url)  # warm: parsed templates, and a kept row computed if there is none
+        with CaptureQueriesContext(connection) as captured:
+            client.get(url)
+        queries[name] = len(captured.captured_queries)
+    times = {name: [] for name in ["floor (minimal view)", *urls]}
+    ratios = {name: [] for name in urls}
+    for _ in range(args.repeat):
+        for name, url in urls.items():
+            first = timed(as_student, "/bench-floor/")
+            page = timed(as_staff, url)
+            last = timed(as_student, "/bench-floor/")
+            times["floor (minimal view)"] += [first, last]
+            times[name].append(page)
+            ratios[name].append(page / ((first + last) / 2))
+    pages = {}
+    for name, samples in times.items():
+        entry = {**summarize([t / 1000 for t in samples]), "queries": queries[name]}
+        ordered = sorted(ratios.get(name, [1.0]))
+        entry["floor_ratio"] = ordered[len(ordered) // 2]
+        entry["floor_ratio_iqr"] = [ordered[len(ordered) // 4], ordered[(3 * len(ordered)) // 4]]
+        pages[name] = entry
+    return {
+        "size": args.size,
+        "students": offering.enrollments.filter(role="student")
+        .exclude(user__username=STUDENT)
+        .count(),
+        "attempts": Attempt.objects.filter(quiz__offering=offering).count(),
+        "responses": Response.objects.filter(variant__attempt__quiz__offering=offering).count(),
+        "vendor": connection.vendor,
+        "rounds": args.repeat,
+        "pages": pages,
+    }
 
 
 def analyze(args) -> dict:
@@ -122,9 +195,11 @@ def section(result: dict, before: dict | None) -> tuple[str, list]:
 
 {when}; commit {runs[0].get("commit") or "?"}; load average (1 min) before → after: {loads}._
 
-A `seed_demo` class grown to each size and `ANALYZE`d, then the floor (a signed-in view of two
-bytes) and each page in process (`bench.pagetimes`), median of the timed requests with its
-multiple of the floor; "before" is the same measurement of the tree before the item index and
+A `seed_demo` class grown to each size and `ANALYZE`d, then each page timed in process between
+two requests of the floor (a signed-in view of two bytes), round after round: the median time
+of each page, and in brackets the median over the rounds of its time over the mean of the two
+floors around it (the machine was shared: the ratio is what carries over); "before" is the
+same measurement of the tree before the item index and
 the misconception map kept their figures (`bench/results/instructor-before.json`, commit
 {(before or {}).get("data", {}).get("runs", [{}])[0].get("commit", "?")}). Queries: the count at
 each size (one number when it does not change). Growth: the slope of log(time) on log(students),
