@@ -88,15 +88,21 @@ batch, an override or recomputed score; an item's points or a question version e
 author (`quizzes/signals.py`) or a student's rows edited in the admin raise the stamps of every
 attempt that shows them. A page with flash messages is drawn and not kept. The CSRF token and
 each part's form key are kept as placeholders and the request's own token and fresh keys are
-put in on the way out, as for the memoised sections. A warm page runs 5 queries (session,
-user, role, the attempt, the student's extension; the course row is kept a minute per process,
-issue 20's per-request work) instead of 8 (homework) or 9 (exam); a page after a change, or a
-first view, is drawn through the section memo and runs 7 (homework) or 8 (exam). The
+put in on the way out, as for the memoised sections. A warm page runs 4 queries (session,
+user, the enrolments with their offerings, and the attempt with the student's extension,
+group terms and time multiplier; the course row is kept a minute per process, issue 20's
+per-request work) instead of 8 (homework) or 9 (exam); a page after a change, or a first view,
+is drawn through the section memo and runs 6 (homework) or 7 (exam). The enrolments and the
+attempt are each read by a lookup compiled once per process (`courseware/prepared.py`): in
+December 2026 building the attempt's query with its terms subqueries, then the enrolments'
+query, cost more than everything else on the warm page together (the page went from 11× to
+3.0× the floor when the first was compiled once, and to 2.2× with the second, side by side
+under load 5-7). The
 time-based facts (a due date or release date passing, a window closing) are read on every
 request, never stamped. Each invalidation source has a test that fails if the memoised page
 were served (`tests/security/test_attack_page_memo.py`).
 
-What is left. A warm page is now its 5 queries (two of them, the session and the user, the
+What is left. A warm page is now its 4 queries (two of them, the session and the user, the
 floor pays too), the memo's key and the base layout around the page; its ratio sits close to
 the target, so a busy machine or a few more queries would put it over again. A page whose
 answers just changed, and a first view (Markdown and MathML of every prompt and part, every

@@ -23,40 +23,53 @@ from django.db.models.query import get_related_populators
 
 class PreparedLookup:
     def __init__(self, build, *names: str, text: tuple[str, ...] = ()):
-        """`build(**values)` returns the queryset for those values (at most one row is read).
-        Values are numbers, except the names listed in `text` (a slug from the URL)."""
+        """`build(**values)` returns the queryset for those values (`first` reads one row, `all`
+        every row). Values are numbers, except the names listed in `text` (a slug from the URL)."""
         self.build, self.names, self.text = build, names, frozenset(text)
-        self._compiled: dict[str, tuple] = {}
+        self._compiled: dict[tuple[str, bool], tuple] = {}
         self._lock = threading.Lock()
 
     def first(self, using: str = "default", **values):
         """The first row's model instance for these values, or None."""
-        compiled = self._compiled.get(using) or self._compile(using)
+        rows = self._rows(using, values, limit=True)
+        return rows[0] if rows else None
+
+    def all(self, using: str = "default", **values) -> list:
+        """Every row's model instance for these values, in the queryset's order."""
+        return self._rows(using, values, limit=False)
+
+    def _rows(self, using: str, values: dict, *, limit: bool) -> list:
+        key = (using, limit)
+        compiled = self._compiled.get(key) or self._compile(using, limit)
         sql, order, model, init_list, start, end, populators, annotations, converters = compiled
         connection = connections[using]
         with connection.cursor() as cursor:
             cursor.execute(sql, [values[name] for name in order])
-            row = cursor.fetchone()
-        if row is None:
-            return None
-        row = list(row)
-        for position, (functions, expression) in converters:
-            for function in functions:
-                row[position] = function(row[position], expression, connection)
-        obj = model.from_db(using, init_list, row[start:end])
-        for populator in populators:
-            populator.populate(row, obj)
-        for name, position in annotations.items():
-            setattr(obj, name, row[position])
-        return obj
+            fetched = [cursor.fetchone()] if limit else cursor.fetchall()
+        found = []
+        for row in fetched:
+            if row is None:
+                break
+            row = list(row)
+            for position, (functions, expression) in converters:
+                for function in functions:
+                    row[position] = function(row[position], expression, connection)
+            obj = model.from_db(using, init_list, row[start:end])
+            for populator in populators:
+                populator.populate(row, obj)
+            for name, position in annotations.items():
+                setattr(obj, name, row[position])
+            found.append(obj)
+        return found
 
-    def _compile(self, using: str) -> tuple:
+    def _compile(self, using: str, limit: bool) -> tuple:
         # Stand-ins no real row has: each parameter of the SQL must be one of them.
         stand_ins = {
             name: f"~stand-in-{i}~" if name in self.text else -(900_000_001 + i)
             for i, name in enumerate(self.names)
         }
-        compiler = self.build(**stand_ins)[:1].query.get_compiler(using=using)
+        queryset = self.build(**stand_ins)
+        compiler = (queryset[:1] if limit else queryset).query.get_compiler(using=using)
         sql, params = compiler.as_sql()
         by_value = {value: name for name, value in stand_ins.items()}
         unknown = [p for p in params if p not in by_value]
@@ -77,5 +90,5 @@ class PreparedLookup:
             list(compiler.get_converters([s[0] for s in select[: compiler.col_count]]).items()),
         )
         with self._lock:
-            self._compiled[using] = compiled
+            self._compiled[(using, limit)] = compiled
         return compiled

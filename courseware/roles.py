@@ -24,12 +24,14 @@ from functools import wraps
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
+from django.db import router
 from django.db.models import OuterRef, Subquery
 from django.db.models.signals import post_delete, post_save
 from django.http import Http404, HttpRequest
 
 from .middleware import activate_offering_zone
 from .models import Course, Enrollment, Offering, Role, SiteRole, SiteRoleKind
+from .prepared import PreparedLookup
 
 STAFF = {Role.INSTRUCTOR, Role.TEACHING_ASSISTANT}
 EVERYONE = {Role.STUDENT, Role.TEACHING_ASSISTANT, Role.INSTRUCTOR}
@@ -70,6 +72,19 @@ post_delete.connect(forget_course, sender=Course, dispatch_uid="roles-forget-cou
 # ---------------------------------------------------------------- roles in offerings
 
 
+def _enrollments(*, user_id):
+    return (
+        Enrollment.objects.filter(user_id=user_id, is_active=True)
+        .select_related("offering__course")
+        .order_by("offering__is_archived", "-offering__created_at", "offering__title")
+    )
+
+
+# Every offering page reads it for its header (measured: building this queryset cost about as
+# much as the rest of a warm attempt page); compiled once per process (courseware/prepared.py).
+_ENROLLMENTS = PreparedLookup(_enrollments, "user_id")
+
+
 def enrollments_of(user) -> list[Enrollment]:
     """The user's enrolments with their offerings (and courses), current ones first: one query,
     kept on the user object for this request."""
@@ -77,11 +92,7 @@ def enrollments_of(user) -> list[Enrollment]:
         return []
     held = user.__dict__.get("_enrollments")
     if held is None:
-        held = list(
-            Enrollment.objects.filter(user_id=user.pk, is_active=True)
-            .select_related("offering__course")
-            .order_by("offering__is_archived", "-offering__created_at", "offering__title")
-        )
+        held = _ENROLLMENTS.all(using=router.db_for_read(Enrollment), user_id=user.pk)
         user.__dict__["_enrollments"] = held
         user.__dict__.setdefault("_offering_roles", {}).update(
             {e.offering_id: e.role for e in held}

@@ -42,3 +42,31 @@ def test_a_value_that_is_not_a_named_parameter_is_refused(course):
     )
     with pytest.raises(ValueError, match="only take its named values"):
         frozen.first(user_id=1)
+
+
+def test_all_returns_every_row_in_the_querysets_order(course):
+    from courseware.roles import enrollments_of
+    from tests.factories import OfferingFactory, UserFactory
+
+    user = UserFactory()
+    made = [
+        EnrollmentFactory(
+            user=user, offering=OfferingFactory(course=course, slug=f"term-{n}"), role=role
+        )
+        for n, role in enumerate(("student", "teaching_assistant", "instructor"))
+    ]
+    gone = OfferingFactory(course=course, slug="term-left")
+    EnrollmentFactory(user=user, offering=gone, is_active=False)
+    EnrollmentFactory(offering=made[0].offering)  # someone else's
+    orm = list(
+        Enrollment.objects.filter(user_id=user.pk, is_active=True)
+        .select_related("offering__course")
+        .order_by("offering__is_archived", "-offering__created_at", "offering__title")
+    )
+    got = enrollments_of(user)
+    assert [(e.pk, e.role, e.offering.slug, e.offering.course.slug) for e in got] == [
+        (e.pk, e.role, e.offering.slug, e.offering.course.slug) for e in orm
+    ]
+    assert len(got) == 3
+    lookup = PreparedLookup(_enrollment, "user_id", "offering_slug", text=("offering_slug",))
+    assert lookup.all(user_id=-1, offering_slug="nowhere") == []
