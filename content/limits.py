@@ -162,6 +162,7 @@ LIMITS: dict[str, Limits] = {
     # usable memory: what the driver reports, what a framework can allocate, what a server uses
     "fits": Limits(bytes_needed=QUANTITY, acc=ENTRY, gpus=COUNT, **_LEVEL),
     "runtime_reserve_bytes": Limits(acc=ENTRY),
+    "serving_reserve_bytes": Limits(acc=ENTRY, gpus=COUNT),
     "runtime_total_bytes": Limits(acc=ENTRY),
     "spare_memory_bytes": Limits(bytes_needed=QUANTITY, acc=ENTRY, gpus=COUNT, **_LEVEL),
     "usable_memory_bytes": Limits(acc=ENTRY, **_LEVEL),

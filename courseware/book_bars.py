@@ -134,6 +134,7 @@ def _kv_sources():
         *(source(k) for k in keys if k),
         measurement("vllm-gpu-memory-utilization"),
         measurement("cuda-context"),
+        measurement("vllm/activation-peak"),
     )
 
 

@@ -23,6 +23,7 @@ from content.physics import (
     model_flops_per_token,
     price,
     runtime_total_bytes,
+    serving_reserve_bytes,
     usable_memory_bytes,
 )
 from content.physics.explain import Explanation, Step
@@ -202,9 +203,11 @@ def memory_note(part: Accelerator, level: str = "serving") -> str:
             f"What one PyTorch process can allocate: {runtime_text}, less its CUDA context. "
             f"For comparison, {driver}."
         )
+    reserve = format_quantity(serving_reserve_bytes(part), "B", sig=2)
     return (
         "A serving engine's budget: vLLM's default of 90% of "
-        f"{runtime_text}, for weights, KV cache and activations. For comparison, {driver}."
+        f"{runtime_text}, less the {reserve} of activations and buffers it sets aside (its own "
+        f"log), for weights and KV cache. For comparison, {driver}."
     )
 
 

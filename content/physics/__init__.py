@@ -129,6 +129,7 @@ from content.physics.memory import (
     min_gpus,
     runtime_reserve_bytes,
     runtime_total_bytes,
+    serving_reserve_bytes,
     spare_memory_bytes,
     usable_memory_bytes,
 )
@@ -261,6 +262,7 @@ __all__ = [
     "memory_fits",
     "min_gpus",
     "runtime_reserve_bytes",
+    "serving_reserve_bytes",
     "runtime_total_bytes",
     "spare_memory_bytes",
     "usable_memory_bytes",

@@ -28,8 +28,9 @@ from content.physics.catalog.collectives import CollectiveMeasurement, collectiv
 from content.physics.catalog.dtypes import dtype
 from content.physics.catalog.links import link
 from content.physics.catalog.models import model
-from content.physics.inference import ModelLike, _compute_peak, kv_cache_bytes, weights_bytes
+from content.physics.inference import ModelLike, _compute_peak, kv_cache_bytes
 from content.physics.interconnect import LinkLike
+from content.physics.precision import decode_weight_bytes
 from content.physics.roofline import AcceleratorLike, DTypeLike
 
 ALLREDUCE_ALGORITHMS = ("ring", "tree", "in-switch", "one-shot")
@@ -202,7 +203,9 @@ def tensor_parallel_decode_time(
 
     max(bytes per GPU ÷ bandwidth, FLOPs per GPU ÷ peak) + 2 L × all-reduce(batch · d · b).
 
-    Each GPU reads weights ÷ n and its share of the KV cache; KV heads cannot be split more
+    Each GPU reads the bytes a decode pass reads (``precision.decode_weight_bytes``: the weights
+    less the input embedding table, of which a step reads one row) ÷ n and its share of the KV
+    cache; KV heads cannot be split more
     ways than there are, so beyond n = n_kv_heads each GPU keeps 1/n_kv_heads of the cache
     (replicated heads).  Megatron-style layers all-reduce their activations twice, after
     attention and after the MLP, and the all-reduces wait for the matmuls (no overlap)."""
@@ -210,7 +213,7 @@ def tensor_parallel_decode_time(
     _check_count("batch", batch)
     part, fmt, mdl = accelerator(acc), dtype(dt), model(m)
     cache_share = min(n, mdl.n_kv_heads)
-    bytes_per_gpu = weights_bytes(mdl, fmt) / n + kv_cache_bytes(mdl, context, fmt, batch) / (
+    bytes_per_gpu = decode_weight_bytes(mdl, fmt) / n + kv_cache_bytes(mdl, context, fmt, batch) / (
         cache_share
     )
     flops_per_gpu = 2 * mdl.active_params * batch / n

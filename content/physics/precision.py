@@ -3,8 +3,13 @@ points are counted, what a checkpoint that keeps its embeddings in 16 bits weigh
 decode step, the range and resolution of the float formats, and SmoothQuant's smoothing factor.
 
 A format is a ``weight_format`` entry (a group or block format such as GPTQ int4 or NVFP4) or a
-plain dtype (bf16, fp8: no scales, every tensor in that dtype).  Models' embeddings are untied
-(input table and output head are separate V × d matrices), as in every model of the catalog.
+plain dtype (bf16, fp8: no scales).  A checkpoint in a format narrower than 16 bits keeps its
+input embedding and output head in 16 bits, as deployed quantized checkpoints do (the sources
+are on each ``weight_format`` entry's ``keeps_16bit_embeddings``; a plain fp8 or int8 checkpoint
+follows llm-compressor's and vLLM's fp8 configurations, which quantize linear layers and ignore
+``lm_head``).  ``inference.weights_bytes`` is the plainer count, every parameter in one dtype.
+Models' embeddings are untied (input table and output head are separate V × d matrices), as in
+every model of the catalog.
 """
 
 from __future__ import annotations
@@ -54,7 +59,12 @@ def embedding_params(m: ModelLike) -> int:
 
 
 def _keeps_16bit(found: WeightFormat | DType) -> bool:
-    return isinstance(found, WeightFormat) and found.keeps_16bit_embeddings
+    """Whether a checkpoint in ``found`` keeps both V × d tables in 16 bits: a weight format as
+    its entry says (every catalogued one does), a plain dtype when it is narrower than 16 bits
+    (a wider one stores the tables in its own width, like every other weight)."""
+    if isinstance(found, WeightFormat):
+        return found.keeps_16bit_embeddings
+    return found.bits < 16
 
 
 def checkpoint_bytes(m: ModelLike, fmt: FormatLike) -> float:
@@ -70,9 +80,11 @@ def checkpoint_bytes(m: ModelLike, fmt: FormatLike) -> float:
 
 
 def decode_weight_bytes(m: ModelLike, fmt: FormatLike) -> float:
-    """Weight bytes one batch-1 decode step reads in ``fmt``: the checkpoint minus the input
-    embedding table, of which a step reads one row per token (the output head is a real matmul
-    and is read in full)."""
+    """Weight bytes one decode pass reads in ``fmt``: the checkpoint minus the input embedding
+    table, of which a step reads one row per token (the output head is a real matmul and is
+    read in full).  The one count of "bytes a decode pass reads" for every decode floor that
+    charges a checkpoint: chapter 04's formats and the tensor-parallel floors of
+    ``collectives.tensor_parallel_decode_time``."""
     mdl, found = model(m), _resolve(fmt)
     table_bytes = embedding_params(mdl) * (
         _SIXTEEN_BITS if _keeps_16bit(found) else format_bits_per_weight(found) / 8

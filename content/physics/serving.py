@@ -55,7 +55,8 @@ def max_batch_for_memory(
     """The largest batch of ``context``-token sequences whose KV cache fits beside the weights:
     floor((devices × usable memory at ``level`` − weights) ÷ KV bytes per sequence); 0 when the
     weights alone do not fit.  At the serving level the budget is vLLM's (utilization × the
-    runtime's total); activations inside it are not set aside (paged caches waste little)."""
+    runtime's total, less the engine's activation peak and buffers: ``usable_memory_bytes``);
+    paged caches waste little."""
     _check_devices(devices)
     capacity = usable_memory_bytes(acc, level, utilization=utilization) * devices
     weights = weights_bytes(m, dt)

@@ -162,17 +162,21 @@ def _arg(expr: str, node: ast.AST):
 
 
 # Recomputed here, not by the module: the driver's total; the runtime's total less PyTorch's
-# CUDA context (287,047,680 B, pytorch/pytorch#86509); vLLM's default 0.9 of the runtime's total.
+# CUDA context (287,047,680 B, pytorch/pytorch#86509); vLLM's default 0.9 of the runtime's total
+# less the activation peak (1.26 GiB) and non-torch memory (1.79 GiB) of its own log
+# (vllm-project/vllm#10511).
 CONTEXT_BYTES = 287_047_680
+ENGINE_BYTES = (1.26 + 1.79) * 2**30
 
 
 def _usable(part, level: str, utilization: float) -> float:
     runtime = part.memory_runtime_bytes or part.memory_bytes
-    reserve = CONTEXT_BYTES if part.kind == "gpu" else 0
+    gpu = part.kind == "gpu"
+    reserve = CONTEXT_BYTES if gpu else 0
     return {
         "driver": part.memory_bytes,
         "framework": runtime - reserve,
-        "serving": min(utilization * runtime, runtime - reserve),
+        "serving": min(utilization * runtime - (ENGINE_BYTES if gpu else 0), runtime - reserve),
     }[level]
 
 

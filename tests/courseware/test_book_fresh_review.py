@@ -121,8 +121,10 @@ def test_f02_i2_the_takeaway_gives_the_forecasts_error_bar(text):
     xla = flops / 783_328_793_548_203
     fast_cu = flops / 716e12
     assert (
-        f"lands {format_number(100 * (forecast / xla - 1), 2)}% from one measurement and "
-        f"{format_number(100 * (1 - forecast / fast_cu), 2)}% from another" in roofline
+        # P02-5: both errors with their direction, against the measurement as base.
+        f"lands between two measurements, {format_number(100 * (forecast / xla - 1), 2)}% "
+        f"slower than one and {format_number(100 * (1 - forecast / fast_cu), 2)}% faster than "
+        "the other" in roofline
     )
 
 

@@ -17,6 +17,11 @@ import content.physics as physics
 from content.physics import format_number, format_quantity
 from courseware.rendering import render_chapter_text
 
+# vLLM's own log (vllm-project/vllm#10511): an activation peak of 1.26 GiB and 1.79 GiB of
+# non-torch memory, set aside inside its 0.9 before the KV cache gets the rest.
+ENGINE_BYTES = (1.26 + 1.79) * 2**30
+
+
 BOOK = Path(__file__).resolve().parents[2] / "content" / "book"
 CHAPTERS = ("00-intro.md", "01-gpus.md", "02-roofline.md")
 
@@ -38,8 +43,8 @@ def q(value, unit, **kw):
 H100 = physics.accelerator("H100")
 A100 = physics.accelerator("A100")
 H200 = physics.accelerator("H200")
-SERVING_H100 = 0.9 * H100.memory_runtime_bytes  # vLLM's default budget, recomputed
-SERVING_H200 = 0.9 * H200.memory_runtime_bytes
+SERVING_H100 = 0.9 * H100.memory_runtime_bytes - ENGINE_BYTES  # vLLM's default budget, recomputed
+SERVING_H200 = 0.9 * H200.memory_runtime_bytes - ENGINE_BYTES
 LLAMA7_FP16 = physics.model("llama-2-7b").params * 2
 GPT_FAST = 104.9  # tokens/s, pytorch-labs/gpt-fast README
 
@@ -329,7 +334,9 @@ BLOCK = 4 * 4096 * 4096 + 3 * 4096 * 11008 + 2 * 4096  # attention + MLP + norms
 def test_02_e1_neither_the_max_nor_the_sum_bounds_a_real_kernel(text):
     roofline = text["02-roofline.md"]
     assert "real kernels land between the two" not in roofline
-    assert "neither the maximum nor the sum bounds them from above" in roofline
+    # P02-2: said in time, both are lower bounds and a real kernel can exceed even the sum.
+    assert "both are lower bounds on its time" in roofline
+    assert "a real kernel can take longer than even the sum" in roofline
     flops, bytes_ = 2 * 4096**3, 3 * 4096**2 * 2
     floor = flops / H100.peak("bf16")
     total = floor + bytes_ / H100.memory_bandwidth
@@ -371,11 +378,14 @@ def test_02_i4_the_4096_product_is_predicted_and_checked_against_measurements(te
     measured = 2 * 4096**3 / XLA_4096
     assert abs(forecast / measured - 1) < 0.02
     assert f"= {q(forecast, 's')}" in roofline
-    assert f"the prediction is {format_number(100 * (forecast / measured - 1), 2)}% off" in roofline
+    assert (
+        f"the prediction is {format_number(100 * (forecast / measured - 1), 2)}% slower than it"
+        in roofline
+    )
     cublas = 2 * 4096**3 / 716e12
     assert (
-        f"took {q(cublas, 's')}, {format_number(100 * (1 - forecast / cublas), 2)}% slower"
-        in roofline
+        f"took {q(cublas, 's')}, and the prediction is "
+        f"{format_number(100 * (1 - forecast / cublas), 2)}% faster than that" in roofline
     )
 
 
@@ -478,6 +488,6 @@ def test_02_the_napkin_at_three_batch_sizes(text):
             in roofline
         )
         assert f"{q(dollars, 'USD')}" in roofline
-    budget = 0.9 * H100.memory_runtime_bytes
+    budget = 0.9 * H100.memory_runtime_bytes - ENGINE_BYTES
     batch_max = math.floor((budget - weights) / (1024 * 2 * 32 * 32 * 128 * 2))
     assert f"the 1024-token caches of {batch_max} sequences" in roofline

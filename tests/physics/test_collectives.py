@@ -28,6 +28,11 @@ from content.physics import (
     weights_bytes,
 )
 from content.physics.catalog.collectives import CollectiveMeasurement
+from content.physics.precision import (
+    decode_weight_bytes,
+    embedding_params,
+    quantized_decode_step_time,
+)
 
 ALGORITHMS = ("ring", "tree", "in-switch", "one-shot")
 
@@ -201,9 +206,12 @@ def test_the_hierarchical_model_brackets_a_measured_multinode_all_reduce():
     assert overlapped < row.seconds < serial
 
 
-def test_tensor_parallel_on_one_gpu_is_the_plain_decode_step():
+def test_tensor_parallel_on_one_gpu_is_the_chapter_04_decode_step():
+    # One GPU reads what chapter 04's decode step reads: the weights less the input table.
     one = tensor_parallel_decode_time("llama-2-7b", "H100", "bf16", 1, "nvlink4", 8, 1024)
-    assert one == pytest.approx(decode_step_time("llama-2-7b", "H100", "bf16", 8, 1024))
+    table = embedding_params("llama-2-7b") * 2 / accelerator("H100").memory_bandwidth
+    assert one == pytest.approx(decode_step_time("llama-2-7b", "H100", "bf16", 8, 1024) - table)
+    assert one == pytest.approx(quantized_decode_step_time("llama-2-7b", "H100", "bf16", 8, 1024))
 
 
 def test_tensor_parallel_adds_two_all_reduces_per_layer():
@@ -211,7 +219,7 @@ def test_tensor_parallel_adds_two_all_reduces_per_layer():
     got = tensor_parallel_decode_time(
         "llama-3-70b", "H100", "bf16", 8, "nvlink4", algorithm="one-shot", step_latency=alpha
     )
-    floor = weights_bytes("llama-3-70b", "bf16") / 8 / accelerator("H100").memory_bandwidth
+    floor = decode_weight_bytes("llama-3-70b", "bf16") / 8 / accelerator("H100").memory_bandwidth
     message = 8192 * 2
     comm = 2 * 80 * (alpha + 7 * message / 450e9)
     assert got == pytest.approx(floor + comm)
@@ -222,7 +230,7 @@ def test_kv_heads_are_replicated_beyond_their_count():
     kv = kv_cache_bytes("llama-3-70b", 8192, "bf16", 16)
     bw = accelerator("H100").memory_bandwidth
     t16 = tensor_parallel_decode_time("llama-3-70b", "H100", "bf16", 16, "nvlink4", 16, 8192)
-    weights = weights_bytes("llama-3-70b", "bf16")
+    weights = decode_weight_bytes("llama-3-70b", "bf16")
     comm = 2 * 80 * ring_allreduce_time(16 * 8192 * 2, 16, "nvlink4")
     assert t16 == pytest.approx((weights / 16 + kv / 8) / bw + comm)
 

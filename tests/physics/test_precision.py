@@ -23,6 +23,7 @@ from content.physics import (
     weight_format,
     weight_formats,
 )
+from content.physics.inference import weights_bytes
 
 
 @pytest.mark.parametrize(
@@ -68,10 +69,12 @@ def test_gptq_keeps_the_embeddings_and_output_head_in_16_bits():
 
 
 def test_the_int4_gain_is_below_four_once_the_layout_is_counted():
-    raw = quantization_gain("llama-2-7b", "H100", "fp16", "int4")
+    raw = weights_bytes("llama-2-7b", "fp16") / weights_bytes("llama-2-7b", "int4")
+    plain = quantization_gain("llama-2-7b", "H100", "fp16", "int4")
     real = quantization_gain("llama-2-7b", "H100", "fp16", "gptq-int4-g128")
     big_vocab = quantization_gain("llama-3-8b", "H100", "bf16", "gptq-int4-g128")
     assert raw == pytest.approx(4)
+    assert real < plain < raw  # a plain int4 checkpoint keeps its tables in 16 bits too
     assert 3.5 < real < 3.8
     assert big_vocab < real  # a 128k vocabulary keeps more bytes in 16 bits
     floor = decode_floor("llama-2-7b", "H100", "gptq-int4-g128")

@@ -21,6 +21,7 @@ from content.physics import (
     speculative_speedup,
     weights_bytes,
 )
+from content.physics.memory import serving_reserve_bytes
 
 
 def test_max_batch_for_memory_at_each_level():
@@ -34,7 +35,10 @@ def test_max_batch_for_memory_at_each_level():
     assert max_batch_for_memory("llama-3-70b", "H100", "bf16", 8192) == 0
     two = max_batch_for_memory("llama-3-70b", "H100", "bf16", 8192, devices=2)
     assert two == math.floor(
-        (2 * 0.9 * accelerator("H100").memory_runtime_bytes - weights_bytes("llama-3-70b", "bf16"))
+        (
+            2 * (0.9 * accelerator("H100").memory_runtime_bytes - serving_reserve_bytes("H100"))
+            - weights_bytes("llama-3-70b", "bf16")
+        )
         / kv_cache_bytes("llama-3-70b", 8192, "bf16")
     )
     assert max_batch_for_memory("llama-3-70b", "H100", "bf16", 8192, 2, kv_dt="fp8") >= 2 * two

@@ -8,6 +8,8 @@ with what it measures (``kind``, ``variant``), on what part, format and shape, a
 - ``matmul``: FLOP/s of one matrix product shape (m, n, k), and ``mamf``, the best over a search
   of shapes (Bekman's "maximum achievable matmul FLOPS");
 - ``runtime``: memory the CUDA runtime holds before a program allocates anything;
+- ``engine``: memory a serving engine sets aside inside its budget, and what it leaves for the
+  KV cache, as its own log prints them;
 - ``policy``: a serving engine's default setting (vLLM's memory utilization);
 - ``launch``: the time to issue kernels and CUDA graphs;
 - ``decode``: measured decode throughput of a whole model, for worked predictions;
@@ -35,6 +37,7 @@ KINDS = (
     "matmul",
     "mamf",
     "runtime",
+    "engine",
     "policy",
     "launch",
     "decode",
@@ -279,6 +282,54 @@ _MEASUREMENTS = (
         "B",
         "pytorch-pr-86509",
         variant="eager",
+    ),
+    # What vLLM sets aside inside its budget before the KV cache gets the rest, from its own
+    # profiling log (Llama-3-8B, one H100 80 GB and two; vllm-pr-10511).  Values in bytes.
+    _m(
+        "vllm/non-torch-tp1",
+        "vLLM non-torch memory (cuBLAS and NCCL workspaces, ...) of one GPU serving alone",
+        "engine",
+        1.79 * 2**30,
+        "B",
+        "vllm-pr-10511",
+        part="h100",
+        shape=(1,),
+        notes="Printed as 1.79 GiB; memory the GPU holds outside PyTorch's allocator.",
+    ),
+    _m(
+        "vllm/non-torch-tp2",
+        "vLLM non-torch memory of each GPU at tensor parallelism 2 (NCCL buffers included)",
+        "engine",
+        3.58 * 2**30,
+        "B",
+        "vllm-pr-10511",
+        part="h100",
+        shape=(2,),
+        notes="Printed as 3.58 GiB; NCCL's buffers double it against one GPU. The log gives no "
+        "figure at 4 or 8 GPUs; the book uses this one for every degree above 1, a floor.",
+    ),
+    _m(
+        "vllm/activation-peak",
+        "vLLM's PyTorch activation peak in its profiling pass (Llama-3-8B, default batch)",
+        "engine",
+        1.26 * 2**30,
+        "B",
+        "vllm-pr-10511",
+        part="h100",
+        notes="Printed as 1.26 GiB, the same at tensor parallelism 1 and 2. Measured on "
+        "Llama-3-8B; other models' peaks differ by a GB or so, which the book states.",
+    ),
+    _m(
+        "vllm/kv-cache-llama-3-8b-h100",
+        "vLLM's available_kv_cache_memory, Llama-3-8B bf16 on one H100 80 GB",
+        "engine",
+        53.29 * 2**30,
+        "B",
+        "vllm-pr-10511",
+        part="h100",
+        dtype="bf16",
+        shape=(1,),
+        notes="Printed as 53.29 GiB: 0.9 x 79.22 GiB - 14.96 - 1.79 - 1.26 GiB.",
     ),
     _m(
         "vllm-gpu-memory-utilization",

@@ -614,6 +614,33 @@ _SOURCES = (
         True,
     ),
     _s(
+        "vllm-pr-10511",
+        "vllm-project/vllm PR #10511, memory profiling overhauled: the profiling log of "
+        "Meta-Llama-3-8B on one H100 80 GB (total_gpu_memory 79.22 GiB, utilization 0.90, "
+        "71.29 GiB usable, weights 14.96 GiB, non_torch_memory 1.79 GiB, PyTorch activation "
+        "peak 1.26 GiB, available_kv_cache_memory 53.29 GiB) and at tensor parallelism 2 "
+        "(weights 7.48 GiB, non_torch_memory 3.58 GiB, activation peak 1.26 GiB)",
+        _GH + "vllm-project/vllm/pull/10511",
+        True,
+    ),
+    # Deployed quantized checkpoints: which tensors stay in 16 bits.
+    _s(
+        "llm-compressor-fp8-70b",
+        "comaniac/Meta-Llama-3-70B-Instruct-FP8 and Infermatic/Llama-3.3-70B-Instruct-FP8-Dynamic "
+        "config.json: quant_method fp8 / compressed-tensors, targets Linear, ignored "
+        "['lm_head']; the embedding is not a Linear layer and stays in bf16",
+        _HF + "comaniac/Meta-Llama-3-70B-Instruct-FP8/blob/main/config.json",
+        True,
+    ),
+    _s(
+        "nvidia-fp4-checkpoints",
+        "NVIDIA Llama-3.1-405B-Instruct-FP4 model card (ModelOpt): 'Only the weights and "
+        "activations of the linear operators within transformers blocks are quantized'; "
+        "ModelOpt NVFP4 hf_quant_config.json exclude_modules ['lm_head']",
+        _HF + "nvidia/Llama-3.1-405B-Instruct-FP4",
+        True,
+    ),
+    _s(
         "vllm-gpu-worker",
         "vLLM v1 GPU worker: requested_memory = total_memory x gpu_memory_utilization; weights, "
         "activations, CUDA graphs and KV cache are budgeted inside it",

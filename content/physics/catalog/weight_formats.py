@@ -5,9 +5,13 @@ A format stores ``group_size`` elements of ``element`` (a dtype) with one ``scal
 one ``zero_point_bits`` zero point per group, and, for two-level schemes, ``second_level_bits``
 more per element (a per-tensor fp32 scale is negligible and counted as 0).  Bits per weight =
 element bits + (scale + zero point) ÷ group + second level.  ``keeps_16bit_embeddings`` says
-whether the quantizer leaves the input embedding and the output head in 16 bits, as GPTQ and
-AWQ checkpoints do by default: both are large in models with big vocabularies, and the output
-head is read in full at every decode step.
+whether deployed checkpoints leave the input embedding and the output head in 16 bits: every
+format here does.  GPTQ and AWQ quantize only the transformer blocks' linear layers; fp8
+checkpoints (llm-compressor, vLLM's ``fp8``) target linear layers and ignore ``lm_head``;
+NVIDIA's NVFP4 checkpoints quantize "only the linear operators within transformer blocks";
+DeepSeek-V3 keeps its embedding and output head in bf16; the embedding table is never a linear
+layer.  Both tables are large in models with big vocabularies, and the output head is read in
+full at every decode step.
 """
 
 from __future__ import annotations
@@ -145,6 +149,8 @@ _FORMATS = (
         "E8M0 (a power of two)",
         "ocp-mx",
         tensor_core="b200",
+        keeps_16bit_embeddings=True,
+        field_sources={"keeps_16bit_embeddings": "nvidia-fp4-checkpoints"},
         aliases=("MX FP4",),
         notes="The scale is a bare power of two: applying it adds to each element's exponent.",
     ),
@@ -157,6 +163,8 @@ _FORMATS = (
         "E4M3, plus one fp32 scale per tensor",
         "nvfp4-blog",
         tensor_core="b200",
+        keeps_16bit_embeddings=True,
+        field_sources={"keeps_16bit_embeddings": "nvidia-fp4-checkpoints"},
         notes="Smaller blocks and a scale with a mantissa track local magnitudes more closely "
         "than MXFP4, for a quarter of a bit more per element.",
     ),
@@ -169,6 +177,8 @@ _FORMATS = (
         "E8M0 (a power of two)",
         "ocp-mx",
         tensor_core="b200",
+        keeps_16bit_embeddings=True,
+        field_sources={"keeps_16bit_embeddings": "llm-compressor-fp8-70b"},
     ),
     _w(
         "fp8-block-128",
@@ -178,6 +188,7 @@ _FORMATS = (
         32,
         "fp32",
         "deepseek-v3-report",
+        keeps_16bit_embeddings=True,
         notes="DeepSeek-V3 scales activations per 1 × 128 tile and weights per 128 × 128 "
         "block, and keeps E4M3 for every tensor, gradients included.",
     ),

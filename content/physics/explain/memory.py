@@ -8,7 +8,11 @@ from content.physics.explain._steps import Step
 from content.physics.explain._tex import frac, num, q, result
 from content.physics.memory import fits as _fits
 from content.physics.memory import min_gpus as _min_gpus
-from content.physics.memory import runtime_reserve_bytes, runtime_total_bytes
+from content.physics.memory import (
+    runtime_reserve_bytes,
+    runtime_total_bytes,
+    serving_reserve_bytes,
+)
 from content.physics.memory import usable_memory_bytes as _usable
 
 _LEVEL_WORDS = {
@@ -51,7 +55,8 @@ def usable_steps(acc, level, utilization) -> tuple[float, list[Step]]:
     ]
     reserve = runtime_reserve_bytes(part)
     framework = total - reserve
-    if level == "framework" or framework < utilization * total:
+    engine = serving_reserve_bytes(part)
+    if level == "framework" or framework < utilization * total - engine:
         steps.append(
             Step(
                 "Less the CUDA context the process creates",
@@ -61,11 +66,22 @@ def usable_steps(acc, level, utilization) -> tuple[float, list[Step]]:
             )
         )
         return value, steps
+    if not engine:
+        steps.append(
+            Step(
+                "A serving engine's budget: its memory utilization times the runtime's total",
+                "M = u \\times M_{\\text{runtime}}",
+                f"{num(utilization)} \\times {q(total, 'B')}",
+                result(value, "B"),
+            )
+        )
+        return value, steps
     steps.append(
         Step(
-            "A serving engine's budget: its memory utilization times the runtime's total",
-            "M = u \\times M_{\\text{runtime}}",
-            f"{num(utilization)} \\times {q(total, 'B')}",
+            "A serving engine's budget (its memory utilization times the runtime's total), less "
+            "the activations and buffers it sets aside",
+            "M = u \\times M_{\\text{runtime}} - R",
+            f"{num(utilization)} \\times {q(total, 'B')} - {q(engine, 'B')}",
             result(value, "B"),
         )
     )
