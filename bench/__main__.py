@@ -21,12 +21,22 @@ SUITES = (
     "pages",
     "instructor",
     "ratios",
+    "caches",
     "postcost",
     "load",
     "faults",
     "hostile",
 )
-DATABASE_SUITES = ("pages", "instructor", "ratios", "postcost", "load", "faults", "hostile")
+DATABASE_SUITES = (
+    "pages",
+    "instructor",
+    "ratios",
+    "caches",
+    "postcost",
+    "load",
+    "faults",
+    "hostile",
+)
 
 
 def _arguments(argv):

@@ -103,6 +103,18 @@ def ratios(cluster: pg.Cluster, args) -> dict:
     return data
 
 
+def caches(args) -> dict:
+    """What each cache on the student's path buys (`bench.cachecost`), on SQLite: the ratio
+    of a page to the floor with the cache on and off, side by side."""
+    sqlite_path = Path(tempfile.mkdtemp(prefix="bench-sqlite.")) / "bench.sqlite3"
+    url = f"sqlite:///{sqlite_path}"
+    print("bench: caches on sqlite: preparing")
+    django("prepare", url)
+    django("seed", url, "--students", "30")
+    print("bench: caches on sqlite: measuring")
+    return {"sqlite": django("cachecost", url, "--repeat", "4" if args.quick else "6")}
+
+
 # -- a served site --------------------------------------------------------------------------
 
 
@@ -257,6 +269,8 @@ def run(wanted: list[str], args, *, save) -> None:
             instructorpages.run(cluster, args, save=save, facts=facts)
         if "ratios" in wanted:
             save("ratios", ratios(cluster, args), quick=args.quick, machine=facts)
+        if "caches" in wanted:
+            save("caches", caches(args), quick=args.quick, machine=facts)
         if "postcost" in wanted:
             from bench import postcostsuite
 

@@ -568,6 +568,12 @@ def ratios_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
     return side_by_side(result)
 
 
+def caches_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
+    from bench.cachereport import caches_section as cache_costs
+
+    return cache_costs(result, _load("caches-before"))
+
+
 def postcost_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
     from bench.postcostreport import postcost_section as answer_posts
 
@@ -586,6 +592,7 @@ SECTIONS = [
     ("pages", pages_section),
     ("instructor", instructor_section),
     ("ratios", ratios_section),
+    ("caches", caches_section),
     ("postcost", postcost_section),
     ("load", load_section),
     ("load-old-harness", old_load_section),
