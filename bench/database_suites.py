@@ -1,5 +1,5 @@
-"""The suites that need a database and a served site: pages, ratios, postcost, load, faults,
-hostile.
+"""The suites that need a database and a served site: pages, instructor, ratios, postcost,
+load, faults, hostile.
 
 One throwaway PostgreSQL cluster serves them all and is stopped at the end, even on failure.
 Each Django-side step runs in its own process (`bench.djangoside`) with its DATABASE_URL, so
@@ -101,6 +101,18 @@ def ratios(cluster: pg.Cluster, args) -> dict:
         print(f"bench: ratios on {key}: measuring")
         data[key] = django("ratios", url, "--repeat", blocks)
     return data
+
+
+def caches(args) -> dict:
+    """What each cache on the student's path buys (`bench.cachecost`), on SQLite: the ratio
+    of a page to the floor with the cache on and off, side by side."""
+    sqlite_path = Path(tempfile.mkdtemp(prefix="bench-sqlite.")) / "bench.sqlite3"
+    url = f"sqlite:///{sqlite_path}"
+    print("bench: caches on sqlite: preparing")
+    django("prepare", url)
+    django("seed", url, "--students", "30")
+    print("bench: caches on sqlite: measuring")
+    return {"sqlite": django("cachecost", url, "--repeat", "4" if args.quick else "6")}
 
 
 # -- a served site --------------------------------------------------------------------------
@@ -251,8 +263,14 @@ def run(wanted: list[str], args, *, save) -> None:
                 ),
             }
             save("pages", data, quick=args.quick, machine=facts)
+        if "instructor" in wanted:
+            from bench import instructorpages
+
+            instructorpages.run(cluster, args, save=save, facts=facts)
         if "ratios" in wanted:
             save("ratios", ratios(cluster, args), quick=args.quick, machine=facts)
+        if "caches" in wanted:
+            save("caches", caches(args), quick=args.quick, machine=facts)
         if "postcost" in wanted:
             from bench import postcostsuite
 

@@ -4,7 +4,9 @@ Run as `python -m bench.djangoside COMMAND --out FILE [options]` with DATABASE_U
 database (SQLite, PostgreSQL) gets its own settings.  Commands: `prepare` (migrate, demo
 accounts, the book and the bank, the bench's own quizzes), `seed` (grow the demo class),
 `pages` (in-process page measurements), `ratios` (the question page against the floor, side
-by side, `bench.ratios`), `postcost` (an autosave and a Check against the floor, CPU per
+by side, `bench.ratios`), `cachecost` (each cache on the student's path turned off in turn,
+side by side, `bench.cachecost`), `cachefill` (a worker's memory with every cache full,
+`bench.cachefill`), `postcost` (an autosave and a Check against the floor, CPU per
 request, `bench.postcost`), `accounts` (load-test students with a known password),
 `exam` (a fresh exam quiz for one load run), `quiz` (a fresh quiz of `--mode` for one run),
 `classload` (one run of a class scenario, `bench.classload`), `answers` (the correct answers
@@ -129,6 +131,7 @@ def main(argv=None) -> int:
     parser.add_argument("--scenario", default="")
     parser.add_argument("--mode", default="exam")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--pages", default="", help="pages: only these instructor pages")
     args = parser.parse_args(argv)
     setup()
     import importlib
@@ -137,7 +140,11 @@ def main(argv=None) -> int:
         "prepare": "bench.djangoside:prepare",
         "seed": "bench.djangoside:seed",
         "pages": "bench.pagetimes:run",
+        "analyze": "bench.instructorpages:analyze",
+        "instructor": "bench.instructorpages:pages_side_by_side",
         "ratios": "bench.ratios:run",
+        "cachecost": "bench.cachecost:run",
+        "cachefill": "bench.cachefill:run",
         "postcost": "bench.postcost:run",
         "accounts": "bench.loadprep:accounts",
         "exam": "bench.loadprep:exam",

@@ -16,16 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from django.core.cache import cache
 from django.utils.safestring import SafeString
 
+from courseware import caching
 from quizzes import engine
 from quizzes.engine import kinds
 from quizzes.presenters.elements import render_kind
@@ -46,9 +44,14 @@ RENDER_CACHE_VERSION = 3
 RENDER_CACHE_SECONDS = 7 * 24 * 3600
 # The shared cache unpickles on every read; the entries a process served last are kept here too
 # (a class's questions are the same few variants over and over). About 10 kB each.
-_LOCAL_ENTRIES = 2048
-_local: OrderedDict[str, Any] = OrderedDict()
-_local_lock = threading.Lock()
+_renders = caching.Layered(
+    "question views, hints, solutions (display)",
+    max_bytes=32 * 1024 * 1024,
+    version=RENDER_CACHE_VERSION,
+    seconds=RENDER_CACHE_SECONDS,
+    why="a question's Markdown, MathML and live text drawn once per variant, not per page",
+)
+_local = _renders.local  # this process's copies (the tests look at their keys)
 
 
 @dataclass
@@ -102,41 +105,18 @@ def _cached(what: str, row, build: Callable[[], Any], *extra) -> Any:
         return build()
     tail = "".join(f":{e}" for e in extra)
     key = f"quizzes:{what}:{_row_key(row)}{tail}"
-    value = _lookup(key)
+    value = _renders.get(key)
     if value is not None:
         return value
     shared = _content_key(row)
     if shared is not None:
-        value = _lookup(f"quizzes:{what}:content:{shared}{tail}")
+        value = _renders.get(f"quizzes:{what}:content:{shared}{tail}")
     if value is None:
         value = build()
         if shared is not None:
-            _store(f"quizzes:{what}:content:{shared}{tail}", value)
-    _store(key, value)
+            _renders.set(f"quizzes:{what}:content:{shared}{tail}", value)
+    _renders.set(key, value)
     return value
-
-
-def _lookup(key: str) -> Any:
-    with _local_lock:
-        if key in _local:
-            _local.move_to_end(key)
-            return _local[key]
-    value = cache.get(key, version=RENDER_CACHE_VERSION)
-    if value is not None:
-        _remember(key, value)
-    return value
-
-
-def _store(key: str, value: Any) -> None:
-    cache.set(key, value, RENDER_CACHE_SECONDS, version=RENDER_CACHE_VERSION)
-    _remember(key, value)
-
-
-def _remember(key: str, value: Any) -> None:
-    with _local_lock:
-        _local[key] = value
-        while len(_local) > _LOCAL_ENTRIES:
-            _local.popitem(last=False)
 
 
 def _content_key(row) -> str | None:
@@ -190,8 +170,7 @@ def _stamp(row) -> str:
 
 def clear_local_cache() -> None:
     """Forget this process's copies (tests that clear Django's cache call this too)."""
-    with _local_lock:
-        _local.clear()
+    _local.clear()
 
 
 def question_view(row) -> QuestionView:

@@ -24,26 +24,21 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
-from django.core.cache import cache
 from django.template import loader
 from django.utils import translation
 from django.utils.safestring import SafeString, mark_safe
 
+from courseware import caching
 from quizzes.engine import kinds
 from quizzes.presenters import display
 
 # Bump when the facts below change shape.
 FRAGMENT_VERSION = 2
 FRAGMENT_SECONDS = 24 * 3600
-_LOCAL_ENTRIES = 4096
-_local: OrderedDict[str, tuple[str, str]] = OrderedDict()
-_lock = threading.Lock()
 
 # The placeholders' stem: random per process and never sent (every occurrence is replaced), so
 # no text a student types can imitate one.
@@ -158,11 +153,6 @@ def block_key(block, attempt) -> str:
     return f"quizzes:section:{hashlib.sha256(facts).hexdigest()}"
 
 
-def clear_local_cache() -> None:
-    with _lock:
-        _local.clear()
-
-
 def _valid(entry) -> bool:
     return (
         isinstance(entry, tuple)
@@ -173,27 +163,22 @@ def _valid(entry) -> bool:
     )
 
 
-def _get(key: str) -> tuple[str, str] | None:
-    with _lock:
-        entry = _local.get(key)
-        if entry is not None:
-            _local.move_to_end(key)
-            return entry
-    try:
-        entry = cache.get(key, version=FRAGMENT_VERSION)
-    except Exception:  # noqa: BLE001 - an unreadable cache value is a miss, never a 500
-        return None
-    if not _valid(entry):
-        return None
-    _remember(key, entry)
-    return entry
+# Shared between servers (Django's cache) and kept here too; an entry is a few kB of HTML.
+_sections = caching.Layered(
+    "attempt page sections (fragments)",
+    max_bytes=32 * 1024 * 1024,
+    version=FRAGMENT_VERSION,
+    seconds=FRAGMENT_SECONDS,
+    why="an attempt page after a change (page memo missed) redraws only the changed question",
+    valid=_valid,
+)
 
 
-def _remember(key: str, entry: tuple[str, str]) -> None:
-    with _lock:
-        _local[key] = entry
-        while len(_local) > _LOCAL_ENTRIES:
-            _local.popitem(last=False)
+_local = _sections.local  # this process's copies (the tests look at their keys)
+
+
+def clear_local_cache() -> None:
+    _local.clear()
 
 
 # What may be put back into a memoised section: Django's CSRF tokens and the form keys are
@@ -241,7 +226,7 @@ def render_section(block, context, render: Callable[[], str]) -> SafeString | st
     keys = [p.view.idempotency_key for p in block.parts]
     if not _PLAIN.fullmatch(csrf) or not all(_PLAIN.fullmatch(k or "") for k in keys):
         return render()  # never happens with Django's tokens; the template escapes it then
-    entry = _get(key)
+    entry = _sections.get(key)
     if entry is not None:
         try:
             return fill(entry, csrf, keys)
@@ -256,11 +241,7 @@ def render_section(block, context, render: Callable[[], str]) -> SafeString | st
         for part, real in zip(block.parts, keys, strict=True):
             part.view.idempotency_key = real
     entry = (MARK, html)
-    _remember(key, entry)
-    try:
-        cache.set(key, entry, FRAGMENT_SECONDS, version=FRAGMENT_VERSION)
-    except Exception:  # noqa: BLE001,S110 - the shared cache is an optimisation
-        pass
+    _sections.set(key, entry)
     return fill(entry, csrf, keys)
 
 

@@ -30,9 +30,7 @@ not show its own student.
 from __future__ import annotations
 
 import hashlib
-import threading
 import uuid
-from collections import OrderedDict
 from functools import lru_cache
 
 from django.conf import settings
@@ -40,15 +38,19 @@ from django.contrib.messages import get_messages
 from django.middleware.csrf import get_token
 from django.utils import timezone, translation
 
+from courseware import caching
 from courseware.roles import enrollments_of
 from quizzes import engine
 from quizzes.presenters import display, fragments
 
 PAGE_VERSION = 1
-_BUDGET_BYTES = 64 * 1024 * 1024
-_memo: OrderedDict[str, tuple[str, str, int]] = OrderedDict()
-_bytes = 0
-_lock = threading.Lock()
+# A homework attempt page counts about 100 kB (60,000 characters; MathML's non-ASCII ones make
+# Python keep the text at 2 bytes each): some 650 pages a worker (docs/BENCHMARKS.md).
+_memo = caching.local_cache(
+    "attempt pages (page_memo)",
+    max_bytes=64 * 1024 * 1024,
+    why="the warm attempt page at about 2x the floor instead of 6-7x (docs/BENCHMARKS.md)",
+)
 _PAGE_TEMPLATES = ("base.html", "quizzes/base.html")
 
 
@@ -114,10 +116,7 @@ def served(request, key: str | None):
     or None."""
     if key is None:
         return None
-    with _lock:
-        entry = _memo.get(key)
-        if entry is not None:
-            _memo.move_to_end(key)
+    entry = _memo.get(key)
     if entry is None:
         return None
     mark, html, count = entry
@@ -139,7 +138,6 @@ def _keys(count: int) -> list[str]:
 def keep(key: str | None, html: str, csrf: str, keys: list[str], now: str) -> None:
     """Remember a page drawn for `key` with `csrf`, form `keys` and the server clock `now`
     (the timer's `data-server-now`), as placeholders."""
-    global _bytes
     mark = fragments.MARK
     if key is None or mark in html or len(set(keys)) != len(keys) or csrf in keys:
         return
@@ -152,19 +150,8 @@ def keep(key: str | None, html: str, csrf: str, keys: list[str], now: str) -> No
             return
     except (IndexError, ValueError):
         return
-    size = len(stored)
-    with _lock:
-        if key in _memo:
-            return
-        _memo[key] = (mark, stored, len(keys))
-        _bytes += size
-        while _bytes > _BUDGET_BYTES and _memo:
-            _, (_, old, _) = _memo.popitem(last=False)
-            _bytes -= len(old)
+    _memo.add(key, (mark, stored, len(keys)))
 
 
 def clear() -> None:
-    global _bytes
-    with _lock:
-        _memo.clear()
-        _bytes = 0
+    _memo.clear()

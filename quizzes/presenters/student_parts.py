@@ -10,14 +10,13 @@ never changes). `presenters.attempt` builds them into item blocks.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
+from courseware import caching
 from quizzes.models import Response, ResponseStatus
 from quizzes.presenters.display import PartView
 from quizzes.presenters.elements import render_kind
@@ -95,30 +94,28 @@ class ResultView:
 
 # A stored response never changes its text, so what it renders to depends on the text alone:
 # kept per process, the page re-renders no feedback Markdown or formula MathML it showed before.
-@lru_cache(maxsize=4096)
+@caching.memoize(
+    "feedback HTML (student_parts)",
+    max_bytes=8 * 1024 * 1024,
+    why="a result's feedback Markdown and MathML drawn once per text, not per page",
+)
 def _feedback_html(text: str, raw: str) -> SafeString:
     return render_feedback(text, quoting=raw)
 
 
 # How an exam's saved text will be read depends on the text and the part's unit or variables
 # (its template version) alone: the page re-reads none it read before. Bounded, per process.
-_SAVED_STATES: OrderedDict[tuple, tuple[str, str]] = OrderedDict()
-_SAVED_LOCK = threading.Lock()
+_saved_states = caching.local_cache(
+    "exam read-backs (student_parts)",
+    max_bytes=4 * 1024 * 1024,
+    why="an exam page's saved answers read back (units parsed) once per text, not per page",
+)
 
 
 def saved_state(variant, part_id: str, raw: str) -> tuple[str, str]:
     version = variant.version
     key = (version.pk, version.content_hash, part_id, raw)
-    with _SAVED_LOCK:
-        if key in _SAVED_STATES:
-            _SAVED_STATES.move_to_end(key)
-            return _SAVED_STATES[key]
-    state = questions.saved_state(variant, part_id, raw)
-    with _SAVED_LOCK:
-        _SAVED_STATES[key] = state
-        while len(_SAVED_STATES) > 4096:
-            _SAVED_STATES.popitem(last=False)
-    return state
+    return _saved_states.get_or_build(key, lambda: questions.saved_state(variant, part_id, raw))
 
 
 class PartLinks:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
+from courseware import caching
 from quizzes import engine
 from quizzes.engine import kinds
 
@@ -34,7 +34,14 @@ class QuestionUnavailable(Exception):
 # -- parsing and variants -------------------------------------------------------------------
 
 
-@lru_cache(maxsize=512)
+# A parsed template is counted at 100 kB (measured over 60 of the bank's versions with
+# tracemalloc: 97 kB each on average, more than `deep_size` sees of its nodes): some 330 kept.
+@caching.memoize(
+    "parsed templates (questions)",
+    max_bytes=32 * 1024 * 1024,
+    why="parsing a template's YAML and expressions is most of an attempt page drawn without it",
+    sizeof=lambda template: 100_000,
+)
 def _parsed(source: str, origin: str):
     return engine.parse_template(source, source=origin)
 

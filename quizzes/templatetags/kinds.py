@@ -5,11 +5,10 @@ one of a kind's templates without the whitespace its file ends with (so "The cor
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from django import template
 from django.utils.safestring import SafeString
 
+from courseware import caching
 from quizzes.presenters.markup import render_inline
 
 register = template.Library()
@@ -21,7 +20,11 @@ def inline_math(latex: str) -> SafeString | str:
     return _math(str(latex)) if latex else ""
 
 
-@lru_cache(maxsize=4096)
+@caching.memoize(
+    "formula MathML (kinds tag)",
+    max_bytes=8 * 1024 * 1024,
+    why="a formula answer's MathML drawn once per text, not per page (with the feedback memo)",
+)
 def _math(latex: str) -> SafeString:
     return render_inline(f"${latex}$")
 

@@ -16,6 +16,7 @@ from django.middleware.csrf import _unmask_cipher_token
 from django.test import Client
 from django.utils import timezone
 
+from courseware import caching
 from quizzes.models import AnswerRelease, Response
 from quizzes.presenters import attempt as attempt_presenter
 from quizzes.presenters import display, fragments, page_memo
@@ -222,7 +223,7 @@ def test_an_unreadable_or_unreachable_shared_cache_is_a_miss(course, student, mo
         def set(self, *args, **kwargs):
             raise ConnectionError("the cache is down")
 
-    monkeypatch.setattr(fragments, "cache", Broken())
+    monkeypatch.setattr(caching, "cache", Broken())
     assert 'class="question panel"' in _page(_client(student), attempt)
 
 
