@@ -52,6 +52,20 @@ _ELEMENTS = 1e8  # elementwise kernels: the intensity does not depend on the len
 
 # Plot geometry in SVG user units; the SVG scales to its container.
 WIDTH, HEIGHT = 760, 460
+# A question's chart: narrow enough that, scaled to a 390 px phone, its labels stay readable and
+# its y-axis stays in view (the new-templates review's B-S9); the plot keeps the same margins.
+COMPACT_WIDTH, COMPACT_HEIGHT = 360, 330
+
+
+def _decade_tick(at: float, value: float, compact: bool) -> dict:
+    """A tick of the x-axis; a narrow frame writes 1000 and up (and 0.01 and down) as a power of
+    ten, "10" with a raised exponent, so the labels stay apart at half the width."""
+    exponent = round(math.log10(value))
+    if compact and not -1 <= exponent <= 2:
+        return {"at": at, "label": "10", "exponent": str(exponent)}
+    return {"at": at, "label": format_number(value)}
+
+
 LEFT, RIGHT, TOP, BOTTOM = 92, 24, 28, 58
 _CHAR_WIDTH, _LABEL_HEIGHT = 6.4, 13
 
@@ -245,11 +259,14 @@ def _context(
     x_range: tuple[float, float] | None = None,
     y_range: tuple[float, float] | None = None,
     values: bool = True,
+    width: int = WIDTH,
+    height: int = HEIGHT,
 ) -> dict:
     """What the chart's template draws.  ``x_range``/``y_range`` fix the axes (the decades
     holding them) instead of fitting them to the points; ``values=False`` leaves the peak, the
     bandwidth and the ridge point unlabelled (a question asks for one of them)."""
-    plot_right, plot_bottom = WIDTH - RIGHT, HEIGHT - BOTTOM
+    plot_right, plot_bottom = width - RIGHT, height - BOTTOM
+    compact = width < WIDTH
     xs = [p.intensity for p in chart.points] + [chart.ridge]
     ys = [p.flops for p in chart.points] + [chart.peak] + [f for _, f in chart.ceilings]
     x_axis = _Axis(*(x_range or (min(xs) / 2, max(xs) * 4)), LEFT, plot_right)
@@ -274,6 +291,9 @@ def _context(
     ridge_text = format_quantity(chart.ridge, "FLOP/B")
     peak_label = format_quantity(chart.peak, "FLOP/s") + f" peak ({chart.dtype_name})"
     ridge_label = f"ridge point {ridge_text}"
+    if compact:  # the format is in the y-axis title
+        peak_label = format_quantity(chart.peak, "FLOP/s") + " peak"
+        ridge_label = f"ridge {ridge_text}"
     if not values:
         peak_label, ridge_label = f"peak ({chart.dtype_name})", "ridge point"
     ridge_x, roof_y = x_axis(chart.ridge), y_axis(chart.peak)
@@ -289,9 +309,14 @@ def _context(
         ),
     ]
     slope_label = format_quantity(chart.bandwidth, "B/s") + " memory bandwidth"
+    if compact:  # a narrow frame has room along the slope for the figure alone
+        slope_label = format_quantity(chart.bandwidth, "B/s")
     if not values:
         slope_label = "memory bandwidth"
-    slope_at = _slope_label_position(roof, marks)
+    peak_left = plot_right - 4 - len(peak_label) * _CHAR_WIDTH
+    slope_at = _slope_label_position(
+        roof, marks, len(slope_label) * _CHAR_WIDTH, clear_of_peak=peak_left < ridge_x + 30
+    )
     reserved += _along(slope_at, len(slope_label) * _CHAR_WIDTH)
     slopes = []
     for name, bandwidth in chart.slopes:
@@ -312,8 +337,8 @@ def _context(
     chart_id = _chart_id(chart, title)
     return {
         "id": chart_id,
-        "width": WIDTH,
-        "height": HEIGHT,
+        "width": width,
+        "height": height,
         "plot": {"left": LEFT, "top": TOP, "right": plot_right, "bottom": plot_bottom},
         "title": title or f"Roofline of the {chart.accelerator_name} in {chart.dtype_name}",
         "description": (
@@ -339,7 +364,7 @@ def _context(
         ),
         "values": values,
         "roof": " ".join(f"{x},{y}" for x, y in roof),
-        "x_ticks": [{"at": x_axis(v), "label": format_number(v)} for v in x_axis.decades()],
+        "x_ticks": [_decade_tick(x_axis(v), v, compact) for v in x_axis.decades()],
         "y_ticks": [
             {"at": y_axis(v), "label": format_quantity(v, "FLOP/s")} for v in y_axis.decades()
         ],
@@ -425,13 +450,26 @@ def _along(at: dict, length: float) -> list[tuple[float, float, float, float]]:
     return boxes
 
 
-def _slope_label_position(roof: Sequence[tuple[float, float]], marks: list[dict]) -> dict:
-    """Midway along the widest stretch of the sloped roof that has no point on it."""
+def _slope_label_position(
+    roof: Sequence[tuple[float, float]],
+    marks: list[dict],
+    length: float = 0.0,
+    clear_of_peak: bool = False,
+) -> dict:
+    """Midway along the widest stretch of the sloped roof that has no point on it.  With
+    ``clear_of_peak`` (the peak's label reaches back over the ridge, as in a narrow chart) a
+    label of ``length`` units slides down the slope until its upper end, text included, stays
+    below that label."""
     (x0, y0), (x1, y1) = roof[0], roof[1]
     stops = sorted([x0, x1] + [m["x"] for m in marks if x0 < m["x"] < x1])
     left, right = max(zip(stops, stops[1:]), key=lambda pair: pair[1] - pair[0])
     fraction = ((left + right) / 2 - x0) / (x1 - x0) if x1 > x0 else 0.5
     angle = math.degrees(math.atan2(y1 - y0, x1 - x0))
+    if clear_of_peak and y0 > y1:
+        # the text stands about 20 units above its line; the peak's label sits 8-20 above the roof
+        half = length / 2 / math.hypot(x1 - x0, y1 - y0)
+        highest = (y0 - (y1 + 32)) / (y0 - y1) - half
+        fraction = max(min(fraction, highest), min(0.5, half))
     x = x0 + (x1 - x0) * fraction
     y = y0 + (y1 - y0) * fraction
     return {"x": round(x - 6, 1), "y": round(y - 8, 1), "angle": round(angle, 1)}
@@ -463,9 +501,20 @@ def roofline_chart_html(
     x_range: tuple[float, float] | None = None,
     y_range: tuple[float, float] | None = None,
     values: bool = True,
+    compact: bool = False,
 ) -> SafeString:
-    """``chart`` (from ``roofline_of``) as an inline SVG, on fixed axes if given."""
-    context = _context(chart, title, x_range=x_range, y_range=y_range, values=values)
+    """``chart`` (from ``roofline_of``) as an inline SVG, on fixed axes if given; ``compact``
+    draws it in a narrower frame (a question's chart, which must read on a phone)."""
+    size = (COMPACT_WIDTH, COMPACT_HEIGHT) if compact else (WIDTH, HEIGHT)
+    context = _context(
+        chart,
+        title,
+        x_range=x_range,
+        y_range=y_range,
+        values=values,
+        width=size[0],
+        height=size[1],
+    )
     return render_to_string("courseware/_roofline_chart.html", context)
 
 

@@ -12,10 +12,10 @@ register = template.Library()
 
 
 @register.simple_tag
-def roofline_chart(figures, points=(), title=None) -> SafeString:
+def roofline_chart(figures, points=(), title=None, compact=False) -> SafeString:
     """The roofline of ``figures`` (a mapping: ``name``, ``dtype``, ``peak`` in FLOP/s,
     ``bandwidth`` in B/s, optional ``x_range``/``y_range`` in FLOP/B and FLOP/s and ``values``)
-    with ``points``, a list of (label, intensity, FLOP/s)."""
+    with ``points``, a list of (label, intensity, FLOP/s); ``compact`` for a narrow frame."""
     chart = roofline_of(
         figures["name"], figures["dtype"], figures["peak"], figures["bandwidth"], points
     )
@@ -25,4 +25,5 @@ def roofline_chart(figures, points=(), title=None) -> SafeString:
         x_range=figures.get("x_range"),
         y_range=figures.get("y_range"),
         values=figures.get("values", True),
+        compact=compact,
     )

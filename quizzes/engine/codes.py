@@ -61,4 +61,6 @@ DIAGNOSIS_CODES: dict[str, str] = {
     "overlap-ignored": "added the times of stages that overlap instead of taking the slowest",
     "subnormal-for-normal": "took the smallest subnormal number for the smallest normal one",
     "amdahl-ignored": "applied a speed-up to the whole job where it speeds up only part (Amdahl)",
+    "steps-forgotten": "timed one step where the work takes several (one chunk for the prompt)",
+    "distinct-experts-assumed": "counted every token's experts as distinct, as if none shared one",
 }

@@ -201,3 +201,18 @@ def test_a_chart_without_values_leaves_the_ridge_point_and_the_ceilings_unlabell
     assert "500" not in svg and "1 PFLOP/s peak" not in svg
     assert "peak (bf16)" in svg and ">ridge point<" in svg
     assert "2 TB/s" in svg  # the description keeps the figures a screen reader needs
+
+
+def test_a_compact_chart_is_narrow_with_short_labels_and_the_book_chart_is_unchanged():
+    # a question's chart on a 390 px phone (the new-templates review's B-S9)
+    from courseware.charts import roofline_chart_html, roofline_of
+
+    chart = roofline_of("H100 SXM 80 GB", "bf16", 989e12, 3.35e12, [("k", 1.0, 3.35e12)])
+    compact = roofline_chart_html(chart, compact=True)
+    assert 'viewBox="0 0 360 330"' in compact
+    assert '10<tspan class="exponent" dy="-5">3</tspan>' in compact and ">1000<" not in compact
+    assert ">3.35 TB/s<" in compact and "memory bandwidth" not in compact
+    assert "989 TFLOP/s peak<" in compact and "ridge 295 FLOP/byte" in compact
+    wide = roofline_chart_html(chart)
+    assert 'viewBox="0 0 760 460"' in wide and ">1000<" in wide and "exponent" not in wide
+    assert "3.35 TB/s memory bandwidth" in wide and "ridge point 295 FLOP/byte" in wide

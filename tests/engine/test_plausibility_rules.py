@@ -98,6 +98,65 @@ def test_rule_training_state_refuses_a_70b_model_sharded_over_eight_80_gb_gpus()
     assert judge("training_fits", {**args, "devices": 16, "sharded": False}) is not None
 
 
+MODEL_OVER_A_LINK = """\
+  m: {choice: [llama-3-70b], catalog: model}
+  ln: {choice: [nvlink4], catalog: link}
+"""
+
+
+def test_rule_memory_fit_is_asked_for_when_a_template_sends_a_model_over_a_link():
+    # the review's B-P2: "data parallelism" of Llama-3-70B over an NVLink 4 server, in a
+    # template that named no GPU and so declared no fit
+    (failure,) = failures(probe(MODEL_OVER_A_LINK), check="plausible coverage")
+    assert "rule memory-fit" in failure.message and "a link (ln)" in failure.message
+    training = (
+        "  - check: training_fits\n    model: m\n    accelerator: \"'H100'\"\n    devices: 8\n"
+    )
+    assert not failures(probe(MODEL_OVER_A_LINK, training), check="plausible coverage")
+
+
+LLAMA_8B_BATCH = """\
+  m: {choice: [llama-3-8b], catalog: model}
+  acc: {choice: [MI300X], catalog: accelerator}
+  b: {choice: [2048]}
+"""
+FITS_BATCH = """\
+  - check: fits_memory
+    model: m
+    accelerator: acc
+    dtype: "'bf16'"
+    batch: b
+    context: 128
+"""
+
+
+def test_rule_serving_batch_refuses_more_sequences_than_a_default_server_schedules():
+    # the new-templates review's B-P1: 2,068 conversations of Llama-3-8B "fit at once" on an
+    # MI300X (memory allows it; vLLM's scheduler does not, by default)
+    (failure,) = failures(probe(LLAMA_8B_BATCH, FITS_BATCH), check="plausible fits_memory")
+    assert "a batch of 2048 sequences is more than the 1024" in failure.message
+    assert "max_num_seqs" in failure.message and failure.seed is not None
+
+
+@pytest.mark.parametrize(
+    ("acc", "batch", "plausible"),
+    [
+        ("A100", 384, False),  # 256 on the A100, whatever its 80 GB (vLLM excludes it by name)
+        ("A100", 256, True),
+        ("L4", 300, False),  # under 70 GiB
+        ("H100", 1024, True),
+        ("H100", 1025, False),
+        ("MI300X", 1024, True),
+    ],
+)
+def test_rule_serving_batch_caps_by_the_gpu_as_vllm_does(acc, batch, plausible):
+    args = {"model": "llama-3-8b", "accelerator": acc, "dtype": "bf16", "context": 16}
+    message = judge("fits_memory", {**args, "batch": batch})
+    assert (message is None) is plausible, message
+    # the cap is a serving engine's: a fit judged at another level does not apply it
+    assert judge("fits_memory", {**args, "batch": batch, "level": "framework"}) is None
+
+
 # -- form factor and link ---------------------------------------------------------------------
 
 

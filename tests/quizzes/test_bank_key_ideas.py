@@ -96,7 +96,10 @@ def test_chunked_prefill_stall_recomputed():
         p = v.params
         m, acc = model(p["m"].key), accelerator(p["acc"].key)
         peak = acc.peak("bf16")
-        read = m.params * BF16 / acc.memory_bandwidth
+        # every step reads the weights and the running caches, 1,024 tokens of each sequence
+        # (the new-templates review's B-M1): keys and values, every layer, the KV heads
+        caches = 2 * m.layers * m.n_kv_heads * m.head_dim * BF16 * p["b"] * 1024
+        read = (m.params * BF16 + caches) / acc.memory_bandwidth
 
         def step(tokens, m=m, peak=peak, read=read, b=p["b"]):
             return max(read, 2 * m.params * (tokens + b) / peak)

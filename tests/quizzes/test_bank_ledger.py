@@ -132,3 +132,30 @@ def test_every_item_of_the_third_reviews_lists_has_its_own_row(ledger):
 def test_every_near_duplicate_cluster_of_the_third_review_has_its_row(ledger):
     section = ledger.split("### The ten near-duplicate clusters", 1)[1].split("###", 1)[0]
     assert re.findall(r"^\| (\d+) \|", section, re.M) == [str(n) for n in range(1, 11)]
+
+
+# The new-templates review (reviews/bank-new-templates.md): every finding has its row.
+NEW_TEMPLATES_REVIEW_ROWS = {
+    "B-E0": None,
+    **{f"B-P{n}": None for n in range(1, 5)},
+    **{f"B-T{n}": None for n in range(1, 8)},
+    **{f"B-M{n}": None for n in range(1, 10)},
+    **{f"B-D{n}": None for n in range(1, 6)},
+    **{f"B-S{n}": None for n in range(1, 17)},
+    "B-P1": "paged-kv-reservation",
+    "B-P2": "allreduce-estimate",
+    "B-M1": "chunked-prefill-stall",
+    "B-M9": "interconnect-explain-tp-latency",
+    "B-D1": "chunked-prefill-stall",
+    "B-D2": "moe-bytes-at-batch",
+    "B-D3": "fp8-format-by-use",
+}
+
+
+def test_every_finding_of_the_new_templates_review_has_its_row(ledger):
+    rows = dict(re.findall(r"^\| (B-[A-Z]\d+) \| ([^|]*) \|", ledger, re.M))
+    missing = sorted(set(NEW_TEMPLATES_REVIEW_ROWS) - set(rows))
+    assert not missing, f"no ledger row for {missing}"
+    for finding, slug in NEW_TEMPLATES_REVIEW_ROWS.items():
+        if slug:
+            assert f"`{slug}`" in rows[finding], finding

@@ -106,6 +106,8 @@ NAMED: dict[str, dict[str, Callable]] = {
     "ring-once": {"ring_allreduce_time": lambda b, n, ln: b / physics.link(ln).bandwidth},
     # a matrix product's traffic without the output written back
     "reads-only": {"matmul_bytes": lambda m, n, k, dt: (m * k + k * n) * physics.dtype(dt).bytes},
+    # a run of accepted draft tokens taken as k independent chances, 1 + k·a
+    "linear-acceptance": {"speculative_expected_tokens": lambda a, k: 1 + k * a},
     # the datasheet's label taken for the memory a program may use
     "label-for-capacity": {
         "usable_memory_bytes": lambda acc, *a, **k: physics.accelerator(acc).memory_label_bytes

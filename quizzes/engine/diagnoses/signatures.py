@@ -17,7 +17,9 @@ from quizzes.engine.diagnoses.trees import any_rewrite, any_tree, evaluate_tree,
 # A "scale" factor may be a word: "count" is every whole-number quantity of the variant beyond 1
 # (a batch, a GPU count, a layer count) and its square (multiplied where it should divide);
 # "ring" is each count's ring all-reduce factors, 2(n-1)/n, (n-1)/n and 2(n-1).
-COUNT, RING = "count", "ring"
+# "batch" is the batch size alone (a parameter named b or batch) and its square, so a per-step
+# figure taken for a per-token one is not explained by any other count of the variant.
+COUNT, RING, BATCH = "count", "ring", "batch"
 DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
 _LEAVES = (ast.Name, ast.Attribute)
 
@@ -40,6 +42,13 @@ def _factors(case: Case, argument) -> list[float]:
     for item in argument if isinstance(argument, list) else [argument]:
         if item == COUNT:
             factors += [c * p for c in _counts(case) for p in (1, c)]
+        elif item == BATCH:
+            factors += [
+                float(v) * p
+                for name, v in case.variant.params.items()
+                if name in ("b", "batch") and is_number(v) and v > 1
+                for p in (1, v)
+            ]
         elif item == RING:
             factors += [
                 f for n in _counts(case) for f in (2 * (n - 1) / n, (n - 1) / n, 2 * (n - 1))
@@ -91,6 +100,13 @@ def scale(case: Case, argument) -> bool:
         return []
 
     return any_rewrite(case, scaled) or any(any_tree(case, o) for o in _field_scalings(case, both))
+
+
+def scale_answer(case: Case, argument) -> bool:
+    """A factor on the whole answer only (a per-step figure for a per-token one): rewriting an
+    input inside a rounding (a ceil of a scaled count is 1) would explain far too much."""
+    factors = _factors(case, argument)
+    return any(case.matches(case.answer * f) for f in factors + [1 / f for f in factors])
 
 
 def invert(case: Case, argument) -> bool:
@@ -418,6 +434,7 @@ def choice(case: Case, argument) -> bool:
 SIGNATURES: dict[str, Callable[[Case, Any], bool]] = {
     "choice": choice,
     "scale": scale,
+    "scale-answer": scale_answer,
     "invert": invert,
     "drop-term": drop_term,
     "zero-kv": kv_left_out,
@@ -440,4 +457,4 @@ SIGNATURES: dict[str, Callable[[Case, Any], bool]] = {
     "drop-and-scale": drop_and_scale,
 }
 
-__all__ = ["COUNT", "RING", "SIGNATURES"]
+__all__ = ["BATCH", "COUNT", "RING", "SIGNATURES"]

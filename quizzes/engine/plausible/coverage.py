@@ -1,11 +1,12 @@
 """Which checks a template must declare, read from what it draws.
 
 A check an author forgets cannot refuse anything, so the publication gate asks for the checks
-that a template's parameters call for: a template that draws a model and an accelerator states
-whether the model fits (``fits_memory``, with the parallelism its prompt states as `devices`, or
-``training_fits``); one that draws an accelerator and a link states how that link belongs to the
-part (``has_link`` for its own or host link, ``peer_link`` for the link between two of them);
-one that draws a price or a gradient magnitude bounds it with ``in_range``.  Each rule can be
+that a template's parameters call for: a template that draws a model and an accelerator (or a
+model and a link: some GPUs hold what the link carries) states whether the model fits
+(``fits_memory``, with the parallelism its prompt states as `devices`, or ``training_fits``);
+one that draws an accelerator and a link states how that link belongs to the part
+(``has_link`` for its own or host link, ``peer_link`` for the link between two of them); one
+that draws a price or a gradient magnitude bounds it with ``in_range``.  Each rule can be
 answered by an ``idealised`` entry naming the check and why, which the prompt must say too.
 """
 
@@ -80,6 +81,15 @@ def missing_checks(template: Template) -> list[str]:
         ask(
             MEMORY,
             f"the template draws a model ({models[0]}) and an accelerator ({accelerators[0]})",
+        )
+    elif models and links:
+        # a model sent over a link is trained or served on some GPUs: the review's B-P2 found
+        # "data parallelism" of models whose training state no GPU holds, in a template that
+        # named no accelerator and so escaped the rule above
+        ask(
+            MEMORY,
+            f"the template draws a model ({models[0]}) and a link ({links[0]}), so some GPUs "
+            "hold the model: draw or derive them as an accelerator",
         )
     if accelerators and links:
         ask(LINK, f"the template draws an accelerator ({accelerators[0]}) and a link ({links[0]})")

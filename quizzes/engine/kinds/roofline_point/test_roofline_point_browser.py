@@ -31,6 +31,34 @@ def test_a_student_places_the_kernel_by_keyboard(kind_site, kind_browser, width)
     assert [s for s, *_ in taking.responses()] == ["correct"]
 
 
+def test_on_a_phone_the_chart_fits_with_its_y_axis_in_view_and_readable(kind_site, kind_browser):
+    # the new-templates review's B-S9: at 390 px the chart kept 544 px in a scroll box, its
+    # right half (ridge, roof) off screen and, scrolled there, its y-axis labels
+    taking = kind_site.homework(STARTER)
+    kind_browser.width(390)
+    kind_browser.open(taking)
+    page = kind_browser.page
+    scroll = page.locator(".roofline-input .chart-scroll").first
+    svg = scroll.locator("svg.roofline-svg")
+    box = svg.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    wide, room = scroll.evaluate("e => [e.scrollWidth, e.clientWidth]")
+    assert wide <= room, f"the chart scrolls: {wide} px in {room} px"
+    # every y-axis label is on screen, and a tick label is drawn at least 7 px tall
+    ticks = svg.locator("text.tick")
+    heights = []
+    for i in range(ticks.count()):
+        tick = ticks.nth(i).bounding_box()
+        assert tick["x"] >= 0 and tick["x"] + tick["width"] <= 390, tick
+        heights.append(tick["height"])
+    assert min(heights) >= 7, heights
+    kind_browser.shot("roofline-phone-390")
+    # still usable: a click in the plot fills both boxes in
+    svg.click(position={"x": box["width"] * 0.5, "y": box["height"] * 0.4})
+    assert float(page.locator("input[data-coordinate=intensity]").input_value()) > 0
+    assert float(page.locator("input[data-coordinate=performance]").input_value()) > 0
+
+
 def test_a_click_on_the_chart_fills_the_coordinates_in(kind_site, kind_browser):
     taking = kind_site.homework(STARTER)
     kind_browser.open(taking)
