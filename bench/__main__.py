@@ -15,8 +15,18 @@ import time
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
-SUITES = ("grading", "variants", "pages", "ratios", "postcost", "load", "faults", "hostile")
-DATABASE_SUITES = ("pages", "ratios", "postcost", "load", "faults", "hostile")
+SUITES = (
+    "grading",
+    "variants",
+    "pages",
+    "instructor",
+    "ratios",
+    "postcost",
+    "load",
+    "faults",
+    "hostile",
+)
+DATABASE_SUITES = ("pages", "instructor", "ratios", "postcost", "load", "faults", "hostile")
 
 
 def _arguments(argv):
@@ -29,6 +39,17 @@ def _arguments(argv):
         "--sizes",
         default="100,1000,10000",
         help="class sizes for the page measurements (default 100,1000,10000)",
+    )
+    parser.add_argument(
+        "--instructor-sizes",
+        default="300,3000",
+        help="instructor: class sizes on PostgreSQL (default 300,3000)",
+    )
+    parser.add_argument(
+        "--instructor-database",
+        metavar="URL",
+        help="instructor: measure this already seeded PostgreSQL database instead of seeding "
+        "one (the sizes must be the classes it holds, in order)",
     )
     parser.add_argument(
         "--students",

@@ -1,5 +1,5 @@
-"""The suites that need a database and a served site: pages, ratios, postcost, load, faults,
-hostile.
+"""The suites that need a database and a served site: pages, instructor, ratios, postcost,
+load, faults, hostile.
 
 One throwaway PostgreSQL cluster serves them all and is stopped at the end, even on failure.
 Each Django-side step runs in its own process (`bench.djangoside`) with its DATABASE_URL, so
@@ -251,6 +251,10 @@ def run(wanted: list[str], args, *, save) -> None:
                 ),
             }
             save("pages", data, quick=args.quick, machine=facts)
+        if "instructor" in wanted:
+            from bench import instructorpages
+
+            instructorpages.run(cluster, args, save=save, facts=facts)
         if "ratios" in wanted:
             save("ratios", ratios(cluster, args), quick=args.quick, machine=facts)
         if "postcost" in wanted:

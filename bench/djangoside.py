@@ -129,6 +129,7 @@ def main(argv=None) -> int:
     parser.add_argument("--scenario", default="")
     parser.add_argument("--mode", default="exam")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--pages", default="", help="pages: only these instructor pages")
     args = parser.parse_args(argv)
     setup()
     import importlib
@@ -137,6 +138,8 @@ def main(argv=None) -> int:
         "prepare": "bench.djangoside:prepare",
         "seed": "bench.djangoside:seed",
         "pages": "bench.pagetimes:run",
+        "analyze": "bench.instructorpages:analyze",
+        "instructor": "bench.instructorpages:pages_side_by_side",
         "ratios": "bench.ratios:run",
         "postcost": "bench.postcost:run",
         "accounts": "bench.loadprep:accounts",

@@ -96,6 +96,8 @@ def run(args) -> dict:
     as_student.force_login(student)
     as_instructor.force_login(instructor)
     htmx = {"HX-Request": "true"}
+    # `--pages "item index,misconception map"`: only these instructor pages (and the floors).
+    wanted = {name.strip() for name in getattr(args, "pages", "").split(",") if name.strip()}
     pages = {
         "floor (minimal view)": _timed(as_student, "get", "/bench-floor/", repeat * 3),
         "floor (base layout)": _timed(as_student, "get", "/bench-floor-page/", repeat * 3),
@@ -121,10 +123,14 @@ def run(args) -> dict:
         ("gradebook", f"{staff}/gradebook/"),
         ("gradebook sorted by a quiz", f"{staff}/gradebook/?sort={homework.slug}&dir=desc"),
         ("item analysis", f"{staff}/items/{slug}/"),
+        ("item index", f"{staff}/items/"),
+        ("misconception map", f"{staff}/misconceptions/"),
         ("export gradebook.csv", f"{staff}/export/gradebook.csv"),
         ("export responses.csv", f"{staff}/export/responses.csv"),
         ("export responses.json", f"{staff}/export/responses.json"),
     ]:
+        if wanted and name not in wanted:
+            continue
         pages[name] = _timed(as_instructor, "get", url, heavy)
     floor = pages["floor (minimal view)"]["median_ms"]
     for entry in pages.values():

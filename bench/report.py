@@ -43,6 +43,8 @@ PAGE_ORDER = [
     "gradebook",
     "gradebook sorted by a quiz",
     "item analysis",
+    "item index",
+    "misconception map",
     "export gradebook.csv",
     "export responses.csv",
     "export responses.json",
@@ -331,7 +333,15 @@ def pages_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
             )
             thousand = next((r for r in runs if r["size"] == 1000), None)
             if thousand:
-                for name in ("gradebook", "gradebook sorted by a quiz", "item analysis"):
+                for name in (
+                    "gradebook",
+                    "gradebook sorted by a quiz",
+                    "item analysis",
+                    "item index",
+                    "misconception map",
+                ):
+                    if name not in thousand["pages"]:
+                        continue  # results saved before the page was measured
                     entry = thousand["pages"][name]
                     targets.append(
                         (
@@ -564,10 +574,17 @@ def postcost_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
     return answer_posts(result, _load("postcost-before"))
 
 
+def instructor_section(result: dict) -> tuple[str, list]:
+    from bench.instructorpages import section
+
+    return section(result, _load("instructor-before"))
+
+
 SECTIONS = [
     ("grading", grading_section),
     ("variants", variants_section),
     ("pages", pages_section),
+    ("instructor", instructor_section),
     ("ratios", ratios_section),
     ("postcost", postcost_section),
     ("load", load_section),

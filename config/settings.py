@@ -24,6 +24,9 @@ Environment:
     DJANGO_TASKS_BACKEND   the background-task backend class (default: the database backend,
                            which needs no other service; docs/deploy.md for a Redis one).
     QUIZ_EXPIRY_SWEEP_SECONDS  how often the task worker closes expired attempts (default 60).
+    DJANGO_EXPORTS_ROOT    where background exports are written (default: exports/ in the
+                           checkout; private: served only through the staff's download view).
+    DJANGO_EXPORTS_KEPT_HOURS  how long a prepared export stays downloadable (default 24).
     DJANGO_STATIC_ROOT     where `collectstatic` writes (default: staticfiles/ in the checkout).
     LOG_FORMAT             "text" (default) or "json": one JSON object per log line.
     DJANGO_LOG_LEVEL       the console's level (default WARNING).
@@ -300,6 +303,11 @@ TASKS = {
     }
 }
 QUIZ_EXPIRY_SWEEP_SECONDS = int(os.environ.get("QUIZ_EXPIRY_SWEEP_SECONDS", "60"))
+# Large exports prepared by the task worker (`services.instructor.response_export`): a private
+# folder no URL serves (the download view checks the offering's staff), and how long a file is
+# kept before the worker's sweep removes it.
+EXPORTS_ROOT = Path(os.environ.get("DJANGO_EXPORTS_ROOT", BASE_DIR / "exports"))
+EXPORTS_KEPT_HOURS = int(os.environ.get("DJANGO_EXPORTS_KEPT_HOURS", "24"))
 
 # Uploads are small text files (question templates); refuse anything large early.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024

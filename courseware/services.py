@@ -180,6 +180,16 @@ def sync_chapters(*, course: Course, files: list[ChapterFile]) -> SyncReport:
 _HEADING = re.compile(r"^#{2,4}\s+(?P<text>.+?)\s*(?:\{#(?P<id>[\w-]+)\})?\s*$", re.MULTILINE)
 
 
+def section_headings(source: str) -> dict[str, str]:
+    """{anchor: heading text} of every heading of a chapter, as `section_heading` finds them
+    (the first heading of an anchor wins): one pass for a page that names many sections."""
+    found: dict[str, str] = {}
+    for match in _HEADING.finditer(source or ""):
+        text = match["text"]
+        found.setdefault(match["id"] or slugify(text), re.sub(r"[*_`$]", "", text))
+    return found
+
+
 def section_heading(source: str, anchor: str) -> str:
     """The text of the chapter heading that `anchor` links to (an explicit `{#id}` or the
     heading's slug), for link texts that say where they go; "" when there is none."""

@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.db import transaction
 
+from quizzes.services.grades import statistics_changed
 from quizzes.services.page_stamp import bump_attempts
 
 from .models import (
@@ -19,24 +20,30 @@ from .models import (
 
 class StampsAttemptPages(admin.ModelAdmin):
     """An admin edit of a student's rows raises their attempt's page stamp (a memoised page of
-    the attempt is never served again); `attempt_path` names the row's attempt id."""
+    the attempt is never served again) and counts as a grade change of its quiz (the kept
+    statistics are computed again); `attempt_path` names the row's attempt id."""
 
     attempt_path = "attempt_id"
 
     def _attempt_ids(self, rows) -> list[int]:
         return [pk for pk in rows.values_list(self.attempt_path, flat=True) if pk is not None]
 
+    def _changed(self, rows) -> None:
+        bump_attempts(self._attempt_ids(rows))
+        quiz_path = self.attempt_path.removesuffix("_id") + "__quiz_id"
+        statistics_changed(quiz_ids=[q for q in rows.values_list(quiz_path, flat=True) if q])
+
     def save_model(self, request, obj, form, change):
         with transaction.atomic():
             super().save_model(request, obj, form, change)
-            bump_attempts(self._attempt_ids(type(obj).objects.filter(pk=obj.pk)))
+            self._changed(type(obj).objects.filter(pk=obj.pk))
 
     def delete_model(self, request, obj):
         self.delete_queryset(request, type(obj).objects.filter(pk=obj.pk))
 
     def delete_queryset(self, request, queryset):
         with transaction.atomic():
-            bump_attempts(self._attempt_ids(queryset))
+            self._changed(queryset)
             super().delete_queryset(request, queryset)
 
 
@@ -68,6 +75,12 @@ class TemplateVersionAdmin(admin.ModelAdmin):
 class AttemptAdmin(admin.ModelAdmin):
     list_display = ["quiz", "student", "number", "status", "score", "is_late"]
     list_filter = ["quiz", "status"]
+
+    def save_model(self, request, obj, form, change):
+        # A changed status or score changes the class's statistics (a delete: quizzes.signals).
+        with transaction.atomic():
+            super().save_model(request, obj, form, change)
+            statistics_changed(quiz_ids=[obj.quiz_id])
 
 
 @admin.register(Variant)

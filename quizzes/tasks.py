@@ -10,8 +10,12 @@ and a task run twice changes nothing more.
 - `publish_draft_run`: an author's Publish, the publication gate with its progress kept on the
   run (the page polls it and may cancel it), then the new version;
 - `refresh_item_statistics`: an item page's kept statistics computed again after grades changed;
-- `close_expired_exams`: every open attempt past its deadline is submitted. It enqueues its
-  own next run (`schedule_expiry_sweep`), and `manage.py worker` starts the chain.
+- `refresh_offering_statistics`: the same for an offering's item index or misconception map;
+- `build_export`: a large export of an offering's responses written to a private file, its
+  progress kept on its `ExportRun`;
+- `close_expired_exams`: every open attempt past its deadline is submitted, and exports past
+  their time are removed. It enqueues its own next run (`schedule_expiry_sweep`), and
+  `manage.py worker` starts the chain.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from django_tasks import task
 
 from quizzes.models import PublishRun, QuestionTemplate, RegradeRun, RegradeStatus
 from quizzes.services import authoring, regrade
-from quizzes.services.instructor import statistics
+from quizzes.services.instructor import offering_statistics, response_export, statistics
 from quizzes.services.submission import close_expired_attempts
 
 logger = logging.getLogger(__name__)
@@ -216,6 +220,40 @@ def request_statistics_refresh(*, template: QuestionTemplate, offering, quiz=Non
     return result.is_finished
 
 
+@task()
+def refresh_offering_statistics(offering_id: int, kind: str) -> None:
+    """Compute an offering's kept item index or misconception map again."""
+    offering_statistics.refresh_by_ids(offering_id, kind)
+
+
+def request_offering_statistics_refresh(*, offering, kind: str) -> bool:
+    """Queue a refresh of a stale kept page unless one is queued already; whether it has
+    finished by the time this returns (a backend that runs tasks at once)."""
+    if not offering_statistics.claim_refresh(offering, kind):
+        return False
+    return refresh_offering_statistics.enqueue(offering.pk, str(kind)).is_finished
+
+
+# ---------------------------------------------------------------- large exports
+
+
+@task()
+def build_export(run_id: int) -> int:
+    """Write a queued export's file; its size in bytes (0 when it was not queued)."""
+    run = response_export.build(run_id=run_id)
+    return run.size if run is not None else 0
+
+
+def request_export(*, offering, kind: str, by):
+    """Queue an export of the offering's responses (or find the one being prepared) and
+    enqueue its task; the run."""
+    run, new = response_export.queue(offering=offering, kind=kind, by=by)
+    if new:
+        build_export.enqueue(run.pk)
+        run.refresh_from_db()
+    return run
+
+
 # ---------------------------------------------------------------- expired attempts
 
 
@@ -223,6 +261,7 @@ def request_statistics_refresh(*, template: QuestionTemplate, offering, quiz=Non
 def close_expired_exams() -> int:
     """Submit every open attempt past its deadline, then schedule the next sweep."""
     closed = close_expired_attempts(now=timezone.now())
+    response_export.remove_expired(now=timezone.now())
     schedule_expiry_sweep()
     return closed
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -97,6 +99,7 @@ def _test_settings():
     - tasks run immediately: a test sees a background task's effect at once;
       tests/quizzes/test_tasks.py runs the same tasks through the database backend and a
       worker, as production does (`database_tasks`).
+    - background exports (`response_export`) in a temporary folder;
     - no login throttling: django-axes needs the request that Django's test client `login()`
       does not pass; the throttling itself is tested with real login requests in
       tests/security/.
@@ -108,8 +111,13 @@ def _test_settings():
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
-    with override_settings(STORAGES=storages, TASKS=IMMEDIATE_TASKS, AXES_ENABLED=False):
+    # Background exports are written to a folder of the session's own, never the checkout.
+    exports = tempfile.mkdtemp(prefix="test-exports-")
+    with override_settings(
+        STORAGES=storages, TASKS=IMMEDIATE_TASKS, AXES_ENABLED=False, EXPORTS_ROOT=exports
+    ):
         yield
+    shutil.rmtree(exports, ignore_errors=True)
 
 
 @pytest.fixture

@@ -15,10 +15,11 @@ from .attempts import (
     SavedAnswer,
     Variant,
 )
+from .exports import ExportRun
 from .manual import MAX_COMMENT_LENGTH, ManualGrade, ManualGradeEvent, SavedComment
 from .quizzes import AnswerRelease, LatePolicy, Quiz, QuizItem, QuizMode, ReleasePolicy
 from .records import Extension, RegradeRun, RegradeStatus, ScoreOverride
-from .statistics import ItemStatistics, QuizActivity
+from .statistics import ItemStatistics, OfferingStatistics, QuizActivity
 from .templates import (
     PublishRun,
     PublishStatus,
@@ -33,9 +34,11 @@ __all__ = [
     "AnswerRelease",
     "Attempt",
     "AttemptStatus",
+    "ExportRun",
     "Extension",
     "GroupExtension",
     "ItemStatistics",
+    "OfferingStatistics",
     "LatePolicy",
     "MAX_COMMENT_LENGTH",
     "ManualGrade",

@@ -56,3 +56,34 @@ class ItemStatistics(models.Model):
 
     def __str__(self) -> str:
         return f"statistics of {self.template_id} in {self.quiz_key or 'every quiz'}"
+
+
+class OfferingStatistics(models.Model):
+    """A whole-offering statistics page as kept: the item index's headline figures of every
+    template, or the misconception map, over every quiz of the offering. The same rule as
+    `ItemStatistics`: current exactly while the offering's quiz counters equal `seen`."""
+
+    class Kind(models.TextChoices):
+        ITEM_INDEX = "item-index", "item index"
+        MISCONCEPTIONS = "misconceptions", "misconception map"
+
+    offering = models.ForeignKey("courseware.Offering", on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    # The page's figures as plain JSON (`services.instructor.offering_statistics`).
+    data = models.JSONField(default=dict)
+    # {quiz id: QuizActivity.changes} of every counted quiz of the offering when computed.
+    seen = models.JSONField(default=dict)
+    computed_at = models.DateTimeField()
+    # Set while a refresh is queued, so many views of a stale page queue one refresh.
+    refresh_queued_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "offering statistics"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["offering", "kind"], name="one_statistics_per_offering_and_kind"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of offering {self.offering_id}"

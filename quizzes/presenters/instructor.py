@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from health import heartbeat
@@ -60,12 +62,114 @@ ITEM_COLUMNS = [
 ]
 
 
+# One row of the item index. Built with format_html_join (every value escaped) rather than a
+# template loop: a row per template of the bank, and the loop was most of the page's time
+# once its figures were kept (issue 34: within 10x the floor).
+INDEX_ROW = (
+    '<tr><td><a href="{}{}/{}">{}</a><div class="muted small">{}</div></td><td>{}</td>'
+    '<td class="num">{}</td><td class="num">{}</td><td class="num">{}</td>'
+    '<td class="num">{}</td><td class="num{}">{}</td><td class="num">{}</td></tr>'
+)
+
+
+def index_rows_html(rows: list[dict], items_url: str, row_query: str) -> str:
+    """The item index's table rows; `row_query` ("" or "?filter") follows each link."""
+    return format_html_join(
+        "\n",
+        INDEX_ROW,
+        (
+            (
+                items_url,
+                r["slug"],
+                row_query,
+                r["title"],
+                r["slug"],
+                r["chapter"],
+                r["answered"],
+                r["mean"],
+                r["first"],
+                r["p"],
+                " low" if r["low"] else "",
+                r["r"],
+                r["ul"],
+            )
+            for r in rows
+        ),
+    )
+
+
+CHAPTER_ITEM = '<li><span class="chapter">{}</span> <span class="count" title="{}">{}</span></li>'
+PLACE_ITEM = '<li><a href="{}{}/#wrong">{}</a> <span class="muted small">{}</span></li>'
+
+
+def misconception_where_html(rows: list[dict], items_url: str) -> None:
+    """Give each misconception row its "Where" cell: its chapters, its `TOP_PLACES` templates
+    and the rest folded under "and N more" (format_html_join, as `index_rows_html`: a line
+    per place was most of the page's time)."""
+    for row in rows:
+        chapters = format_html_join(
+            "",
+            CHAPTER_ITEM,
+            ((c["title"], c["responses_text"], c["students_text"]) for c in row["chapters"]),
+        )
+        top, more = (
+            format_html_join(
+                "",
+                PLACE_ITEM,
+                ((items_url, t["slug"], t["slug"], t["students_text"]) for t in places),
+            )
+            for places in (row["top_templates"], row["more_templates"])
+        )
+        folded = (
+            format_html(
+                '<details class="more"><summary>and {} more</summary>\n'
+                '          <ul class="places">{}</ul>\n        </details>',
+                len(row["more_templates"]),
+                more,
+            )
+            if row["more_templates"]
+            else ""
+        )
+        row["where_html"] = format_html(
+            '<ul class="chapters">{}</ul>\n        <ul class="places">{}</ul>\n        {}',
+            chapters,
+            top,
+            folded,
+        )
+
+
+def _index_row(t) -> dict:
+    """One template's row of the item index, formatted (as `floatformat:2` and `widthratio`
+    would) for `index_rows_html`."""
+    return {
+        "slug": t.slug,
+        "title": t.title,
+        "chapter": t.chapter_title or "—",
+        "answered": t.observations,
+        "mean": _percent(t.mean_score),
+        "first": _percent(t.first_try_success),
+        "p": _decimal(t.p_value),
+        "r": _decimal(t.discrimination),
+        "low": t.discrimination is not None and t.discrimination < 0.1,
+        "ul": _decimal(t.upper_lower),
+    }
+
+
+def _percent(value: float | None) -> str:
+    """A fraction as a whole percentage, rounded as `widthratio` rounds; "—" for none."""
+    return "—" if value is None else f"{round(value * 100)}%"
+
+
+def _decimal(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
 def item_index_page(
     offering, *, sort: str = "chapter", descending: bool = False, scope=None
 ) -> dict:
     """Every template's statistics (within the analytics filter's `scope`), in the book's
     chapter order or sorted by one column."""
-    stats, chapters = items.item_index(offering, scope)
+    stats, chapters, kept = items.item_index(offering, scope)
     titles = dict(chapters)
     book_order = {slug: n for n, (slug, _) in enumerate(chapters)}
     for t in stats:
@@ -88,7 +192,17 @@ def item_index_page(
         (key, label, key == sort, "desc" if key == sort and not descending else "asc")
         for key, label in ITEM_COLUMNS
     ]
-    return {"templates": stats, "sort": sort, "descending": descending, "columns": columns}
+    return {
+        "templates": stats,
+        "rows": [_index_row(t) for t in stats],
+        "sort": sort,
+        "descending": descending,
+        "columns": columns,
+        "kept": kept,
+        # Each row's link is this and the template's slug (a slug needs no quoting): one
+        # reverse() for the page instead of one per template of the bank.
+        "items_url": reverse("instructor:item_index", args=[offering.slug]),
+    }
 
 
 def tries_chart(tries: list[dict]) -> Chart:

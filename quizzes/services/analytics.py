@@ -19,12 +19,14 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from django.db.models import Count, Max, Q
 from django.urls import NoReverseMatch, reverse
+from django.utils.text import Truncator
 
 from courseware.models import Chapter
-from courseware.services import section_heading
+from courseware.services import section_heading, section_headings
 from quizzes.models import (
     AttemptStatus,
     QuestionTemplate,
@@ -166,14 +168,20 @@ def misconception_info(code: str) -> MisconceptionInfo:
     return MisconceptionInfo(code, str(title), str(_field(entry, "explanation") or ""), url)
 
 
-def explained_in(info: MisconceptionInfo, book: dict[str, tuple[str, str]]) -> str:
-    """A link text that says where `info.url` goes: "Numeric precision: Bits and bytes"."""
+def explained_in(info: MisconceptionInfo, book: dict[str, tuple[str, str]], headings=None) -> str:
+    """A link text that says where `info.url` goes: "Numeric precision: Bits and bytes".
+    `headings`, a dict the caller keeps, holds each chapter's `section_headings` once read."""
     path, _, anchor = info.url.partition("#")
     slug = path.rstrip("/").rsplit("/", 1)[-1] if path else ""
     if slug not in book:
         return ""
     title, source = book[slug]
-    heading = section_heading(source, anchor)
+    if headings is None:
+        heading = section_heading(source, anchor)
+    else:
+        if slug not in headings:
+            headings[slug] = section_headings(source)
+        heading = headings[slug].get(anchor, "") if anchor else ""
     return f"{title}: {heading}" if heading else title
 
 
@@ -252,11 +260,24 @@ def _headline(stats: ItemStats, fractions, rest, totals) -> None:
 def template_index(offering, scope: AnalyticsScope | None = None) -> list[ItemStats]:
     """Headline numbers in the offering of every template of the bank (four queries), within
     `scope` (the analytics filter: one quiz, a group's students, a range of days) if given."""
-    templates = list(
-        QuestionTemplate.objects.for_course(offering.course_id).values_list(
-            "id", "slug", "title", "chapter_slug"
-        )
-    )
+    return index_rows(offering, index_figures(offering, scope))
+
+
+# The headline figures the item index shows, as kept (`index_figures`).
+HEADLINE = (
+    "observations",
+    "mean_score",
+    "p_value",
+    "first_try_success",
+    "discrimination",
+    "upper_lower",
+)
+
+
+def index_figures(offering, scope: AnalyticsScope | None = None) -> dict[str, dict]:
+    """{template id (as a JSON key): its `HEADLINE` figures} of every template the offering's
+    quizzes asked and students answered, computed from every stored grade (three queries, all
+    linear in the responses: the cost the kept statistics move off the page)."""
     quiz_ids = set(
         QuizItem.objects.filter(quiz__offering=offering).values_list("quiz_id", flat=True)
     )
@@ -265,13 +286,27 @@ def template_index(offering, scope: AnalyticsScope | None = None) -> list[ItemSt
     series = _discrimination(_observations(quiz_ids, scope), lambda template, item: template)
     where = Q(variant__item__quiz_id__in=list(quiz_ids)) & _response_scope(scope)
     first = _first_try_rates(where, "variant__item__template_id")
-    result = []
-    for template_id, slug, title, chapter in templates:
-        stats = ItemStats(template_id, slug, title, chapter)
+    figures = {}
+    for template_id in {*series, *first}:
+        stats = ItemStats(template_id, "", "", "")
         _headline(stats, *series.get(template_id, ([], [], [])))
         stats.first_try_success = first.get(template_id)
-        result.append(stats)
-    return result
+        figures[str(template_id)] = {name: getattr(stats, name) for name in HEADLINE}
+    return figures
+
+
+def index_rows(offering, figures: dict[str, dict]) -> list[ItemStats]:
+    """Every template of the bank (one query, the bank's size) with its figures, if any."""
+    templates = QuestionTemplate.objects.for_course(offering.course_id).values_list(
+        "id", "slug", "title", "chapter_slug"
+    )
+    empty = ItemStats(0, "", "", "")
+    _headline(empty, [], [], [])
+    blank = {name: getattr(empty, name) for name in HEADLINE}
+    return [
+        ItemStats(template_id, slug, title, chapter, **figures.get(str(template_id), blank))
+        for template_id, slug, title, chapter in templates
+    ]
 
 
 def _first_try_rates(scope: Q, key: str) -> dict:
@@ -473,13 +508,18 @@ class AnalyticsScope:
 
 
 def misconception_map(offering, scope: AnalyticsScope | None = None) -> list[dict]:
-    """Each diagnosis the class made: distinct students, responses, and where it happened
-    (within `scope`: a quiz, a group, a date range).
+    """Each diagnosis the class made, ready for the page (within `scope`: a quiz, a group, a
+    date range): `misconception_figures` computed now, then `misconception_rows`."""
+    return misconception_rows(offering, misconception_figures(offering, scope))
+
+
+def misconception_figures(offering, scope: AnalyticsScope | None = None) -> list[dict]:
+    """Each diagnosis the class made: distinct students, responses, and where it happened, as
+    plain JSON (three aggregations over every incorrect, diagnosed response: the cost the kept
+    statistics move off the page, `instructor.offering_statistics`).
 
     "Where" is read at two levels: the chapters (distinct students and responses in each, from
-    the templates' chapter), and the templates, of which the `TOP_PLACES` with most students are
-    `top_templates` and the rest `more_templates`, so a common mistake does not list the whole
-    bank in one cell.
+    the templates' chapter), and the templates, most students first.
     """
     wrong = (scope or AnalyticsScope()).responses(
         Response.objects.filter(
@@ -509,13 +549,6 @@ def misconception_map(offering, scope: AnalyticsScope | None = None) -> list[dic
         )
     ):
         places[code].append({"slug": slug, "chapter": chapter, "count": n, "students": students})
-    book = {
-        slug: (title, source)
-        for slug, title, source in Chapter.objects.filter(
-            part__course=offering.course_id
-        ).values_list("slug", "title", "source")
-    }
-    titles = {slug: title for slug, (title, _) in book.items()}
     chapters: dict[str, list] = defaultdict(list)
     for code, chapter, n, students in (
         wrong.values("diagnosis", "variant__item__template__chapter_slug")
@@ -523,28 +556,69 @@ def misconception_map(offering, scope: AnalyticsScope | None = None) -> list[dic
         .order_by("-students", "-n", "variant__item__template__chapter_slug")
         .values_list("diagnosis", "variant__item__template__chapter_slug", "n", "students")
     ):
-        chapters[code].append(
-            {
-                "slug": chapter,
-                "title": titles.get(chapter) or chapter or "No chapter",
-                "known": chapter in titles,
-                "count": n,
-                "students": students,
-            }
-        )
+        chapters[code].append({"slug": chapter, "count": n, "students": students})
     rows = [
         {
             "code": code,
-            "info": (info := misconception_info(code)),
-            "place": explained_in(info, book),
             "count": n,
             "students": students,
             "templates": places[code],
-            "top_templates": places[code][:TOP_PLACES],
-            "more_templates": places[code][TOP_PLACES:],
             "chapters": chapters[code],
         }
         for code, (n, students) in totals.items()
     ]
     rows.sort(key=lambda row: (-row["students"], -row["count"], row["code"]))
     return rows
+
+
+def misconception_rows(offering, figures: list[dict]) -> list[dict]:
+    """`misconception_figures` with what the page adds from the book (one query, its size):
+    each code's title and explanation, where the book explains it, and chapter titles; the
+    templates split into the `TOP_PLACES` with most students and the rest, so a common
+    mistake does not list the whole bank in one cell."""
+    book = {
+        slug: (title, source)
+        for slug, title, source in Chapter.objects.filter(
+            part__course=offering.course_id
+        ).values_list("slug", "title", "source")
+    }
+    rows, headings = [], {}
+    for figure in figures:
+        info = misconception_info(figure["code"])
+        templates = [{**t, "students_text": _students(t["students"])} for t in figure["templates"]]
+        chapters = [
+            {
+                **chapter,
+                "title": (book[chapter["slug"]][0] if chapter["slug"] in book else "")
+                or chapter["slug"]
+                or "No chapter",
+                "known": chapter["slug"] in book,
+                "students_text": _students(chapter["students"]),
+                "responses_text": _plural(chapter["count"], "response"),
+            }
+            for chapter in figure["chapters"]
+        ]
+        rows.append(
+            {
+                **figure,
+                "info": info,
+                # Made here rather than by template filters: the page has a row per mistake
+                # and a line per place, and filters were most of its time (issue 34).
+                "explanation": Truncator(info.explanation).words(30, truncate=" …"),
+                "code_query": quote(figure["code"], safe="/"),
+                "place": explained_in(info, book, headings),
+                "chapter_titles": ", ".join(c["title"] for c in chapters if c["known"]) or "—",
+                "top_templates": templates[:TOP_PLACES],
+                "more_templates": templates[TOP_PLACES:],
+                "chapters": chapters,
+            }
+        )
+    return rows
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _students(n: int) -> str:
+    return _plural(n, "student")

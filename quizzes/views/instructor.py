@@ -24,8 +24,8 @@ from quizzes.forms import AccommodationForm, ExtensionForm, GradebookForm, Overr
 from quizzes.forms.analytics import AnalyticsFilterForm
 from quizzes.presenters import instructor as pages
 from quizzes.presenters.gradebook import columns as gradebook_columns
-from quizzes.services import analytics, instructor
-from quizzes.services.instructor import items
+from quizzes.services import instructor
+from quizzes.services.instructor import items, offering_statistics
 
 
 def _page(request: HttpRequest, template: str, context: dict, partial: str | None = None):
@@ -196,17 +196,25 @@ def grant_extension(request: HttpRequest, user_id: int) -> HttpResponse:
 @staff_required
 def item_index(request: HttpRequest) -> HttpResponse:
     form, scope = analytics_filter(request)
-    context = pages.item_index_page(
-        request.offering,
-        sort=request.GET.get("sort", "chapter"),
-        descending=request.GET.get("dir") == "desc",
-        scope=scope,
-    )
+    sort = {
+        "sort": request.GET.get("sort", "chapter"),
+        "descending": request.GET.get("dir") == "desc",
+    }
+    context = pages.item_index_page(request.offering, scope=scope, **sort)
+    # Grades changed since the kept figures were computed: recomputed as on the item page.
+    if context["kept"] is not None and context["kept"].stale:
+        if jobs.request_offering_statistics_refresh(
+            offering=request.offering, kind=offering_statistics.Kind.ITEM_INDEX
+        ):
+            context = pages.item_index_page(request.offering, scope=scope, **sort)
     # A column's sort link and a template's link keep the filter.
     kept = request.GET.copy()
     for name in ("sort", "dir"):
         kept.pop(name, None)
     context["filter_query"] = kept.urlencode()
+    context["rows_html"] = pages.index_rows_html(
+        context["rows"], context["items_url"], f"?{kept.urlencode()}" if form.active else ""
+    )
     return render(request, "instructor/item_index.html", {**context, **_filtered(form)})
 
 
@@ -229,8 +237,14 @@ def item_analysis(request: HttpRequest, slug: str, quiz_slug: str | None = None)
 @staff_required
 def misconceptions(request: HttpRequest) -> HttpResponse:
     form, scope = analytics_filter(request)
-    context = {"rows": analytics.misconception_map(request.offering, scope), **_filtered(form)}
-    return render(request, "instructor/misconceptions.html", context)
+    context = items.misconception_page(request.offering, scope)
+    if context["kept"] is not None and context["kept"].stale:
+        if jobs.request_offering_statistics_refresh(
+            offering=request.offering, kind=offering_statistics.Kind.MISCONCEPTIONS
+        ):
+            context = items.misconception_page(request.offering, scope)
+    pages.misconception_where_html(context["rows"], context["items_url"])
+    return render(request, "instructor/misconceptions.html", {**context, **_filtered(form)})
 
 
 @require_GET

@@ -1,5 +1,7 @@
-"""Streamed exports for an offering's staff: its gradebook as CSV, every response of its
-quizzes as CSV or JSON (nothing of another offering).
+"""Exports for an offering's staff: its gradebook as CSV, every response of its quizzes as CSV
+or JSON (nothing of another offering), streamed in the request; a class with more responses
+than `response_export.DIRECT_MAX` gets them prepared in the background instead (the exports
+page: progress, then a download link, for the offering's staff only).
 
 Rows are read with `iterator(chunk_size=...)` and written as they come, so a large class never
 sits in memory. Text cells that a spreadsheet would run as a formula are defused with a quote.
@@ -7,66 +9,28 @@ sits in memory. Text cells that a spreadsheet would run as a formula are defused
 
 from __future__ import annotations
 
-import csv
-import json
-from collections.abc import Iterable, Iterator
 from decimal import Decimal
 
-from django.http import HttpRequest, StreamingHttpResponse
+from django.conf import settings
+from django.contrib import messages
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from courseware.roles import staff_required
+from quizzes import tasks as jobs
 from quizzes.forms import GradebookForm
-from quizzes.models import Response
+from quizzes.models import ExportRun
+from quizzes.services.instructor import response_export
 from quizzes.services.instructor.export import gradebook_rows
+from quizzes.services.instructor.response_export import _csv_stream, safe_cell
 
-CHUNK = 2000
-# The full-width forms too: some spreadsheets (East Asian locales) read them as the ASCII signs.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
-
-RESPONSE_FIELDS = (
-    ("student", "variant__attempt__student__username"),
-    ("quiz", "variant__attempt__quiz__slug"),
-    ("attempt", "variant__attempt__number"),
-    ("template", "variant__item__template__slug"),
-    ("version", "variant__version__number"),
-    ("variant", "variant__index"),
-    ("parameters", "variant__parameters"),
-    ("part", "part_id"),
-    ("try", "try_number"),
-    ("response", "raw"),
-    ("status", "status"),
-    ("score", "score"),
-    ("diagnosis", "diagnosis"),
-    ("submitted_at", "created_at"),
-    ("regraded_at", "regraded_at"),
-)
+__all__ = ["_csv_stream", "safe_cell"]  # used by instructor_terms and the CSV guard's tests
 
 
-def safe_cell(value):
-    """A CSV cell that no spreadsheet will evaluate: text starting like a formula gets a quote."""
-    if isinstance(value, str) and (
-        # Spreadsheets skip leading blanks before deciding that a cell is a formula; `lstrip()`
-        # knows every Unicode blank (no-break, ideographic, vertical tab, form feed), not a list.
-        value.startswith(FORMULA_STARTS) or value.lstrip().startswith(FORMULA_STARTS)
-    ):
-        return "'" + value
-    return value
-
-
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
-def _csv_stream(header: Iterable[str], rows: Iterable[Iterable]) -> Iterator[str]:
-    writer = csv.writer(_Echo())
-    yield writer.writerow([safe_cell(cell) for cell in header])  # quiz slugs are authors' text
-    for row in rows:
-        yield writer.writerow([safe_cell(cell) for cell in row])
-
-
+# The responses' rows and the CSV guard live in the service, which the background export
+# (`services.instructor.response_export`) shares.
 def _download(request, stream, content_type: str, name: str, ext: str) -> StreamingHttpResponse:
     """The export as a download named for its offering (a slug: safe in the header)."""
     response = StreamingHttpResponse(stream, content_type=content_type)
@@ -76,50 +40,43 @@ def _download(request, stream, content_type: str, name: str, ext: str) -> Stream
     return response
 
 
-def _responses(offering):
-    return (
-        Response.objects.filter(variant__attempt__quiz__offering=offering)
-        .order_by("variant__attempt__student__username", "variant_id", "part_id", "pk")
-        .values_list(*(column for _, column in RESPONSE_FIELDS))
+def _too_large(request: HttpRequest):
+    """A redirect to the background export when the offering's responses are too many to
+    stream inside a request (None when they are few enough)."""
+    if response_export.small_enough(request.offering):
+        return None
+    messages.info(
+        request,
+        "This class has too many responses to download at once: prepare the export here, "
+        "and download it when it is ready.",
     )
-
-
-def _plain(value):
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    if isinstance(value, dict | list):
-        return json.dumps(value, sort_keys=True)
-    return value
+    return redirect("instructor:exports", request.offering.slug)
 
 
 @require_GET
 @staff_required
-def export_responses_csv(request: HttpRequest) -> StreamingHttpResponse:
-    rows = (
-        [_plain(v) for v in row] for row in _responses(request.offering).iterator(chunk_size=CHUNK)
+def export_responses_csv(request: HttpRequest) -> HttpResponse:
+    """Every response as CSV, streamed, for a class small enough (`response_export.
+    DIRECT_MAX`); a larger one is prepared in the background (`exports`)."""
+    return _too_large(request) or _download(
+        request,
+        response_export.csv_stream(request.offering),
+        "text/csv; charset=utf-8",
+        "responses",
+        "csv",
     )
-    stream = _csv_stream((name for name, _ in RESPONSE_FIELDS), rows)
-    return _download(request, stream, "text/csv; charset=utf-8", "responses", "csv")
 
 
 @require_GET
 @staff_required
-def export_responses_json(request: HttpRequest) -> StreamingHttpResponse:
-    names = [name for name, _ in RESPONSE_FIELDS]
-
-    def stream() -> Iterator[str]:
-        yield "["
-        first = True
-        for row in _responses(request.offering).iterator(chunk_size=CHUNK):
-            record = {
-                name: (value.isoformat() if hasattr(value, "isoformat") else value)
-                for name, value in zip(names, row)
-            }
-            yield ("\n" if first else ",\n") + json.dumps(record, ensure_ascii=False)
-            first = False
-        yield "\n]\n"
-
-    return _download(request, stream(), "application/json", "responses", "json")
+def export_responses_json(request: HttpRequest) -> HttpResponse:
+    return _too_large(request) or _download(
+        request,
+        response_export.json_stream(request.offering),
+        "application/json",
+        "responses",
+        "json",
+    )
 
 
 def _points(value) -> str:
@@ -141,3 +98,60 @@ def export_gradebook_csv(request: HttpRequest) -> StreamingHttpResponse:
     return _download(
         request, _csv_stream(header, cells), "text/csv; charset=utf-8", "gradebook", "csv"
     )
+
+
+# ---------------------------------------------------------------- prepared in the background
+
+
+@require_GET
+@staff_required
+def exports(request: HttpRequest) -> HttpResponse:
+    """The offering's recent exports with their progress (an htmx request gets the list alone,
+    which polls itself while one is being prepared; without JavaScript a link reloads it)."""
+    context = {
+        "runs": response_export.recent(request.offering),
+        "kinds": ExportRun.Kind.choices,
+        "kept_hours": settings.EXPORTS_KEPT_HOURS,
+    }
+    context["working"] = any(run.working for run in context["runs"])
+    template = "instructor/exports.html"
+    if request.htmx and not request.htmx.boosted:
+        template += "#runs"
+    return render(request, template, context)
+
+
+@require_POST
+@staff_required
+def start_export(request: HttpRequest) -> HttpResponse:
+    kind = request.POST.get("kind", "")
+    if kind not in ExportRun.Kind.values:
+        messages.error(request, "Choose an export: all responses as CSV or as JSON.")
+        return redirect("instructor:exports", request.offering.slug)
+    run = jobs.request_export(offering=request.offering, kind=kind, by=request.user)
+    label = ExportRun.Kind(kind).label
+    if run.status == ExportRun.Status.DONE:
+        messages.success(request, f"The export of {label} is ready.")
+    else:
+        messages.info(request, f"The export of {label} is being prepared; it appears below.")
+    return redirect("instructor:exports", request.offering.slug)
+
+
+@require_GET
+@staff_required
+def download_export(request: HttpRequest, run_id: int) -> FileResponse:
+    """A prepared export's file, for the offering's staff only (another offering's export, an
+    expired one or one not ready is a 404)."""
+    run = response_export.downloadable(request.offering, run_id)
+    if run is None:
+        raise Http404("No such export, or it has expired.")
+    stamp = timezone.localtime(run.finished_at).strftime("%Y%m%d-%H%M")
+    name, ext = run.kind.rsplit(".", 1)
+    content_type = "text/csv; charset=utf-8" if ext == "csv" else "application/json"
+    response = FileResponse(
+        open(response_export.path_of(run), "rb"),
+        as_attachment=True,
+        filename=f"{name}-{request.offering.slug}-{stamp}.{ext}",
+        content_type=content_type,
+    )
+    response["Cache-Control"] = "private, no-store"
+    return response

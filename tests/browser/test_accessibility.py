@@ -147,6 +147,11 @@ def test_every_page_kind_for_every_role_has_no_serious_violation(page, site, wid
         page.get_by_role("button", name="Preview the changes").click()
     page.wait_for_url(re.compile(r"/o/hardware-reality/instructor/regrade/\d+/$"))
     audit(_here(page))
+    # Exports: one prepared (the tests' tasks run at once), with its download link.
+    page.goto("/o/hardware-reality/instructor/exports/")
+    page.get_by_role("button", name="Prepare all responses (CSV)").click()
+    page.get_by_role("link", name="Download").wait_for()
+    audit(_here(page))
 
     # Author: the studio list, the editor with its preview, validation, quiz items.
     page.context.clear_cookies()

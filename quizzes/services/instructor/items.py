@@ -10,12 +10,13 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from django.utils import timezone
 
 from courseware.models import Chapter, Role
 from quizzes.models import Attempt, QuestionTemplate, Quiz, QuizItem, RegradeRun
 from quizzes.services import analytics
-from quizzes.services.instructor import statistics
+from quizzes.services.instructor import offering_statistics, statistics
 
 
 def enrolled_student(offering, user_id: int):
@@ -51,10 +52,30 @@ def book_chapters(course) -> list[tuple[str, str]]:
     )
 
 
-def item_index(offering, scope=None) -> tuple[list[analytics.ItemStats], list[tuple[str, str]]]:
-    """Every bank template's headline statistics in the offering (within the analytics
-    filter's `scope`, if given), and the book's chapters to place them in."""
-    return analytics.template_index(offering, scope), book_chapters(offering.course_id)
+def item_index(offering, scope=None):
+    """Every bank template's headline statistics in the offering, the book's chapters to place
+    them in, and the kept row they came from (None when computed now). Kept per offering
+    (`offering_statistics`), so the page's queries do not grow with the class; within a
+    narrowing `scope` (the analytics filter) they are computed now and not kept."""
+    chapters = book_chapters(offering.course_id)
+    if scope is not None and scope.narrows:
+        return analytics.template_index(offering, scope), chapters, None
+    kept = offering_statistics.kept(offering, offering_statistics.Kind.ITEM_INDEX)
+    return analytics.index_rows(offering, kept.data), chapters, kept
+
+
+def misconception_page(offering, scope=None) -> dict:
+    """The misconception map's rows and the kept row they came from (None when computed now
+    for a narrowing `scope`); kept per offering like the item index."""
+    # The page's links, reversed once rather than once per row and place.
+    urls = {
+        "items_url": reverse("instructor:item_index", args=[offering.slug]),
+        "gradebook_url": reverse("instructor:gradebook", args=[offering.slug]),
+    }
+    if scope is not None and scope.narrows:
+        return {"rows": analytics.misconception_map(offering, scope), "kept": None, **urls}
+    kept = offering_statistics.kept(offering, offering_statistics.Kind.MISCONCEPTIONS)
+    return {"rows": analytics.misconception_rows(offering, kept.data), "kept": kept, **urls}
 
 
 def item_page(offering, slug: str, quiz_slug: str | None = None, scope=None) -> dict:
