@@ -206,7 +206,9 @@ def test_g03_i4_the_napkin_gives_ttft_with_the_running_batch_and_both_answer_tim
 
 def test_g03_i5_the_batch_of_64_is_explained_and_the_fleet_ratio_given_at_184(text):
     t = text["03-inference.md"]
-    assert "This section and the next run a batch of 64" in t
+    # P03-5: the latency-tuned batch is introduced in its own sentence, not a parenthesis.
+    assert "This section and the next follow a latency-tuned server: it runs a batch of 64" in t
+    assert "(This section and the next run a batch of 64" not in t
     batch = serving_batch(2500)
     step = (2 * L8.params + KV8 * 2 * 2500 * batch) / BANDWIDTH
     ratio = (2 * L8.params * 2000 / PEAK) / (499 * step / batch)
