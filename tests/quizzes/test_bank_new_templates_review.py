@@ -100,6 +100,21 @@ def test_b_d3_choosing_e5m2_for_a_tensor_that_fits_e4m3_is_not_another_formats_r
     assert option_diagnosis(t, "format", "e4m3") == "wrong-format-range"
 
 
+def test_r3_a_wrong_yes_on_int4_records_no_slip_that_would_have_said_no():
+    # the recheck (docs/reviews/bank-recheck-2026-12-06.md, R-3): 1 B per parameter makes the
+    # weights larger, so it can only lead to "No"; a wrong "Yes" has no single cause
+    t = template("intro-weights-how-many-gpus")
+    assert option_diagnosis(t, "int4_one", "fits") is None
+
+
+def test_r6_the_verdict_says_closer_to_the_active_parameters_not_close_to_them():
+    # seed 17 read 7.39x the active parameters and the verdict said "close to" them
+    t, vs = variants("moe-bytes-at-batch", SEEDS)
+    for v in vs:
+        solution = render_solution(t, v)
+        assert "close to the active parameters" not in solution.replace("closer to", ""), v.seed
+
+
 # -- the written explanations (third round, and a reading of all six) -------------------------
 
 
