@@ -36,6 +36,16 @@ def test_b_p4_speculative_batches_stay_within_the_a100s_cap():
         assert not broken_checks(t, v.params), v.seed
 
 
+def test_a_decode_batch_of_prefill_or_decode_bound_stays_within_the_serving_cap():
+    # the whole bank at 1000 seeds: seed 546 (and four others) drew 512 sequences on an A100
+    t, vs = variants("prefill-or-decode-bound", [546, *SEEDS])
+    for v in vs:
+        p = v.params
+        if p["phase"] == "decode":
+            assert p["tokens"] <= serving_sequence_cap(p["acc"]), (v.seed, p["tokens"])
+        assert not broken_checks(t, p), v.seed
+
+
 def test_b_p2_data_parallel_training_state_fits_the_gpus_the_link_joins():
     t, vs = variants("allreduce-estimate", SEEDS)
     assert not missing_checks(t)
