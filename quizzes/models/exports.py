@@ -54,3 +54,11 @@ class ExportRun(models.Model):
     @property
     def working(self) -> bool:
         return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+    @property
+    def ready(self) -> bool:
+        return self.status == self.Status.DONE
+
+    @property
+    def failed(self) -> bool:
+        return self.status == self.Status.FAILED

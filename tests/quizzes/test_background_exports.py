@@ -163,3 +163,16 @@ def test_an_unknown_export_kind_is_refused(client, instructor, answered):
     assert response.status_code == 302 and not ExportRun.objects.exists()
     page = client.get(response["Location"]).content.decode()
     assert "Choose an export" in page
+
+
+def test_a_failed_export_says_so_and_offers_no_download(client, instructor, answered):
+    ExportRun.objects.create(
+        offering=answered,
+        kind=ExportRun.Kind.RESPONSES_CSV,
+        status=ExportRun.Status.FAILED,
+        error="The worker stopped while writing row 2000.",
+    )
+    client.force_login(instructor)
+    page = client.get(reverse("instructor:exports", args=[answered.slug])).content.decode()
+    assert 'role="alert">The worker stopped while writing row 2000.' in page
+    assert "Download</a>" not in page
