@@ -206,16 +206,23 @@ def test_an_override_raises_the_stamp(course, student, instructor):
     assert Attempt.objects.get(pk=attempt.pk).page_stamp > stamp
 
 
-def test_an_extension_and_the_due_date_passing_release_answers(
-    course, student, instructor, monkeypatch
-):
-    now = timezone.now()
+def _final_before_the_due_date(course, student, now):
+    """A quiz that shows answers after its due date (an hour from `now`), and the student's
+    attempt whose one part is final (its one try spent)."""
     quiz = make_quiz(course, tries_per_variant=1, show_answers=AnswerRelease.AFTER_DUE, due_at=now)
     quiz.due_at = now + timedelta(hours=1)
     quiz.closes_at = now + timedelta(days=3)
     quiz.save()
     attempt = service.start_attempt(quiz=quiz, student=student, now=now)
-    check_answer(attempt.variants.get(), student, "2 s")  # final: its one try spent
+    check_answer(attempt.variants.get(), student, "2 s")
+    return quiz, attempt
+
+
+def test_an_extension_and_the_due_date_passing_release_answers(
+    course, student, instructor, monkeypatch
+):
+    now = timezone.now()
+    quiz, attempt = _final_before_the_due_date(course, student, now)
     client = _client(student)
     assert ANSWER not in _warm(client, attempt)  # not yet: the due date is ahead
     later = now + timedelta(hours=2)
@@ -236,12 +243,7 @@ def test_a_groups_extension_holds_answers_back_on_the_attempt_page(
     from quizzes.services.instructor import accommodations
 
     now = timezone.now()
-    quiz = make_quiz(course, tries_per_variant=1, show_answers=AnswerRelease.AFTER_DUE, due_at=now)
-    quiz.due_at = now + timedelta(hours=1)
-    quiz.closes_at = now + timedelta(days=3)
-    quiz.save()
-    attempt = service.start_attempt(quiz=quiz, student=student, now=now)
-    check_answer(attempt.variants.get(), student, "2 s")  # final: its one try spent
+    quiz, attempt = _final_before_the_due_date(course, student, now)
     group = StudentGroup.objects.create(offering=quiz.offering, name="Section 2")
     GroupMembership.objects.create(group=group, user=student)
     accommodations.set_group_extension(
