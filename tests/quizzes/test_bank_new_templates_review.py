@@ -117,6 +117,28 @@ def test_r3_a_wrong_yes_on_int4_records_no_slip_that_would_have_said_no():
     assert option_diagnosis(t, "int4_one", "fits") is None
 
 
+def test_r7_a_batch_of_one_is_never_called_1_tokens():
+    # the recheck's seeds 15, 25, 30 ... drew b = 1: "missed by all 1 tokens", "1 tokens call"
+    from quizzes.engine import render_hints
+    from quizzes.engine.render import names_for, render_text
+
+    t, vs = variants("moe-bytes-at-batch", SEEDS)
+    ones = [v for v in vs if v.params["b"] == 1]
+    assert ones
+    for v in ones:
+        names = names_for(v.params, v.answers)
+        with v.replaying():
+            feedback = [
+                render_text(t, o.feedback, names)
+                for part in t.parts
+                for o in getattr(part.settings, "options", None) or ()
+                if o.feedback
+            ]
+        assert len(feedback) == 2  # both options of `closer`
+        texts = [render_solution(t, v), *render_hints(t, v, 9), *feedback]
+        assert not [x for x in texts if "1 tokens" in x], v.seed
+
+
 def test_r6_the_verdict_says_closer_to_the_active_parameters_not_close_to_them():
     # seed 17 read 7.39x the active parameters and the verdict said "close to" them
     t, vs = variants("moe-bytes-at-batch", SEEDS)
