@@ -139,6 +139,15 @@ def test_r7_a_batch_of_one_is_never_called_1_tokens():
         assert not [x for x in texts if "1 tokens" in x], v.seed
 
 
+def test_r10_a_budget_that_sets_activations_aside_is_not_followed_by_ignore_them():
+    for slug in ("kv-cache-fp8-conversations", "gqa-conversations-fit", "paged-kv-reservation"):
+        t, vs = variants(slug, range(3))
+        for v in vs:
+            prompt = render_prompt(t, v)
+            assert "less the activations and buffers it sets aside" in prompt, slug
+            assert "Ignore activations" not in prompt, (slug, v.seed)
+
+
 def test_r6_the_verdict_says_closer_to_the_active_parameters_not_close_to_them():
     # seed 17 read 7.39x the active parameters and the verdict said "close to" them
     t, vs = variants("moe-bytes-at-batch", SEEDS)
