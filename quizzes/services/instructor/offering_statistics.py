@@ -18,9 +18,8 @@ quizzes' responses, its quizzes' counters.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from django.db.models import Q
 from django.utils import timezone
 
 from courseware.models import Offering
@@ -34,9 +33,6 @@ FIGURES = {
     Kind.ITEM_INDEX: analytics.index_figures,
     Kind.MISCONCEPTIONS: analytics.misconception_figures,
 }
-
-# A queued refresh older than this is taken over by the next view (its task was lost).
-CLAIM_EXPIRES = timedelta(minutes=10)
 
 
 @dataclass(frozen=True)
@@ -77,23 +73,13 @@ def refresh(offering, kind: str, *, seen: dict | None = None) -> OfferingStatist
         data=FIGURES[kind](offering),
         seen=seen,
         computed_at=timezone.now(),
-        refresh_queued_at=None,
     )
-    OfferingStatistics.objects.bulk_create(
-        [row],
-        update_conflicts=True,
-        unique_fields=["offering", "kind"],
-        update_fields=["data", "seen", "computed_at", "refresh_queued_at"],
-    )
-    return row
+    return OfferingStatistics.keep(row, unique_fields=["offering", "kind"])
 
 
 def claim_refresh(offering, kind: str, *, now=None) -> bool:
     """Whether this caller should queue the refresh (one queued refresh per page at a time)."""
-    now = now or timezone.now()
-    unclaimed = Q(refresh_queued_at__isnull=True) | Q(refresh_queued_at__lt=now - CLAIM_EXPIRES)
-    rows = OfferingStatistics.objects.filter(unclaimed, offering=offering, kind=kind)
-    return bool(rows.update(refresh_queued_at=now))
+    return OfferingStatistics.claim(now or timezone.now(), offering=offering, kind=kind)
 
 
 def refresh_by_ids(offering_id: int, kind: str) -> None:

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from django.db.models import Q
 from django.utils import timezone
 
 from courseware.models import Offering
@@ -128,28 +127,16 @@ def refresh(template: QuestionTemplate, offering, *, quiz=None, within: Scope | 
         data=stats_to_json(stats),
         seen=within.counters,
         computed_at=timezone.now(),
-        refresh_queued_at=None,
     )
-    ItemStatistics.objects.bulk_create(
-        [row],
-        update_conflicts=True,
-        unique_fields=["template", "offering", "quiz_key"],
-        update_fields=["data", "seen", "computed_at", "refresh_queued_at"],
-    )
-    return row
+    return ItemStatistics.keep(row, unique_fields=["template", "offering", "quiz_key"])
 
 
 def claim_refresh(template: QuestionTemplate, offering, *, quiz=None, now=None) -> bool:
     """Whether this caller should queue the refresh (one queued refresh per row at a time; a
     claim older than ten minutes is taken over, in case its task was lost)."""
-    now = now or timezone.now()
-    unclaimed = Q(refresh_queued_at__isnull=True) | Q(
-        refresh_queued_at__lt=now - timedelta(minutes=10)
+    return ItemStatistics.claim(
+        now or timezone.now(), template=template, offering=offering, quiz_key=_key(quiz)
     )
-    rows = ItemStatistics.objects.filter(
-        unclaimed, template=template, offering=offering, quiz_key=_key(quiz)
-    )
-    return bool(rows.update(refresh_queued_at=now))
 
 
 def refresh_by_ids(template_id: int, offering_id: int, quiz_id: int | None) -> None:
