@@ -145,10 +145,6 @@ def start_attempt(request: HttpRequest, slug: str) -> HttpResponse:
 # -- the attempt -----------------------------------------------------------------------------
 
 
-def _attempt(request: HttpRequest, attempt_id: int) -> Attempt:
-    return own_attempt(request, attempt_id)
-
-
 def _variant(attempt: Attempt, variant_id: int) -> Variant:
     variant = get_object_or_404(
         Variant.objects.select_related("item", "version"), pk=variant_id, attempt=attempt
@@ -160,7 +156,7 @@ def _variant(attempt: Attempt, variant_id: int) -> Variant:
 @require_GET
 @student_required
 def attempt_detail(request: HttpRequest, attempt_id: int) -> HttpResponse:
-    attempt = _attempt(request, attempt_id)
+    attempt = own_attempt(request, attempt_id)
     now = timezone.now()
     if service.expire_if_due(attempt, now=now):
         if attempt.auto_submitted:
@@ -374,7 +370,7 @@ def autosave(request: HttpRequest, variant: Variant, part_id: str):
 @require_POST
 @student_required
 def new_variant(request: HttpRequest, attempt_id: int, variant_id: int) -> HttpResponse:
-    attempt = _attempt(request, attempt_id)
+    attempt = own_attempt(request, attempt_id)
     variant = _variant(attempt, variant_id)
     try:
         fresh = service.new_variant(variant=variant, student=request.user, now=timezone.now())
@@ -388,7 +384,7 @@ def new_variant(request: HttpRequest, attempt_id: int, variant_id: int) -> HttpR
 @require_POST
 @student_required
 def submit_attempt(request: HttpRequest, attempt_id: int) -> HttpResponse:
-    attempt = _attempt(request, attempt_id)
+    attempt = own_attempt(request, attempt_id)
     open_exam = attempt.quiz.is_exam and attempt.status == AttemptStatus.IN_PROGRESS
     if open_exam and request.POST.get("confirm") != "1":
         # An exam is submitted once: a Submit the page's script did not confirm (no JavaScript)
@@ -412,7 +408,7 @@ def submit_attempt(request: HttpRequest, attempt_id: int) -> HttpResponse:
 @require_GET
 @student_required
 def attempt_results(request: HttpRequest, attempt_id: int) -> HttpResponse:
-    attempt = _attempt(request, attempt_id)
+    attempt = own_attempt(request, attempt_id)
     now = timezone.now()
     service.expire_if_due(attempt, now=now)
     if attempt.status != AttemptStatus.SUBMITTED:
