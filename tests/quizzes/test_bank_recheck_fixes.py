@@ -24,7 +24,7 @@ from content.physics.moe import expert_params, routed_params
 from quizzes.engine import render_solution
 from quizzes.engine.render import names_for, render_text
 
-from .test_bank_review_findings import PATHS, template, variants
+from .test_bank_review_findings import PATHS, variants
 
 SEEDS = range(60)
 

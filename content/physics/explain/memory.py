@@ -51,7 +51,7 @@ def usable_steps(acc, level, utilization, gpus=1) -> tuple[float, list[Step]]:
     published = part.memory_runtime_bytes is not None
     steps = [
         Step(
-            "Total the CUDA runtime reports"
+            "Total the GPU's runtime (CUDA or ROCm) reports to programs"
             + ("" if published else " (none published: the driver's figure)"),
             "M_{\\text{runtime}}",
             q(total, "B"),

@@ -93,13 +93,13 @@ def max_batch_under_latency(m, acc, dt, context, target_step_s, devices, kv_dt):
                 f"{q(target_step_s, 's')} \\times {q(bandwidth, 'B/s')} - {q(weights, 'B')}",
                 q(per_sequence, "B"),
             ),
-            num(by_memory, 3),
+            num(by_memory, 4),
         ),
         Step(
             "Compute bound: 2 FLOP per active parameter per sequence",
             "\\text{batch} \\le \\frac{t \\cdot P}{2 N_{\\text{active}}}",
             frac(f"{q(target_step_s, 's')} \\times {q(peak, 'FLOP/s')}", q(per_token, "FLOP")),
-            num(by_compute, 3),
+            num(by_compute, 4),
         ),
         Step(
             "Largest whole batch under both bounds",
