@@ -60,7 +60,7 @@ def test_fits_working_names_the_level_it_judges_at():
     assert "as the driver reports it" in driver[0].label
     assert driver[-1].result == "fits"
     serving = explain("memory_fits", weights, "H200").steps
-    assert serving[0].label == "Total the CUDA runtime reports"
+    assert serving[0].label == "Total the GPU's runtime (CUDA or ROCm) reports to programs"
     assert "serving engine's budget" in serving[1].label
     assert serving[-1].result == "does not fit"
     pcie = explain("memory_fits", 10e9, "H100 PCIe", level="driver").steps[0].label
