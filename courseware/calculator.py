@@ -205,12 +205,12 @@ def memory_note(part: Accelerator, level: str = "serving", gpus: int = 1) -> str
             f"For comparison, {driver}."
         )
     reserve = format_quantity(serving_reserve_bytes(part, gpus=gpus), "B", sig=2)
-    split = f" on each of the {gpus} GPUs (NCCL's buffers of a split model included)"
+    where = f" on each of the {gpus} GPUs" if gpus > 1 else ""
+    log = "its own log; NCCL's buffers of a split model included" if gpus > 1 else "its own log"
     return (
         "A serving engine's budget: vLLM's default of 90% of "
-        f"{runtime_text}, less the {reserve} of activations and buffers it sets aside"
-        f"{split if gpus > 1 else ''} (its own log), for weights and KV cache. "
-        f"For comparison, {driver}."
+        f"{runtime_text}, less the {reserve} of activations and buffers it sets aside{where} "
+        f"({log}), for weights and KV cache. For comparison, {driver}."
     )
 
 

@@ -239,7 +239,7 @@ def test_capacity_of_several_gpus_scales_every_figure():
     # Each GPU of a split keeps vLLM's NCCL buffers too: 2 x 71.3 GB, not 2 x one GPU's 73.3 GB.
     assert result.figure("capacity").value == 2 * usable_memory_bytes("H100", gpus=2)
     assert result.figure("capacity").display == "143 GB (driver: 171 GB; datasheet: 160 GB)"
-    assert "on each of the 2 GPUs (NCCL" in result.figure("capacity").note
+    assert "on each of the 2 GPUs (its own log; NCCL's buffers" in result.figure("capacity").note
     assert "on each of" not in napkin(**INPUTS).figure("capacity").note
     assert gpu_group("H100", 2).memory_label_bytes == 160e9
 
