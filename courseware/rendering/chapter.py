@@ -26,7 +26,8 @@ from .markdown import TocEntry, render_book_markdown
 
 # A directive stands alone on its line: {% sources %}, {% roofline_chart %}; the chapter figures
 # {% allreduce_chart %}, {% serving_roofline %}, {% format_bits %} and the running examples'
-# rooflines {% intro_roofline %}, {% block_roofline %}, {% precision_roofline %}.
+# rooflines {% intro_roofline %}, {% block_roofline %}, {% precision_roofline %}, and chapter
+# 01's {% gpu_anatomy %}.
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*\{%\s*([A-Za-z_]+)\s*%\}[ \t]*$", re.MULTILINE)
 _STRAY_TAG = re.compile(r"\{%.*?(%\}|$)", re.MULTILINE)
 DIRECTIVES = (
@@ -40,6 +41,7 @@ DIRECTIVES = (
     "intro_roofline",
     "block_roofline",
     "precision_roofline",
+    "gpu_anatomy",
 )
 CACHE_SECONDS = 60 * 60 * 24
 
@@ -56,6 +58,8 @@ _CODE = (
     "courseware/book_figures.py",
     "courseware/book_bars.py",
     "courseware/book_rooflines.py",
+    "courseware/book_anatomy.py",
+    "templates/courseware/_h100_anatomy.html",
     "templates/courseware/_roofline_widget.html",
     "templates/courseware/_roofline_chart.html",
     "templates/courseware/_allreduce_chart.html",
@@ -187,6 +191,7 @@ def _chart_html() -> str:
 def _figures() -> dict:
     """The chapter figures by directive, each a function returning the site's own markup."""
     from courseware.allreduce_chart import allreduce_figure_html
+    from courseware.book_anatomy import h100_anatomy_html
     from courseware.book_bars import bandwidth_staircase_html, kv_memory_html
     from courseware.book_figures import format_bits_html, serving_roofline_html
     from courseware.book_rooflines import (
@@ -204,6 +209,7 @@ def _figures() -> dict:
         "intro_roofline": intro_roofline_html,
         "block_roofline": block_roofline_html,
         "precision_roofline": precision_roofline_html,
+        "gpu_anatomy": h100_anatomy_html,
     }
 
 
