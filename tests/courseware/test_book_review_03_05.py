@@ -96,23 +96,39 @@ def test_g03_m1_the_bill_names_its_prefill_assumption_and_the_colocated_cost(tex
 # ---- G03-M2: what an fp8 cache admits depends on the attention kernel -------------------------
 
 
+def _streamed_batch(kv_bytes: int = 2) -> int:
+    return math.floor((25e-3 * STREAM_H100 - 2 * L8.params) / (KV8 * kv_bytes * 2500))
+
+
 def test_g03_m2_the_fp8_cache_verdict_is_computed_for_both_kernels(text):
+    # P03-4: one row per cache and kernel, the binding limit named in each.
     t = text["03-inference.md"]
     assert "and then the latency promise binds instead" not in t
-    memory_fp8 = serving_batch(2500, kv_bytes=1)
-    reads_fp8 = latency_batch(25e-3, kv_bytes=1)
-    converts = latency_batch(25e-3)
-    assert memory_fp8 < reads_fp8  # memory still binds with a kernel that reads fp8
-    assert f"An fp8 cache fits {memory_fp8}." in t
-    assert f"and admits {reads_fp8}: the memory limit still binds" in t
-    extra, served = memory_fp8 - serving_batch(2500), converts - serving_batch(2500)
+    bf16, fp8 = serving_batch(2500), serving_batch(2500, kv_bytes=1)
+    rows = (
+        ("bf16", bf16, latency_batch(25e-3), _streamed_batch()),
+        (
+            "fp8, read as fp8 by the attention kernel",
+            fp8,
+            latency_batch(25e-3, kv_bytes=1),
+            _streamed_batch(kv_bytes=1),
+        ),
+        ("fp8, converted to bf16 before use", fp8, latency_batch(25e-3), _streamed_batch()),
+    )
+    for name, memory, promise, streamed in rows:
+        served = min(memory, streamed)
+        limit = "memory" if memory <= streamed else "latency"
+        assert f"{name} {memory} {promise} {streamed} {served} {limit}" in t
+    assert rows[0][1] < rows[0][3] and rows[1][1] < rows[1][3]  # memory binds in both ...
+    assert rows[2][3] < rows[2][1]  # ... and the promise, with a converting kernel
+    extra, served = fp8 - bf16, _streamed_batch() - bf16
     assert f"of the {extra} more conversations the cache could hold, only {served} can be" in t
 
 
 def test_g03_i3_the_promise_is_also_kept_at_the_streamed_bandwidth(text):
     t = text["03-inference.md"]
-    forecast = math.floor((25e-3 * STREAM_H100 - 2 * L8.params) / (KV8 * 2 * 2500))
-    assert f"there it admits {forecast}, and the memory limit binds" in t
+    assert "at the streamed bandwidth" in t
+    assert f"bf16 {serving_batch(2500)} {latency_batch(25e-3)} {_streamed_batch()} " in t
 
 
 def test_g03_i7_deepseeks_price_ratio_is_dated(text):

@@ -258,7 +258,7 @@ def test_the_cache_sets_the_batch_at_the_serving_level(text):
     t = text["03-inference.md"]
     batch = math.floor((serving_memory("H100") - weights("llama-3-8b", 2)) / (2500 * 131072))
     assert batch < physics.critical_batch_size("H100", "bf16")
-    assert f"so memory admits {batch} of them" in t
+    assert f"With a bf16 cache, memory binds at {batch} conversations" in t
     assert q(serving_memory("H100"), "B") + " for weights and caches" in t
 
 
