@@ -1,0 +1,55 @@
+"""Structure fixes of the fourth prose review (``docs/reviews/book-prose-fourth.md``) that are
+about where a rule or a figure sits, not about a number: each test fails on the text before it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from courseware.rendering import render_chapter_text
+
+
+def _html(name: str) -> str:
+    return str(render_chapter_text(Path(f"content/book/{name}").read_text(), source=name).html)
+
+
+def _text(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def test_p05_4_the_rule_comes_before_the_chart_and_the_crossovers_after():
+    html = _html("05-interconnect.md")
+    before, after = html.split('class="allreduce-figure"', 1)
+    rule = "One rule picks the algorithm. Decode's all-reduces are kilobytes"
+    assert rule in _text(before)
+    assert "KiB the one-shot kernel's single step wins" not in _text(before)
+    assert "the one-shot kernel's single step wins" in _text(after).split("When start-up")[0]
+
+
+def test_p05_2_the_moe_section_opens_on_its_thread_and_budgets_the_pass_in_a_table():
+    text = _text(_html("05-interconnect.md"))
+    section = text.split("Serving large mixture-of-experts models")[1]
+    assert section.lstrip(" #").startswith("A mixture-of-experts model can be split a fourth way")
+    assert "The argument of this section fits in three sentences." in section[:1200]
+    table = section.split("per decode pass time")[1][:600]
+    for row in ("dispatch, 58 MoE layers", "combine, 58 MoE layers", "all-to-all in total"):
+        assert row in table
+    assert "memory floor per GPU" in table and "measured: one pass per token" in table
+
+
+def test_p00_5_the_ridge_section_is_titled_by_its_rule_and_p00_4_splits_the_two_levers():
+    text = _text(_html("00-intro.md"))
+    assert "Compute outran bandwidth" not in text
+    assert "Every chip needs over a hundred FLOPs per byte" in text
+    assert "The trend is not a law of every generation" not in text
+    assert "Batching raises the FLOPs per byte." in text
+    assert "A mixture of experts reads fewer bytes, at the same ratio." in text
+
+
+def test_p02_9_one_block_opens_on_what_it_shows_and_keeps_its_scope_in_a_note():
+    html = _html("02-roofline.md")
+    section = html.split('id="one-block"')[1].split('id="napkin"')[0]
+    opening = _text(section.split("block-roofline")[0])
+    assert "The block holds all three regimes of this chapter" in opening
+    assert "elementwise kernels" not in opening
+    assert "the elementwise kernels move a few hundred kilobytes per token" in _text(html)
