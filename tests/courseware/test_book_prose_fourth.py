@@ -53,3 +53,20 @@ def test_p02_9_one_block_opens_on_what_it_shows_and_keeps_its_scope_in_a_note():
     assert "The block holds all three regimes of this chapter" in opening
     assert "elementwise kernels" not in opening
     assert "the elementwise kernels move a few hundred kilobytes per token" in _text(html)
+
+
+def test_p01_2_the_four_ideas_are_the_chapters_sections():
+    rendered = render_chapter_text(Path("content/book/01-gpus.md").read_text(), source="01-gpus.md")
+    toc = [entry.text for entry in rendered.toc]
+    assert toc[:4] == [
+        "Idea 1: many simple workers",
+        "Idea 2: more work in flight than the chip can finish",
+        "Idea 3: a ladder of memories",
+        "Idea 4: nothing runs until the CPU asks",
+    ]
+    html = str(rendered.html)
+    # Occupancy sits with Little's law under idea 2, before the memory ladder of idea 3.
+    idea2 = html.split('id="work-in-flight"')[1].split('id="ladder"')[0]
+    assert 'id="occupancy"' in idea2 and "Little" in idea2
+    assert 'id="memory-hierarchy"' in html.split('id="ladder"')[1].split('id="cpu-asks"')[0]
+    assert 'id="overhead"' in html.split('id="cpu-asks"')[1]
