@@ -70,3 +70,25 @@ def test_p01_2_the_four_ideas_are_the_chapters_sections():
     assert 'id="occupancy"' in idea2 and "Little" in idea2
     assert 'id="memory-hierarchy"' in html.split('id="ladder"')[1].split('id="cpu-asks"')[0]
     assert 'id="overhead"' in html.split('id="cpu-asks"')[1]
+
+
+def test_p00_10_the_roadmap_says_where_each_opening_question_is_answered():
+    html = _html("00-intro.md")
+    roadmap = html.split("Roadmap of this part")[1].split('id="by-the-numbers"')[0]
+    for target in ("#usable-memory", "/chapters/roofline/#one-block", "/chapters/precision/"):
+        assert f'href="{target}"' in roadmap
+    assert 'href="/chapters/inference/#batching"' in roadmap
+
+
+def test_p01_3_the_cpu_comparison_runs_the_token_and_p01_9_explains_the_graph_tie():
+    from content.physics import accelerator, format_number, weights_bytes
+
+    text = _text(_html("01-gpus.md"))
+    weights = weights_bytes("llama-2-7b", "fp16")
+    cpu = round(accelerator("EPYC 9654").memory_bandwidth / weights)
+    gpu = round(accelerator("H100").memory_bandwidth / weights)
+    assert f"at most {cpu} tokens a second against the H100's {gpu}" in text
+    assert cpu < 40 < 200 < gpu
+    assert "measured on a consumer card, an RTX 5070 Ti" in text
+    assert "The stream and the graph tie here" in text
+    assert format_number(cpu, 3) == str(cpu)
