@@ -34,6 +34,7 @@ from content.physics import (
     layer_params,
     matmul_bytes,
     matmul_flops,
+    memory_hierarchy,
     model,
     model_flops_per_token,
     ridge_point,
@@ -52,17 +53,21 @@ PRECISION_MODEL = "llama-3-70b"
 PRECISION_BATCHES = (1, 256)
 # (label, weight format, arithmetic format): weight-only 4-bit multiplies in bf16.
 PRECISION_FORMATS = (
-    ("bf16 weights", "bf16", "bf16"),
-    ("fp8 weights and arithmetic", "fp8", "fp8"),
-    ("4-bit weights (GPTQ), bf16 arithmetic", "gptq-int4-g128", "bf16"),
+    ("bf16", "bf16", "bf16"),
+    ("fp8", "fp8", "fp8"),
+    ("4-bit GPTQ", "gptq-int4-g128", "bf16"),
 )
 
 
-def _part_sources(*formats: str) -> list:
+def _part_sources(*formats: str, l2: bool = True) -> list:
+    """The H100's peaks in ``formats`` and its bandwidth, and the measured L2 bandwidth that
+    ``courseware.charts.roofline`` draws as a dashed slope (``l2=False`` for a chart without)."""
     part = accelerator(ACCELERATOR)
     keys = [part.source_key(f"peak_flops.{dtype(f).name}") for f in formats]
     keys.append(part.source_key("memory_bandwidth"))
-    return [source(k) for k in dict.fromkeys(keys) if k]
+    found = [source(k) for k in dict.fromkeys(keys) if k]
+    level = memory_hierarchy(part)[2]
+    return found + list(level.citations()) if l2 and level.bandwidth else found
 
 
 def _figure(css: str, figure: SafeString, caption: str, found: list) -> SafeString:
@@ -158,7 +163,7 @@ def precision_chart() -> Roofline:
         part.memory_bandwidth,
         ridge_point(part, fp8),
         tuple(points),
-        (("bf16 tensor cores", part.peak("bf16")),),
+        (("bf16 roof", part.peak("bf16")),),
     )
 
 
@@ -168,9 +173,10 @@ def precision_roofline_html() -> SafeString:
     return _figure(
         "precision-roofline",
         chart_figure_html(precision_chart()),
-        f"{m.name}'s decode on the H100 in three formats, at batch 1 and {last}. The upper roof "
-        f"is fp8's, the lower one bf16's. At batch {last} the 4-bit weights have reached the "
-        f"bf16 roof, because they multiply in bf16, while fp8, reading twice the bytes but "
-        f"multiplying twice as fast, is still on the slope.",
-        figure_sources(*_part_sources("bf16", "fp8"), m),
+        f"{m.name}'s decode on the H100 at batch 1 and {last}, with bf16 weights, fp8 weights "
+        f"and arithmetic, and 4-bit GPTQ weights that are multiplied in bf16. The upper roof is "
+        f"fp8's, the dashed one bf16's. At batch {last} the 4-bit weights have reached the bf16 "
+        f"roof, while fp8, reading twice the bytes but multiplying twice as fast, is still on "
+        f"the slope.",
+        figure_sources(*_part_sources("bf16", "fp8", l2=False), m),
     )

@@ -21,6 +21,7 @@ from courseware.book_rooflines import (
     block_points,
     block_roofline_html,
     intro_points,
+    intro_roofline_html,
     precision_chart,
     precision_roofline_html,
 )
@@ -60,12 +61,12 @@ def test_precision_chart_puts_4_bit_weights_on_the_bf16_roof_before_fp8_leaves_t
     chart = precision_chart()
     part = accelerator("H100")
     assert chart.peak == part.peak("fp8")
-    assert chart.ceilings == (("bf16 tensor cores", part.peak("bf16")),)
+    assert chart.ceilings == (("bf16 roof", part.peak("bf16")),)
     by_label = {p.label: p for p in chart.points}
     flops = model_flops_per_token("llama-3-70b")
-    int4 = by_label["4-bit weights (GPTQ), bf16 arithmetic, batch 256"]
-    fp8 = by_label["fp8 weights and arithmetic, batch 256"]
-    bf16 = by_label["bf16 weights, batch 256"]
+    int4 = by_label["4-bit GPTQ, batch 256"]
+    fp8 = by_label["fp8, batch 256"]
+    bf16 = by_label["bf16, batch 256"]
     assert int4.intensity == pytest.approx(
         256 * flops / decode_weight_bytes("llama-3-70b", "gptq-int4-g128")
     )
@@ -87,6 +88,9 @@ def test_each_figure_names_its_sources_and_model():
         assert name in html
         assert "huggingface.co/meta-llama" in html  # the model's config, under the caption
         assert "nvidia.com" in html  # the H100's datasheet figures
+    # The intro and block charts draw the measured L2 slope, so they cite its measurement.
+    for html in (str(intro_roofline_html()), str(block_roofline_html())):
+        assert "L2: " in html and "gpu-benches" in html
 
 
 def test_chapters_place_the_running_examples_roofline_where_they_explain_it():
