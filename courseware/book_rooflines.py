@@ -113,9 +113,13 @@ def block_points() -> list[tuple[str, float, None]]:
         / layers
         / flash_attention_hbm_bytes(ctx, head_dim, "bf16", heads=heads, block_rows=ctx)
     )
+    # Decode attention and the batch-1 projections both sit at about one FLOP per byte: one
+    # point, or their labels would overprint each other.
+    decode_attention = decode_attention_intensity(m, "bf16")
+    if abs(decode_attention - 1) > 0.05:
+        raise ValueError(f"decode attention at {decode_attention} FLOP/byte: label it apart")
     points = [
-        ("decode, batch 1: projections and MLP", projections / projections),
-        ("decode: attention (any batch)", decode_attention_intensity(m, "bf16")),
+        ("decode: projections at batch 1, attention at any batch", projections / projections),
         (f"decode, batch {b}: projections and MLP", b * projections / projections),
         (f"prefill of {ctx:,}: projections and MLP", ctx * projections / projections),
         (f"prefill of {ctx:,}: attention", prefill_attention),

@@ -11,6 +11,7 @@ import pytest
 from content.physics import (
     accelerator,
     attainable_flops,
+    decode_attention_intensity,
     decode_weight_bytes,
     model,
     model_flops_per_token,
@@ -49,10 +50,10 @@ def test_intro_points_are_the_token_and_a_large_matmul():
 
 def test_block_points_are_the_tables_intensities():
     points = {label: intensity for label, intensity, _ in block_points()}
-    assert points["decode, batch 1: projections and MLP"] == pytest.approx(1)
+    assert points["decode: projections at batch 1, attention at any batch"] == pytest.approx(1)
+    assert decode_attention_intensity("llama-2-7b", "bf16") == pytest.approx(1, abs=0.05)
     assert points["decode, batch 64: projections and MLP"] == pytest.approx(64)
     assert points["prefill of 1,024: projections and MLP"] == pytest.approx(1024)
-    assert points["decode: attention (any batch)"] < 2
     ridge = ridge_point("H100", "bf16")
     assert points["prefill of 1,024: attention"] > ridge
 
