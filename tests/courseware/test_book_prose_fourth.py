@@ -92,3 +92,16 @@ def test_p01_3_the_cpu_comparison_runs_the_token_and_p01_9_explains_the_graph_ti
     assert "measured on a consumer card, an RTX 5070 Ti" in text
     assert "The stream and the graph tie here" in text
     assert format_number(cpu, 3) == str(cpu)
+
+
+def test_p02_7_and_p02_8_the_napkin_labels_its_recipe_and_drops_the_duplicate_column():
+    from content.physics import kv_cache_bytes, usable_memory_bytes, weights_bytes
+
+    text = _text(_html("02-roofline.md"))
+    napkin = text.split("The napkin: a token at three batch sizes")[1].split("By the numbers")[0]
+    assert "step time (recipe)" in napkin and "step time (forecast)" not in napkin
+    assert "Read the tokens per second as what a server as tight" not in napkin
+    assert "A decode step reads everything it holds" in napkin
+    held = weights_bytes("llama-2-7b", "bf16") + kv_cache_bytes("llama-2-7b", 1024, "bf16", 64)
+    share = round(100 * held / usable_memory_bytes("H100"))
+    assert f"{share}% $" in napkin
