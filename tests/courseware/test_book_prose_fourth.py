@@ -105,3 +105,15 @@ def test_p02_7_and_p02_8_the_napkin_labels_its_recipe_and_drops_the_duplicate_co
     held = weights_bytes("llama-2-7b", "bf16") + kv_cache_bytes("llama-2-7b", 1024, "bf16", 64)
     share = round(100 * held / usable_memory_bytes("H100"))
     assert f"{share}% $" in napkin
+
+
+def test_p01_7_the_on_chip_total_counts_the_registers_in_one_unit():
+    from content.physics import accelerator, format_quantity, memory_hierarchy
+
+    part = accelerator("H100")
+    registers = memory_hierarchy(part)[0].size_bytes
+    total = part.sm_count * (registers + part.sram_per_sm_bytes) + part.l2_bytes
+    text = _text(_html("01-gpus.md"))
+    assert f"the chip holds {total / 2**20:.0f} MiB, or {format_quantity(total, 'B')}:" in text
+    assert "just under a tenth of a gigabyte" not in text
+    assert "on an H100, about a tenth of a gigabyte" in text  # the exercise's answer agrees
