@@ -117,3 +117,16 @@ def test_p01_7_the_on_chip_total_counts_the_registers_in_one_unit():
     assert f"the chip holds {total / 2**20:.0f} MiB, or {format_quantity(total, 'B')}:" in text
     assert "just under a tenth of a gigabyte" not in text
     assert "on an H100, about a tenth of a gigabyte" in text  # the exercise's answer agrees
+
+
+def test_p00_9_by_the_numbers_shows_the_ridge_it_teaches():
+    from content.physics import ridge_point
+
+    text = _text(_html("00-intro.md"))
+    table = text.split("part year 16-bit peak bandwidth ridge point")[1].split("Ridge points are")[
+        0
+    ]
+    assert f"3.35 TB/s {round(ridge_point('H100', 'bf16'))} 80 GB" in table
+    assert f"900 GB/s {round(ridge_point('V100', 'fp16'))} 32 GB" in table
+    notes = text.split("Ridge points are in FLOPs per byte.")[1][:400]
+    assert "† The 32 GB part of 2018" in notes
