@@ -130,3 +130,11 @@ def test_p00_9_by_the_numbers_shows_the_ridge_it_teaches():
     assert f"900 GB/s {round(ridge_point('V100', 'fp16'))} 32 GB" in table
     notes = text.split("Ridge points are in FLOPs per byte.")[1][:400]
     assert "† The 32 GB part of 2018" in notes
+
+
+def test_p01_6_the_tile_intensity_keeps_one_letter_and_links_the_derivation():
+    html = _html("01-gpus.md")
+    text = _text(html)
+    assert "so r reuses yield" not in text
+    assert "those t reuses yield t / 2 FLOPs per byte" in text
+    assert 'href="/chapters/roofline/#tiling"' in html
