@@ -138,3 +138,13 @@ def test_p01_6_the_tile_intensity_keeps_one_letter_and_links_the_derivation():
     assert "so r reuses yield" not in text
     assert "those t reuses yield t / 2 FLOPs per byte" in text
     assert 'href="/chapters/roofline/#tiling"' in html
+
+
+def test_p04_8_reference_detail_moves_to_notes():
+    html = _html("04-precision.md")
+    body, notes = html.split('class="footnotes', 1)
+    body_text, notes_text = _text(body), _text(notes)
+    assert "GPTQ and AWQ checkpoints both store a 4-bit zero point per group" in body_text
+    assert "AWQ is asymmetric" not in body_text and "AWQ is asymmetric" in notes_text
+    assert "exponent bias one higher" not in body_text
+    assert "its E4M3 tops out at 240" in notes_text
