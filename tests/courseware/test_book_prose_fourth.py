@@ -148,3 +148,13 @@ def test_p04_8_reference_detail_moves_to_notes():
     assert "AWQ is asymmetric" not in body_text and "AWQ is asymmetric" in notes_text
     assert "exponent bias one higher" not in body_text
     assert "its E4M3 tops out at 240" in notes_text
+
+
+def test_p03_10_the_moe_section_recalls_chapter_00_and_moves_to_the_experts_batch():
+    from content.physics import critical_batch_size, moe_critical_batch
+
+    text = _text(_html("03-inference.md"))
+    section = text.split("Worked example: an expert's critical batch")[1][:500]
+    assert "Worked example: how quickly a batch reads every expert" not in text
+    assert f"{int(moe_critical_batch('mixtral-8x7b', 'H100', 'bf16'))} tokens on an H100" in section
+    assert f"against {int(critical_batch_size('H100', 'bf16'))} for a dense model" in section
