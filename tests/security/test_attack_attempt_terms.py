@@ -13,12 +13,22 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 import pytest
+from django.contrib import admin
+from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
 from courseware import roster
 from courseware.models import GroupMembership, StudentGroup
-from quizzes.models import Attempt, AttemptStatus, LatePolicy, ReleasePolicy, SavedAnswer
+from quizzes.models import (
+    Attempt,
+    AttemptStatus,
+    Extension,
+    LatePolicy,
+    Quiz,
+    ReleasePolicy,
+    SavedAnswer,
+)
 from quizzes.services import attempts as service
 from quizzes.services.availability import remember_terms, student_window
 from quizzes.services.instructor import accommodations, grant_extension
@@ -261,3 +271,51 @@ def test_the_header_lists_the_offerings_of_this_request_not_of_the_kept_page(
     assert "Term B renamed" in warm(client, attempt)
     roster.set_active(enrollment=joined, active=False, by=instructor)
     assert "Term B" not in warm(client, attempt)
+
+
+# -- the same terms changed in the Django admin ----------------------------------------------
+
+
+def _admin(model):
+    return admin.site._registry[model]
+
+
+def test_an_admin_edit_of_an_extension_or_a_quiz_moves_the_open_deadlines(
+    timed_exam, student, instructor, rf, monkeypatch
+):
+    """`check_open` trusts an open attempt's deadline, so every write of its terms must move
+    it (the terms pages do): an extension revoked in the admin must not leave its extra
+    minutes on the attempt, where the page's timer shows them and the saves are accepted."""
+    t0, quiz, attempt = timed_exam
+    client = as_user(student)
+    request = rf.post("/admin/")
+    request.user = get_user_model().objects.create_superuser("root", "root@example.org", "x")
+
+    def deadline():
+        return Attempt.objects.get(pk=attempt.pk).deadline
+
+    extension = grant_extension(quiz=quiz, student=student, by=instructor, extra_minutes=30)
+    assert deadline() == t0 + timedelta(minutes=60)
+    extension.extra_minutes = 10
+    _admin(Extension).save_model(request, extension, None, True)
+    assert deadline() == t0 + timedelta(minutes=40)
+    _admin(Extension).delete_model(request, extension)
+    assert deadline() == t0 + timedelta(minutes=30)
+    at(monkeypatch, t0 + timedelta(minutes=35))
+    assert "Time is up" in _autosave(client, attempt, "2 s", 1).content.decode()
+    assert not SavedAnswer.objects.exists()
+
+
+def test_an_admin_bulk_delete_of_extensions_and_a_quiz_edit_move_the_open_deadlines(
+    timed_exam, student, instructor, rf
+):
+    t0, quiz, attempt = timed_exam
+    request = rf.post("/admin/")
+    request.user = get_user_model().objects.create_superuser("root", "root@example.org", "x")
+    grant_extension(quiz=quiz, student=student, by=instructor, extra_minutes=30)
+    _admin(Extension).delete_queryset(request, Extension.objects.filter(quiz=quiz))
+    assert Attempt.objects.get(pk=attempt.pk).deadline == t0 + timedelta(minutes=30)
+    quiz = Quiz.objects.get(pk=quiz.pk)
+    quiz.time_limit_minutes = 20
+    _admin(Quiz).save_model(request, quiz, None, True)
+    assert Attempt.objects.get(pk=attempt.pk).deadline == t0 + timedelta(minutes=20)
