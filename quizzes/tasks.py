@@ -16,8 +16,8 @@ and a task run twice changes nothing more.
 - `grade_submission`: a submitted exam graded and scored, exactly once
   (`services.grading_run`; the submission only froze it and queued this);
 - `close_expired_exams`: every open attempt past its deadline is submitted, exams whose
-  grading waited too long are graded, and exports past their time are removed. It enqueues its own next run (`schedule_expiry_sweep`), and
-  `manage.py worker` starts the chain.
+  grading waited too long are graded, and exports past their time are removed. It enqueues
+  its own next run (`schedule_expiry_sweep`), and `manage.py worker` starts the chain.
 """
 
 from __future__ import annotations

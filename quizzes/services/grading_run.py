@@ -213,9 +213,9 @@ def progress(attempt: Attempt) -> list[bool]:
     with nothing saved has nothing to grade). Three queries."""
     variants = dict(attempt.variants.filter(is_practice=False).values_list("item_id", "pk"))
     stored = set(
-        Response.objects.filter(
-            variant__attempt=attempt, source=ResponseSource.EXAM
-        ).values_list("variant_id", flat=True)
+        Response.objects.filter(variant__attempt=attempt, source=ResponseSource.EXAM).values_list(
+            "variant_id", flat=True
+        )
     )
     answered = set(
         SavedAnswer.objects.filter(variant__attempt=attempt)
