@@ -207,15 +207,18 @@ def grade_overdue(*, now: datetime, limit: int = 200) -> int:
     return sum(grade_submitted(attempt_id=pk) for pk in late.values_list("pk", flat=True)[:limit])
 
 
-def progress(attempt: Attempt) -> list[bool]:
-    """For each question of an exam being graded, in the attempt's order: whether it is graded
-    (its parts' grades are stored: one transaction per question, `grade_submitted`; a question
-    with nothing saved has nothing to grade). Three queries."""
+GRADED, WAITING, UNANSWERED = "graded", "waiting", "unanswered"
+
+
+def progress(attempt: Attempt) -> list[str]:
+    """For each question of an exam being graded, in the attempt's order: GRADED once its
+    parts' grades are stored (one transaction per question, `grade_submitted`), WAITING
+    before, UNANSWERED when nothing was saved (nothing to grade). Three queries."""
     variants = dict(attempt.variants.filter(is_practice=False).values_list("item_id", "pk"))
     stored = set(
-        Response.objects.filter(variant__attempt=attempt, source=ResponseSource.EXAM).values_list(
-            "variant_id", flat=True
-        )
+        Response.objects.filter(
+            variant__attempt=attempt, source=ResponseSource.EXAM
+        ).values_list("variant_id", flat=True)
     )
     answered = set(
         SavedAnswer.objects.filter(variant__attempt=attempt)
@@ -223,4 +226,6 @@ def progress(attempt: Attempt) -> list[bool]:
         .values_list("variant_id", flat=True)
     )
     order = [variants[pk] for pk in attempt.item_ids if pk in variants]
-    return [pk in stored or pk not in answered for pk in order]
+    return [
+        GRADED if pk in stored else WAITING if pk in answered else UNANSWERED for pk in order
+    ]

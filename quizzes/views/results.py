@@ -86,11 +86,11 @@ def attempt_grading(request: HttpRequest, attempt_id: int) -> HttpResponse:
 
 
 def _grading(attempt: Attempt) -> dict:
-    graded = grading_run.progress(attempt)
+    states = grading_run.progress(attempt)
     return {
-        "questions": list(enumerate(graded, start=1)),
-        "graded_count": sum(graded),
-        "question_count": len(graded),
+        "questions": list(enumerate(states, start=1)),
+        "graded_count": states.count(grading_run.GRADED),
+        "answered_count": len(states) - states.count(grading_run.UNANSWERED),
     }
 
 

@@ -117,7 +117,7 @@ def test_results_page_shows_being_graded_then_the_grade(
     client.login(username=student.username, password=PASSWORD)
     _submit(exam, student)
     page = client.get(_url("attempt_results", exam)).content.decode()
-    assert "being graded" in page and "0 of 2 questions graded" in page
+    assert "being graded" in page and "0 of 2 answered questions graded" in page
     assert _url("attempt_grading", exam) in page and 'hx-trigger="every 2s"' in page
     assert '<noscript><meta http-equiv="refresh"' in page  # without JavaScript, too
     assert "Worked solution" not in page
@@ -130,7 +130,7 @@ def test_results_page_shows_being_graded_then_the_grade(
         variant=numeric, part_id="t", source="exam", raw="1 s", status="incorrect", score=0
     )
     partial = client.get(_url("attempt_grading", exam), HTTP_HX_REQUEST="true")
-    assert "1 of 2 questions graded" in partial.content.decode()
+    assert "1 of 2 answered questions graded" in partial.content.decode()
     Response.objects.filter(variant=numeric).delete()
     task_worker()
     done = client.get(_url("attempt_grading", exam), HTTP_HX_REQUEST="true")
