@@ -216,9 +216,9 @@ def progress(attempt: Attempt) -> list[str]:
     before, UNANSWERED when nothing was saved (nothing to grade). Three queries."""
     variants = dict(attempt.variants.filter(is_practice=False).values_list("item_id", "pk"))
     stored = set(
-        Response.objects.filter(
-            variant__attempt=attempt, source=ResponseSource.EXAM
-        ).values_list("variant_id", flat=True)
+        Response.objects.filter(variant__attempt=attempt, source=ResponseSource.EXAM).values_list(
+            "variant_id", flat=True
+        )
     )
     answered = set(
         SavedAnswer.objects.filter(variant__attempt=attempt)
@@ -226,6 +226,4 @@ def progress(attempt: Attempt) -> list[str]:
         .values_list("variant_id", flat=True)
     )
     order = [variants[pk] for pk in attempt.item_ids if pk in variants]
-    return [
-        GRADED if pk in stored else WAITING if pk in answered else UNANSWERED for pk in order
-    ]
+    return [GRADED if pk in stored else WAITING if pk in answered else UNANSWERED for pk in order]
