@@ -41,8 +41,8 @@ class Attempt(models.Model):
     score = models.DecimalField(max_digits=8, decimal_places=3, null=True, blank=True)
     max_score = models.DecimalField(max_digits=8, decimal_places=3, default=0)
     # Parts of the counted answers still awaiting a staff grade: while above 0 the score is
-    # provisional (pages say so, the LMS hears "PendingManual"). Set at submission and by
-    # `services.manual_grading`.
+    # provisional (pages say so, the LMS hears "PendingManual"). Set when the submission is
+    # graded and by `services.manual_grading`.
     awaiting_grading = models.PositiveSmallIntegerField(default=0)
     # An exam submitted and not yet graded: when its grading was queued (the task worker
     # grades it, `services.grading_run`); None once graded, and for every other attempt. Its
