@@ -137,6 +137,22 @@ the target, so a busy machine or a few more queries would put it over again. A p
 answers just changed, and a first view (Markdown and MathML of every prompt and part, every
 section drawn once), stay dearer: the first view is measured above and is far from 3×; it is
 drawn once per attempt, and a page after an answer once per change.
+
+The first view (issue 34, 2026-12-06). Before this step the bench above (19:07 UTC, load
+average 1.35 and 1.36) gave the first view 22.8× (SQLite) and 20.1× (PostgreSQL) the
+interleaved floor. Profiled (cProfile over 15 first views, SQLite): the eight questions'
+views were about 45 % of the request, most of it Markdown and MathML of prompts whose words
+are the same in every variant of a template, and the question sections through the template
+engine about 30 %. Now a template's text is drawn once with a slot for each live value and
+each variant's values are put in as text (`quizzes/presenters/slotted.py`; a value that could
+read differently where it stands is drawn whole, and `tests/quizzes/test_slotted.py` checks
+the whole bank draws the same HTML either way), and the gunicorn workers draw the latest
+templates' texts before taking traffic. Side by side in one process (load average 7) that
+took the first view from 32.7× to 22.8× of its floor. What is left, by the same profile: the
+sections (a new attempt's are keyed on its own rows, so each is drawn once: about 35 %), the
+live values themselves (each variant's expressions and catalog look-ups, about 10 %), and
+the render cache's keys and its two stores per question (about 15 %). The 5× target needs
+the sections shared between attempts of the same templates, which this step does not do.
 """
     return text, targets
 

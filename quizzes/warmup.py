@@ -75,8 +75,6 @@ def warm_caches(
     what was drawn. Stops at `seconds`; `alive` is called between steps (gunicorn's notify)."""
     if not getattr(settings, "WARM_CACHES_ON_START", True):
         return {}
-    from django.db import connections
-
     deadline = time.monotonic() + seconds
     done = {"templates": 0, "questions": 0}
     try:
@@ -91,8 +89,6 @@ def warm_caches(
             alive()
     except Exception:  # noqa: BLE001 - warming is an optimisation: the worker serves anyway
         logger.exception("warming the caches before traffic failed")
-    finally:
-        connections.close_all()  # the serving threads open their own
     return done
 
 
@@ -137,9 +133,14 @@ def warm_before_traffic(
 ) -> dict[str, int]:
     """A server worker's start (gunicorn's ``post_worker_init``): start the grading pool,
     draw the first page's caches meanwhile, then wait for the pool, all within `seconds`."""
+    from django.db import connections
+
     started = time.monotonic()
     pool = start_grading_pool()
-    done = warm_caches(seconds=seconds, alive=alive)
+    try:
+        done = warm_caches(seconds=seconds, alive=alive)
+    finally:
+        connections.close_all()  # this thread serves nothing: the serving threads open their own
     if pool:
         from quizzes.grading import start_pool
 
