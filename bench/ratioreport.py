@@ -96,7 +96,7 @@ read the ratios. {"; ".join(loads)}.
 
 {table(header, rows)}
 
-{_verdict(data)}
+{_verdict(data)}{_stale_note(data)}
 
 Before this step the same bench on the same machine, run on the tree without it just before
 (2026-12-01 20:44 UTC on SQLite, 20:54 UTC on PostgreSQL, load average 8.0 and 15.9 at the
@@ -155,6 +155,16 @@ the render cache's keys and its two stores per question (about 15 %). The 5× ta
 the sections shared between attempts of the same templates, which this step does not do.
 """
     return text, targets
+
+
+def _stale_note(data: dict) -> str:
+    runs = [data[key] for key in ("sqlite", "postgresql") if data.get(key)]
+    if all(run.get("floor_alone_ms") for run in runs):
+        return ""
+    return (
+        " These figures were measured before the bench timed the floor alone, and before issue"
+        " 34's first-view step below: rerun `python -m bench --only ratios` on a quiet machine."
+    )
 
 
 def _verdict(data: dict) -> str:

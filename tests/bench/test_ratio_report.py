@@ -48,4 +48,6 @@ def test_a_first_view_within_5x_of_both_floors_is_met():
 
 def test_results_from_before_the_floor_was_timed_alone_still_render():
     text, _targets = ratios_section(_result(4.0, None))
-    assert "not measured" in text
+    assert "not measured" in text and "rerun `python -m bench --only ratios`" in text
+    fresh, _targets = ratios_section(_result(4.0, 6.5))
+    assert "rerun `python -m bench --only ratios`" not in fresh
