@@ -370,6 +370,9 @@ GRADING_FREE_BUDGET = int(os.environ.get("GRADING_FREE_BUDGET", "30"))
 GRADING_FREE_WINDOW = int(os.environ.get("GRADING_FREE_WINDOW", "300"))
 # Start the formula-grading pool when `runserver` starts serving (gunicorn: config/gunicorn.py).
 GRADING_WARM_ON_START = env_flag("GRADING_WARM_ON_START", True)
+# Draw a first attempt page's caches in each gunicorn worker before it takes traffic
+# (quizzes.warmup.warm_before_traffic).
+WARM_CACHES_ON_START = env_flag("WARM_CACHES_ON_START", True)
 # The formula-grading pool (quizzes.grading.pool.configure): size, timeout (s), memory_mb,
 # inline. Each one left out is read from its environment variable when used
 # (GRADING_POOL_SIZE, GRADING_TIMEOUT, GRADING_WORKER_MEMORY_MB, GRADING_INLINE).
