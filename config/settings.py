@@ -24,6 +24,8 @@ Environment:
     DJANGO_TASKS_BACKEND   the background-task backend class (default: the database backend,
                            which needs no other service; docs/deploy.md for a Redis one).
     QUIZ_EXPIRY_SWEEP_SECONDS  how often the task worker closes expired attempts (default 60).
+    QUIZ_GRADING_INLINE_AFTER_SECONDS  a submitted exam the worker has not graded after this
+                           long is graded by its results page instead (default 30).
     DJANGO_EXPORTS_ROOT    where background exports are written (default: exports/ in the
                            checkout; private: served only through the staff's download view).
     DJANGO_EXPORTS_KEPT_HOURS  how long a prepared export stays downloadable (default 24).
@@ -303,6 +305,9 @@ TASKS = {
     }
 }
 QUIZ_EXPIRY_SWEEP_SECONDS = int(os.environ.get("QUIZ_EXPIRY_SWEEP_SECONDS", "60"))
+# A submitted exam is graded by the task worker; one still waiting after this long is graded by
+# the next request for its results page (or the expiry sweep), exactly once all the same.
+QUIZ_GRADING_INLINE_AFTER_SECONDS = int(os.environ.get("QUIZ_GRADING_INLINE_AFTER_SECONDS", "30"))
 # Large exports prepared by the task worker (`services.instructor.response_export`): a private
 # folder no URL serves (the download view checks the offering's staff), and how long a file is
 # kept before the worker's sweep removes it.
@@ -365,6 +370,9 @@ GRADING_FREE_BUDGET = int(os.environ.get("GRADING_FREE_BUDGET", "30"))
 GRADING_FREE_WINDOW = int(os.environ.get("GRADING_FREE_WINDOW", "300"))
 # Start the formula-grading pool when `runserver` starts serving (gunicorn: config/gunicorn.py).
 GRADING_WARM_ON_START = env_flag("GRADING_WARM_ON_START", True)
+# Draw a first attempt page's caches in each gunicorn worker before it takes traffic
+# (quizzes.warmup.warm_before_traffic).
+WARM_CACHES_ON_START = env_flag("WARM_CACHES_ON_START", True)
 # The formula-grading pool (quizzes.grading.pool.configure): size, timeout (s), memory_mb,
 # inline. Each one left out is read from its environment variable when used
 # (GRADING_POOL_SIZE, GRADING_TIMEOUT, GRADING_WORKER_MEMORY_MB, GRADING_INLINE).

@@ -9,11 +9,13 @@ from content.expressions.errors import ExpressionError, did_you_mean
 from content.expressions.evaluator import evaluate, evaluate_tracked
 from content.expressions.formatting import LiveFormat, format_value, parse_options
 from content.expressions.live import (
+    LivePieces,
     LiveSpan,
     RenderResult,
     check_live,
     collect_citations,
     render_live,
+    render_live_pieces,
     scan_live,
 )
 from content.expressions.namespace import MATH_HELPERS, configure_subject, default_namespace
@@ -23,6 +25,7 @@ __all__ = [
     "MATH_HELPERS",
     "ExpressionError",
     "LiveFormat",
+    "LivePieces",
     "LiveSpan",
     "RenderResult",
     "check_expression",
@@ -38,5 +41,6 @@ __all__ = [
     "is_catalog_object",
     "parse_options",
     "render_live",
+    "render_live_pieces",
     "scan_live",
 ]

@@ -149,22 +149,63 @@ def render_live(
     ``first_line`` is the line of ``text``'s first line within its file, for error messages;
     ``citations=False`` skips collecting sources (quicker, for question text).
     """
+    literals, values, touched = _pieces(text, names, source, math_aware, first_line, citations)
+    pieces = [literals[0]]
+    for (value, _in_math), literal in zip(values, literals[1:], strict=True):
+        pieces += (value, literal)
+    return RenderResult("".join(pieces), collect_citations(touched))
+
+
+@dataclass(frozen=True)
+class LivePieces:
+    """A rendered text taken apart: the author's own text between the live values
+    (``literals``, one more than the values) and each value as written, with whether it stands
+    in math. ``"".join`` of them interleaved is ``render_live(...).text``; the literals depend on
+    the text alone, so a page can draw them once for every variant of a question."""
+
+    literals: tuple[str, ...]
+    values: tuple[tuple[str, bool], ...]
+
+    @property
+    def text(self) -> str:
+        pieces = [self.literals[0]]
+        for (value, _in_math), literal in zip(self.values, self.literals[1:], strict=True):
+            pieces += (value, literal)
+        return "".join(pieces)
+
+
+def render_live_pieces(
+    text: str,
+    names: Mapping[str, object] | None = None,
+    *,
+    source: str = "<text>",
+    math_aware: bool = True,
+    first_line: int = 1,
+) -> LivePieces:
+    """``render_live(..., citations=False)`` taken apart (``LivePieces``)."""
+    literals, values, _ = _pieces(text, names, source, math_aware, first_line, False)
+    return LivePieces(tuple(literals), tuple(values))
+
+
+def _pieces(text, names, source, math_aware, first_line, citations):
     from content.expressions.namespace import default_namespace
 
     namespace = default_namespace() if names is None else names
-    pieces: list[str] = []
+    literals: list[str] = []
+    values: list[tuple[str, bool]] = []
     touched: list[object] = []
     position = 0
     evaluator: SafeEvaluator | None = None  # one for all of the text's expressions
     for span in scan_live(text, source=source, first_line=first_line):
-        pieces.append(text[position : span.start].replace("\\{{", "{{"))
+        literals.append(text[position : span.start].replace("\\{{", "{{"))
         in_math = span.in_math and math_aware
         if evaluator is None:
             evaluator = SafeEvaluator(namespace, track=citations)
-        pieces.append(_render_span(span, namespace, source, in_math, touched, citations, evaluator))
+        value = _render_span(span, namespace, source, in_math, touched, citations, evaluator)
+        values.append((value, in_math))
         position = span.end
-    pieces.append(text[position:].replace("\\{{", "{{"))
-    return RenderResult("".join(pieces), collect_citations(touched))
+    literals.append(text[position:].replace("\\{{", "{{"))
+    return literals, values, touched
 
 
 def _render_span(

@@ -32,6 +32,7 @@ from quizzes.engine.parse import parse_template
 from quizzes.engine.plausible import CHECKS as PLAUSIBLE_CHECKS
 from quizzes.engine.render import (
     RenderedPart,
+    prompt_pieces,
     render_hints,
     render_part,
     render_parts,
@@ -87,6 +88,7 @@ __all__ = [
     "render_scoped_hints",
     "render_part",
     "render_parts",
+    "prompt_pieces",
     "render_prompt",
     "render_solution",
     "template_paths",

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from content.expressions import render_live
+from content.expressions import LivePieces, render_live, render_live_pieces
 from quizzes.engine.model import Template, Text
 from quizzes.engine.namespace import names_for
 
@@ -33,6 +33,8 @@ class RenderedPart:
     points: float
     lists: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     facts: Mapping[str, Any] = field(default_factory=dict)
+    # The prompt taken apart (its own text and the variant's values): `prompt` is its `.text`.
+    prompt_pieces: LivePieces | None = None
 
 
 def render_text(
@@ -51,10 +53,23 @@ def render_text(
     ).text
 
 
+def text_pieces(template: Template, text: Text | None, names: Mapping[str, object]) -> LivePieces:
+    """``render_text`` taken apart: the text's own words and the variant's values."""
+    if text is None:
+        return LivePieces(("",), ())
+    return render_live_pieces(text.text, names, source=template.source, first_line=text.line or 1)
+
+
 def render_prompt(template: Template, variant: Variant) -> str:
     """The question stem of ``variant`` (Markdown with live values substituted)."""
     with variant.replaying():
         return render_text(template, template.prompt, names_for(variant.params))
+
+
+def prompt_pieces(template: Template, variant: Variant) -> LivePieces:
+    """``render_prompt`` taken apart (``LivePieces``)."""
+    with variant.replaying():
+        return text_pieces(template, template.prompt, names_for(variant.params))
 
 
 def render_part(template: Template, variant: Variant, part_id: str) -> RenderedPart:
@@ -65,14 +80,15 @@ def render_part(template: Template, variant: Variant, part_id: str) -> RenderedP
     names = names_for(variant.params)
     with variant.replaying():
         shown = kinds.kind_for(part).render(template, part, variant, names)
-        prompt = render_text(template, part.prompt, names)
+        pieces = text_pieces(template, part.prompt, names)
     return RenderedPart(
         id=part.id,
         kind=part.kind,
-        prompt=prompt,
+        prompt=pieces.text,
         points=part.points,
         lists=dict(shown.lists),
         facts=dict(shown.facts),
+        prompt_pieces=pieces,
     )
 
 

@@ -352,11 +352,12 @@ def _get_pool() -> _Pool:
         return _pool
 
 
-def start_pool(*, wait: bool = False) -> None:
-    """Start this process's pool in the background (idempotent); `wait` blocks until warm."""
+def start_pool(*, wait: bool = False, timeout: float | None = None) -> None:
+    """Start this process's pool in the background (idempotent); `wait` blocks until warm
+    (at most `timeout` seconds, READY_TIMEOUT by default)."""
     pool = _get_pool()
     if wait:
-        pool.warm.wait(READY_TIMEOUT)
+        pool.warm.wait(READY_TIMEOUT if timeout is None else timeout)
 
 
 def pool_status() -> dict:

@@ -26,6 +26,7 @@ from django.utils.safestring import SafeString
 from courseware import caching
 from quizzes import engine
 from quizzes.engine import kinds
+from quizzes.presenters import slotted
 from quizzes.presenters.elements import render_kind
 from quizzes.presenters.markup import render_inline, render_markdown_math
 from quizzes.services.questions import (
@@ -185,7 +186,7 @@ def _question_view(row) -> QuestionView:
     template = template_for(row.version)
     variant = engine_variant(row)
     try:
-        prompt = render_markdown_math(engine.render_prompt(template, variant))
+        prompt = slotted.render(engine.prompt_pieces(template, variant))
         parts = [part_view(p, row) for p in engine.render_parts(template, variant)]
     except Exception as error:  # noqa: BLE001 - report as unavailable, never a 500
         raise QuestionUnavailable(str(error)) from error
@@ -201,7 +202,11 @@ def part_view(rendered, row=None) -> PartView:
         id=rendered.id,
         kind=rendered.kind,
         points=float(rendered.points),
-        prompt_html=render_markdown_math(rendered.prompt),
+        prompt_html=(
+            slotted.render(rendered.prompt_pieces)
+            if rendered.prompt_pieces is not None
+            else render_markdown_math(rendered.prompt)
+        ),
         lists={
             name: [
                 OptionView(

@@ -11,10 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from courseware import caching
 from health import heartbeat
 from quizzes.presenters import display
 from quizzes.presenters.charts import Chart, bar_chart
@@ -102,40 +104,70 @@ CHAPTER_ITEM = '<li><span class="chapter">{}</span> <span class="count" title="{
 PLACE_ITEM = '<li><a href="{}{}/#wrong">{}</a> <span class="muted small">{}</span></li>'
 
 
+# The map's table rows by the rows' key (`items.misconception_page`: the kept figures and the
+# book they were drawn with) and its links: 57 rows through the template engine were most of
+# a view's time (issue 34).
+_rows_html = caching.local_cache(
+    "misconception map rows HTML",
+    max_bytes=8 * 1024 * 1024,
+    why="the map's table drawn once per refresh of its kept figures, not on every view",
+)
+
+
+def misconception_rows_html(
+    rows: list[dict], *, items_url: str, gradebook_url: str, key=None
+) -> SafeString:
+    """The map's table rows (`instructor/_misconception_rows.html`); with the rows' `key`
+    (kept figures), drawn once per key and links."""
+
+    def draw() -> SafeString:
+        misconception_where_html(rows, items_url)
+        context = {"rows": rows, "gradebook_url": gradebook_url}
+        return render_to_string("instructor/_misconception_rows.html", context)
+
+    if key is None:
+        return draw()
+    return _rows_html.get_or_build((key, items_url, gradebook_url), draw)
+
+
 def misconception_where_html(rows: list[dict], items_url: str) -> None:
     """Give each misconception row its "Where" cell: its chapters, its `TOP_PLACES` templates
     and the rest folded under "and N more" (format_html_join, as `index_rows_html`: a line
     per place was most of the page's time)."""
     for row in rows:
-        chapters = format_html_join(
+        row["where_html"] = _where_html(row, items_url)
+
+
+def _where_html(row: dict, items_url: str) -> SafeString:
+    chapters = format_html_join(
+        "",
+        CHAPTER_ITEM,
+        ((c["title"], c["responses_text"], c["students_text"]) for c in row["chapters"]),
+    )
+    top, more = (
+        format_html_join(
             "",
-            CHAPTER_ITEM,
-            ((c["title"], c["responses_text"], c["students_text"]) for c in row["chapters"]),
+            PLACE_ITEM,
+            ((items_url, t["slug"], t["slug"], t["students_text"]) for t in places),
         )
-        top, more = (
-            format_html_join(
-                "",
-                PLACE_ITEM,
-                ((items_url, t["slug"], t["slug"], t["students_text"]) for t in places),
-            )
-            for places in (row["top_templates"], row["more_templates"])
+        for places in (row["top_templates"], row["more_templates"])
+    )
+    folded = (
+        format_html(
+            '<details class="more"><summary>and {} more</summary>\n'
+            '          <ul class="places">{}</ul>\n        </details>',
+            len(row["more_templates"]),
+            more,
         )
-        folded = (
-            format_html(
-                '<details class="more"><summary>and {} more</summary>\n'
-                '          <ul class="places">{}</ul>\n        </details>',
-                len(row["more_templates"]),
-                more,
-            )
-            if row["more_templates"]
-            else ""
-        )
-        row["where_html"] = format_html(
-            '<ul class="chapters">{}</ul>\n        <ul class="places">{}</ul>\n        {}',
-            chapters,
-            top,
-            folded,
-        )
+        if row["more_templates"]
+        else ""
+    )
+    return format_html(
+        '<ul class="chapters">{}</ul>\n        <ul class="places">{}</ul>\n        {}',
+        chapters,
+        top,
+        folded,
+    )
 
 
 def _index_row(t) -> dict:

@@ -25,6 +25,7 @@ from django.db.models import Count, Max, Q
 from django.urls import NoReverseMatch, reverse
 from django.utils.text import Truncator
 
+from courseware import caching
 from courseware.models import Chapter
 from courseware.services import section_heading, section_headings
 from quizzes.models import (
@@ -571,20 +572,18 @@ def misconception_figures(offering, scope: AnalyticsScope | None = None) -> list
     return rows
 
 
-def misconception_rows(offering, figures: list[dict]) -> list[dict]:
-    """`misconception_figures` with what the page adds from the book (one query, its size):
-    each code's title and explanation, where the book explains it, and chapter titles; the
-    templates split into the `TOP_PLACES` with most students and the rest, so a common
-    mistake does not list the whole bank in one cell."""
-    book = {
-        slug: (title, source)
-        for slug, title, source in Chapter.objects.filter(
-            part__course=offering.course_id
-        ).values_list("slug", "title", "source")
-    }
-    rows, headings = [], {}
+def misconception_rows(offering, figures: list[dict], book=None) -> list[dict]:
+    """`misconception_figures` with what the page adds from the book: each code's title and
+    explanation, where the book explains it, and chapter titles; the templates split into the
+    `TOP_PLACES` with most students and the rest, so a common mistake does not list the whole
+    bank in one cell. `book` is `book_titles(offering)` when the caller read it already; only
+    the chapters a row links to have their source read (for the heading the link names)."""
+    book = book_titles(offering) if book is None else book
+    infos = {figure["code"]: misconception_info(figure["code"]) for figure in figures}
+    headings = _linked_headings(offering, book, infos.values())
+    rows = []
     for figure in figures:
-        info = misconception_info(figure["code"])
+        info = infos[figure["code"]]
         templates = [{**t, "students_text": _students(t["students"])} for t in figure["templates"]]
         chapters = [
             {
@@ -614,6 +613,53 @@ def misconception_rows(offering, figures: list[dict]) -> list[dict]:
             }
         )
     return rows
+
+
+def book_titles(offering) -> dict[str, tuple[str, str]]:
+    """{slug: (title, content hash)} of the offering's book: one query, without the sources."""
+    return {
+        slug: (title, content_hash)
+        for slug, title, content_hash in Chapter.objects.filter(
+            part__course=offering.course_id
+        ).values_list("slug", "title", "content_hash")
+    }
+
+
+# A chapter's headings by its content hash (the hash changes with the text, so an edited
+# chapter is looked up under a new key): the map names a section per row without reading
+# every chapter's source on every view.
+_headings = caching.local_cache(
+    "chapter headings (misconception map)",
+    max_bytes=2 * 1024 * 1024,
+    why="the map's 'explained in' links name a section without reading the book's sources",
+)
+
+
+def _linked_headings(offering, book: dict, infos) -> dict[str, dict[str, str]]:
+    """{slug: section_headings} of the chapters these misconceptions link to; a chapter's
+    source is read only when its headings are not kept under its content hash."""
+    linked = set()
+    for info in infos:
+        path = info.url.partition("#")[0]
+        slug = path.rstrip("/").rsplit("/", 1)[-1] if path else ""
+        if slug in book:
+            linked.add(slug)
+    found, missing = {}, []
+    for slug in linked:
+        content_hash = book[slug][1]
+        held = _headings.get((slug, content_hash)) if content_hash else None
+        if held is None:
+            missing.append(slug)
+        else:
+            found[slug] = held
+    if missing:
+        for slug, source, content_hash in Chapter.objects.filter(
+            part__course=offering.course_id, slug__in=missing
+        ).values_list("slug", "source", "content_hash"):
+            found[slug] = section_headings(source)
+            if content_hash:
+                _headings.set((slug, content_hash), found[slug])
+    return found
 
 
 def _plural(n: int, noun: str) -> str:

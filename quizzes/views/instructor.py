@@ -243,7 +243,12 @@ def misconceptions(request: HttpRequest) -> HttpResponse:
             offering=request.offering, kind=offering_statistics.Kind.MISCONCEPTIONS
         ):
             context = items.misconception_page(request.offering, scope)
-    pages.misconception_where_html(context["rows"], context["items_url"])
+    context["rows_html"] = pages.misconception_rows_html(
+        context["rows"],
+        items_url=context["items_url"],
+        gradebook_url=context["gradebook_url"],
+        key=context["rows_key"],
+    )
     return render(request, "instructor/misconceptions.html", {**context, **_filtered(form)})
 
 

@@ -109,9 +109,13 @@ def test_the_ready_hook_respects_the_setting_and_inline_grading(monkeypatch, set
 
 
 def test_the_gunicorn_config_starts_each_workers_pool(monkeypatch):
-    started = []
+    started, warmed = [], []
     monkeypatch.delenv("GRADING_INLINE", raising=False)
-    monkeypatch.setattr("quizzes.grading.start_pool", lambda: started.append(True))
+    monkeypatch.setattr("quizzes.grading.start_pool", lambda **kw: started.append(kw))
+    monkeypatch.setattr("quizzes.warmup.warm_caches", lambda **kw: warmed.append(kw) or {})
     config = runpy.run_path(str(ROOT / "config" / "gunicorn.py"))
     config["post_worker_init"](object())
-    assert started == [True]
+    # Started at once, the caches drawn meanwhile, then waited for before taking traffic.
+    assert started[0] == {} and started[1]["wait"] is True
+    assert 0 < started[1]["timeout"] <= warmup.WARM_SECONDS
+    assert len(warmed) == 1

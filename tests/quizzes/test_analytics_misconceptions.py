@@ -76,3 +76,61 @@ def test_misconception_page_shows_chapters_and_folds_templates(client, instructo
     assert folded and "and 2 more" in folded.group(1)
     hidden = {item.template.slug for item in widespread[analytics.TOP_PLACES :]}
     assert hidden == set(re.findall(r"items/([\w-]+)/#wrong", folded.group(1)))
+
+
+@pytest.fixture
+def precision(course):
+    """The chapter bits-for-bytes links to (/chapters/precision/#bits-and-bytes)."""
+    return ChapterFactory(
+        part=PartFactory(course=course),
+        slug="precision",
+        title="Numeric precision",
+        source="# Precision\n\n## Bits and bytes\n\nEight bits.",
+        content_hash="first",
+    )
+
+
+def _map(client):
+    return client.get(reverse("instructor:misconceptions", args=[OFFERING])).content.decode()
+
+
+def test_a_second_view_reads_no_chapter_source_and_draws_no_row_again(
+    client, instructor, widespread, precision, monkeypatch, django_assert_max_num_queries
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.login(username=instructor.username, password=PASSWORD)
+    assert "Numeric precision: Bits and bytes" in _map(client)
+    drawn = []
+    real = analytics.misconception_rows
+    monkeypatch.setattr(analytics, "misconception_rows", lambda *a: drawn.append(a) or real(*a))
+    with CaptureQueriesContext(connection) as queries, django_assert_max_num_queries(8):
+        html = _map(client)
+    assert "Numeric precision: Bits and bytes" in html and "and 2 more" in html
+    assert drawn == []
+    chapter_reads = [q["sql"] for q in queries.captured_queries if "courseware_chapter" in q["sql"]]
+    assert chapter_reads and not any('"source"' in sql for sql in chapter_reads), chapter_reads
+
+
+def test_an_edited_chapter_and_new_figures_show_on_the_next_view(
+    client, instructor, widespread, precision, course
+):
+    from quizzes.services.instructor import offering_statistics
+
+    client.login(username=instructor.username, password=PASSWORD)
+    assert "Numeric precision: Bits and bytes" in _map(client)
+    precision.source = "# Precision\n\n## Bits, bytes and words {#bits-and-bytes}\n\nEight."
+    precision.content_hash = "second"
+    precision.save()
+    assert "Numeric precision: Bits, bytes and words" in _map(client)
+    # New kept figures (a refresh after more grades) are new rows.
+    student = make_student(course, "late")
+    quiz = widespread[0].quiz
+    attempt = submitted_attempt(quiz, student, dict.fromkeys(widespread, 0))
+    respond(
+        attempt.variant_for[widespread[0].pk], "t", "1 Gb", "incorrect", diagnosis="bits-for-bytes"
+    )
+    offering_statistics.refresh(offering_of(course), offering_statistics.Kind.MISCONCEPTIONS)
+    html = _map(client)
+    assert re.search(r'diagnosis=bits-for-bytes"[^>]*>6<', html), "six students now"

@@ -38,13 +38,14 @@ def empty_caches():
 @pytest.fixture
 def prompt_renders(monkeypatch):
     calls = []
-    real = engine.render_prompt
+    # The question view renders a prompt through `prompt_pieces` (its slotted text).
+    real = engine.prompt_pieces
 
     def counting(template, variant):
         calls.append(variant)
         return real(template, variant)
 
-    monkeypatch.setattr(engine, "render_prompt", counting)
+    monkeypatch.setattr(engine, "prompt_pieces", counting)
     return calls
 
 

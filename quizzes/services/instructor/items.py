@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils import timezone
 
+from courseware import caching
 from courseware.models import Chapter, Role
 from quizzes.models import Attempt, QuestionTemplate, Quiz, QuizItem, RegradeRun
 from quizzes.services import analytics
@@ -64,6 +65,13 @@ def item_index(offering, scope=None):
     return analytics.index_rows(offering, kept.data), chapters, kept
 
 
+_map_rows = caching.local_cache(
+    "misconception map rows",
+    max_bytes=8 * 1024 * 1024,
+    why="the map's rows drawn once per refresh of its kept figures, not on every view",
+)
+
+
 def misconception_page(offering, scope=None) -> dict:
     """The misconception map's rows and the kept row they came from (None when computed now
     for a narrowing `scope`); kept per offering like the item index."""
@@ -73,9 +81,17 @@ def misconception_page(offering, scope=None) -> dict:
         "gradebook_url": reverse("instructor:gradebook", args=[offering.slug]),
     }
     if scope is not None and scope.narrows:
-        return {"rows": analytics.misconception_map(offering, scope), "kept": None, **urls}
+        rows = analytics.misconception_map(offering, scope)
+        return {"rows": rows, "kept": None, "rows_key": None, **urls}
     kept = offering_statistics.kept(offering, offering_statistics.Kind.MISCONCEPTIONS)
-    return {"rows": analytics.misconception_rows(offering, kept.data), "kept": kept, **urls}
+    # The rows depend on the kept figures (named by when they were computed) and the book's
+    # titles and texts (by content hash), so they are drawn once per refresh, not per view.
+    book = analytics.book_titles(offering)
+    key = (offering.pk, kept.computed_at.isoformat(), tuple(sorted(book.items())))
+    rows = _map_rows.get_or_build(
+        key, lambda: analytics.misconception_rows(offering, kept.data, book)
+    )
+    return {"rows": [dict(row) for row in rows], "kept": kept, "rows_key": key, **urls}
 
 
 def item_page(offering, slug: str, quiz_slug: str | None = None, scope=None) -> dict:
