@@ -32,6 +32,7 @@ from quizzes.engine.parse import parse_template
 from quizzes.engine.plausible import CHECKS as PLAUSIBLE_CHECKS
 from quizzes.engine.render import (
     RenderedPart,
+    render_figure,
     render_hints,
     render_part,
     render_parts,
@@ -83,6 +84,7 @@ __all__ = [
     "load_template_files",
     "load_templates_collecting",
     "parse_template",
+    "render_figure",
     "render_hints",
     "render_scoped_hints",
     "render_part",
