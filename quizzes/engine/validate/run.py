@@ -16,9 +16,9 @@ from typing import Any
 from content.expressions import ExpressionError
 from quizzes.engine import kinds
 from quizzes.engine.errors import GenerationError, OverBudget
+from quizzes.engine.figures import draw_figure, figure_leaks
 from quizzes.engine.model import WHOLE_QUESTION, Template
 from quizzes.engine.plausible import broken_checks, missing_checks
-from quizzes.engine.figures import draw_figure, figure_leaks
 from quizzes.engine.render import (
     render_feedback,
     render_hints,
