@@ -50,6 +50,9 @@ _TEMPLATES = (
     "quizzes/_answer_input.html",
     "quizzes/_result.html",
     "quizzes/_part_name.html",
+    "quizzes/_question_figure.html",
+    "quizzes/_figure_bars.html",
+    "quizzes/_figure_roofline.html",
 )
 
 

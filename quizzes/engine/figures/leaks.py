@@ -16,7 +16,8 @@ import re
 from quizzes.engine.figures.draw import DrawnFigure
 
 FLOOR = 1e-3
-_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
+# A number as a label prints it: not the digits of a name ("L4", "H100", "Llama-2-7B").
+_NUMBER = re.compile(r"(?<![\w.-])\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])")
 
 
 def _keys(template, variant) -> list[tuple[str, float, float]]:
