@@ -98,7 +98,14 @@ def _bars(drawn) -> SafeString:
             x0, x1 = at(start), at(start + value)
             segments.append({"cls": cls if stacked else "level", "x": x0, "width": max(x1 - x0, 1)})
             start += value
-        bars.append({"label": bar.label, "value": _quantity(bar.total, drawn.unit), "y": y, "segments": segments})
+        bars.append(
+            {
+                "label": bar.label,
+                "value": _quantity(bar.total, drawn.unit),
+                "y": y,
+                "segments": segments,
+            }
+        )
     axis_y = TOP + len(bars) * ROW - 8
     line = None
     if drawn.reference is not None:
@@ -115,7 +122,11 @@ def _bars(drawn) -> SafeString:
     ]
     head = ["bar", *(drawn.series if stacked else ()), "total" if stacked else "value"]
     table = [
-        [bar.label, *(_quantity(v, drawn.unit) for v in (bar.values if stacked else ())), _quantity(bar.total, drawn.unit)]
+        [
+            bar.label,
+            *(_quantity(v, drawn.unit) for v in (bar.values if stacked else ())),
+            _quantity(bar.total, drawn.unit),
+        ]
         for bar in drawn.bars
     ]
     scale = "logarithmic" if drawn.scale == "log" else "linear"
@@ -124,7 +135,10 @@ def _bars(drawn) -> SafeString:
         + "; ".join(
             f"{bar.label}: "
             + (
-                ", ".join(f"{s} {_quantity(v, drawn.unit)}" for s, v in zip(drawn.series, bar.values, strict=False))
+                ", ".join(
+                    f"{s} {_quantity(v, drawn.unit)}"
+                    for s, v in zip(drawn.series, bar.values, strict=False)
+                )
                 + f", total {_quantity(bar.total, drawn.unit)}"
                 if stacked
                 else _quantity(bar.total, drawn.unit)
@@ -146,7 +160,9 @@ def _bars(drawn) -> SafeString:
             "ticks": tick_marks,
             "line": line,
             "keys": list(zip(SERIES_CLASSES, drawn.series, strict=False)) if stacked else [],
-            "scale_note": "Each division of the axis is ten times the one before." if drawn.scale == "log" else "",
+            "scale_note": "Each division of the axis is ten times the one before."
+            if drawn.scale == "log"
+            else "",
             "table_head": head,
             "table": table,
             "reference": line["text"] if line else "",

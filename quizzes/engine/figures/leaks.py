@@ -16,8 +16,15 @@ import re
 from quizzes.engine.figures.draw import DrawnFigure
 
 FLOOR = 1e-3
-# A number as a label prints it: not the digits of a name ("L4", "H100", "Llama-2-7B").
-_NUMBER = re.compile(r"(?<![\w.-])\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])")
+# A number as a label prints it ("49.5 GB", "4.95×10¹⁰", "1,024"), not the digits of a name
+# ("L4", "H100", "Llama-2-7B"); a prefix before a unit scales it.
+_NUMBER = re.compile(
+    r"(?<![\w.-])(\d[\d,]*(?:\.\d+)?)(?:[eE]([-+]?\d+)|\s?[×x·]\s?10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+))?"
+    r"(?:\s?(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P|E)(?=[A-Za-z]))?"
+)
+_SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+_PREFIX = {"k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
+_PREFIX.update({"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50})
 
 
 def _keys(template, variant) -> list[tuple[str, float, float]]:
@@ -37,11 +44,14 @@ def _keys(template, variant) -> list[tuple[str, float, float]]:
 def _printed(labels: list[str]) -> list[float]:
     numbers = []
     for label in labels:
-        for match in _NUMBER.findall(label):
+        for digits, exponent, superscript, prefix in _NUMBER.findall(label):
             try:
-                numbers.append(float(match.replace(",", "")))
+                value = float(digits.replace(",", ""))
+                power = exponent or superscript.translate(_SUPERSCRIPT)
+                value *= 10.0 ** int(power) if power else 1.0
             except ValueError:
                 continue
+            numbers.append(value * _PREFIX.get(prefix, 1.0))
     return numbers
 
 
