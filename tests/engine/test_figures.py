@@ -221,8 +221,8 @@ def test_a_label_that_prints_the_key_fails_the_gate():
     template = parse_template(
         BARS.replace(
             'values: ["gb * 1e9", "0"]\n    - label: the weights and one cache',
-            'values: ["gb * 1e9", "0"]\n    - label: "{{ acc.memory_bytes - (gb + cache_gb) * 1e9 }} '
-            'left"',
+            'values: ["gb * 1e9", "0"]\n    - label: '
+            '"{{ acc.memory_bytes - (gb + cache_gb) * 1e9 }} left"',
         ),
         source="f.yaml",
     )
