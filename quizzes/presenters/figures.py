@@ -25,7 +25,8 @@ from content.physics import format_quantity
 FIGURE_VERSION = 1
 TEMPLATES = ("quizzes/_figure_bars.html", "quizzes/_figure_roofline.html")
 WIDTH, LEFT, RIGHT = 360, 6, 350  # SVG units: bars run from LEFT to RIGHT
-ROW, TOP = 40, 34
+ROW, TOP, LINE = 40, 34, 16  # a bar's row; the first bar's top; one more line of text
+LINE_CHARS = 46  # characters of 14-unit text that fit the frame's width
 # The book's bar colours (static/css/book.css), one per series in order.
 SERIES_CLASSES = ("weights", "cache", "link", "network")
 
@@ -88,9 +89,8 @@ def _axis(drawn):
 def _bars(drawn) -> SafeString:
     at, ticks, origin = _axis(drawn)
     stacked = len(drawn.series) > 1
-    bars = []
-    for i, bar in enumerate(drawn.bars):
-        y = TOP + i * ROW
+    bars, y = [], TOP
+    for bar in drawn.bars:
         segments, start = [], origin
         for cls, value in zip(SERIES_CLASSES, bar.values, strict=False):
             if value <= 0:
@@ -98,15 +98,16 @@ def _bars(drawn) -> SafeString:
             x0, x1 = at(start), at(start + value)
             segments.append({"cls": cls if stacked else "level", "x": x0, "width": max(x1 - x0, 1)})
             start += value
+        value = _quantity(bar.total, drawn.unit)
+        # A label and its value share a line while they fit the frame; else the value goes on
+        # a line of its own, so nothing runs past the right edge on a phone.
+        wrapped = len(bar.label) + len(value) + 2 > LINE_CHARS
+        y += LINE if wrapped else 0
         bars.append(
-            {
-                "label": bar.label,
-                "value": _quantity(bar.total, drawn.unit),
-                "y": y,
-                "segments": segments,
-            }
+            {"label": bar.label, "value": value, "y": y, "wrapped": wrapped, "segments": segments}
         )
-    axis_y = TOP + len(bars) * ROW - 8
+        y += ROW
+    axis_y = y - 8
     line = None
     if drawn.reference is not None:
         x = at(drawn.reference[1])

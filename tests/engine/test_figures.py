@@ -163,7 +163,7 @@ def test_a_value_that_cannot_be_drawn_fails_the_gate(value, says):
 
 def test_an_over_long_label_fails_the_gate():
     failures = drawing_failures(with_bar("gb * 1e9", label="x" * 70))
-    assert failures and "1 to 60 characters" in failures[0]
+    assert failures and "1 to 46 characters" in failures[0]
 
 
 def test_a_point_off_the_roofline_fails_the_gate():

@@ -7,7 +7,7 @@ MAX_BARS = 12  # 12 labelled bars already fill a phone's screen
 MAX_SERIES = 4  # stacked segments per bar, each with its own colour in the key
 MAX_SERIES_NAME = 40
 MAX_POINTS = 6
-MAX_LABEL = 60  # a bar's label, as rendered: one line at 390 px
+MAX_LABEL = 46  # a bar's label, as rendered: one line of the figure at 390 px
 MAX_TITLE = 120
 # The largest magnitude a value may have: more than any byte, FLOP/s or second count of the
 # book, less than what would turn the axis ticks into nonsense.
