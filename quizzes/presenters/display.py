@@ -26,8 +26,8 @@ from django.utils.safestring import SafeString
 from courseware import caching
 from quizzes import engine
 from quizzes.engine import kinds
+from quizzes.presenters import figures
 from quizzes.presenters.elements import render_kind
-from quizzes.presenters.figures import FIGURE_VERSION, figure_html
 from quizzes.presenters.markup import render_inline, render_markdown_math
 from quizzes.services.questions import (
     QuestionUnavailable,
@@ -180,7 +180,7 @@ def question_view(row) -> QuestionView:
     """The prompt and parts of a stored variant, rendered for the student (cached per variant;
     every call gets fresh form keys)."""
     # The figure's drawing version too: a changed drawer is never served an old picture.
-    view = _cached("question", row, lambda: _question_view(row), f"figure{FIGURE_VERSION}")
+    view = _cached("question", row, lambda: _question_view(row), figures.drawing_digest())
     parts = [replace(part, idempotency_key=uuid.uuid4().hex) for part in view.parts]
     return replace(view, parts=parts)
 
@@ -191,7 +191,7 @@ def _question_view(row) -> QuestionView:
     try:
         prompt = render_markdown_math(engine.render_prompt(template, variant))
         parts = [part_view(p, row) for p in engine.render_parts(template, variant)]
-        figure = figure_html(engine.render_figure(template, variant))
+        figure = figures.figure_html(engine.render_figure(template, variant))
     except Exception as error:  # noqa: BLE001 - report as unavailable, never a 500
         raise QuestionUnavailable(str(error)) from error
     return QuestionView(title=template.title, prompt_html=prompt, parts=parts, figure_html=figure)

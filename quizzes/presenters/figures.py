@@ -9,14 +9,19 @@ template engine's autoescaping; the figure carries a title, a description and it
 table, for a screen reader and for anyone who wants the exact figures.
 
 The HTML is part of the question view, rendered and cached with it per variant
-(``display._cached``); bump ``FIGURE_VERSION`` when what is drawn changes.
+(``display._cached``) under ``drawing_digest()``, which the attempt page's section memo keys on
+too: a changed drawing template is never served an old picture; bump ``FIGURE_VERSION`` when
+this module changes what it draws.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+from functools import lru_cache
+from pathlib import Path
 
+from django.template import loader
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
@@ -29,6 +34,16 @@ ROW, TOP, LINE = 40, 34, 16  # a bar's row; the first bar's top; one more line o
 LINE_CHARS = 46  # characters of 14-unit text that fit the frame's width
 # The book's bar colours (static/css/book.css), one per series in order.
 SERIES_CLASSES = ("weights", "cache", "link", "network")
+
+
+@lru_cache(maxsize=1)
+def drawing_digest() -> str:
+    """What a drawn figure depends on besides the variant: this module's version and the
+    drawing templates' own source."""
+    digest = hashlib.sha256(str(FIGURE_VERSION).encode())
+    for name in TEMPLATES:
+        digest.update(Path(loader.get_template(name).origin.name).read_bytes())
+    return f"figure{digest.hexdigest()[:12]}"
 
 
 def figure_html(drawn) -> SafeString | str:

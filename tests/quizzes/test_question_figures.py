@@ -153,3 +153,24 @@ def test_a_log_scale_figure_draws_decades():
     html = figure_html(draw_figure(template, generate_variant(template, 1)))
     ticks = re.findall(r'<text class="tick"[^>]*>([^<]+)</text>', html)
     assert ticks[0] == "1 MB" and "1 GB" in ticks and "Each division" in html
+
+
+def test_the_figure_is_cached_with_the_question_and_redrawn_when_its_drawing_changes(
+    kind_site, monkeypatch
+):
+    from quizzes.presenters import figures, page_memo
+
+    taking = kind_site.homework(FIGURED)
+    first = _figure(taking.page())
+    monkeypatch.setattr(figures, "_bars", lambda drawn: "<figure>redrawn</figure>")
+    # A new process (a deploy) starts with no page memo; the shared caches (the question's
+    # rendering, the page's section) still hold the picture drawn before.
+    page_memo.clear()
+    assert _figure(taking.page()) == first
+    monkeypatch.setattr(figures, "FIGURE_VERSION", figures.FIGURE_VERSION + 1)
+    figures.drawing_digest.cache_clear()
+    page_memo.clear()
+    try:
+        assert "redrawn" in _figure(taking.page())
+    finally:
+        figures.drawing_digest.cache_clear()
