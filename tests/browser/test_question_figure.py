@@ -82,6 +82,8 @@ def test_the_studio_preview_draws_the_figure_that_fits_a_phone(kind_site, kind_b
     kind_browser.width(390)
     _fits(page, 390)
     kind_browser.shot(f"studio-{slug}-390")
+    _shot(page, f"studio-figure-{slug}-390")
     assert kind_browser.axe() == []
     kind_browser.width(1280)
     kind_browser.shot(f"studio-{slug}-1280")
+    _shot(page, f"studio-figure-{slug}-1280")
