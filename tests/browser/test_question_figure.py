@@ -30,7 +30,14 @@ def _shot(page, name: str) -> None:
     """The figure alone, at the size a person sees it, under $KIND_SHOTS if set."""
     folder = os.environ.get("KIND_SHOTS")
     if folder:
-        page.locator(".question-figure-frame").first.screenshot(path=f"{folder}/{name}.png")
+        # in view and two frames on, so the picture is taken as laid out (an element shot of a
+        # part of a tall page can mix two scroll positions)
+        frame = page.locator(".question-figure-frame").first
+        frame.scroll_into_view_if_needed()
+        page.evaluate(
+            "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        )
+        page.screenshot(path=f"{folder}/{name}.png", clip=frame.bounding_box())
 
 
 def _fits(page, width: int) -> None:
