@@ -132,6 +132,23 @@ def recomputed_score(attempt) -> tuple[Decimal, Decimal]:
     )
 
 
+GRADING_WAIT_S = 180
+
+
+def _grading_drained(attempt_ids) -> tuple[float, int]:
+    """Seconds until none of `attempt_ids` waits for its grade (at most GRADING_WAIT_S), and
+    how many still wait then."""
+    import time
+
+    from quizzes.models import Attempt
+
+    started = time.monotonic()
+    waiting = Attempt.objects.filter(pk__in=attempt_ids, grading_queued_at__isnull=False)
+    while waiting.exists() and time.monotonic() - started < GRADING_WAIT_S:
+        time.sleep(0.5)
+    return round(time.monotonic() - started, 1), waiting.count()
+
+
 def verify(args) -> dict:
     """Check the database against the client's log in `args.run` (a JSON file)."""
     from quizzes.models import Attempt, Response, SavedAnswer
@@ -139,6 +156,11 @@ def verify(args) -> dict:
     with open(args.run) as f:
         log = json.load(f)
     problems: list[str] = []
+    # An exam's submission only queues its grading: the task worker beside the servers grades
+    # it. Wait (bounded) until every submission of the run is graded, and say how long it took.
+    drained_s, waiting = _grading_drained(log["exam_attempts"])
+    if waiting:
+        problems.append(f"{waiting} exam submissions still waiting for their grade")
     # Homework: one row per acknowledged key, and no row for a key the client never sent.
     sent = set(log["homework_sent"])
     acked = log["homework_acked"]
@@ -201,8 +223,8 @@ def verify(args) -> dict:
             problems.append(
                 f"attempt {attempt.pk} has {variants} variants for {len(attempt.item_ids)} items"
             )
-        if not attempt.is_submitted:
-            continue
+        if not attempt.is_submitted or attempt.is_grading:
+            continue  # (one still being graded is counted above)
         score, max_score = recomputed_score(attempt)
         if abs(Decimal(attempt.score) - score) > Decimal("0.001") or attempt.max_score != max_score:
             inconsistent += 1
@@ -215,6 +237,7 @@ def verify(args) -> dict:
         problems.append(f"{orphans} responses without a variant or attempt")
     return {
         "ok": not problems,
+        "grading_drained_s": drained_s,
         "problems": problems[:50],
         "problem_count": len(problems),
         "homework_acked": len(acked),

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -21,7 +23,7 @@ from pathlib import Path
 
 from bench import pg
 from bench.cpusample import DUMP_EVERY_S, worker_totals
-from bench.database_suites import Site, django
+from bench.database_suites import ROOT, Site, django
 from bench.scenarios import scenarios
 
 
@@ -110,7 +112,7 @@ def one_run(
     prefix, slug = run_names(scenario)
     django("accounts", url, "--students", str(students), "--prefix", prefix)
     django("quiz", url, "--slug", slug, "--mode", "exam" if scenario.exam else "homework")
-    sites = []
+    sites, worker = [], None
     print(f"bench: load, {scenario.name}, {label}, {students} students, {servers}×{workers}")
     cpu_dir = Path(tempfile.mkdtemp(prefix="bench-cpu."))
     try:
@@ -118,6 +120,14 @@ def one_run(
         for _ in range(servers):
             # The site's own application, wrapped to count each request's CPU (bench.cpuwsgi).
             sites.append(Site(url, workers, env=served, app="bench.cpuwsgi:application"))
+        # The task worker grades the exams' submissions, as in production (docs/deploy.md).
+        worker = subprocess.Popen(
+            [sys.executable, "manage.py", "worker"],
+            cwd=ROOT,
+            env={**os.environ, "DATABASE_URL": url},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         options = ["--ports", ",".join(str(s.port) for s in sites), "--slug", slug]
         options += ["--students", str(students), "--prefix", prefix, "--scenario", scenario.name]
         options += ["--server-pids", ",".join(str(s.process.pid) for s in sites)]
@@ -126,6 +136,9 @@ def one_run(
     finally:
         for site in sites:
             site.stop()
+        if worker is not None:
+            worker.terminate()
+            worker.wait(20)
     result["server_cpu_by_kind"] = worker_totals(cpu_dir)
     shutil.rmtree(cpu_dir, ignore_errors=True)
     result.update(database=label, workers=workers, prefix=prefix, quiz=slug, gunicorn=GUNICORN_ARGS)

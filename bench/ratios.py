@@ -3,8 +3,10 @@
 `djangoside ratios`: one process per database times, round after round in a shuffled order,
 the minimal view (the floor), an 8-question homework attempt with answers on it, the first view
 of a freshly started homework attempt (each time another student's, so its sections have never
-been drawn), an exam attempt with saved answers, a chapter page and the gradebook, all through
-the same middleware and session kind. Rounds are grouped in blocks; each page's ratio to the
+been drawn), an exam attempt with saved answers, a chapter page and the gradebook, an exam's
+submission (each time another student's attempt with every part saved: a POST), the results
+page of a graded exam and of one still being graded, all through the same middleware and
+session kind. Rounds are grouped in blocks; each page's ratio to the
 floor is taken within its block (median over median), so the shared machine's other tenants,
 who come and go, slow both sides of a ratio alike. The result is the median and interquartile
 range of those ratios.
@@ -35,6 +37,9 @@ PAGES = (
     "exam attempt",
     "chapter page",
     "gradebook",
+    "exam submit",
+    "exam results",
+    "exam results, being graded",
 )
 WARM_UP_ROUNDS = 3
 
@@ -62,6 +67,39 @@ class FirstViews:
         user, url = self.pending.pop()
         self.client.force_login(user)
         return self.client, url
+
+
+class Submissions(FirstViews):
+    """One open exam attempt with every part saved per request, each of another student,
+    submitted by a POST (what the Submit button sends, confirmed)."""
+
+    def __init__(self, quiz, offering, client: Client, count: int):
+        super().__init__(quiz, offering, client, count)
+        self.pending = [(user, _submit_url(quiz, user)) for user, _ in self.pending]
+
+    def next(self) -> tuple[Client, str]:
+        client, url = super().next()
+        return client, url, {"confirm": "1"}
+
+
+def _submit_url(quiz, user) -> str:
+    attempt = _attempt(quiz, user)
+    if not attempt.variants.filter(saved_answers__isnull=False).exists():
+        _answer_some(attempt, user)
+    return attempt.get_absolute_url() + "submit/"
+
+
+def _submitted(quiz, user, *, graded: bool):
+    """An exam attempt of `user`, every part saved and submitted: graded, or still waiting
+    for the task worker (this process runs none)."""
+    from quizzes.services import attempts, grading_run
+
+    attempt = _attempt(quiz, user)
+    _answer_some(attempt, user)
+    attempts.submit_attempt(attempt=attempt, student=user, now=timezone.now())
+    if graded:
+        grading_run.grade_submitted(attempt_id=attempt.pk)
+    return attempt
 
 
 def _attempt(quiz, user):
@@ -120,6 +158,19 @@ def _setup(views: int):
     for attempt in (homework, exam):
         if not attempt.variants.filter(responses__isnull=False).exists():
             _answer_some(attempt, user)
+    # The exam submissions and results: a quiz of their own, one student per results page.
+    # The submission only queues the grading (the database backend, no worker here), so the
+    # page "being graded" stays so: its overdue fallback must not grade it mid-run.
+    settings.QUIZ_GRADING_INLINE_AFTER_SECONDS = 10**6
+    results_quiz = make_quiz(offering, "bench-exam-results", mode="exam")
+    graded_user, waiting_user = (
+        _student(offering, f"{STUDENT}-results-{kind}") for kind in ("graded", "waiting")
+    )
+    graded = _submitted(results_quiz, graded_user, graded=True)
+    waiting = _submitted(results_quiz, waiting_user, graded=False)
+    as_graded, as_waiting = Client(), Client()
+    as_graded.force_login(graded_user)
+    as_waiting.force_login(waiting_user)
     chapter = Chapter.objects.for_course(offering.course).order_by("part__number", "order").first()
     instructor = get_user_model().objects.get(username="instructor")
     as_student, as_instructor = Client(), Client()
@@ -132,17 +183,29 @@ def _setup(views: int):
         "exam attempt": (as_student, exam.get_absolute_url()),
         "chapter page": (as_student, chapter.get_absolute_url()),
         "gradebook": (as_instructor, f"/o/{offering.slug}/instructor/gradebook/"),
+        "exam submit": Submissions(results_quiz, offering, Client(), views),
+        "exam results": (as_graded, graded.get_absolute_url() + "results/"),
+        "exam results, being graded": (as_waiting, waiting.get_absolute_url() + "results/"),
     }, {"homework_items": homework.variants.count(), "exam_items": exam.variants.count()}
 
 
+def _student(offering, username: str):
+    from courseware.models import Enrollment, Role
+
+    user, _ = get_user_model().objects.get_or_create(username=username)
+    Enrollment.objects.get_or_create(user=user, offering=offering, defaults={"role": Role.STUDENT})
+    return user
+
+
 def _once(page) -> tuple[float, int, int]:
-    client, url = page.next() if isinstance(page, FirstViews) else page
+    client, url, *form = page.next() if isinstance(page, FirstViews) else page
     with CaptureQueriesContext(connection) as captured:
         started = time.perf_counter()
-        response = client.get(url)
+        response = client.post(url, form[0]) if form else client.get(url)
         body = response.content
         elapsed = time.perf_counter() - started
-    assert response.status_code == 200, (url, response.status_code)
+    # A submission answers with the redirect to its results page.
+    assert response.status_code == (302 if form else 200), (url, response.status_code)
     return elapsed, len(captured.captured_queries), len(body)
 
 

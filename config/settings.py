@@ -24,6 +24,8 @@ Environment:
     DJANGO_TASKS_BACKEND   the background-task backend class (default: the database backend,
                            which needs no other service; docs/deploy.md for a Redis one).
     QUIZ_EXPIRY_SWEEP_SECONDS  how often the task worker closes expired attempts (default 60).
+    QUIZ_GRADING_INLINE_AFTER_SECONDS  a submitted exam the worker has not graded after this
+                           long is graded by its results page instead (default 30).
     DJANGO_EXPORTS_ROOT    where background exports are written (default: exports/ in the
                            checkout; private: served only through the staff's download view).
     DJANGO_EXPORTS_KEPT_HOURS  how long a prepared export stays downloadable (default 24).
@@ -303,6 +305,9 @@ TASKS = {
     }
 }
 QUIZ_EXPIRY_SWEEP_SECONDS = int(os.environ.get("QUIZ_EXPIRY_SWEEP_SECONDS", "60"))
+# A submitted exam is graded by the task worker; one still waiting after this long is graded by
+# the next request for its results page (or the expiry sweep), exactly once all the same.
+QUIZ_GRADING_INLINE_AFTER_SECONDS = int(os.environ.get("QUIZ_GRADING_INLINE_AFTER_SECONDS", "30"))
 # Large exports prepared by the task worker (`services.instructor.response_export`): a private
 # folder no URL serves (the download view checks the offering's staff), and how long a file is
 # kept before the worker's sweep removes it.

@@ -17,8 +17,8 @@ from quizzes.models import Attempt, AttemptStatus
 
 @receiver(post_save, sender=Attempt, dispatch_uid="lti-passback")
 def attempt_saved(sender, instance: Attempt, update_fields=None, **kwargs):
-    if instance.status != AttemptStatus.SUBMITTED:
-        return
+    if instance.status != AttemptStatus.SUBMITTED or instance.grading_queued_at is not None:
+        return  # an exam being graded has no score yet: it is sent when its grading ends
     if update_fields is not None and not {"score", "max_score", "status"} & set(update_fields):
         return
     from lti.passback import scores_changed

@@ -13,9 +13,11 @@ and a task run twice changes nothing more.
 - `refresh_offering_statistics`: the same for an offering's item index or misconception map;
 - `build_export`: a large export of an offering's responses written to a private file, its
   progress kept on its `ExportRun`;
-- `close_expired_exams`: every open attempt past its deadline is submitted, and exports past
-  their time are removed. It enqueues its own next run (`schedule_expiry_sweep`), and
-  `manage.py worker` starts the chain.
+- `grade_submission`: a submitted exam graded and scored, exactly once
+  (`services.grading_run`; the submission only froze it and queued this);
+- `close_expired_exams`: every open attempt past its deadline is submitted, exams whose
+  grading waited too long are graded, and exports past their time are removed. It enqueues
+  its own next run (`schedule_expiry_sweep`), and `manage.py worker` starts the chain.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from django.utils import timezone
 from django_tasks import task
 
 from quizzes.models import PublishRun, QuestionTemplate, RegradeRun, RegradeStatus
-from quizzes.services import authoring, regrade
+from quizzes.services import authoring, grading_run, regrade
 from quizzes.services.instructor import offering_statistics, response_export, statistics
 from quizzes.services.submission import close_expired_attempts
 
@@ -254,6 +256,34 @@ def request_export(*, offering, kind: str, by):
     return run
 
 
+# ---------------------------------------------------------------- submitted exams
+
+
+@task()
+def grade_submission(attempt_id: int) -> bool:
+    """Grade a submitted exam; whether this run finished it (False: graded already)."""
+    return grading_run.grade_submitted(attempt_id=attempt_id)
+
+
+def enqueue_grading(attempt_id: int) -> None:
+    """Enqueue an exam's grading from inside its submission's transaction.
+
+    The database backend writes the task's row in that transaction (they commit together); the
+    immediate backend grades at once, inside it; any other backend gets the task after the
+    commit, so its worker never finds the attempt not yet frozen. The task is enqueued with
+    `robust` on_commit: a queue that is down loses no submission, the overdue grading
+    (`grading_run.grade_overdue`, the results page) grades it instead.
+    """
+    from django.db import transaction
+    from django_tasks.backends.immediate import ImmediateBackend
+
+    backend = grade_submission.get_backend()
+    if _keeps_chain(backend) or isinstance(backend, ImmediateBackend):
+        grade_submission.enqueue(attempt_id)
+    else:
+        transaction.on_commit(lambda: grade_submission.enqueue(attempt_id), robust=True)
+
+
 # ---------------------------------------------------------------- expired attempts
 
 
@@ -261,6 +291,7 @@ def request_export(*, offering, kind: str, by):
 def close_expired_exams() -> int:
     """Submit every open attempt past its deadline, then schedule the next sweep."""
     closed = close_expired_attempts(now=timezone.now())
+    grading_run.grade_overdue(now=timezone.now())
     response_export.remove_expired(now=timezone.now())
     schedule_expiry_sweep()
     return closed

@@ -3,7 +3,7 @@ view names. Every view takes the offering from the URL (`courseware.roles`)."""
 
 from django.urls import path
 
-from quizzes.views import student
+from quizzes.views import results, student
 
 app_name = "quizzes"
 
@@ -17,7 +17,8 @@ urlpatterns = [
     path("quizzes/<slug:slug>/start/", student.start_attempt, name="start_attempt"),
     path("attempts/<int:attempt_id>/", student.attempt_detail, name="attempt_detail"),
     path("attempts/<int:attempt_id>/submit/", student.submit_attempt, name="submit_attempt"),
-    path("attempts/<int:attempt_id>/results/", student.attempt_results, name="attempt_results"),
+    path("attempts/<int:attempt_id>/results/", results.attempt_results, name="attempt_results"),
+    path("attempts/<int:attempt_id>/grading/", results.attempt_grading, name="attempt_grading"),
     path(_part, student.submit_part, name="submit_part"),
     path(_part + "preview/", student.preview_part, name="preview_part"),
     path(_part + "autosave/", student.autosave, name="autosave"),

@@ -41,9 +41,13 @@ class Attempt(models.Model):
     score = models.DecimalField(max_digits=8, decimal_places=3, null=True, blank=True)
     max_score = models.DecimalField(max_digits=8, decimal_places=3, default=0)
     # Parts of the counted answers still awaiting a staff grade: while above 0 the score is
-    # provisional (pages say so, the LMS hears "PendingManual"). Set at submission and by
-    # `services.manual_grading`.
+    # provisional (pages say so, the LMS hears "PendingManual"). Set when the submission is
+    # graded and by `services.manual_grading`.
     awaiting_grading = models.PositiveSmallIntegerField(default=0)
+    # An exam submitted and not yet graded: when its grading was queued (the task worker
+    # grades it, `services.grading_run`); None once graded, and for every other attempt. Its
+    # score is None meanwhile, and pages say "being graded", never 0.
+    grading_queued_at = models.DateTimeField(null=True, blank=True)
     last_activity_at = models.DateTimeField(auto_now=True)
     # Raised, in the same transaction, by every write that changes what the attempt's page
     # shows (an answer, a save, new numbers, a regrade, a score change): the page's memo
@@ -65,7 +69,15 @@ class Attempt(models.Model):
                 name="one_open_attempt",
             ),
         ]
-        indexes = [models.Index(fields=["student", "quiz"])]
+        indexes = [
+            models.Index(fields=["student", "quiz"]),
+            # The few exams waiting for their grade (the overdue sweep reads them).
+            models.Index(
+                fields=["grading_queued_at"],
+                condition=Q(grading_queued_at__isnull=False),
+                name="attempt_grading_waiting",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.student} · {self.quiz.slug} · attempt {self.number}"
@@ -80,6 +92,11 @@ class Attempt(models.Model):
     @property
     def is_submitted(self) -> bool:
         return self.status == AttemptStatus.SUBMITTED
+
+    @property
+    def is_grading(self) -> bool:
+        """Submitted, its answers frozen, and not yet graded by the task worker."""
+        return self.grading_queued_at is not None
 
     @property
     def is_provisional(self) -> bool:

@@ -1,5 +1,6 @@
-"""Ending an attempt: submit it (grading an exam's saved answers), and the deadline that
-auto-submits it the next time anything touches it or `close_expired_attempts` runs."""
+"""Ending an attempt: submit it (an exam's grading is queued for the task worker,
+`grading_run`), and the deadline that auto-submits it the next time anything touches it or
+`close_expired_attempts` runs."""
 
 from __future__ import annotations
 
@@ -9,21 +10,10 @@ from decimal import Decimal
 from django.db import transaction
 from django.db.models import F
 
-from quizzes.models import (
-    Attempt,
-    AttemptStatus,
-    QuizItem,
-    QuizMode,
-    Response,
-    ResponseSource,
-    SavedAnswer,
-    ScoreOverride,
-    Variant,
-)
-from quizzes.services import questions, scoring
+from quizzes.models import Attempt, AttemptStatus, QuizItem, QuizMode, ScoreOverride, Variant
+from quizzes.services import grading_run, questions, scoring
 from quizzes.services.availability import QuizRuleError, QuizWindow, student_window
-from quizzes.services.grades import grade_fields, statistics_changed, try_number_for
-from quizzes.services.parts import grade_answer, states_of
+from quizzes.services.grades import statistics_changed
 
 SUBMITTED = "This attempt has been submitted; no more answers are accepted."
 
@@ -68,51 +58,14 @@ def close_expired_attempts(*, now: datetime) -> int:
     return closed
 
 
-def _saved_texts(attempt: Attempt) -> dict[tuple[int, str], str]:
-    """The attempt's saved answers: (variant pk, part id) -> text."""
-    rows = SavedAnswer.objects.filter(variant__attempt=attempt)
-    return {
-        (variant, part): raw
-        for variant, part, raw in rows.values_list("variant_id", "part_id", "raw")
-    }
-
-
-def _grade_saved_answers(
-    attempt: Attempt, variants: list[Variant], saved: dict, only: set | None = None
-) -> list[tuple]:
-    """Exam: grade every saved answer not yet graded (`only`: just these (variant, part) keys).
-
-    Called before any transaction is opened, so grading never holds the attempt's lock; the
-    submission then re-reads the saved answers under the lock and grades here again only the
-    few a save changed in between.
-    """
-    graded = set(
-        Response.objects.filter(variant__attempt=attempt).values_list("variant_id", "part_id")
-    )
-    results = []
-    for variant in variants:
-        variant.attempt = attempt
-        states, _ = states_of(variant, responses=[])
-        for part_id in states:
-            if only is not None and (variant.pk, part_id) not in only:
-                continue
-            raw = saved.get((variant.pk, part_id), "")
-            if (variant.pk, part_id) in graded or not raw.strip():
-                continue
-            kind = questions.kind_of(variant, part_id)
-            try:
-                clean = kind.from_stored(raw)
-                grade = grade_answer(variant, part_id, clean, states)
-            except Exception:  # noqa: BLE001 - one broken part must not block the submission
-                continue
-            results.append((variant, part_id, raw, grade))
-    return results
-
-
 def submit_attempt(*, attempt: Attempt, student, now: datetime, auto: bool = False) -> bool:
-    """Submit an attempt and store its score; False when it was already submitted.
+    """Submit an attempt; False when it was already submitted.
 
-    An exam's saved answers are graded now (one graded submission per part). An automatic
+    The status changes under the attempt's lock, so from this transaction's commit every save
+    and Check is refused: the saved answers are frozen. An exam is not graded here: its
+    grading is queued (`grading_run`: the task worker grades it, exactly once) and the
+    submission returns at once. Homework is scored here: its parts were graded one by one by
+    the student's Checks, so there is nothing left to grade, only a sum to take. An automatic
     submission (deadline passed) is dated at the deadline.
     """
     if attempt.student_id != student.pk:
@@ -121,79 +74,26 @@ def submit_attempt(*, attempt: Attempt, student, now: datetime, auto: bool = Fal
     window = student_window(quiz, student)
     if not auto:
         check_open(attempt, window, now)
-    variants = list(attempt.variants.select_related("version", "item"))
-    is_exam = quiz.mode == QuizMode.EXAM
-    saved = _saved_texts(attempt) if is_exam else {}
-    pending = _grade_saved_answers(attempt, variants, saved) if is_exam else []
     moment = min(now, attempt.deadline) if auto and attempt.deadline else now
     with transaction.atomic():
-        locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
+        locked = Attempt.objects.select_for_update().select_related("quiz").get(pk=attempt.pk)
         if locked.status != AttemptStatus.IN_PROGRESS:
             return False
-        if is_exam:
-            # A save that landed after the grading above (the Submit click's own last save) is
-            # graded now, under the lock, in place of the text it replaced: what is graded is
-            # what is stored. Saves after this point are refused (autosave checks this row).
-            now_saved = _saved_texts(locked)
-            changed = {
-                key
-                for key in now_saved.keys() | saved.keys()
-                if now_saved.get(key) != saved.get(key)
-            }
-            if changed:
-                pending = [entry for entry in pending if (entry[0].pk, entry[1]) not in changed]
-                pending += _grade_saved_answers(locked, variants, now_saved, only=changed)
-        # The server's own namespace: no key, one exam grade per part (a constraint). One
-        # insert for every part; a grade already stored (the constraint) is kept, never doubled.
-        Response.objects.bulk_create(
-            [
-                Response(
-                    variant=variant,
-                    part_id=part_id,
-                    source=ResponseSource.EXAM,
-                    raw=raw,
-                    try_number=try_number_for(grade, 0),
-                    **grade_fields(grade),
-                )
-                for variant, part_id, raw, grade in pending
-            ],
-            ignore_conflicts=True,
-        )
-        responses = list(Response.objects.filter(variant__attempt=attempt))
-        by_variant: dict[int, list] = {}
-        for response in responses:
-            by_variant.setdefault(response.variant_id, []).append(response)
-        items_by_pk = {v.item_id: v.item for v in variants}
-        variants_by_item: dict[int, list] = {}
-        rescored = []
-        awaiting = 0
-        for variant in variants:
-            variant.attempt = locked
-            states, points = states_of(variant, by_variant.get(variant.pk, []), submitted=True)
-            if not variant.is_practice:
-                awaiting += scoring.awaiting_grading(states)
-            score = scoring.variant_score(states, points)
-            if score != variant.score:
-                variant.score = score
-                rescored.append(variant)
-            variants_by_item.setdefault(variant.item_id, []).append(variant)
-        Variant.objects.bulk_update(rescored, ["score"])
-        items = [items_by_pk[pk] for pk in locked.item_ids if pk in items_by_pk]
         locked.is_late = locked.is_late or window.is_late(moment)
-        score_attempt(
-            locked,
-            items=items,
-            variants=variants,
-            late_penalty=quiz.late_penalty,
-            overrides=ScoreOverride.objects.filter(attempt=locked),
-        )
-        locked.awaiting_grading = awaiting
         locked.status = AttemptStatus.SUBMITTED
         locked.submitted_at = moment
         locked.auto_submitted = auto
+        is_exam = quiz.mode == QuizMode.EXAM
+        if is_exam:
+            grading_run.mark_waiting(locked, now=now)
+        else:
+            grading_run.score_submitted(locked)
         locked.page_stamp = F("page_stamp") + 1  # the attempt's page changes (services.page_stamp)
         locked.save()
-        statistics_changed(quiz_ids=[locked.quiz_id])
+        if is_exam:
+            grading_run.enqueue(attempt_id=locked.pk)
+        else:
+            statistics_changed(quiz_ids=[locked.quiz_id])
     return True
 
 
@@ -216,8 +116,8 @@ def score_attempt(attempt: Attempt, *, items, variants, late_penalty, overrides=
 def recompute_attempt_score(attempt: Attempt) -> Decimal | None:
     """Score a submitted attempt again from its stored variants and overrides and save it
     (after a regrade or an override): four queries, however many items it has."""
-    if attempt.status != AttemptStatus.SUBMITTED:
-        return attempt.score
+    if attempt.status != AttemptStatus.SUBMITTED or attempt.grading_queued_at is not None:
+        return attempt.score  # an exam still being graded is scored when its grading ends
     items = list(QuizItem.objects.filter(pk__in=attempt.item_ids or []))
     if not items:
         items = list(QuizItem.objects.filter(variants__attempt=attempt).distinct())
@@ -240,7 +140,7 @@ def parts_to_look_at(attempt: Attempt) -> list[str]:
     """Exam: the parts that would score 0 as saved now ("Question 2, part 1: empty"), in the
     attempt's order; what the confirmation before a submission lists (the page's script lists
     the same from its save states, this is the server's own list for a page without it)."""
-    saved = _saved_texts(attempt)
+    saved = grading_run.saved_texts(attempt)
     variants = {v.item_id: v for v in attempt.variants.select_related("version")}
     found = []
     for number, item_id in enumerate(attempt.item_ids, start=1):

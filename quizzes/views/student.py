@@ -1,6 +1,7 @@
-"""An offering's student pages: its home, quiz list, quiz rules, the attempt itself, results
-and My progress. Every row read here is the URL's offering's (`request.offering`): another
-offering's quiz or attempt is a 404, as is another student's attempt.
+"""An offering's student pages: its home, quiz list, quiz rules, the attempt itself and My
+progress (the results page: `quizzes.views.results`). Every row read here is the URL's
+offering's (`request.offering`): another offering's quiz or attempt is a 404, as is another
+student's attempt.
 
 Views parse the request, call one service, render. Every rule (dates, tries, deadlines,
 idempotency) is enforced by `quizzes.services.attempts`; a refusal becomes a message on the
@@ -31,7 +32,7 @@ from quizzes.presenters import page_memo
 from quizzes.presenters import progress as progress_data
 from quizzes.presenters.attempt import attempt_blocks, checked_block
 from quizzes.presenters.markup import render_inline
-from quizzes.presenters.results import override_notes, result_items
+from quizzes.presenters.results import override_notes
 from quizzes.presenters.score_notices import score_notices
 from quizzes.services import attempts as service
 from quizzes.services import questions
@@ -204,6 +205,9 @@ def attempt_detail(request: HttpRequest, attempt_id: int) -> HttpResponse:
 
 def _results_url(attempt: Attempt) -> str:
     return reverse("quizzes:attempt_results", args=[attempt.quiz.offering.slug, attempt.pk])
+
+
+# The results page and its grading status: quizzes.views.results.
 
 
 def _part_url(attempt: Attempt, variant: Variant, part_id: str) -> str:
@@ -403,37 +407,6 @@ def submit_attempt(request: HttpRequest, attempt_id: int) -> HttpResponse:
         if attempt.status == AttemptStatus.IN_PROGRESS:
             return redirect(attempt)
     return redirect(_results_url(attempt))
-
-
-@require_GET
-@student_required
-def attempt_results(request: HttpRequest, attempt_id: int) -> HttpResponse:
-    attempt = own_attempt(request, attempt_id)
-    now = timezone.now()
-    service.expire_if_due(attempt, now=now)
-    if attempt.status != AttemptStatus.SUBMITTED:
-        _tell(request, messages.INFO, "This attempt is still open; submit it to see your results.")
-        return redirect(attempt)
-    window = student_window(attempt.quiz, request.user)
-    released = results_released(attempt.quiz, window, now)
-    notes = override_notes([attempt])[attempt.pk] if released else None
-    items = result_items(attempt, notes) if released else []
-    context = {
-        "attempt": attempt,
-        "quiz": attempt.quiz,
-        "window": window,
-        "released": released,
-        "items": items,
-        "score": progress_data.attempt_score(attempt) if released else None,
-        "override": notes.attempt if notes is not None else None,
-        "charts": progress_data.roofline_charts([i.block for i in items]) if released else {},
-        "score_notices": (
-            score_notices(request.user, attempt=attempt, released_quiz_ids={attempt.quiz_id})
-            if released
-            else []
-        ),
-    }
-    return render(request, "quizzes/attempt_results.html", context)
 
 
 # -- my progress -----------------------------------------------------------------------------

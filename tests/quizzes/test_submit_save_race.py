@@ -1,6 +1,7 @@
 """A save racing the Submit click (the click fires its field's last autosave): whatever the
 interleaving, the text graded is the text stored, and a save the submission did not see is
-refused, never acknowledged as "Saved"."""
+refused, never acknowledged as "Saved". (The grading itself runs after the submission, on the
+task worker, from the frozen answers: tests/quizzes/test_graded_on_worker.py.)"""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from quizzes.models import AttemptStatus, QuizMode, Response, ResponseStatus, SavedAnswer
+from quizzes.models import AttemptStatus, QuizMode, Response, SavedAnswer
 from quizzes.services import attempts as service
 from quizzes.services import submission
 from quizzes.services.questions import correct_answers
@@ -35,27 +36,6 @@ def _save(variant, student, text, sequence):
         now=timezone.now(),
         sequence=sequence,
     )
-
-
-def test_a_save_landing_after_the_pre_grading_is_the_one_graded(exam, student, monkeypatch):
-    attempt, variant, right = exam
-    _save(variant, student, "1000 s", 1)
-    grade_first = submission._grade_saved_answers
-    landed = []
-
-    def grade_then_the_last_save_lands(*args, **kwargs):
-        results = grade_first(*args, **kwargs)
-        if not landed:  # the first call grades outside the lock; the save arrives just then
-            landed.append(_save(variant, student, right, 2))
-        return results
-
-    monkeypatch.setattr(submission, "_grade_saved_answers", grade_then_the_last_save_lands)
-    assert service.submit_attempt(attempt=attempt, student=student, now=timezone.now())
-    assert landed and not landed[0].superseded  # acknowledged as saved ...
-    graded = Response.objects.get(variant=variant, part_id="t")
-    # ... and so it is the text graded, and the stored text the results page shows.
-    assert graded.raw == SavedAnswer.objects.get(variant=variant, part_id="t").raw == right
-    assert graded.status == ResponseStatus.CORRECT
 
 
 def test_a_save_that_passed_its_open_check_before_the_submission_is_refused(

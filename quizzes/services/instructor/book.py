@@ -49,6 +49,8 @@ class Cell:
     overridden: bool = False
     extended: bool = False
     in_progress: bool = False
+    # A submitted exam the task worker has not graded yet: shown as such, never as 0.
+    grading: bool = False
     attempt_id: int | None = None
     # Parts of the counted attempt still awaiting a staff grade: its score is provisional.
     awaiting: int = 0
@@ -216,7 +218,7 @@ def _gradebook_rows(offering, quizzes, people, scheme: totals.Scheme) -> list[di
     ).values_list("group__memberships__user_id", "quiz_id"):
         if (student, quiz) in cells:
             cells[student, quiz].extended = True
-    for pk, student, quiz, status, score, max_score, late, awaiting in (
+    for pk, student, quiz, status, score, max_score, late, awaiting, queued in (
         Attempt.objects.filter(student_id__in=ids, quiz__offering=offering)
         .order_by("number")
         .values_list(
@@ -228,14 +230,16 @@ def _gradebook_rows(offering, quizzes, people, scheme: totals.Scheme) -> list[di
             "max_score",
             "is_late",
             "awaiting_grading",
+            "grading_queued_at",
         )
     ):
         cell = cells.get((student, quiz))
         if cell is None:
             continue
         cell.attempts += 1
-        if status != AttemptStatus.SUBMITTED:
-            cell.in_progress = True
+        if status != AttemptStatus.SUBMITTED or queued is not None:
+            cell.in_progress = cell.in_progress or status != AttemptStatus.SUBMITTED
+            cell.grading = cell.grading or queued is not None
             cell.attempt_id = cell.attempt_id or pk
             continue
         if cell.best is None or (score is not None and score > cell.best):

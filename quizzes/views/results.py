@@ -1,0 +1,98 @@
+"""A submitted attempt's results page, and the status of its grading while the task worker
+grades it (`services.grading_run`).
+
+While an exam is being graded the page lists its questions, each "being graded" until its
+grade is stored; the list polls a small partial every two seconds (htmx) and the page reloads
+itself once the attempt is graded. Without JavaScript the page refreshes itself (a meta
+refresh inside <noscript>) and offers a link. Scores appear only as the release policy allows.
+If the worker has not graded the attempt in time, this page grades it in the request, through
+the same claim as the worker, so still exactly once.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET
+
+from courseware.roles import student_required
+from quizzes.models import Attempt, AttemptStatus
+from quizzes.presenters import progress as progress_data
+from quizzes.presenters.results import override_notes, result_items
+from quizzes.presenters.score_notices import score_notices
+from quizzes.services import attempts as service
+from quizzes.services import grading_run
+from quizzes.services.availability import student_window
+from quizzes.services.release import results_released
+from quizzes.views.targets import own_attempt
+
+# How often the page asks whether grading has finished; a grade takes well under a second
+# when the worker keeps up.
+POLL_SECONDS = 2
+
+
+@require_GET
+@student_required
+def attempt_results(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    attempt = own_attempt(request, attempt_id)
+    now = timezone.now()
+    service.expire_if_due(attempt, now=now)
+    if attempt.status != AttemptStatus.SUBMITTED:
+        messages.info(request, "This attempt is still open; submit it to see your results.")
+        return redirect(attempt)
+    grading_run.grade_if_overdue(attempt, now=now)
+    window = student_window(attempt.quiz, request.user)
+    released = results_released(attempt.quiz, window, now)
+    context = {"attempt": attempt, "quiz": attempt.quiz, "window": window, "released": released}
+    if attempt.is_grading:
+        context.update(_grading(attempt), poll_seconds=POLL_SECONDS)
+        return render(request, "quizzes/attempt_results.html", context)
+    notes = override_notes([attempt])[attempt.pk] if released else None
+    items = result_items(attempt, notes) if released else []
+    context |= {
+        "items": items,
+        "score": progress_data.attempt_score(attempt) if released else None,
+        "override": notes.attempt if notes is not None else None,
+        "charts": progress_data.roofline_charts([i.block for i in items]) if released else {},
+        "score_notices": (
+            score_notices(request.user, attempt=attempt, released_quiz_ids={attempt.quiz_id})
+            if released
+            else []
+        ),
+    }
+    return render(request, "quizzes/attempt_results.html", context)
+
+
+@require_GET
+@student_required
+def attempt_grading(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    """The grading status partial the results page polls; once graded, htmx reloads the page
+    (a plain request is sent to the page itself)."""
+    attempt = own_attempt(request, attempt_id)
+    if attempt.status == AttemptStatus.SUBMITTED:
+        grading_run.grade_if_overdue(attempt, now=timezone.now())
+    if not request.htmx or not attempt.is_grading:
+        url = _results_url(attempt)
+        if request.htmx:
+            response = HttpResponse("")
+            response["HX-Redirect"] = url  # htmx loads the graded page in place of this one
+            return response
+        return redirect(url)
+    context = {"attempt": attempt, **_grading(attempt), "poll_seconds": POLL_SECONDS}
+    return render(request, "quizzes/_grading_status.html", context)
+
+
+def _grading(attempt: Attempt) -> dict:
+    states = grading_run.progress(attempt)
+    return {
+        "questions": list(enumerate(states, start=1)),
+        "graded_count": states.count(grading_run.GRADED),
+        "answered_count": len(states) - states.count(grading_run.UNANSWERED),
+    }
+
+
+def _results_url(attempt: Attempt) -> str:
+    return reverse("quizzes:attempt_results", args=[attempt.quiz.offering.slug, attempt.pk])
