@@ -530,6 +530,11 @@ def roofline_figure_html(
     return render_to_string("courseware/_roofline_figure.html", _context(chart, None))
 
 
+def chart_figure_html(chart: Roofline) -> SafeString:
+    """``chart`` (built by the caller, e.g. with a second, lower roof) as the SVG and its table."""
+    return render_to_string("courseware/_roofline_figure.html", _context(chart, None))
+
+
 def roofline_widget_html(acc=DEFAULT_ACCELERATOR, dt=DEFAULT_DTYPE) -> SafeString:
     """The interactive chart for a chapter page: the part/format form and the figure."""
     from courseware.forms import RooflineForm

@@ -11,6 +11,10 @@ is still written with the ORM, so its columns follow the models.
 Only for a fixed shape: every value that changes between requests is one of the lookup's named
 parameters (checked when it compiles: a value that is not one of them is refused, since it
 would be frozen into the SQL).
+
+A number is compared with an integer column: one outside 64 bits matches no row, the ORM's own
+rule, answered here without asking the database (SQLite's driver cannot even send it, and an
+attempt id is whatever digits a URL holds).
 """
 
 from __future__ import annotations
@@ -20,12 +24,16 @@ import threading
 from django.db import connections
 from django.db.models.query import get_related_populators
 
+# Every integer column on SQLite and PostgreSQL holds a signed 64-bit value at most.
+_SMALLEST, _LARGEST = -(2**63), 2**63 - 1
+
 
 class PreparedLookup:
     def __init__(self, build, *names: str, text: tuple[str, ...] = ()):
         """`build(**values)` returns the queryset for those values (`first` reads one row, `all`
         every row). Values are numbers, except the names listed in `text` (a slug from the URL)."""
         self.build, self.names, self.text = build, names, frozenset(text)
+        self.numbers = tuple(name for name in names if name not in self.text)
         self._compiled: dict[tuple[str, bool], tuple] = {}
         self._lock = threading.Lock()
 
@@ -39,6 +47,8 @@ class PreparedLookup:
         return self._rows(using, values, limit=False)
 
     def _rows(self, using: str, values: dict, *, limit: bool) -> list:
+        if not all(_SMALLEST <= values[name] <= _LARGEST for name in self.numbers):
+            return []
         key = (using, limit)
         compiled = self._compiled.get(key) or self._compile(using, limit)
         sql, order, model, init_list, start, end, populators, annotations, converters = compiled

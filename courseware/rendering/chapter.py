@@ -25,7 +25,9 @@ from .frontmatter import ContentError, split_front_matter
 from .markdown import TocEntry, render_book_markdown
 
 # A directive stands alone on its line: {% sources %}, {% roofline_chart %}; the chapter figures
-# {% allreduce_chart %}, {% serving_roofline %} and {% format_bits %}.
+# {% allreduce_chart %}, {% serving_roofline %}, {% format_bits %} and the running examples'
+# rooflines {% intro_roofline %}, {% block_roofline %}, {% precision_roofline %}, and chapter
+# 01's {% gpu_anatomy %}.
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*\{%\s*([A-Za-z_]+)\s*%\}[ \t]*$", re.MULTILINE)
 _STRAY_TAG = re.compile(r"\{%.*?(%\}|$)", re.MULTILINE)
 DIRECTIVES = (
@@ -36,6 +38,10 @@ DIRECTIVES = (
     "format_bits",
     "kv_memory",
     "bandwidth_staircase",
+    "intro_roofline",
+    "block_roofline",
+    "precision_roofline",
+    "gpu_anatomy",
 )
 CACHE_SECONDS = 60 * 60 * 24
 
@@ -51,6 +57,9 @@ _CODE = (
     "courseware/allreduce_chart.py",
     "courseware/book_figures.py",
     "courseware/book_bars.py",
+    "courseware/book_rooflines.py",
+    "courseware/book_anatomy.py",
+    "templates/courseware/_h100_anatomy.html",
     "templates/courseware/_roofline_widget.html",
     "templates/courseware/_roofline_chart.html",
     "templates/courseware/_allreduce_chart.html",
@@ -182,8 +191,14 @@ def _chart_html() -> str:
 def _figures() -> dict:
     """The chapter figures by directive, each a function returning the site's own markup."""
     from courseware.allreduce_chart import allreduce_figure_html
+    from courseware.book_anatomy import h100_anatomy_html
     from courseware.book_bars import bandwidth_staircase_html, kv_memory_html
     from courseware.book_figures import format_bits_html, serving_roofline_html
+    from courseware.book_rooflines import (
+        block_roofline_html,
+        intro_roofline_html,
+        precision_roofline_html,
+    )
 
     return {
         "allreduce_chart": allreduce_figure_html,
@@ -191,6 +206,10 @@ def _figures() -> dict:
         "bandwidth_staircase": bandwidth_staircase_html,
         "serving_roofline": serving_roofline_html,
         "format_bits": format_bits_html,
+        "intro_roofline": intro_roofline_html,
+        "block_roofline": block_roofline_html,
+        "precision_roofline": precision_roofline_html,
+        "gpu_anatomy": h100_anatomy_html,
     }
 
 

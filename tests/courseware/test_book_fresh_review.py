@@ -166,8 +166,9 @@ def test_f00_i2_mixtrals_active_parameters_include_the_shared_layers(text):
     assert "parameters of the experts a token is routed to" not in intro
     mixtral = physics.model("mixtral-8x7b")
     assert (
-        f"the {format_number(mixtral.active_params / 1e9, 3)} billion parameters a token uses, its "
-        "two experts and the layers every token shares" in intro
+        f"Mixtral-8x7B uses {format_number(mixtral.active_params / 1e9, 3)} billion of its "
+        f"{format_number(mixtral.params / 1e9, 3)} billion parameters per token (its two experts "
+        "and the layers every token shares)" in intro
     )
 
 

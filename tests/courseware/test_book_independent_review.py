@@ -138,4 +138,4 @@ def test_r00_e2_the_v100_footnote_does_not_date_the_16_gb_part_by_the_32_gb_one(
     year = physics.accelerator("V100").year
     assert f"The V100 launched in {year} with 16 GB" not in intro or year == 2017
     assert "the V100 itself launched in 2017 with 16 GB" in intro
-    assert "Between the V100 of 2017 and the H100" in intro
+    assert "between the V100 of 2017 and the H100" in intro

@@ -42,7 +42,7 @@ def test_x_i1_the_introduction_names_the_reserve_and_matches_vllms_log(text):
 def test_x_i1_the_running_example_admits_what_vllm_would(text):
     per_conversation = 2 * 32 * 8 * 128 * 2 * 2500  # Llama-3-8B, bf16
     assert math.floor(LOGGED_KV / per_conversation) == 174
-    assert "so memory admits 174 of them" in text["03-inference.md"]
+    assert "With a bf16 cache, memory binds at 174 conversations" in text["03-inference.md"]
 
 
 def test_g04_i1_every_quantized_row_keeps_its_tables_in_16_bits(text):
@@ -50,7 +50,8 @@ def test_g04_i1_every_quantized_row_keeps_its_tables_in_16_bits(text):
     tables = 2 * m.vocab_size * m.d_model
     fp8 = (m.params - tables) + 2 * tables
     t = text["04-precision.md"]
-    assert f"fp8 8 {q(fp8, 'B', sig=3)} 1 0 (fp8 cache)" in t
+    # P04-3: one column per cache format, for every row.
+    assert f"fp8 8 {q(fp8, 'B', sig=3)} 1 0 0 " in t
     assert "fp8 E4M3 8 1 4 / 3 448 " + q(fp8, "B", sig=3) in t
     assert "every row narrower than 16 bits keeps the embeddings and output head in 16 bits" in t
     assert "not enough for one long conversation" in t

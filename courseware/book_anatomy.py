@@ -1,0 +1,130 @@
+"""Chapter 01's picture of the machine: an H100 from its SMs down to HBM and out to its links.
+
+``h100_anatomy_html()`` draws, as an accessible SVG, the chip's grid of SMs with one SM opened
+up (four sub-partitions around the shared L1/shared memory), the L2 cache all SMs share, the
+HBM beneath it, and the two ways out: NVLink to the other GPUs and PCIe to the host.  Every
+capacity and bandwidth is read from the catalog when the page renders (the accelerator's entry,
+its measured memory hierarchy and its links), so the picture and the chapter's tables cannot
+disagree.  The sub-partition layout (four per SM, 32 fp32 lanes and one tensor core each) is
+the Hopper whitepaper's, as in the chapter's SM table.
+"""
+
+from __future__ import annotations
+
+import math
+
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
+
+from content.physics import accelerator, format_quantity, link, memory_hierarchy, source
+from courseware.book_figures import figure_sources, sources_html
+
+PART = "h100-sxm"
+SUBPARTITIONS = 4  # per SM (Hopper whitepaper, "H100 SM architecture")
+LANES = 32  # fp32 lanes per sub-partition
+WIDTH, HEIGHT = 720, 470
+GRID_X, GRID_Y, CELL, GAP = 24, 52, 13, 3
+SM_X, SM_Y, SM_W, SM_H = 286, 30, 414, 178
+FIELDS = (
+    "sm_count",
+    "registers_per_sm",
+    "sram_per_sm_bytes",
+    "l2_bytes",
+    "memory_bytes",
+    "memory_label_bytes",
+    "memory_bandwidth",
+    "links_per_gpu",
+)
+
+
+def _kib(value: float) -> str:
+    return f"{value / 1024:,.0f} KiB"
+
+
+def _mib(value: float) -> str:
+    return f"{value / 2**20:,.0f} MiB"
+
+
+def anatomy() -> dict:
+    """The figure's boxes and labels, every figure from the catalog."""
+    part = accelerator(PART)
+    levels = memory_hierarchy(part)
+    l1, l2, hbm = levels[1], levels[2], levels[3]
+    nvlink, host = link(part.link), link(part.host_link)
+    count = part.sm_count
+    columns = 12
+    rows = math.ceil(count / columns)
+    cells = [
+        {
+            "x": GRID_X + (i % columns) * (CELL + GAP),
+            "y": GRID_Y + (i // columns) * (CELL + GAP),
+            "open": i == columns - 1,
+        }
+        for i in range(count)
+    ]
+    registers = part.registers_per_sm * 4  # 32-bit registers
+    sub_w = (SM_W - 24 - (SUBPARTITIONS - 1) * 8) / SUBPARTITIONS
+    subs = [
+        {
+            "x": SM_X + 12 + i * (sub_w + 8),
+            "lines": (
+                "warp scheduler",
+                f"{LANES} fp32 lanes",
+                "1 tensor core",
+                f"{_kib(registers / SUBPARTITIONS)} registers",
+            ),
+        }
+        for i in range(SUBPARTITIONS)
+    ]
+    l2_text = f"L2 cache: {_mib(l2.size_bytes)}, about {format_quantity(l2.bandwidth, 'B/s')}"
+    hbm_text = (
+        f"{hbm.name}: {format_quantity(part.memory_bytes, 'B', sig=3)} "
+        f"(sold as {format_quantity(part.memory_label_bytes, 'B', sig=2)}), "
+        f"{format_quantity(part.memory_bandwidth, 'B/s')}"
+    )
+    nvlink_text = (
+        f"NVLink: {part.links_per_gpu} links, {format_quantity(nvlink.bandwidth, 'B/s')} each way"
+    )
+    host_text = f"PCIe to the host: {format_quantity(host.bandwidth, 'B/s')} each way"
+    sm_text = f"{_kib(part.sram_per_sm_bytes)} L1 cache and shared memory, shared by the four"
+    description = (
+        f"The {part.name}: {count} streaming multiprocessors (SMs). Each SM has "
+        f"{SUBPARTITIONS} sub-partitions, each with a warp scheduler, {LANES} fp32 lanes, one "
+        f"tensor core and {_kib(registers / SUBPARTITIONS)} of registers, around "
+        f"{_kib(part.sram_per_sm_bytes)} of L1 cache and shared memory. All SMs share the "
+        f"{_mib(l2.size_bytes)} L2 cache (about {format_quantity(l2.bandwidth, 'B/s')}, "
+        f"measured), which sits in front of {hbm_text}. Two links leave the chip: {nvlink_text}, "
+        f"to the other GPUs of the server, and {host_text}."
+    )
+    return {
+        "width": WIDTH,
+        "height": HEIGHT,
+        "cells": cells,
+        "cell": CELL,
+        "grid_label": f"{count} SMs",
+        "grid_bottom": GRID_Y + rows * (CELL + GAP) + 14,
+        "sm": {"x": SM_X, "y": SM_Y, "w": SM_W, "h": SM_H},
+        "sub_w": sub_w,
+        "subs": subs,
+        "sm_text": sm_text,
+        "l1_bandwidth": format_quantity(l1.bandwidth, "B/s") if l1.bandwidth else None,
+        "l2_text": l2_text,
+        "hbm_text": hbm_text,
+        "nvlink_text": nvlink_text,
+        "host_text": host_text,
+        "description": description,
+        "title": f"Anatomy of the {part.name}",
+        "found": figure_sources(
+            *(source(k) for k in dict.fromkeys(part.source_key(f) for f in FIELDS) if k),
+            *(l2.citations() if l2.bandwidth else ()),
+            nvlink,
+            host,
+        ),
+        "open": cells[columns - 1],
+    }
+
+
+def h100_anatomy_html() -> SafeString:
+    context = anatomy()
+    context["sources"] = sources_html(context.pop("found"))
+    return render_to_string("courseware/_h100_anatomy.html", context)

@@ -1,0 +1,160 @@
+"""Structure fixes of the fourth prose review (``docs/reviews/book-prose-fourth.md``) that are
+about where a rule or a figure sits, not about a number: each test fails on the text before it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from courseware.rendering import render_chapter_text
+
+
+def _html(name: str) -> str:
+    return str(render_chapter_text(Path(f"content/book/{name}").read_text(), source=name).html)
+
+
+def _text(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def test_p05_4_the_rule_comes_before_the_chart_and_the_crossovers_after():
+    html = _html("05-interconnect.md")
+    before, after = html.split('class="allreduce-figure"', 1)
+    rule = "One rule picks the algorithm. Decode's all-reduces are kilobytes"
+    assert rule in _text(before)
+    assert "KiB the one-shot kernel's single step wins" not in _text(before)
+    assert "the one-shot kernel's single step wins" in _text(after).split("When start-up")[0]
+
+
+def test_p05_2_the_moe_section_opens_on_its_thread_and_budgets_the_pass_in_a_table():
+    text = _text(_html("05-interconnect.md"))
+    section = text.split("Serving large mixture-of-experts models")[1]
+    assert section.lstrip(" #").startswith("A mixture-of-experts model can be split a fourth way")
+    assert "The argument of this section fits in three sentences." in section[:1200]
+    table = section.split("per decode pass time")[1][:600]
+    for row in ("dispatch, 58 MoE layers", "combine, 58 MoE layers", "all-to-all in total"):
+        assert row in table
+    assert "memory floor per GPU" in table and "measured pass" in table
+
+
+def test_p00_5_the_ridge_section_is_titled_by_its_rule_and_p00_4_splits_the_two_levers():
+    text = _text(_html("00-intro.md"))
+    assert "Compute outran bandwidth" not in text
+    assert "Every chip needs over a hundred FLOPs per byte" in text
+    assert "The trend is not a law of every generation" not in text
+    assert "Batching raises the FLOPs per byte." in text
+    assert "A mixture of experts reads fewer bytes, at the same ratio." in text
+
+
+def test_p02_9_one_block_opens_on_what_it_shows_and_keeps_its_scope_in_a_note():
+    html = _html("02-roofline.md")
+    section = html.split('id="one-block"')[1].split('id="napkin"')[0]
+    opening = _text(section.split("block-roofline")[0])
+    assert "The block holds all three regimes of this chapter" in opening
+    assert "elementwise kernels" not in opening
+    assert "the elementwise kernels move a few hundred kilobytes per token" in _text(html)
+
+
+def test_p01_2_the_four_ideas_are_the_chapters_sections():
+    rendered = render_chapter_text(Path("content/book/01-gpus.md").read_text(), source="01-gpus.md")
+    toc = [entry.text for entry in rendered.toc]
+    assert toc[:4] == [
+        "Idea 1: many simple workers",
+        "Idea 2: more work in flight than the chip can finish",
+        "Idea 3: a ladder of memories",
+        "Idea 4: nothing runs until the CPU asks",
+    ]
+    html = str(rendered.html)
+    # Occupancy sits with Little's law under idea 2, before the memory ladder of idea 3.
+    idea2 = html.split('id="work-in-flight"')[1].split('id="ladder"')[0]
+    assert 'id="occupancy"' in idea2 and "Little" in idea2
+    assert 'id="memory-hierarchy"' in html.split('id="ladder"')[1].split('id="cpu-asks"')[0]
+    assert 'id="overhead"' in html.split('id="cpu-asks"')[1]
+
+
+def test_p00_10_the_roadmap_says_where_each_opening_question_is_answered():
+    html = _html("00-intro.md")
+    roadmap = html.split("Roadmap of this part")[1].split('id="by-the-numbers"')[0]
+    for target in ("#usable-memory", "/chapters/roofline/#one-block", "/chapters/precision/"):
+        assert f'href="{target}"' in roadmap
+    assert 'href="/chapters/inference/#batching"' in roadmap
+
+
+def test_p01_3_the_cpu_comparison_runs_the_token_and_p01_9_explains_the_graph_tie():
+    from content.physics import accelerator, format_number, weights_bytes
+
+    text = _text(_html("01-gpus.md"))
+    weights = weights_bytes("llama-2-7b", "fp16")
+    cpu = round(accelerator("EPYC 9654").memory_bandwidth / weights)
+    gpu = round(accelerator("H100").memory_bandwidth / weights)
+    assert f"at most {cpu} tokens a second against the H100's {gpu}" in text
+    assert cpu < 40 < 200 < gpu
+    assert "measured on a consumer card, an RTX 5070 Ti" in text
+    assert "The stream and the graph tie here" in text
+    assert format_number(cpu, 3) == str(cpu)
+
+
+def test_p02_7_and_p02_8_the_napkin_labels_its_recipe_and_drops_the_duplicate_column():
+    from content.physics import kv_cache_bytes, usable_memory_bytes, weights_bytes
+
+    text = _text(_html("02-roofline.md"))
+    napkin = text.split("The napkin: a token at three batch sizes")[1].split("By the numbers")[0]
+    assert "step time (recipe)" in napkin and "step time (forecast)" not in napkin
+    assert "Read the tokens per second as what a server as tight" not in napkin
+    assert "A decode step reads everything it holds" in napkin
+    held = weights_bytes("llama-2-7b", "bf16") + kv_cache_bytes("llama-2-7b", 1024, "bf16", 64)
+    share = round(100 * held / usable_memory_bytes("H100"))
+    assert f"{share}% $" in napkin
+
+
+def test_p01_7_the_on_chip_total_counts_the_registers_in_one_unit():
+    from content.physics import accelerator, format_quantity, memory_hierarchy
+
+    part = accelerator("H100")
+    registers = memory_hierarchy(part)[0].size_bytes
+    total = part.sm_count * (registers + part.sram_per_sm_bytes) + part.l2_bytes
+    text = _text(_html("01-gpus.md"))
+    assert f"the chip holds {total / 2**20:.0f} MiB, or {format_quantity(total, 'B')}:" in text
+    assert "just under a tenth of a gigabyte" not in text
+    assert "on an H100, about a tenth of a gigabyte" in text  # the exercise's answer agrees
+
+
+def test_p00_9_by_the_numbers_shows_the_ridge_it_teaches():
+    from content.physics import ridge_point
+
+    text = _text(_html("00-intro.md"))
+    table = text.split("part year 16-bit peak bandwidth ridge point")[1].split("Ridge points are")[
+        0
+    ]
+    assert f"3.35 TB/s {round(ridge_point('H100', 'bf16'))} 80 GB" in table
+    assert f"900 GB/s {round(ridge_point('V100', 'fp16'))} 32 GB" in table
+    notes = text.split("Ridge points are in FLOPs per byte.")[1][:400]
+    assert "† The 32 GB part of 2018" in notes
+
+
+def test_p01_6_the_tile_intensity_keeps_one_letter_and_links_the_derivation():
+    html = _html("01-gpus.md")
+    text = _text(html)
+    assert "so r reuses yield" not in text
+    assert "those t reuses yield t / 2 FLOPs per byte" in text
+    assert 'href="/chapters/roofline/#tiling"' in html
+
+
+def test_p04_8_reference_detail_moves_to_notes():
+    html = _html("04-precision.md")
+    body, notes = html.split('class="footnotes', 1)
+    body_text, notes_text = _text(body), _text(notes)
+    assert "GPTQ and AWQ checkpoints both store a 4-bit zero point per group" in body_text
+    assert "AWQ is asymmetric" not in body_text and "AWQ is asymmetric" in notes_text
+    assert "exponent bias one higher" not in body_text
+    assert "its E4M3 tops out at 240" in notes_text
+
+
+def test_p03_10_the_moe_section_recalls_chapter_00_and_moves_to_the_experts_batch():
+    from content.physics import critical_batch_size, moe_critical_batch
+
+    text = _text(_html("03-inference.md"))
+    section = text.split("Worked example: an expert's critical batch")[1][:500]
+    assert "Worked example: how quickly a batch reads every expert" not in text
+    assert f"{int(moe_critical_batch('mixtral-8x7b', 'H100', 'bf16'))} tokens on an H100" in section
+    assert f"against {int(critical_batch_size('H100', 'bf16'))} for a dense model" in section
