@@ -33,6 +33,7 @@ from quizzes.engine.plausible import CHECKS as PLAUSIBLE_CHECKS
 from quizzes.engine.render import (
     RenderedPart,
     prompt_pieces,
+    render_figure,
     render_hints,
     render_part,
     render_parts,
@@ -84,6 +85,7 @@ __all__ = [
     "load_template_files",
     "load_templates_collecting",
     "parse_template",
+    "render_figure",
     "render_hints",
     "render_scoped_hints",
     "render_part",

@@ -12,7 +12,13 @@ from typing import Any
 from quizzes.engine import kinds
 from quizzes.engine.grade import grade_part
 from quizzes.engine.model import Template
-from quizzes.engine.render import render_hints, render_parts, render_prompt, render_solution
+from quizzes.engine.render import (
+    render_figure,
+    render_hints,
+    render_parts,
+    render_prompt,
+    render_solution,
+)
 from quizzes.engine.variants import Variant, generate_variant
 
 
@@ -54,6 +60,7 @@ class DrawnPreview:
     hints: list
     solution: str
     tried: dict[str, Any] = field(default_factory=dict)
+    figure: Any = None  # the figure's numbers (`figures.DrawnFigure`), or None
 
 
 def draw_preview(
@@ -66,6 +73,7 @@ def draw_preview(
         parts=render_parts(template, variant),
         hints=render_hints(template, variant, max((h.after for h in template.hints), default=0)),
         solution=render_solution(template, variant),
+        figure=render_figure(template, variant),
     )
     for part_id, response in (responses or {}).items():
         if response in (None, "", []):

@@ -120,6 +120,44 @@ class PlausibleCheck:
 
 
 @dataclass(frozen=True)
+class FigureBar:
+    """One bar of a ``bars`` figure: its label (live text) and one value per series."""
+
+    label: Text
+    values: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class FigurePoint:
+    """One kernel of a ``roofline`` figure; no ``performance`` puts it on the roof."""
+
+    label: Text
+    intensity: Expr
+    performance: Expr | None = None
+
+
+@dataclass(frozen=True)
+class Figure:
+    """The template's ``figure``: a drawer of ``quizzes.engine.figures.DRAWERS`` and the
+    expressions of what it draws (never markup); see docs/question-format.md."""
+
+    draw: str
+    title: Text
+    line: int | None = None
+    # bars
+    unit: str = ""
+    scale: str = "linear"
+    series: tuple[str, ...] = ()
+    bars: tuple[FigureBar, ...] = ()
+    reference: tuple[Text, Expr] | None = None
+    # roofline
+    accelerator: Expr | None = None
+    dtype: Expr | None = None
+    points: tuple[FigurePoint, ...] = ()
+    values: bool = True
+
+
+@dataclass(frozen=True)
 class Template:
     """A parsed, statically checked question template."""
 
@@ -140,6 +178,7 @@ class Template:
     hints: tuple[Hint, ...] = ()
     outcomes: Outcomes | None = None
     plausible: tuple[PlausibleCheck, ...] = ()
+    figure: Figure | None = None
     text: str = field(default="", repr=False, compare=False)
 
     def part(self, part_id: str) -> Part:

@@ -72,6 +72,14 @@ def prompt_pieces(template: Template, variant: Variant) -> LivePieces:
         return text_pieces(template, template.prompt, names_for(variant.params))
 
 
+def render_figure(template: Template, variant: Variant):
+    """The numbers of the template's figure for ``variant`` (``figures.DrawnFigure``), or None;
+    drawn from the parameters only, like the prompt."""
+    from quizzes.engine.figures import draw_figure
+
+    return draw_figure(template, variant)
+
+
 def render_part(template: Template, variant: Variant, part_id: str) -> RenderedPart:
     """One part's prompt and what its kind shows besides (its items in the variant's order)."""
     from quizzes.engine import kinds
@@ -133,6 +141,7 @@ def render_everything(template: Template, variant: Variant) -> None:
     """Render every text the variant can show (prompt, parts, options, all hints, solution,
     feedback), discarding the result: generation does this to record the catalog look-ups."""
     render_prompt(template, variant)
+    render_figure(template, variant)
     render_parts(template, variant)
     render_hints(template, variant, tries=10**6)
     render_solution(template, variant)

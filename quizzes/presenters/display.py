@@ -26,7 +26,7 @@ from django.utils.safestring import SafeString
 from courseware import caching
 from quizzes import engine
 from quizzes.engine import kinds
-from quizzes.presenters import slotted
+from quizzes.presenters import figures, slotted
 from quizzes.presenters.elements import render_kind
 from quizzes.presenters.markup import render_inline, render_markdown_math
 from quizzes.services.questions import (
@@ -93,6 +93,8 @@ class QuestionView:
     title: str
     prompt_html: SafeString | str
     parts: list[PartView]
+    # The template's figure of this variant, drawn above the parts (`presenters.figures`).
+    figure_html: SafeString | str = ""
 
 
 def _cached(what: str, row, build: Callable[[], Any], *extra) -> Any:
@@ -177,9 +179,10 @@ def clear_local_cache() -> None:
 def question_view(row) -> QuestionView:
     """The prompt and parts of a stored variant, rendered for the student (cached per variant;
     every call gets fresh form keys)."""
-    view = _cached("question", row, lambda: _question_view(row))
+    # The figure's drawing version too: a changed drawer is never served an old picture.
+    view = _cached("question", row, lambda: _question_view(row), figures.drawing_digest())
     parts = [replace(part, idempotency_key=uuid.uuid4().hex) for part in view.parts]
-    return QuestionView(title=view.title, prompt_html=view.prompt_html, parts=parts)
+    return replace(view, parts=parts)
 
 
 def _question_view(row) -> QuestionView:
@@ -188,9 +191,10 @@ def _question_view(row) -> QuestionView:
     try:
         prompt = slotted.render(engine.prompt_pieces(template, variant))
         parts = [part_view(p, row) for p in engine.render_parts(template, variant)]
+        figure = figures.figure_html(engine.render_figure(template, variant))
     except Exception as error:  # noqa: BLE001 - report as unavailable, never a 500
         raise QuestionUnavailable(str(error)) from error
-    return QuestionView(title=template.title, prompt_html=prompt, parts=parts)
+    return QuestionView(title=template.title, prompt_html=prompt, parts=parts, figure_html=figure)
 
 
 def part_view(rendered, row=None) -> PartView:

@@ -34,7 +34,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from courseware import caching
 from quizzes.engine import kinds
-from quizzes.presenters import display
+from quizzes.presenters import display, figures
 
 # Bump when the facts below change shape.
 FRAGMENT_VERSION = 2
@@ -50,6 +50,7 @@ _TEMPLATES = (
     "quizzes/_answer_input.html",
     "quizzes/_result.html",
     "quizzes/_part_name.html",
+    "quizzes/_question_figure.html",
 )
 
 
@@ -139,6 +140,7 @@ def _block_facts(block, attempt) -> tuple:
         # rendered from that and nothing else) rather than kilobytes of its HTML.
         display.RENDER_CACHE_VERSION,
         display.render_key(variant) if question else "",
+        figures.drawing_digest(),
         tuple(str(hint) for hint in block.hints),
         str(block.solution),
         block.can_ask_new_numbers,

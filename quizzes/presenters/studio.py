@@ -12,6 +12,7 @@ from typing import Any
 from quizzes.engine import kinds
 from quizzes.presenters.charts import Chart, bar_chart
 from quizzes.presenters.display import PartView, answer_key_html, part_view
+from quizzes.presenters.figures import figure_html
 from quizzes.presenters.markup import render_markdown_math
 from quizzes.services.authoring import Preview, PreviewPart
 
@@ -184,6 +185,7 @@ def preview_html(preview: Preview) -> dict:
     parts = [_studio_part(part, n) for n, part in enumerate(preview.parts, start=1)]
     return {
         "prompt": render_markdown_math(preview.prompt),
+        "figure": figure_html(preview.figure),
         "solution": render_markdown_math(preview.solution),
         "hints": [render_markdown_math(h) for h in preview.hints],
         "parts": parts,

@@ -11,6 +11,7 @@ from typing import Any
 
 from content.expressions import did_you_mean
 from quizzes.engine.errors import TemplateError
+from quizzes.engine.figures.parse import FigureRules
 from quizzes.engine.model import CHAPTERS, WHOLE_QUESTION, Hint, Outcomes, Template
 from quizzes.engine.parse.base import (
     COUNT_LIMITS,
@@ -41,7 +42,7 @@ def parse_template(text: str, *, source: str, root: Loc | None = None) -> Templa
     return template
 
 
-class _Parser(ParameterRules, PartRules, PlausibleRules):
+class _Parser(ParameterRules, PartRules, PlausibleRules, FigureRules):
     # -- the template --------------------------------------------------------------------------
 
     def parse(self, text: str, root: Loc | None = None) -> Template | None:
@@ -56,6 +57,8 @@ class _Parser(ParameterRules, PartRules, PlausibleRules):
         constraints = self.parse_constraints(root.get("constraints"), names)
         plausible = self.parse_plausible(root.get("plausible"), names)
         prompt = self.live(self.text_field(root, "prompt"), "prompt", names)
+        # Parameters only: a figure is shown before any answer, so it never sees `part_<id>`.
+        figure = self.parse_figure(root.get("figure"), names)
         parts = self.parse_parts(root, names)
         part_names = frozenset(f"part_{p.id}" for p in parts)
         hints = self.parse_hints(
@@ -76,6 +79,7 @@ class _Parser(ParameterRules, PartRules, PlausibleRules):
             hints=hints,
             outcomes=outcomes,
             plausible=plausible,
+            figure=figure,
             text=text,
         )
 

@@ -27,7 +27,7 @@ IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 TOP_FIELDS = (
     "slug title chapter objectives tags difficulty min_variants parameters constraints "
-    "max_tries prompt parts hints solution outcomes plausible"
+    "max_tries prompt parts hints solution outcomes plausible figure"
 ).split()
 COMMON_PART_FIELDS = "id kind prompt points uses".split()
 PARAMETER_KINDS = ("choice", "range", "loguniform", "value")

@@ -16,6 +16,7 @@ from typing import Any
 from content.expressions import ExpressionError
 from quizzes.engine import kinds
 from quizzes.engine.errors import GenerationError, OverBudget
+from quizzes.engine.figures import draw_figure, figure_leaks
 from quizzes.engine.model import WHOLE_QUESTION, Template
 from quizzes.engine.plausible import broken_checks, missing_checks
 from quizzes.engine.render import (
@@ -188,6 +189,7 @@ def _check_fixed_keys(option_keys: dict[str, Counter], failures: Collector) -> N
 
 def _check_variant(template, variant: Variant, seed: int, checks: Checks) -> None:
     _check_rendering(template, variant, seed, checks.failures)
+    _check_figure(template, variant, seed, checks.failures)
     _check_plausibility(template, variant, seed, checks.failures)
     for part in template.parts:
         kinds.kind_for(part).validate(checks, part, variant, seed)
@@ -252,6 +254,21 @@ def _check_rendering(template: Template, variant: Variant, seed: int, failures) 
             step()
         except ExpressionError as exc:
             failures.add("expression", str(exc), seed)
+
+
+def _check_figure(template: Template, variant: Variant, seed: int, failures) -> None:
+    """The figure draws (every value a finite number in range, every label short enough) and
+    shows no key (``figures.leaks``)."""
+    if template.figure is None:
+        return
+    try:
+        drawn = draw_figure(template, variant)
+    except ExpressionError as exc:
+        failures.add("expression", str(exc), seed)
+        return
+    where = f"{template.source}, line {template.figure.line}"
+    for message in figure_leaks(template, variant, drawn):
+        failures.add("figure-leak", f"{where}: {message}", seed, fold=where)
 
 
 def _check_outcomes(template, outcomes: Counter, report: ValidationReport, failures) -> None:

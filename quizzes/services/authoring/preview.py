@@ -77,6 +77,7 @@ class Preview:
     solution: str = ""
     parameters: list[tuple[str, str]] = field(default_factory=list)
     outcome: str | None = None
+    figure: Any = None  # the figure's numbers (`engine.figures.DrawnFigure`), or None
 
 
 def random_seed() -> int:
@@ -133,6 +134,7 @@ def build_preview(
         return preview
     variant, rendered = drawn.variant, drawn.parts
     preview.prompt, preview.hints, preview.solution = drawn.prompt, drawn.hints, drawn.solution
+    preview.figure = drawn.figure
     preview.parameters = [
         (name, _show(value)) for name, value in variant.to_json()["params"].items()
     ]
