@@ -30,6 +30,7 @@ from content.physics import (
     decode_attention_intensity,
     decode_weight_bytes,
     dtype,
+    embedding_params,
     flash_attention_hbm_bytes,
     layer_params,
     matmul_bytes,
@@ -144,7 +145,7 @@ def precision_chart() -> Roofline:
     """The H100's fp8 roof with the bf16 roof beneath it, and each format's decode points."""
     part, m = accelerator(ACCELERATOR), PRECISION_MODEL
     fp8 = dtype("fp8")
-    flops = model_flops_per_token(m)
+    flops = model_flops_per_token(m) - 2 * embedding_params(m)  # the lookup does no matmul
     points = []
     for label, weights, arithmetic in PRECISION_FORMATS:
         bytes_read = decode_weight_bytes(m, weights)
