@@ -165,7 +165,7 @@ LIMITS: dict[str, Limits] = {
     "serving_reserve_bytes": Limits(acc=ENTRY, gpus=COUNT),
     "runtime_total_bytes": Limits(acc=ENTRY),
     "spare_memory_bytes": Limits(bytes_needed=QUANTITY, acc=ENTRY, gpus=COUNT, **_LEVEL),
-    "usable_memory_bytes": Limits(acc=ENTRY, **_LEVEL),
+    "usable_memory_bytes": Limits(acc=ENTRY, gpus=COUNT, **_LEVEL),
     # attention and the KV cache
     "attention_flops": Limits(m=ENTRY, query_tokens=COUNT, context_tokens=COUNT, batch=COUNT),
     "decode_attention_intensity": Limits(m=ENTRY, dt=ENTRY),
@@ -242,6 +242,7 @@ LIMITS: dict[str, Limits] = {
         **_M_ACC_DT, context=COUNT, target_step_s=QUANTITY, devices=COUNT, kv_dt=MAYBE_ENTRY
     ),
     "pipeline_bubble_fraction": Limits(stages=WHOLE_COUNT, microbatches=WHOLE_COUNT),
+    "serving_batch_cap": Limits(acc=ENTRY),
     "speculative_expected_tokens": Limits(acceptance_rate=FRACTION, draft_tokens=WHOLE_COUNT),
     "speculative_speedup": Limits(
         acceptance_rate=FRACTION, draft_tokens=WHOLE_COUNT, draft_cost_ratio=QUANTITY
@@ -310,6 +311,7 @@ LIMITS: dict[str, Limits] = {
     "moe_critical_batch": Limits(acc=ENTRY, dt=ENTRY, m=ENTRY, compute_dt=MAYBE_ENTRY),
     "moe_decode_step_time": Limits(**_M_ACC_DT, **_RUNNING),
     "moe_decode_weight_bytes": Limits(m=ENTRY, dt=ENTRY, batch=COUNT),
+    "moe_shared_weight_bytes": Limits(m=ENTRY, fmt=ENTRY),
     "node_limited_dispatch_bytes": Limits(
         tokens=COUNT, d_model=COUNT, dt=ENTRY, nodes_per_token=COUNT, nodes=COUNT
     ),

@@ -174,9 +174,10 @@ def _warnings(mdl, part: Accelerator, w_fmt, context: int) -> tuple[str, ...]:
     return tuple(found)
 
 
-def memory_note(part: Accelerator, level: str = "serving") -> str:
-    """The one sentence that explains the capacity shown: the level it is counted at, and how it
-    relates to the driver's total and the datasheet's label."""
+def memory_note(part: Accelerator, level: str = "serving", gpus: int = 1) -> str:
+    """The one sentence that explains the capacity shown: the level it is counted at (on each of
+    ``gpus`` devices of a split job), and how it relates to the driver's total and the
+    datasheet's label."""
     label = format_quantity(part.memory_label_bytes, "B")
     mib = part.memory_bytes / 2**20
     if part.memory_reported_published:
@@ -203,11 +204,13 @@ def memory_note(part: Accelerator, level: str = "serving") -> str:
             f"What one PyTorch process can allocate: {runtime_text}, less its CUDA context. "
             f"For comparison, {driver}."
         )
-    reserve = format_quantity(serving_reserve_bytes(part), "B", sig=2)
+    reserve = format_quantity(serving_reserve_bytes(part, gpus=gpus), "B", sig=2)
+    where = f" on each of the {gpus} GPUs" if gpus > 1 else ""
+    log = "its own log; NCCL's buffers of a split model included" if gpus > 1 else "its own log"
     return (
         "A serving engine's budget: vLLM's default of 90% of "
-        f"{runtime_text}, less the {reserve} of activations and buffers it sets aside (its own "
-        f"log), for weights and KV cache. For comparison, {driver}."
+        f"{runtime_text}, less the {reserve} of activations and buffers it sets aside{where} "
+        f"({log}), for weights and KV cache. For comparison, {driver}."
     )
 
 
@@ -256,7 +259,7 @@ def napkin(
     fewest = explain("min_gpus", total_bytes, part, level=level)
     # memory_fits rounds as min_gpus does, so the headline and the fewest-GPUs row agree.
     fits = explain("memory_fits", total_bytes, part, gpus, level=level)
-    usable = usable_memory_bytes(part, level) * gpus
+    usable = usable_memory_bytes(part, level, gpus=gpus) * gpus
     capacity = format_quantity(usable, "B")
     fit_note = (
         f"Fits in {capacity} ({gpus} × {part.name}, {LEVEL_PHRASES[level].split(' ', 1)[1]})."
@@ -274,7 +277,7 @@ def napkin(
         "B",
         f"{capacity} ({'; '.join(beside)})" if beside else capacity,
         Explanation(fits.title, fits.steps[:-1], usable, "B"),
-        memory_note(part, level),
+        memory_note(part, level, gpus),
     )
 
     prefill = explain("prefill_time", mdl, group, w_fmt, prompt, batch)

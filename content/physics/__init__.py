@@ -140,6 +140,7 @@ from content.physics.moe import (
     moe_critical_batch,
     moe_decode_step_time,
     moe_decode_weight_bytes,
+    moe_shared_weight_bytes,
     node_limited_dispatch_bytes,
     routed_params,
 )
@@ -184,6 +185,7 @@ from content.physics.serving import (
     prefix_cache_prefill_time,
     request_latency,
     reserved_kv_waste_fraction,
+    serving_batch_cap,
     speculative_expected_tokens,
     speculative_speedup,
     speculative_speedup_at_batch,
@@ -306,6 +308,7 @@ __all__ = [
     "prefill_to_decode_gpu_ratio",
     "prefix_cache_prefill_time",
     "request_latency",
+    "serving_batch_cap",
     "reserved_kv_waste_fraction",
     "speculative_expected_tokens",
     "speculative_speedup",
@@ -334,6 +337,7 @@ __all__ = [
     "moe_critical_batch",
     "moe_decode_step_time",
     "moe_decode_weight_bytes",
+    "moe_shared_weight_bytes",
     "node_limited_dispatch_bytes",
     "routed_params",
     # precision as deployed

@@ -198,11 +198,19 @@ def pipeline_stages(
 ) -> int:
     """Pipeline stages needed when each accelerator may fill only ``headroom`` of its usable
     memory at ``level`` with weights (the rest for activations and KV cache):
-    ceil(weights ÷ (headroom × usable_memory_bytes(acc, level)))."""
+    ceil(weights ÷ (headroom × usable_memory_bytes(acc, level, gpus=stages))), the smallest
+    count that holds them (a split's serving budget per device is smaller than one's alone)."""
     if not 0 < headroom <= 1:
         raise ValueError("headroom must be in (0, 1]")
-    usable = headroom * usable_memory_bytes(acc, level)
-    return max(1, math.ceil(weights_bytes(m, dt) / usable - _FIT_TOLERANCE))
+    weights = weights_bytes(m, dt)
+    stages = 1
+    while weights / (headroom * usable_memory_bytes(acc, level, gpus=stages)) > (
+        stages + _FIT_TOLERANCE
+    ):
+        # Every count of 2 or more gets the same per-device budget, so this jumps straight there.
+        usable = headroom * usable_memory_bytes(acc, level, gpus=stages + 1)
+        stages = max(stages + 1, math.ceil(weights / usable - _FIT_TOLERANCE))
+    return stages
 
 
 def tensor_parallel_bytes_per_gpu(m: ModelLike, dt: DTypeLike, n: int) -> float:

@@ -15,13 +15,13 @@ model, and each keeps some memory back:
   first sets aside the peak of its profiling pass's activations and the memory held outside
   PyTorch's allocator (cuBLAS and NCCL workspaces), ``serving_reserve_bytes``, measured in its own
   log (``vllm/activation-peak``, ``vllm/non-torch-tp1``, ``vllm/non-torch-tp2``).  The level is
-  ``utilization × runtime total − reserve``, never more than the framework level.  The reserve was
-  measured on Llama-3-8B on one GPU; other models' activation peaks differ by a GB or so, and
-  a model split over several GPUs holds about 1.8 GiB more per GPU for NCCL's buffers
-  (``serving_reserve_bytes(acc, gpus=2)``), which the level leaves out so that one figure per
-  device serves every count: a fit within 2 GB per GPU of the limit is a fit on paper only.
-  With the reserve, the KV-cache budget of Llama-3-8B on one H100 is vLLM's logged 53.29 GiB
-  within 0.1%.
+  ``utilization × runtime total − reserve``, never more than the framework level.  The reserve
+  depends on the GPU count: a model split over several GPUs holds about 1.8 GiB more on each for
+  NCCL's buffers (3.58 GiB of non-torch memory at tensor parallelism 2, used for every degree
+  above 1), so every serving-level function takes ``gpus`` and gives the per-device budget of a
+  job split that many ways.  The activation peak was measured on Llama-3-8B; other models' differ
+  by a GB or so.  With the reserve, the KV-cache budget of Llama-3-8B on one H100 is vLLM's
+  logged 53.29 GiB within 0.1%.
 
 Parts without a published runtime total fall back to the driver's figure; the context reserve is
 charged to GPUs only (a TPU or CPU "framework" level is the driver level).  Every figure is a
@@ -90,28 +90,31 @@ def usable_memory_bytes(
     acc: AcceleratorLike,
     level: str = "serving",
     *,
+    gpus: int = 1,
     utilization: float = DEFAULT_UTILIZATION,
 ) -> float:
-    """Bytes of one device that a model may use at ``level``:
+    """Bytes of each device that a model split over ``gpus`` devices may use at ``level``:
 
     - driver: the reported capacity, ``memory_bytes``;
     - framework: runtime total − CUDA context;
-    - serving: min(utilization × runtime total − serving reserve, framework level), what vLLM
-      leaves for weights and KV cache (``utilization`` 0.9 by default, in (0, 1]; the reserve
-      is ``serving_reserve_bytes`` of one GPU serving alone).
+    - serving: min(utilization × runtime total − serving_reserve_bytes(acc, gpus=gpus),
+      framework level), what vLLM leaves on each GPU for weights and KV cache (``utilization``
+      0.9 by default, in (0, 1]; the reserve grows once the model is split).
 
-    H100 SXM: 85.52 GB (driver), 84.76 GB (framework), 73.27 GB (serving at 0.9, alone).
+    Only the serving level depends on ``gpus``.  H100 SXM: 85.52 GB (driver), 84.76 GB
+    (framework), 73.27 GB (serving at 0.9, alone), 71.35 GB (serving, each of 2 or more).
     """
     part = accelerator(acc)
     _check_level(level)
     _check_utilization(utilization)
+    _check_gpus(gpus)
     if level == "driver":
         return part.memory_bytes
     total = runtime_total_bytes(part)
     framework = total - runtime_reserve_bytes(part)
     if level == "framework":
         return framework
-    budget = utilization * total - serving_reserve_bytes(part)
+    budget = utilization * total - serving_reserve_bytes(part, gpus=gpus)
     if budget <= 0:
         raise ValueError(
             f"a utilization of {utilization:g} leaves nothing once the serving engine's "
@@ -120,8 +123,8 @@ def usable_memory_bytes(
     return min(budget, framework)
 
 
-def _capacity(acc: Accelerator | str, level: str, utilization: float) -> float:
-    return usable_memory_bytes(acc, level, utilization=utilization)
+def _capacity(acc: Accelerator | str, level: str, utilization: float, gpus: int) -> float:
+    return usable_memory_bytes(acc, level, gpus=gpus, utilization=utilization)
 
 
 def _check_gpus(gpus: int) -> int:
@@ -139,10 +142,10 @@ def fits(
     utilization: float = DEFAULT_UTILIZATION,
 ) -> bool:
     """True when ``bytes_needed`` fits in ``gpus`` devices' usable memory at ``level``, split
-    perfectly: bytes ≤ gpus × usable_memory_bytes(acc, level).  Same rounding as ``min_gpus``,
-    so fits(b, acc, gpus=n) == (min_gpus(b, acc) <= n) at any one level."""
+    perfectly: bytes ≤ gpus × usable_memory_bytes(acc, level, gpus=gpus).  Same rounding as
+    ``min_gpus``, so fits(b, acc, gpus=n) == (min_gpus(b, acc) <= n) at any one level."""
     _check_gpus(gpus)
-    return bytes_needed / _capacity(acc, level, utilization) <= gpus + FIT_TOLERANCE
+    return bytes_needed / _capacity(acc, level, utilization, gpus) <= gpus + FIT_TOLERANCE
 
 
 def min_gpus(
@@ -152,11 +155,15 @@ def min_gpus(
     level: str = "serving",
     utilization: float = DEFAULT_UTILIZATION,
 ) -> int:
-    """The fewest devices whose usable memory at ``level`` holds ``bytes_needed``:
-    ceil(bytes ÷ usable_memory_bytes(acc, level)), at least 1.  Assumes a perfect split; memory
-    for the KV cache must be in ``bytes_needed``."""
-    ratio = bytes_needed / _capacity(acc, level, utilization)
-    return max(1, math.ceil(ratio - FIT_TOLERANCE))
+    """The fewest devices whose usable memory at ``level`` holds ``bytes_needed``: 1 when one
+    device's budget holds it, else ceil(bytes ÷ usable_memory_bytes(acc, level, gpus=2)), the
+    per-device budget of a split job (at the serving level smaller than one device's alone).
+    Assumes a perfect split; memory for the KV cache must be in ``bytes_needed``."""
+    if bytes_needed / _capacity(acc, level, utilization, 1) <= 1 + FIT_TOLERANCE:
+        return 1
+    # A split's per-device budget is the same for every count of 2 or more.
+    ratio = bytes_needed / _capacity(acc, level, utilization, 2)
+    return max(2, math.ceil(ratio - FIT_TOLERANCE))
 
 
 def spare_memory_bytes(
@@ -168,9 +175,9 @@ def spare_memory_bytes(
     utilization: float = DEFAULT_UTILIZATION,
 ) -> float:
     """Usable bytes left over on ``gpus`` devices at ``level`` once ``bytes_needed`` is in place:
-    gpus × usable − bytes (negative when it does not fit)."""
+    gpus × usable_memory_bytes(acc, level, gpus=gpus) − bytes (negative when it does not fit)."""
     _check_gpus(gpus)
-    return gpus * _capacity(acc, level, utilization) - bytes_needed
+    return gpus * _capacity(acc, level, utilization, gpus) - bytes_needed
 
 
 def memory_fits(

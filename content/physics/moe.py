@@ -4,7 +4,10 @@ the larger critical batch, load imbalance between experts, and node-limited expe
 Routing is modelled as uniform and independent: each token picks ``top_k`` of ``experts``
 routed experts, each expert equally likely.  Real routers prefer some experts (DeepSeek
 duplicates its busiest ones, "redundant experts"), which only sharpens the imbalance below.
-Shared experts, dense layers, attention and embeddings are read by every step whatever the batch.
+Shared experts, dense layers, attention and the output head are read by every step whatever the
+batch, and of the input embedding table the rows of the batch's tokens (``decode_weight_bytes``,
+the one count of what a decode pass reads, which also keeps the tables in 16 bits where a
+deployed checkpoint does).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from content.physics.inference import (
     critical_batch_size,
     kv_cache_bytes,
 )
+from content.physics.precision import FormatLike, decode_weight_bytes, format_bits_per_weight
 from content.physics.roofline import AcceleratorLike, DTypeLike
 
 
@@ -60,18 +64,25 @@ def experts_touched(tokens: float, experts: int, top_k: int) -> float:
     return experts * (1 - (1 - top_k / experts) ** tokens)
 
 
-def moe_decode_weight_bytes(m: ModelLike, dt: DTypeLike, batch: int) -> float:
-    """Weight bytes one decode step of ``batch`` sequences reads: everything but the routed
-    experts, plus the experts the batch touches in each expert layer
-    (``experts_touched(batch)`` × ``expert_params``), in ``dt``.  At batch 1 this is about the
-    active parameters; as the batch grows it approaches the total."""
+def moe_shared_weight_bytes(m: ModelLike, fmt: FormatLike) -> float:
+    """Weight bytes every decode step reads whatever its batch: ``decode_weight_bytes`` (the
+    output head in full, one input-embedding row per token, both tables in 16 bits where the
+    format keeps them) less the routed experts, in ``fmt``."""
+    mdl = _moe(m)
+    return decode_weight_bytes(mdl, fmt) - routed_params(mdl) * format_bits_per_weight(fmt) / 8
+
+
+def moe_decode_weight_bytes(m: ModelLike, dt: FormatLike, batch: int) -> float:
+    """Weight bytes one decode step of ``batch`` sequences reads: ``moe_shared_weight_bytes``
+    plus the experts the batch touches in each expert layer (``experts_touched(batch)`` ×
+    ``expert_params``), in ``dt``.  At batch 1 this is about the active parameters (less the
+    input embedding table); as the batch grows it approaches the whole checkpoint."""
     mdl = _moe(m)
     if isinstance(batch, bool) or batch < 1:
         raise ValueError("batch must be at least 1")
     touched = experts_touched(batch, mdl.experts, mdl.experts_per_token)
-    always = mdl.params - routed_params(mdl)
-    read = always + (mdl.layers - mdl.dense_layers) * touched * expert_params(mdl)
-    return read * dtype(dt).bytes
+    experts = (mdl.layers - mdl.dense_layers) * touched * expert_params(mdl)
+    return moe_shared_weight_bytes(mdl, dt) + experts * format_bits_per_weight(dt) / 8
 
 
 def moe_decode_step_time(

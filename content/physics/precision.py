@@ -174,10 +174,11 @@ def quantized_max_batch(
 ) -> int:
     """The largest batch of ``context``-token sequences whose cache (in ``kv_dt``) fits beside a
     checkpoint in ``fmt`` on ``devices`` devices at memory ``level``:
-    ⌊(devices × usable memory − checkpoint_bytes) ÷ KV bytes per sequence⌋, 0 when the
+    ⌊(devices × usable_memory_bytes(acc, level, gpus=devices) − checkpoint_bytes) ÷ KV bytes
+    per sequence⌋, 0 when the
     checkpoint alone does not fit."""
     if isinstance(devices, bool) or devices < 1 or context <= 0:
         raise ValueError("devices must be at least 1 and context positive")
-    spare = devices * usable_memory_bytes(acc, level) - checkpoint_bytes(m, fmt)
+    spare = devices * usable_memory_bytes(acc, level, gpus=devices) - checkpoint_bytes(m, fmt)
     per_sequence = kv_cache_bytes(m, context, kv_dt)
     return max(0, math.floor(spare / per_sequence + FIT_TOLERANCE))

@@ -16,6 +16,7 @@ import math
 
 from content.physics.catalog.accelerators import accelerator
 from content.physics.catalog.dtypes import dtype
+from content.physics.catalog.measured import measurement
 from content.physics.inference import (
     _FIT_TOLERANCE,
     ModelLike,
@@ -26,7 +27,7 @@ from content.physics.inference import (
     prefill_time,
     weights_bytes,
 )
-from content.physics.memory import DEFAULT_UTILIZATION, usable_memory_bytes
+from content.physics.memory import DEFAULT_UTILIZATION, runtime_total_bytes, usable_memory_bytes
 from content.physics.roofline import AcceleratorLike, DTypeLike
 
 
@@ -55,15 +56,31 @@ def max_batch_for_memory(
     """The largest batch of ``context``-token sequences whose KV cache fits beside the weights:
     floor((devices × usable memory at ``level`` − weights) ÷ KV bytes per sequence); 0 when the
     weights alone do not fit.  At the serving level the budget is vLLM's (utilization × the
-    runtime's total, less the engine's activation peak and buffers: ``usable_memory_bytes``);
-    paged caches waste little."""
+    runtime's total, less the engine's activation peak and buffers, more of them once the model
+    is split: ``usable_memory_bytes(acc, gpus=devices)``); paged caches waste little.  Memory
+    only: a default server also stops at ``serving_batch_cap(acc)`` sequences."""
     _check_devices(devices)
-    capacity = usable_memory_bytes(acc, level, utilization=utilization) * devices
+    capacity = usable_memory_bytes(acc, level, gpus=devices, utilization=utilization) * devices
     weights = weights_bytes(m, dt)
     per_sequence = _kv_per_sequence(m, context, dt, kv_dt)
     if weights > capacity * (1 + _FIT_TOLERANCE):
         return 0
     return max(0, math.floor((capacity - weights) / per_sequence + _FIT_TOLERANCE))
+
+
+# vLLM's get_batch_defaults: the larger cap on a GPU whose total is at least 70 GiB and whose
+# name does not contain "a100" (the catalog's "vllm-batch-defaults" source).
+_LARGE_GPU_BYTES = 70 * 2**30
+
+
+def serving_batch_cap(acc: AcceleratorLike) -> int:
+    """The most sequences a default vLLM server schedules at once on ``acc`` (its default
+    ``max_num_seqs``, catalog "vllm/max-num-seqs-large", 1024, on a GPU that reports at least
+    70 GiB to programs and is not an A100; "vllm/max-num-seqs", 256, otherwise), whatever memory
+    is left.  One engine per model, so a model split over several GPUs has the same cap."""
+    part = accelerator(acc)
+    large = runtime_total_bytes(part) >= _LARGE_GPU_BYTES and "a100" not in part.name.lower()
+    return int(measurement("vllm/max-num-seqs-large" if large else "vllm/max-num-seqs").value)
 
 
 def max_batch_under_latency(

@@ -53,11 +53,13 @@ def pct(value: float, sig: int) -> str:
     return format_number(value * 100, sig) + "%"
 
 
-def serving_memory(part_name: str) -> float:
-    """vLLM's budget: 0.9 of the runtime's total, never above runtime total less the context."""
+def serving_memory(part_name: str, gpus: int = 1) -> float:
+    """vLLM's budget on each of ``gpus`` GPUs: 0.9 of the runtime's total less its reserve (NCCL's
+    buffers added once the model is split), never above runtime total less the context."""
     part = physics.accelerator(part_name)
     runtime = part.memory_runtime_bytes or part.memory_bytes
-    return min(0.9 * runtime - ENGINE_BYTES, runtime - CONTEXT_BYTES)
+    split = (3.58 - 1.79) * 2**30 if gpus > 1 else 0
+    return min(0.9 * runtime - ENGINE_BYTES - split, runtime - CONTEXT_BYTES)
 
 
 def weights(model_name: str, bytes_per_param: float) -> float:
@@ -381,7 +383,7 @@ def test_the_dollar_napkin_recomputes_from_raw_figures(text):
 def test_the_capacity_table_recomputes_from_usable_memory(text):
     t = text["04-precision.md"]
     per_seq = 4096 * kv_per_token("llama-3-70b", 2)
-    spare = 2 * serving_memory("H100") - weights("llama-3-70b", 2)
+    spare = 2 * serving_memory("H100", gpus=2) - weights("llama-3-70b", 2)
     assert f"| 2 | {math.floor(spare / per_seq)} |" not in t  # rendered, not Markdown
     assert "bf16 16 141 GB 2 " + str(math.floor(spare / per_seq)) in t
 

@@ -236,8 +236,11 @@ def test_capacity_is_the_serving_budget_beside_the_drivers_total_and_the_label()
 
 def test_capacity_of_several_gpus_scales_every_figure():
     result = napkin(**{**INPUTS, "gpus": 2})
-    assert result.figure("capacity").value == 2 * usable_memory_bytes("H100")
-    assert result.figure("capacity").display == "147 GB (driver: 171 GB; datasheet: 160 GB)"
+    # Each GPU of a split keeps vLLM's NCCL buffers too: 2 x 71.3 GB, not 2 x one GPU's 73.3 GB.
+    assert result.figure("capacity").value == 2 * usable_memory_bytes("H100", gpus=2)
+    assert result.figure("capacity").display == "143 GB (driver: 171 GB; datasheet: 160 GB)"
+    assert "on each of the 2 GPUs (its own log; NCCL's buffers" in result.figure("capacity").note
+    assert "on each of" not in napkin(**INPUTS).figure("capacity").note
     assert gpu_group("H100", 2).memory_label_bytes == 160e9
 
 
@@ -255,7 +258,7 @@ def test_the_page_explains_the_capacity_difference_once(client):
     html = client.get(URL, {"gpus": "2"}).content.decode()
     assert html.count("memory is built in binary sizes") == 1
     assert "81,559 MiB = 85.52 GB per GPU" in html
-    assert "147 GB (driver: 171 GB; datasheet: 160 GB)" in html
+    assert "143 GB (driver: 171 GB; datasheet: 160 GB)" in html
 
 
 @pytest.mark.django_db

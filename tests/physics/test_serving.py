@@ -36,7 +36,11 @@ def test_max_batch_for_memory_at_each_level():
     two = max_batch_for_memory("llama-3-70b", "H100", "bf16", 8192, devices=2)
     assert two == math.floor(
         (
-            2 * (0.9 * accelerator("H100").memory_runtime_bytes - serving_reserve_bytes("H100"))
+            2
+            * (
+                0.9 * accelerator("H100").memory_runtime_bytes
+                - serving_reserve_bytes("H100", gpus=2)
+            )
             - weights_bytes("llama-3-70b", "bf16")
         )
         / kv_cache_bytes("llama-3-70b", 8192, "bf16")

@@ -5,10 +5,9 @@ where they still draw what it saw, else the first 60; no grading pool.
 
 from __future__ import annotations
 
-from content.physics import kv_cache_bytes_per_token, weights_bytes
+from content.physics import kv_cache_bytes_per_token, serving_batch_cap, weights_bytes
 from quizzes.engine import render_part, render_prompt, render_solution
 from quizzes.engine.plausible import broken_checks, missing_checks
-from quizzes.engine.plausible.memory import serving_sequence_cap
 
 from .test_bank_review_findings import template, variants
 from .test_bank_third_review import option_diagnosis
@@ -24,7 +23,7 @@ def test_b_p1_paged_conversations_stay_within_a_default_servers_sequence_cap():
     t, vs = variants("paged-kv-reservation", SEEDS)
     for v in vs:
         p = v.params
-        assert p["paged"] <= serving_sequence_cap(p["acc"]), (v.seed, p["paged"], p["acc"].name)
+        assert p["paged"] <= serving_batch_cap(p["acc"]), (v.seed, p["paged"], p["acc"].name)
         assert not broken_checks(t, p), v.seed
 
 
@@ -32,7 +31,7 @@ def test_b_p4_speculative_batches_stay_within_the_a100s_cap():
     # seeds 2, 25, 32, 53, 55 drew b = 384 or 512 on an A100 (vLLM schedules 256 there)
     t, vs = variants("speculative-at-batch", SEEDS)
     for v in vs:
-        assert v.params["b"] <= serving_sequence_cap(v.params["acc"]), v.seed
+        assert v.params["b"] <= serving_batch_cap(v.params["acc"]), v.seed
         assert not broken_checks(t, v.params), v.seed
 
 
@@ -42,7 +41,7 @@ def test_a_decode_batch_of_prefill_or_decode_bound_stays_within_the_serving_cap(
     for v in vs:
         p = v.params
         if p["phase"] == "decode":
-            assert p["tokens"] <= serving_sequence_cap(p["acc"]), (v.seed, p["tokens"])
+            assert p["tokens"] <= serving_batch_cap(p["acc"]), (v.seed, p["tokens"])
         assert not broken_checks(t, p), v.seed
 
 

@@ -341,6 +341,25 @@ _MEASUREMENTS = (
         notes="The fraction of the runtime's total memory vLLM budgets for weights, "
         "activations, CUDA graphs and KV cache (vllm-gpu-worker); 0.92 in the newest releases.",
     ),
+    # The most sequences a default vLLM server schedules at once (max_num_seqs), by GPU:
+    # ``serving.serving_batch_cap`` picks one.
+    _m(
+        "vllm/max-num-seqs",
+        "vLLM's default max_num_seqs on an A100 or a GPU under 70 GiB",
+        "policy",
+        256,
+        "",
+        "vllm-batch-defaults",
+    ),
+    _m(
+        "vllm/max-num-seqs-large",
+        "vLLM's default max_num_seqs on a GPU of at least 70 GiB that is not an A100",
+        "policy",
+        1024,
+        "",
+        "vllm-batch-defaults",
+        notes="vLLM's profiling found the larger cap faster on H100-class GPUs (PR #16158).",
+    ),
     # Launching work: what the overhead regime is made of.
     _m(
         "launch/eager-cpu",

@@ -641,6 +641,14 @@ _SOURCES = (
         True,
     ),
     _s(
+        "vllm-batch-defaults",
+        "vLLM EngineArgs.get_batch_defaults (vllm/engine/arg_utils.py, from vllm-project/vllm "
+        "PR #16158): default max_num_seqs 1024 for the OpenAI server on a GPU whose total "
+        "memory is at least 70 GiB and whose name does not contain 'a100', else 256",
+        _GH + "vllm-project/vllm/blob/main/vllm/engine/arg_utils.py",
+        True,
+    ),
+    _s(
         "vllm-gpu-worker",
         "vLLM v1 GPU worker: requested_memory = total_memory x gpu_memory_utilization; weights, "
         "activations, CUDA graphs and KV cache are budgeted inside it",

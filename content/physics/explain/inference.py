@@ -8,7 +8,7 @@ from content.physics.catalog.dtypes import dtype
 from content.physics.catalog.models import model
 from content.physics.explain._steps import Step
 from content.physics.explain._tex import frac, num, q, result
-from content.physics.explain.memory import min_gpus_step, usable_steps
+from content.physics.explain.memory import min_gpus_steps
 from content.physics.inference import (
     _compute_peak,
     _params,
@@ -249,8 +249,7 @@ def gpus_needed(m, acc, dt, context, batch, kv_dt, level, utilization):
                 result(total, "B"),
             )
         )
-    steps += usable_steps(part, level, utilization)[1]
-    steps.append(min_gpus_step(total, part, level, utilization))
+    steps += min_gpus_steps(total, part, level, utilization)
     return f"GPUs needed for {mdl.name} on the {part.name}", steps
 
 

@@ -49,7 +49,7 @@ def _weights_and_kv(m, dt, context, kv_dt):
 def max_batch_for_memory(m, acc, dt, context, devices, kv_dt, level, utilization):
     part = accelerator(acc)
     mdl, weights, per_sequence, steps = _weights_and_kv(m, dt, context, kv_dt)
-    per_device, usable = usable_steps(part, level, utilization)
+    per_device, usable = usable_steps(part, level, utilization, devices)
     capacity = per_device * devices
     batch = _max_batch_for_memory(
         mdl, part, dt, context, devices, kv_dt, level=level, utilization=utilization
@@ -58,7 +58,8 @@ def max_batch_for_memory(m, acc, dt, context, devices, kv_dt, level, utilization
     steps[:0] = [
         *usable,
         Step(
-            f"Usable memory of {devices} {part.noun(devices)}, {level_phrase(level, utilization)}",
+            f"Usable memory of {devices} {part.noun(devices)}, "
+            f"{level_phrase(level, utilization, devices)}",
             "M = n \\times M_{\\text{device}}",
             f"{num(devices)} \\times {q(per_device, 'B')}",
             result(capacity, "B"),
@@ -92,13 +93,13 @@ def max_batch_under_latency(m, acc, dt, context, target_step_s, devices, kv_dt):
                 f"{q(target_step_s, 's')} \\times {q(bandwidth, 'B/s')} - {q(weights, 'B')}",
                 q(per_sequence, "B"),
             ),
-            num(by_memory, 3),
+            num(by_memory, 4),
         ),
         Step(
             "Compute bound: 2 FLOP per active parameter per sequence",
             "\\text{batch} \\le \\frac{t \\cdot P}{2 N_{\\text{active}}}",
             frac(f"{q(target_step_s, 's')} \\times {q(peak, 'FLOP/s')}", q(per_token, "FLOP")),
-            num(by_compute, 3),
+            num(by_compute, 4),
         ),
         Step(
             "Largest whole batch under both bounds",

@@ -92,9 +92,13 @@ def driver_level() -> dict[str, Callable]:
 def rounded(how: str) -> dict[str, Callable]:
     """GPU counts rounded down ("floor") or not rounded at all ("exact")."""
     op = math.floor if how == "floor" else (lambda x: x)
-    return {
-        "min_gpus": lambda b, acc, **k: op(b / physics.usable_memory_bytes(acc, **k)),
-    }
+
+    def ratio(b, acc, **k):
+        # The per-device budget the key divides by: one GPU's alone, or a split's (smaller).
+        alone = b / physics.usable_memory_bytes(acc, **k)
+        return alone if alone <= 1 else b / physics.usable_memory_bytes(acc, gpus=2, **k)
+
+    return {"min_gpus": lambda b, acc, **k: op(ratio(b, acc, **k))}
 
 
 NAMED: dict[str, dict[str, Callable]] = {

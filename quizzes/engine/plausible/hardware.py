@@ -11,13 +11,15 @@ from content import physics
 from content.physics.catalog.ranges import value_range
 
 # Scale-out networks that ship with each scale-up generation in the vendors' reference systems
-# (DGX-1: EDR; DGX A100: HDR 200 Gb/s; DGX H100 and B200: NDR 400 Gb/s ConnectX-7; 800 Gb/s with
-# the Blackwell generation; MI300X platforms: 400 Gb/s NICs).  Ethernet of the same speed counts.
+# (DGX-1: EDR; DGX A100: HDR 200 Gb/s; DGX H100 and DGX B200: NDR 400 Gb/s ConnectX-7, AWS's
+# P6-B200 its 400 Gb/s EFA v4; MI300X platforms: 400 Gb/s NICs).  Ethernet of the same speed
+# counts.  800 Gb/s ports (XDR, 800 GbE: ConnectX-8) come with B300 and GB300, which the catalog
+# does not hold, so no catalogued part has one.
 NETWORKS = {
     "nvlink2": ("ib-edr", "eth-100g"),
     "nvlink3": ("ib-edr", "ib-hdr", "eth-100g"),
     "nvlink4": ("ib-ndr", "eth-400g"),
-    "nvlink5": ("ib-ndr", "ib-xdr", "eth-400g", "eth-800g"),
+    "nvlink5": ("ib-ndr", "efa-v4", "eth-400g"),
     "infinity-fabric": ("ib-ndr", "eth-400g"),
 }
 # Networks a PCIe card's server may carry: any NIC its host generation can feed at full rate.

@@ -14,25 +14,11 @@ from content import physics
 DEFAULT_LEVEL = "serving"
 TRAINING_LEVEL = "framework"
 
-# A serving engine also caps the sequences it schedules at once, whatever memory is left: vLLM's
-# default max_num_seqs is 1024 on a GPU that reports at least 70 GiB and is not an A100, else
-# 256 (vllm/engine/arg_utils.py, get_batch_defaults; vllm-project/vllm#16158). A batch past it
-# is one no default server runs, and "ignore the activations" stops being harmless there.
-_GIB = 2**30
-LARGE_GPU_SEQUENCES, DEFAULT_SEQUENCES = 1024, 256
-
-
-def serving_sequence_cap(acc) -> int:
-    """The most sequences a default vLLM server schedules at once on ``acc`` (one engine, so a
-    model split over several GPUs gets the same cap)."""
-    acc = physics.accelerator(acc)
-    large = acc.memory_bytes >= 70 * _GIB and "a100" not in acc.name.lower()
-    return LARGE_GPU_SEQUENCES if large else DEFAULT_SEQUENCES
-
 
 def usable_bytes(acc, level: str, devices: int) -> float:
-    """The memory `devices` accelerators give a job at `level`, in bytes."""
-    return physics.usable_memory_bytes(acc, level) * devices
+    """The memory `devices` accelerators give a job split over them at `level`, in bytes (the
+    serving level's per-device budget shrinks once the job is split)."""
+    return physics.usable_memory_bytes(acc, level, gpus=devices) * devices
 
 
 def _on(acc, devices: int) -> str:
@@ -49,7 +35,10 @@ def fits_memory(args: Mapping[str, Any]) -> str | None:
     batch, context = args["batch"], args["context"]
     weights = physics.weights_bytes(m, dt)
     kv = physics.kv_cache_bytes(m, context, kv_dt, batch=batch, window=True)
-    cap = serving_sequence_cap(acc)
+    # A serving engine also caps the sequences it schedules at once, whatever memory is left; a
+    # batch past it is one no default server runs, and "ignore the activations" stops being
+    # harmless there.
+    cap = physics.serving_batch_cap(acc)
     if level == "serving" and batch > cap:
         return (
             f"a batch of {batch:g} sequences is more than the {cap} a serving engine schedules "
@@ -104,7 +93,6 @@ __all__ = [
     "DEFAULT_LEVEL",
     "fits_bytes",
     "fits_memory",
-    "serving_sequence_cap",
     "training_fits",
     "usable_bytes",
 ]
