@@ -173,3 +173,21 @@ def test_fifth_review_errors_and_misleading_claims_are_fixed_in_the_text():
     assert "read fp8's 2× over bf16 as an upper bound" in precision  # B04-2
     interconnect = _text(_html("05-interconnect.md"))
     assert "the prices below are floors plus all-reduces" in interconnect  # B05-1
+
+
+def test_multi_gpu_fits_use_the_split_serving_level():
+    from content.physics import format_quantity, spare_memory_bytes, usable_memory_bytes
+    from content.physics import weights_bytes as wb
+
+    alone, split = usable_memory_bytes("H100"), usable_memory_bytes("H100", gpus=2)
+    assert split < alone  # each GPU of a split keeps vLLM's larger reserve
+    intro = _text(_html("00-intro.md"))
+    weights = wb("llama-2-70b", "fp16")
+    assert f"and {format_quantity(split, 'B')} of each when it splits a model" in intro
+    spare = spare_memory_bytes(weights, "H100", gpus=2)
+    assert spare == 2 * split - weights
+    assert f"leaving {format_quantity(spare, 'B')} between them" in intro
+    interconnect = _text(_html("05-interconnect.md"))
+    assert (
+        f"H100s of {format_quantity(split, 'B', sig=3)} each (a GPU that holds part" in interconnect
+    )
