@@ -25,6 +25,7 @@ from content.physics import (
     critical_batch_size,
     decode_weight_bytes,
     dtype,
+    embedding_params,
     format_number,
     kv_cache_bytes,
     memory_hierarchy,
@@ -72,7 +73,8 @@ def serving_points() -> list[tuple[str, float, None]]:
     """(label, intensity, None): each point on the roof at its intensity.  Decode reads every
     weight but the input embedding table (``decode_weight_bytes``); prefill is charged the
     whole checkpoint, which only moves a point already far past the ridge."""
-    flops = model_flops_per_token(MODEL)
+    # The table lookup also does no multiply-adds: FLOPs and bytes both leave it out.
+    flops = model_flops_per_token(MODEL) - 2 * embedding_params(MODEL)
     weights = decode_weight_bytes(MODEL, DTYPE)
     critical = int(critical_batch_size(ACCELERATOR, DTYPE))
     points = [
@@ -88,7 +90,9 @@ def serving_points() -> list[tuple[str, float, None]]:
     points.append(
         (
             f"prefill, {PROMPT:,} tokens",
-            arithmetic_intensity(flops * PROMPT, weights_bytes(MODEL, DTYPE)),
+            arithmetic_intensity(
+                model_flops_per_token(MODEL) * PROMPT, weights_bytes(MODEL, DTYPE)
+            ),
         )
     )
     return [(label, intensity, None) for label, intensity in points]

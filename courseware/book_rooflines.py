@@ -30,6 +30,7 @@ from content.physics import (
     decode_attention_intensity,
     decode_weight_bytes,
     dtype,
+    embedding_params,
     flash_attention_hbm_bytes,
     layer_params,
     matmul_bytes,
@@ -122,7 +123,7 @@ def block_points() -> list[tuple[str, float, None]]:
         ("decode: projections at batch 1, attention at any batch", projections / projections),
         (f"decode, batch {b}: projections and MLP", b * projections / projections),
         (f"prefill of {ctx:,}: projections and MLP", ctx * projections / projections),
-        (f"prefill of {ctx:,}: attention", prefill_attention),
+        (f"prefill of {ctx:,}: attention, if L2 catches the re-reads", prefill_attention),
     ]
     return [(label, intensity, None) for label, intensity in points]
 
@@ -134,8 +135,9 @@ def block_roofline_html() -> SafeString:
         figure,
         f"One decoder block of {model(INTRO_MODEL).name} on the H100's roofline in bf16, at "
         f"{BLOCK_CONTEXT:,} tokens of context. Batching moves the projections right along the "
-        f"slope; decode attention stays at one FLOP per byte at every batch; prefill passes the "
-        f"ridge.",
+        f"slope; decode attention stays at one FLOP per byte at every batch. Prefill's projections "
+        f"pass the ridge; its attention does only while L2 catches the re-reads of keys and "
+        f"values (read again from HBM, it would sit below the ridge).",
         figure_sources(*_part_sources("bf16"), model(INTRO_MODEL)),
     )
 
@@ -144,7 +146,7 @@ def precision_chart() -> Roofline:
     """The H100's fp8 roof with the bf16 roof beneath it, and each format's decode points."""
     part, m = accelerator(ACCELERATOR), PRECISION_MODEL
     fp8 = dtype("fp8")
-    flops = model_flops_per_token(m)
+    flops = model_flops_per_token(m) - 2 * embedding_params(m)  # the lookup does no matmul
     points = []
     for label, weights, arithmetic in PRECISION_FORMATS:
         bytes_read = decode_weight_bytes(m, weights)

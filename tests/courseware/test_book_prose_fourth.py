@@ -158,3 +158,36 @@ def test_p03_10_the_moe_section_recalls_chapter_00_and_moves_to_the_experts_batc
     assert "Worked example: how quickly a batch reads every expert" not in text
     assert f"{int(moe_critical_batch('mixtral-8x7b', 'H100', 'bf16'))} tokens on an H100" in section
     assert f"against {int(critical_batch_size('H100', 'bf16'))} for a dense model" in section
+
+
+def test_fifth_review_errors_and_misleading_claims_are_fixed_in_the_text():
+    gpus = _text(_html("01-gpus.md"))
+    assert "1979 TFLOP/s 2 ≈ 989 TFLOP/s" in gpus  # A01-1: the operand at four figures
+    roofline = _text(_html("02-roofline.md"))
+    assert "Mistral-7B v0.1" in roofline and "(Mistral-7B: " not in roofline  # A02-3
+    inference = _text(_html("03-inference.md"))
+    assert "Decode attention never turns compute-bound" not in inference  # B03-5
+    assert "Latent attention is the exception" in inference
+    precision = _text(_html("04-precision.md"))
+    assert "and 4-bit activations still a research problem" not in precision  # B04-3
+    assert "read fp8's 2× over bf16 as an upper bound" in precision  # B04-2
+    interconnect = _text(_html("05-interconnect.md"))
+    assert "the prices below are floors plus all-reduces" in interconnect  # B05-1
+
+
+def test_multi_gpu_fits_use_the_split_serving_level():
+    from content.physics import format_quantity, spare_memory_bytes, usable_memory_bytes
+    from content.physics import weights_bytes as wb
+
+    alone, split = usable_memory_bytes("H100"), usable_memory_bytes("H100", gpus=2)
+    assert split < alone  # each GPU of a split keeps vLLM's larger reserve
+    intro = _text(_html("00-intro.md"))
+    weights = wb("llama-2-70b", "fp16")
+    assert f"and {format_quantity(split, 'B')} of each when it splits a model" in intro
+    spare = spare_memory_bytes(weights, "H100", gpus=2)
+    assert spare == 2 * split - weights
+    assert f"leaving {format_quantity(spare, 'B')} between them" in intro
+    interconnect = _text(_html("05-interconnect.md"))
+    assert (
+        f"H100s of {format_quantity(split, 'B', sig=3)} each (a GPU that holds part" in interconnect
+    )
