@@ -23,6 +23,11 @@ def shown(pattern, text):
     return float(m.group(1).replace(",", "")) * UNITS[m.group(2)]
 
 
+def whole(pattern, text):
+    """The whole number the prompt prints where ``pattern`` matches."""
+    return int(re.search(pattern, text).group(1).replace(",", ""))
+
+
 def flat(t, v):
     return render_prompt(t, v).replace("\n", " ")
 
@@ -60,7 +65,7 @@ def test_s3_2_the_printed_figures_give_the_paged_counts():
         text = flat(t, v)
         cap = shown(r"may use ([\d,.]+) (GB|MB|B)", text)
         w = shown(r"the weights take ([\d,.]+) (GB|MB|B)", text)
-        per_token = int(re.search(r"takes ([\d,]+) bytes per token", text).group(1).replace(",", ""))
+        per_token = whole(r"takes ([\d,]+) bytes per token", text)
         max_ctx = int(re.search(r"may grow to (\d+) tokens", text).group(1))
         used = int(re.search(r"holds about (\d+) tokens", text).group(1))
         page = int(re.search(r"pages of (\d+) tokens", text).group(1))
@@ -94,7 +99,7 @@ def test_s3_2_the_printed_figures_give_the_max_batch():
         text = flat(t, v)
         cap = shown(r"may use ([\d,.]+) (GB|MB|B)", text)
         params = float(re.search(r"\(([\d.]+) billion parameters\)", text).group(1)) * 1e9
-        per_token = int(re.search(r"takes ([\d,]+) bytes per token", text).group(1).replace(",", ""))
+        per_token = whole(r"takes ([\d,]+) bytes per token", text)
         tokens = int(re.search(r"room for (\d+) tokens", text).group(1))
         assert math.floor((cap - 2 * params) / (per_token * tokens)) == v.answers["n"], v.seed
         # the solution's division uses the whole conversation, not its three-figure size
