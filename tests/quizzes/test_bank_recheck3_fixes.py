@@ -131,3 +131,28 @@ def test_s3_7_a_count_no_server_could_split_to_carries_the_caveat():
         assert odd, slug
         for v in odd:
             assert "divides its attention heads" in render_solution(t, v).replace("\n", " "), v.seed
+
+
+def test_s3_2_the_printed_figures_give_the_gqa_counts():
+    # the same rounding in another whole-number template changed that day
+    t, vs = variants("gqa-conversations-fit", SIXTY)
+    for v in vs:
+        text = flat(t, v)
+        room = shown(r"may use ([\d,.]+) (GB|MB|B)", text)
+        w = shown(r"([\d,.]+) (GB|MB|B) of bf16 weights", text)
+        mha_seq = v.params["mha_seq"]  # the parts' own route: exact from the model's shape
+        assert math.floor((room - w) / v.params["gqa_seq"]) == v.answers["fit"], v.seed
+        assert math.floor((room - w) / mha_seq) == v.answers["mha"], v.seed
+
+
+def test_s3_2_the_printed_figures_give_the_latency_and_memory_batches():
+    t, vs = variants("max-batch-under-latency", SIXTY)
+    for v in vs:
+        text = flat(t, v)
+        w = shown(r"\(([\d,.]+) (GB|MB|B) of bf16 weights", text)
+        cap = shown(r"may use ([\d,.]+) (GB|MB|B)", text)
+        bw = shown(r"\(([\d,.]+) (GB|TB)/s\)", text)
+        per_seq = whole(r"KV cache ([\d,]+) B per token", text) * v.params["context"]
+        rate = int(re.search(r"at least (\d+) tokens per second", text).group(1))
+        assert math.floor((cap - w) / per_seq) == v.answers["memory"], v.seed
+        assert math.floor((bw / rate - w) / per_seq) == v.answers["latency"], v.seed
