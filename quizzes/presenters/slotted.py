@@ -112,7 +112,7 @@ def _fills(pieces: LivePieces) -> list[str] | None:
 def _math_number(value: str) -> str | None:
     """The number a math value shows when its MathML is one ``<mn>``, else None."""
     if _DECIMAL.fullmatch(value):
-        return value  # latex2mathml reads a decimal as one <mn> (tests/quizzes/test_slotted.py)
+        return value  # MathML reads a decimal as one <mn> (tests/quizzes/test_slotted.py)
     if not _NUMBER_LIKE.fullmatch(value.replace("{,}", ",")):
         return None
     match = _ONE_NUMBER.fullmatch(str(render_math(value)))

@@ -41,7 +41,7 @@ from quizzes.models import (
     Variant,
 )
 from quizzes.services import attempts as service
-from quizzes.services import regrade
+from quizzes.services import grading_run, regrade
 from quizzes.services.instructor import grant_extension, override_score
 from quizzes.services.instructor.accommodations import set_accommodation, set_group_extension
 from quizzes.services.submission import submit_attempt
@@ -252,6 +252,9 @@ def _work(side: Side, tag: str) -> None:
         now=now,
     )
     submit_attempt(attempt=essay, student=student, now=now)
+    # The world's tasks wait in the database (nothing a request queues runs), so the essay is
+    # graded here as the task worker would grade it after the submission.
+    grading_run.grade_submitted(attempt_id=essay.pk)
     side.staff_response = Response.objects.get(variant__attempt=essay)
     template = side.item.template
     side.run = regrade.preview_regrade(

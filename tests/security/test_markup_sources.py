@@ -18,6 +18,11 @@ MARK_SAFE_ALLOWED = {
     # A memoised question section: our own templates' escaped output, with only the request's
     # CSRF token and server-made form keys put back in (tests/security/test_attack_section_cache).
     "quizzes/presenters/fragments.py",
+    # A question's text from its template's sanitized skeleton with the variant's values put
+    # into the slots; each value is letters, digits and `, . / ( ) % + -` and space, checked
+    # before it goes in (tests/quizzes/test_slotted.py: hostile values, and the whole bank
+    # drawing the same HTML with and without the slots).
+    "quizzes/presenters/slotted.py",
 }
 SAFE_FILTER_ALLOWED = {
     # Django's password validators' help text: server-made, never user text.
