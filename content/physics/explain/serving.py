@@ -73,7 +73,8 @@ def max_batch_for_memory(m, acc, dt, context, devices, kv_dt, level, utilization
             f"{batch} sequences" if weights <= capacity else "0 (the weights alone do not fit)",
         )
     )
-    return f"Largest batch of {mdl.name} that fits on the {part.name}", steps
+    where = f"the {part.name}" if devices == 1 else f"{devices} {part.name} {part.noun(devices)}"
+    return f"Largest batch of {mdl.name} that fits on {where}", steps
 
 
 def max_batch_under_latency(m, acc, dt, context, target_step_s, devices, kv_dt):
