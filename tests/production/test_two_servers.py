@@ -86,6 +86,10 @@ def two_servers(static_root, redis, course):
         # One window for the whole test (a fixed window's edge would reset the count).
         GRADING_FREE_WINDOW=str(10**9),
         DJANGO_LOGIN_FAILURE_LIMIT=str(LOGIN_LIMIT),
+        # No task worker runs here: a submitted exam is graded by the next request for its
+        # results page at once (the fallback for a worker that is down, through the same
+        # claim), so "graded once" is proved across the two servers.
+        QUIZ_GRADING_INLINE_AFTER_SECONDS="0",
     )
     servers = [Server("A", env), Server("B", env)]
     try:
