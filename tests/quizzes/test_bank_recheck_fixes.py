@@ -103,15 +103,16 @@ def test_r9_fp8_weights_keep_their_16_bit_tables_and_no_count_passes_the_cap(
 def test_r4_a_split_count_divides_by_each_gpus_budget_of_a_split():
     # seeds 23, 27, 36: Llama-2-70B fp16 on L4s, 7.69 GPUs' worth of one L4 alone: 9, not 8
     _, vs = variants("intro-weights-how-many-gpus", SEEDS)
-    seen = set()
+    changed_by_split = 0
     for v in vs:
         p = v.params
         w, acc = p["w"], p["acc"]
         alone = budget(acc, 1)
         expected = 1 if w <= alone else math.ceil(w / budget(acc, 2))
         assert v.answers["gpus"] == expected, v.seed
-        seen.add(expected > 1 and math.ceil(w / alone) != expected)
-    assert True in seen  # some count the split's reserve changes
+        changed_by_split += expected > 1 and math.ceil(w / alone) != expected
+    # the seeds include counts the split's reserve changes, so the check above can tell
+    assert changed_by_split > 0
 
 
 def test_r4_the_solution_no_longer_leaves_activations_to_come():
