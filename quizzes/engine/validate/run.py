@@ -135,7 +135,7 @@ def validate_template(
             None,
         )
     _check_outcomes(template, outcomes, report, failures)
-    _check_fixed_keys(checks.keys, failures)
+    _check_fixed_keys(template, checks.keys, failures)
     report.parts = part_stats(template, answers, ratios, scales)
     report.failures = failures.failures()
     return report
@@ -166,11 +166,28 @@ def _check_coverage(template: Template, failures: Collector) -> None:
 
 # A part whose options carry the same key in more than this share of the variants teaches one
 # fact, not a judgement: a student who saw one variant knows the key of every other. The keys
-# are counted by the kinds whose answer is a choice among options (`Checks.count_key`).
+# are counted by the kinds whose answer is a choice among the author's ids: choice, ordering
+# (the sequence) and matching (the pairs) (`Checks.count_key`).
 FIXED_KEY_SHARE = 0.9
 
+# Templates the rule does not apply to, each with the reason. Only documentation examples that
+# no quiz uses belong here (tests/engine/test_fixed_key_rule.py holds them to that), so no
+# student ever meets a fixed key.
+FIXED_KEY_EXEMPT = {
+    "order-paths-by-bandwidth": (
+        "docs/question-format.md's ordering example, in no quiz: the order is the chapter's "
+        "staircase on every real server (a NIC port sits behind the GPU's PCIe link, PCIe is "
+        "slower than the scale-up link, which is slower than HBM), so no plausible variant "
+        "changes it"
+    ),
+}
 
-def _check_fixed_keys(option_keys: dict[str, Counter], failures: Collector) -> None:
+
+def _check_fixed_keys(
+    template: Template, option_keys: dict[str, Counter], failures: Collector
+) -> None:
+    if template.slug in FIXED_KEY_EXEMPT:
+        return
     for part_id, counter in option_keys.items():
         total = sum(counter.values())
         if not total:
