@@ -7,7 +7,7 @@ import re
 
 from content.physics import checkpoint_bytes, embedding_params, model
 from content.physics.precision import quantized_max_batch
-from quizzes.engine import render_prompt, render_solution
+from quizzes.engine import grade_part, render_prompt, render_solution
 
 from .test_bank_review_findings import variants
 from .test_bank_third_review import option_feedback
@@ -102,3 +102,20 @@ def test_s5_8_sizes_keep_three_figures_and_no_parentheses_follow_each_other():
     assert any(v.params["alpha_us"] >= 15 for v in vs)
     for v in vs:
         assert not re.search(r"\)\s*\(", flat(render_prompt(t, v))), v.seed
+
+
+def test_s5_5_job_2_records_the_roofline_slip_only_where_job_2_is_a_roofline_job():
+    # seed 42: job 2 is the 8,000-token prompt (compute); picking bandwidth recorded no code
+    t, vs = variants("intro-which-number-limits", [42, *range(40)])
+    kinds_seen = set()
+    for v in vs:
+        kind = v.params["kinds"][v.params["k2"]]
+        kinds_seen.add(kind)
+        for option in ("compute", "bandwidth", "capacity"):
+            if option == kind:
+                continue
+            grade = grade_part(t, v, "second", option)
+            roofline_slip = kind != "capacity" and option != "capacity"
+            expected = "memory-vs-compute-bound" if roofline_slip else None
+            assert grade.diagnosis == expected, (v.seed, kind, option, grade.diagnosis)
+    assert kinds_seen == {"compute", "bandwidth", "capacity"}
