@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from quizzes.engine import TemplateError, generate_variant, grade_part, parse_template
-from quizzes.engine import validate_template
+from quizzes.engine import (
+    TemplateError,
+    generate_variant,
+    grade_part,
+    parse_template,
+    validate_template,
+)
 
 TEMPLATE = """\
 slug: when-probe

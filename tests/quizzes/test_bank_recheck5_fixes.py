@@ -61,10 +61,13 @@ def test_s5_3_the_bf16_pick_when_fp32_is_the_key_names_fp32s_total_and_the_room(
         text = flat(option_feedback(t, v, "format", "bf16"))
         p = v.params
         total = p["kv"] + 4 * p["m"].params
-        shown = re.search(r"in fp32 the weights and cache take ([\d.,]+) (GB|TB) of the ([\d.,]+) (GB|TB)", text)
+        size = r"([\d.,]+) (GB|TB)"
+        shown = re.search(rf"in fp32 the weights and cache take {size} of the {size}", text)
         assert shown, text
-        assert abs(float(shown.group(1).replace(",", "")) * UNITS[shown.group(2)] / total - 1) < 0.01
-        assert abs(float(shown.group(3).replace(",", "")) * UNITS[shown.group(4)] / p["room"] - 1) < 0.01
+        fp32, room = (
+            float(shown.group(i).replace(",", "")) * UNITS[shown.group(i + 1)] for i in (1, 3)
+        )
+        assert abs(fp32 / total - 1) < 0.01 and abs(room / p["room"] - 1) < 0.01, text
 
 
 def test_s5_4_the_critical_batch_is_defined_in_words():
@@ -119,3 +122,10 @@ def test_s5_5_job_2_records_the_roofline_slip_only_where_job_2_is_a_roofline_job
             expected = "memory-vs-compute-bound" if roofline_slip else None
             assert grade.diagnosis == expected, (v.seed, kind, option, grade.diagnosis)
     assert kinds_seen == {"compute", "bandwidth", "capacity"}
+
+
+def test_s5_4_the_bound_question_is_not_nearly_always_memory():
+    # bank-rc5: memory was the key at 86.9% of 1,000 seeds, near the gate's 90%; 76.7% since
+    _, vs = variants("batched-decode-throughput", range(400))
+    memory = sum(v.answers["bound"] == ("memory",) for v in vs) / len(vs)
+    assert 0.6 < memory < 0.82, memory
