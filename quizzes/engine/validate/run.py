@@ -170,15 +170,19 @@ def _check_coverage(template: Template, failures: Collector) -> None:
 # (the sequence) and matching (the pairs) (`Checks.count_key`).
 FIXED_KEY_SHARE = 0.9
 
-# Templates the rule does not apply to, each with the reason. Only documentation examples that
-# no quiz uses belong here (tests/engine/test_fixed_key_rule.py holds them to that), so no
-# student ever meets a fixed key.
+# Templates the rule does not apply to, each with the reason. Only documentation examples (and
+# the kinds' starters that copy them) that no quiz uses belong here
+# (tests/engine/test_fixed_key_ordering.py holds them to that), so no student meets a fixed key.
 FIXED_KEY_EXEMPT = {
     "order-paths-by-bandwidth": (
         "docs/question-format.md's ordering example, in no quiz: the order is the chapter's "
         "staircase on every real server (a NIC port sits behind the GPU's PCIe link, PCIe is "
         "slower than the scale-up link, which is slower than HBM), so no plausible variant "
         "changes it"
+    ),
+    "new-ordering-question": (
+        "the studio's starter for the ordering kind (quizzes/engine/kinds/ordering/starter.yaml), "
+        "the same documentation example, in no quiz: an author replaces it before publishing"
     ),
 }
 
