@@ -166,32 +166,14 @@ def _check_coverage(template: Template, failures: Collector) -> None:
 
 # A part whose options carry the same key in more than this share of the variants teaches one
 # fact, not a judgement: a student who saw one variant knows the key of every other. The keys
-# are counted by the kinds whose answer is a choice among the author's ids: choice, ordering
-# (the sequence) and matching (the pairs) (`Checks.count_key`).
+# are counted by the kinds whose answer is a choice among the author's ids: choice and
+# matching (the pairs) (`Checks.count_key`; ordering not yet: its starter's order is fixed).
 FIXED_KEY_SHARE = 0.9
-
-# Templates the rule does not apply to, each with the reason. Only documentation examples (and
-# the kinds' starters that copy them) that no quiz uses belong here
-# (tests/engine/test_fixed_key_ordering.py holds them to that), so no student meets a fixed key.
-FIXED_KEY_EXEMPT = {
-    "order-paths-by-bandwidth": (
-        "docs/question-format.md's ordering example, in no quiz: the order is the chapter's "
-        "staircase on every real server (a NIC port sits behind the GPU's PCIe link, PCIe is "
-        "slower than the scale-up link, which is slower than HBM), so no plausible variant "
-        "changes it"
-    ),
-    "new-ordering-question": (
-        "the studio's starter for the ordering kind (quizzes/engine/kinds/ordering/starter.yaml), "
-        "the same documentation example, in no quiz: an author replaces it before publishing"
-    ),
-}
 
 
 def _check_fixed_keys(
     template: Template, option_keys: dict[str, Counter], failures: Collector
 ) -> None:
-    if template.slug in FIXED_KEY_EXEMPT:
-        return
     for part_id, counter in option_keys.items():
         total = sum(counter.values())
         if not total:
