@@ -160,3 +160,31 @@ def test_s4_5_the_fp8_checkpoint_size_is_named_as_the_whole_checkpoint():
         size = format_quantity(checkpoint_bytes(v.params["m"], "fp8"), "B")
         assert f"tables in 16 bits: {size}" not in text, v.seed
         assert f"the fp8 checkpoint takes {size} in all" in text, v.seed
+
+
+# -- bank-g's own sweep of the shown floors (ledger S4, "G-1") -------------------------------
+
+_SHOWN_FLOOR = re.compile(r"\\lfloor ([\d.,]+) \\rfloor\$?\s*=\s*\**([\d,]+)")
+
+
+def test_g1_every_floor_shown_in_a_solution_gives_the_count_beside_it():
+    # a quotient shown to four figures rounded up to the next whole number: paged seeds 38
+    # ("⌊193⌋ = 192") and 41 ("⌊207⌋ = 206"), decode-upgrade-choice seed 27 ("⌊219⌋ = 218")
+    for slug, seeds in (
+        ("paged-kv-reservation", [38, 41, *range(20)]),
+        ("decode-upgrade-choice", [27, *range(20)]),
+    ):
+        t, vs = variants(slug, seeds)
+        for v in vs:
+            shown = _SHOWN_FLOOR.findall(render_solution(t, v).replace("\n", " "))
+            assert shown, (slug, v.seed)
+            for quotient, count in shown:
+                assert math.floor(float(quotient.replace(",", ""))) == int(count), (slug, v.seed)
+
+
+def test_g1_the_paged_solution_divides_the_whole_bytes_the_prompt_prints():
+    t, vs = variants("paged-kv-reservation", [41, 3])
+    for v in vs:
+        text = flat(t, v)
+        cap, weights = whole(r"may use ([\d,]+) B", text), whole(r"weights take ([\d,]+) B", text)
+        assert f"= {cap - weights:,} B" in render_solution(t, v), v.seed
