@@ -178,9 +178,10 @@ def test_b05_1_the_napkin_is_on_chapter_04s_forecast_basis(text):
     assert f"the all-reduces add {n(100 * (costs[4] / without - 1), 2)}%" in t
     assert f"On eight GPUs it is {q(costs[8], 'USD')}" in t
     # chapter 04 prints the same four-GPU forecast
-    assert f"bf16 holds {batch} conversations at {q(without, 'USD')} per million" in text[
-        "04-precision.md"
-    ]
+    assert (
+        f"bf16 holds {batch} conversations at {q(without, 'USD')} per million"
+        in text["04-precision.md"]
+    )
 
 
 def test_b05_2_both_one_shot_kernels_are_named(text):
