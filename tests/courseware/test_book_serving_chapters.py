@@ -314,8 +314,8 @@ def test_4_3_quarot_configurations_are_named(text):
     t = text["04-precision.md"]
     assert "The abstract quoted in the authors' code repository" not in t
     # B04-6 (sixth pass): the configurations are rows of the accuracy table
-    assert "QuaRot, groups of 128 int4 / int4, int4 cache Llama-2-70B 3.32 3.61 +0.29" in t
-    assert "round to nearest int8 / int8, int8 cache Llama-2-70B 3.32 3.33 +0.01" in t
+    assert "QuaRot, g = 128 4 / 4, cache 4 Llama-2-70B 3.32 3.61 +0.29" in t
+    assert "round to nearest 8 / 8, cache 8 Llama-2-70B 3.32 3.33 +0.01" in t
 
 
 def test_4_4_the_t5_overflow_is_a_fine_tuning_report(text):

@@ -131,12 +131,12 @@ def test_b04_5_a_real_gptq_checkpoint_crosses_later(text):
 
 def test_b04_6_the_accuracy_evidence_is_one_table(text):
     t = text["04-precision.md"]
-    assert "method weights / activations model 16-bit quantized change" in t
-    assert "round to nearest int4 / 16-bit OPT-175B 8.34 10.54 +2.2" in t
-    assert "GPTQ int4 / 16-bit OPT-175B 8.34 8.37 +0.03" in t
-    assert "AWQ, groups of 128 int4 / 16-bit Llama-2-70B 3.32 3.41 +0.09" in t
-    assert "QuaRot int4 / int4, int4 cache Llama-2-70B 3.32 3.79 +0.47" in t
-    assert "(higher is better) 53.0 53.1 +0.1" in t
+    assert "method bits: weights / activations model 16-bit quantized change" in t
+    assert "round to nearest 4 / 16 OPT-175B 8.34 10.54 +2.2" in t
+    assert "GPTQ 4 / 16 OPT-175B 8.34 8.37 +0.03" in t
+    assert "AWQ, g = 128 4 / 16 Llama-2-70B 3.32 3.41 +0.09" in t
+    assert "QuaRot 4 / 4, cache 4 Llama-2-70B 3.32 3.79 +0.47" in t
+    assert "QLoRA, LoRA-tuned on nf4 nf4 / 16 LLaMA 7B-65B 53.0 53.1 +0.1" in t
     assert "Good 4-bit methods cost about a tenth to a fifth" not in t
 
 
