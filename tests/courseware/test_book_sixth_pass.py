@@ -205,3 +205,16 @@ def test_b05_4_the_tp_count_follows_the_query_heads_and_the_ffn(text):
         assert 64 % bad or 28672 % bad
     for good in (4, 8):
         assert not (64 % good or 28672 % good)
+
+
+def test_p03_7_a_thousand_requests_are_priced_in_one_table(text):
+    t = text["03-inference.md"]
+    batch = full_batch()
+    step = (2 * MATMUL8 + KV8 * 2500 * batch) / BANDWIDTH
+    per_second = physics.price("H100").dollars_per_hour / 3600 * 1e5  # cents, a thousand requests
+    colocated = per_second * 499 * step / batch
+    own = per_second * (2 * L8.params * 2000 / PEAK + 499 * step / batch)
+    forecast = colocated * BANDWIDTH / STREAM_H100
+    assert "prompts run floor, cents forecast, cents" in t
+    assert f"on GPUs of their own {n(own, 2)} " in t
+    assert f"in the decode passes' slack {n(colocated, 2)} {n(forecast, 2)}" in t
