@@ -45,7 +45,7 @@ _views: dict[str, list[float]] = {}
 
 
 def view_of(method: str, path: str) -> str:
-    """"METHOD namespace:url_name" of a request ("METHOD other" for a path no view answers)."""
+    """ "METHOD namespace:url_name" of a request ("METHOD other" for a path no view answers)."""
     try:
         match = resolve(path)  # the site's own URLconf, not a second copy of its patterns
     except Resolver404:

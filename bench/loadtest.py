@@ -385,7 +385,7 @@ def main(argv=None) -> int:
         "--prepared", action="store_true", help="--database-url was prepared by an earlier run"
     )
     parser.add_argument(
-        "--pg-port", type=int, default=None, help="the throwaway PostgreSQL's port (default: any free)"
+        "--pg-port", type=int, default=None, help="the throwaway PostgreSQL port (default: free)"
     )
     parser.add_argument(
         "--record",
