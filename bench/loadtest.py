@@ -377,7 +377,11 @@ def main(argv=None) -> int:
     parser.add_argument("--arrive", type=float, default=20.0, help="arrival window (s)")
     parser.add_argument("--exam", type=float, default=40.0, help="exam time after arrival (s)")
     parser.add_argument("--submit", type=float, default=15.0, help="submission window (s)")
-    parser.add_argument("--think", default="2,8", help="pause before each part, 'a,b' (s)")
+    parser.add_argument(
+        "--think",
+        default="20,60",
+        help="pause before each part, 'a,b' (s); a student's pace, as the load review's",
+    )
     parser.add_argument("--servers", type=int, default=1, choices=(1, 2))
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers per server")
     parser.add_argument("--database-url", default=None, help="default: a throwaway PostgreSQL")
