@@ -185,6 +185,8 @@ def run(args) -> int:
     run_id = uuid.uuid4().hex[:8]
     prefix, slug = f"lt-{run_id}-", f"loadtest-exam-{run_id}"
     load_at_start = os.getloadavg()
+    # The code the servers import now, not whatever the checkout holds when the run ends.
+    code = code_version()
     started = time.monotonic()
     with database(args.database_url, args.pg_port) as url:
         if not args.prepared:
@@ -275,7 +277,7 @@ def run(args) -> int:
     shutil.rmtree(answers, ignore_errors=True)
     problems = checks(out, run_data, verify, args.students)
     report = {
-        "code": code_version(),
+        "code": code,
         "students": args.students,
         "servers": args.servers,
         "workers": args.workers,

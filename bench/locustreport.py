@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from bench.loadtest import STEPS
 from bench.report import ms, num, table, verdict
 
 # The steps a student takes to arrive, in order (bench/loadtest.py's STEPS up to the first
@@ -40,7 +41,10 @@ per request inside the site's workers."""
 def _steps(run: dict) -> list[list[str]]:
     cpu = run.get("server_cpu_by_step", {})
     rows = []
-    for step, f in run["steps"].items():
+    for step in (*STEPS, "Aggregated"):
+        f = run["steps"].get(step)
+        if f is None:
+            continue
         server = cpu.get(step, {}).get("cpu_ms")
         rows.append(
             [
@@ -67,7 +71,7 @@ def _processes(run: dict) -> str:
             f"{seconds / cpu['seconds']:.2f}" if cpu["seconds"] else "–",
             f"{seconds / requests * 1000:.2f}" if requests else "–",
         ]
-        for role, seconds in cpu["cpu_s"].items()
+        for role, seconds in sorted(cpu["cpu_s"].items(), key=lambda kv: -kv[1])
     ]
     header = ["process", "CPU s", f"cores (of {cpu['cores']})", "CPU ms per request sent"]
     own = run.get("locust_cpu_s")
