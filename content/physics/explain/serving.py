@@ -8,7 +8,7 @@ from content.physics.catalog.dtypes import dtype
 from content.physics.catalog.links import link
 from content.physics.catalog.models import model
 from content.physics.explain._steps import Step
-from content.physics.explain._tex import frac, num, q, result
+from content.physics.explain._tex import frac, num, q, result, tex_number_text
 from content.physics.explain.memory import level_phrase, usable_steps
 from content.physics.inference import (
     _compute_peak,
@@ -46,6 +46,23 @@ def _weights_and_kv(m, dt, context, kv_dt):
     )
 
 
+def _whole_bytes(value: float) -> str:
+    return f"{tex_number_text(f'{round(value):,}')}\\ \\text{{B}}"
+
+
+def _whole_byte_floor(capacity: float, weights: float, per_sequence: float) -> str:
+    """⌊(M − W) / c⌋ over the whole byte counts a prompt prints, then the quotient cut (not
+    rounded) to two decimals, so the floor of the number shown is the count: four-figure sizes
+    gave "312.0" beside a count of 311 (the fourth bank re-check's S4-3)."""
+    spare, each = round(capacity) - round(weights), round(per_sequence)
+    division = frac(f"{_whole_bytes(capacity)} - {_whole_bytes(weights)}", _whole_bytes(each))
+    if spare < 0 or each < 1:
+        return f"\\left\\lfloor {division} \\right\\rfloor"
+    hundredths = spare * 100 // each
+    quotient = tex_number_text(f"{hundredths // 100:,}.{hundredths % 100:02d}")
+    return f"\\left\\lfloor {division} \\right\\rfloor = \\lfloor {quotient} \\rfloor"
+
+
 def max_batch_for_memory(m, acc, dt, context, devices, kv_dt, level, utilization):
     part = accelerator(acc)
     mdl, weights, per_sequence, steps = _weights_and_kv(m, dt, context, kv_dt)
@@ -54,7 +71,6 @@ def max_batch_for_memory(m, acc, dt, context, devices, kv_dt, level, utilization
     batch = _max_batch_for_memory(
         mdl, part, dt, context, devices, kv_dt, level=level, utilization=utilization
     )
-    spare = f"{q(capacity, 'B')} - {q(weights, 'B')}"
     steps[:0] = [
         *usable,
         Step(
@@ -67,9 +83,10 @@ def max_batch_for_memory(m, acc, dt, context, devices, kv_dt, level, utilization
     ]
     steps.append(
         Step(
-            "Sequences whose cache fits beside the weights",
+            "Sequences whose cache fits beside the weights (in whole bytes: sizes rounded to a "
+            "few figures can move the count)",
             "\\text{batch} = \\left\\lfloor \\frac{M - W}{c} \\right\\rfloor",
-            f"\\left\\lfloor {frac(spare, q(per_sequence, 'B'))} \\right\\rfloor",
+            _whole_byte_floor(capacity, weights, per_sequence),
             f"{batch} sequences" if weights <= capacity else "0 (the weights alone do not fit)",
         )
     )
