@@ -134,12 +134,10 @@ def block_points() -> list[tuple[str, float, None]]:
     decode_attention = decode_attention_intensity(m, "bf16")
     if abs(decode_attention - 1) > 0.05:
         raise ValueError(f"decode attention at {decode_attention} FLOP/byte: label it apart")
-    # The projections' intensities are whole numbers (b FLOPs per byte at batch b); integers
-    # print in full, so the chart agrees with the chapter's table (1,024, not 1,020: A02-6).
     points = [
-        ("decode: projections at batch 1, attention at any batch", projections // projections),
-        (f"decode, batch {b}: projections and MLP", b * projections // projections),
-        (f"prefill of {ctx:,}: projections and MLP", ctx * projections // projections),
+        ("decode: projections at batch 1, attention at any batch", projections / projections),
+        (f"decode, batch {b}: projections and MLP", b * projections / projections),
+        (f"prefill of {ctx:,}: projections and MLP", ctx * projections / projections),
         (f"prefill of {ctx:,}: attention, if L2 catches the re-reads", prefill_attention),
     ]
     return [(label, intensity, None) for label, intensity in points]
