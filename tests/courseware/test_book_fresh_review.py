@@ -64,7 +64,7 @@ def test_f01_m1_the_gpus_chapter_checks_its_recipe_against_gpt_fast(text):
 def test_f01_m1_the_roofline_napkin_says_its_times_are_the_recipes(text):
     roofline = text["02-roofline.md"]
     error = 1 / _recipe("A100") / GPT_FAST - 1
-    # A02-7 (fifth review): the napkin's times are the recipe scaled by this error, said in its lead.
+    # A02-7 (fifth review): the napkin's times are the recipe scaled by this error.
     assert (
         f"scaled by the recipe's error against gpt-fast's measured token, "
         f"{format_number(100 * error, 2)}%" in roofline

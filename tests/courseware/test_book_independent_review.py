@@ -58,7 +58,9 @@ def test_r00_i_every_part_needs_over_a_hundred_flops_per_byte_not_hundreds(text)
 def test_r00_m2_batching_divides_cost_only_while_contexts_are_short(text):
     intro = text["00-intro.md"]
     # A00-6 (fifth review): "short" is given its scale and capacity named as the third limit.
-    assert "divides the cost by nearly the batch size, as long as three limits stay far off" in intro
+    assert (
+        "divides the cost by nearly the batch size, as long as three limits stay far off" in intro
+    )
     assert "every step too: this model caches 512 KiB per token" in intro
 
 

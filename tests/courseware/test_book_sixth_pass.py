@@ -83,7 +83,10 @@ def test_a00_5_the_capacity_example_ends_on_two_gpus_and_p00_7_question_3_transf
     assert f"Llama-2-70B takes {q(checkpoint, 'B')}" in question
     assert f"the checkpoint fits, with {q(spare, 'B')} to spare" in question
     assert f"about {int(spare / KV70_PER_TOKEN / 1e3)} thousand tokens" in question
-    assert f"together: {int(spare // (4096 * KV70_PER_TOKEN))} conversations of 4,096 tokens" in question
+    assert (
+        f"together: {int(spare // (4096 * KV70_PER_TOKEN))} conversations of 4,096 tokens"
+        in question
+    )
     assert "An H200's driver reports" not in intro  # the old question 3 repeated the body
 
 
@@ -103,7 +106,11 @@ def test_p00_3_units_come_after_the_cost_thread_with_a_pointer_where_gib_first_a
     intro = text["00-intro.md"]
     order = [
         intro.index(h)
-        for h in ("From floor to forecast", "Memory capacity: the third number", "What a token costs")
+        for h in (
+            "From floor to forecast",
+            "Memory capacity: the third number",
+            "What a token costs",
+        )
     ]
     units = intro.index("Units and prefixes")
     assert order == sorted(order) and units > order[-1]
@@ -116,7 +123,10 @@ def test_a00_4_the_intro_roofline_carries_no_unexplained_overlay():
 
     chart = intro_chart()
     assert chart.ceilings == () and chart.slopes == ()
-    assert [p.label for p in chart.points] == ["one token of Llama-2-7B", "4,096 × 4,096 matrix product"]
+    assert [p.label for p in chart.points] == [
+        "one token of Llama-2-7B",
+        "4,096 × 4,096 matrix product",
+    ]
 
 
 # ---- Chapter 01 ------------------------------------------------------------------------------
@@ -166,7 +176,9 @@ def test_a01_7_p01_4_p01_5_reference_material_leaves_the_argument(text):
     assert "Hopper feeds the tensor cores from shared memory." in body
     # Sparsity is one rule with one sentence per regime, and no separate worked example.
     sparse = _between(body, "Dense and sparse peaks", "Idea 2:")
-    assert sparse.lstrip(" #").startswith('Use dense peaks: halve any figure marked "with sparsity".')
+    assert sparse.lstrip(" #").startswith(
+        'Use dense peaks: halve any figure marked "with sparsity".'
+    )
     assert "Worked example" not in sparse and "dense models nothing" not in gpus
     # By the numbers keeps the parts the chapter uses.
     numbers = _between(gpus, "By the numbers", "Key takeaways")
@@ -203,8 +215,9 @@ def test_a02_9_the_running_example_keeps_its_1024_tokens(text):
     flops = 4 * 1024 * 1024 * 128 * 32
     minimum = 4 * 1024 * 128 * 2 * 32
     time = flops / H100.peak("bf16")
-    assert f"{q(minimum, 'B')} {format_number(flops / minimum, 3)} compute-bound, {q(time, 's')}" in (
-        body
+    assert (
+        f"{q(minimum, 'B')} {format_number(flops / minimum, 3)} compute-bound, {q(time, 's')}"
+        in (body)
     )
     block = _between(roofline, "One block on the roofline", "Three regimes in one block")
     assert q(time, "s") in block
@@ -234,8 +247,9 @@ def test_p02_3_p02_4_softmax_and_prefill_attention_are_tables_with_their_formula
 def test_a02_4_the_on_chip_total_is_chapter_01s(text):
     registers, sram, l2 = 256 * 2**10, 256 * 2**10, 50 * 2**20
     total = 132 * (registers + sram) + l2
-    assert f"against an on-chip total of about {q(total, 'B')} on an H100, registers included" in (
-        text["02-roofline.md"]
+    assert (
+        f"against an on-chip total of about {q(total, 'B')} on an H100, registers included"
+        in (text["02-roofline.md"])
     )
     assert f"or {q(total, 'B')}:" in text["01-gpus.md"]
 

@@ -320,7 +320,9 @@ def test_01_the_napkin_of_one_token(text):
     time = LLAMA7_FP16 / STREAM_DOT_H100 + LLAMA7_KERNELS * NODE + GRAPH
     # A01-2/A01-5 (fifth review): the recipe is a step of the forecast's "how", and the table's
     # one time and one cost are the checked forecast: the recipe times its error on gpt-fast.
-    assert f"one CUDA graph of {LLAMA7_KERNELS} kernels, {q(time, 's')}. It deserves a check" in gpus
+    assert (
+        f"one CUDA graph of {LLAMA7_KERNELS} kernels, {q(time, 's')}. It deserves a check" in gpus
+    )
     assert "forecast the recipe × its error on gpt-fast's A100" in gpus
     a100_recipe = LLAMA7_FP16 / 1.75e12 + LLAMA7_KERNELS * NODE + GRAPH  # STREAM dot, ND A100 v4
     checked = time * (1 / a100_recipe / GPT_FAST)
