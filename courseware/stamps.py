@@ -31,6 +31,8 @@ _LOCK = threading.Lock()
 
 # The owners whose stamps a `batch()` raises when it ends, per stamp (None: no batch open).
 _batched: contextvars.ContextVar[dict | None] = contextvars.ContextVar("stamp_batch", default=None)
+# Set while `StampedQuerySet.bulk_update` runs the updates whose rows it raised already.
+_quiet: contextvars.ContextVar[bool] = contextvars.ContextVar("stamp_quiet", default=False)
 
 
 class Stamp:
@@ -203,12 +205,12 @@ def _watching(model) -> list[Stamp]:
 class StampedQuerySet(QuerySet):
     """The queryset (and, `as_manager()`, the manager) of every watched model: the writes that
     send no signal raise the stamps themselves, so no ORM path skips them. `update` raises the
-    owners of the rows it selects (found before it changes them); `bulk_update` goes through
-    `update`; `bulk_create` raises the owners of the rows it made."""
+    owners of the rows it selects (found before it changes them); `bulk_create` and
+    `bulk_update` the owners of the rows they are given."""
 
     def update(self, **fields):
         watching = _watching(self.model)
-        if not watching:
+        if not watching or _quiet.get():
             return super().update(**fields)
         with transaction.atomic(using=self.db, savepoint=False):
             for held in watching:
@@ -226,3 +228,18 @@ class StampedQuerySet(QuerySet):
         return made
 
     bulk_create.alters_data = True
+
+    def bulk_update(self, objs, fields, *args, **kwargs):
+        # The rows are at hand: their owners are read from them, and the `update`s Django
+        # makes of them inside raise nothing more.
+        objs = list(objs)
+        with transaction.atomic(using=self.db, savepoint=False):
+            for held in _watching(self.model):
+                held.raise_for(self.model, held.changing(self.model, objs, fields=fields))
+            token = _quiet.set(True)
+            try:
+                return super().bulk_update(objs, fields, *args, **kwargs)
+            finally:
+                _quiet.reset(token)
+
+    bulk_update.alters_data = True

@@ -10,8 +10,8 @@ the student's dates and the release policy are in the memo keys themselves.
 `STATISTICS`, a quiz's `QuizActivity.changes`: kept item and offering statistics
 (`services.instructor.statistics`, `offering_statistics`) are current while the counters they
 were computed at have not moved, so every grade change raises it: a graded response (not an
-unreadable one, which is no try), a variant's score, an attempt's score or status (and its
-deletion), an override.
+unreadable one, which is no try), a variant's score, an attempt's score (and its deletion), an
+override; an exam being graded counts once, when the task worker saves its score.
 
 `courseware.stamps` raises them from the ORM itself (signals, and the watched models'
 `StampedQuerySet`), in the writer's transaction; no service calls them. A workflow that writes
@@ -28,6 +28,7 @@ from quizzes.models import (
     QuizActivity,
     QuizItem,
     Response,
+    ResponseSource,
     ResponseStatus,
     SavedAnswer,
     ScoreOverride,
@@ -70,10 +71,8 @@ STATISTICS = caching.stamp(
     why="kept item and offering statistics are current while their quizzes' counters stand",
 )
 
-# The attempt's columns that are grades (its score, whether it is graded, submitted).
-_GRADE_COLUMNS = frozenset(
-    {"score", "max_score", "status", "awaiting_grading", "grading_queued_at", "is_late"}
-)
+# The attempt's columns that are its grade.
+_GRADE_COLUMNS = frozenset({"score", "max_score", "awaiting_grading"})
 
 
 def _attempts_at_items(rows):
@@ -89,8 +88,11 @@ def _not_new(row, created, fields) -> bool:
 
 
 def _a_grade(row, created, fields) -> bool:
-    """A graded response (an unreadable answer is no try and changes no statistic)."""
-    return not (created and row is not None and row.status == ResponseStatus.INVALID)
+    """A graded response: not an unreadable answer (no try, no statistic), nor an exam's grade
+    as the task worker stores it (the exam counts once, when its score is saved)."""
+    if not created or row is None:
+        return True
+    return row.status != ResponseStatus.INVALID and row.source != ResponseSource.EXAM
 
 
 def _a_score(row, created, fields) -> bool:
@@ -98,7 +100,11 @@ def _a_score(row, created, fields) -> bool:
 
 
 def _an_attempt_grade(row, created, fields) -> bool:
-    return not created and (fields is None or bool(fields & _GRADE_COLUMNS))
+    """A change of an attempt's grade; not of an exam waiting for the task worker (a deadline's
+    thousand submissions would queue on the quiz's counter row): it counts once graded."""
+    if created or (row is not None and row.grading_queued_at is not None):
+        return False
+    return fields is None or bool(fields & _GRADE_COLUMNS)
 
 
 def watch() -> None:

@@ -10,6 +10,7 @@ with SQL that no signal or queryset sees.
 from __future__ import annotations
 
 import ast
+import uuid
 from decimal import Decimal
 from pathlib import Path
 
@@ -21,7 +22,6 @@ from django.utils import timezone
 
 from courseware import caching
 from courseware.stamps import StampedQuerySet
-from quizzes import stamps
 from quizzes.models import (
     Attempt,
     QuizActivity,
@@ -153,7 +153,8 @@ def _response(variant, **fields) -> Response:
         "raw": "1 s",
         "status": ResponseStatus.INCORRECT,
         "score": 0.0,
-        "source": ResponseSource.EXAM,
+        "source": ResponseSource.CHECK,
+        "idempotency_key": uuid.uuid4().hex,
     }
     return Response(**(row | fields))
 
@@ -219,6 +220,8 @@ def test_an_unreadable_answer_and_an_exam_save_change_no_statistic(world):
     attempt, variant = world
     before = _statistics(attempt)
     _response(variant, status=ResponseStatus.INVALID, score=0.0, try_number=None).save()
+    # An exam's grade as the worker stores it counts when the exam's score is saved.
+    _response(variant, source=ResponseSource.EXAM, idempotency_key="").save()
     SavedAnswer.objects.create(variant=variant, part_id="t", raw="12")
     Attempt.objects.filter(pk=attempt.pk).update(last_activity_at=timezone.now())
     assert _statistics(attempt) == before
