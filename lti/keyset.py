@@ -20,7 +20,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from lti.models import PlatformKeySet
-from lti.network import session_for
+from lti.network import nested_too_deep, session_for
 from lti.refusals import Refused
 
 # Bounds on how long a fetched key set is used (seconds): even "no-cache" keeps it a minute
@@ -73,6 +73,8 @@ def _read(response: requests.Response, url: str) -> list:
         if len(body) > MAX_BYTES:
             detail = f"{url} sent more than {MAX_BYTES} bytes"
             raise Refused("keyset", claim="jwks", detail=detail)
+    if nested_too_deep(body):
+        raise Refused("keyset", claim="jwks", detail=f"{url} did not send a JSON key set")
     try:
         keys = json.loads(body)["keys"]
     except (ValueError, TypeError, KeyError, RecursionError):

@@ -23,6 +23,7 @@ MAX_ANSWER_BYTES once decompressed (a 200 KB gzip body inflated to 200 MB in mem
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 import threading
 import time
@@ -42,6 +43,10 @@ PLATFORM_DEADLINE = 30
 MAX_ANSWER_BYTES = 8 * 1024 * 1024
 # A platform redirecting a service call more than this is broken or hostile.
 MAX_REDIRECTS = 3
+# The services' JSON nests a few levels (a key set 3, a membership container 4, a score 2). An
+# answer nested deeper is refused before it is parsed: parsing it recurses towards Python's
+# limit, and anything the garbage collector finalises down there fails in its turn.
+MAX_JSON_DEPTH = 32
 
 
 class PlatformURLRefused(requests.RequestException):
@@ -171,6 +176,36 @@ def policy_for(registration) -> HostPolicy:
 
 class AnswerTooLarge(requests.RequestException):
     """An answer larger than MAX_ANSWER_BYTES once decompressed."""
+
+
+class AnswerTooDeep(requests.RequestException):
+    """An answer whose brackets nest deeper than MAX_JSON_DEPTH."""
+
+
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_A_BRACKET = bytes(sorted(set(range(256)) - set(b"[]{}")))
+
+
+def _peels_past(text: bytes, limit: int) -> bool:
+    """Keep only the brackets and peel the innermost pairs, a level or two a pass (each pass
+    is two scans in C): brackets still peeling after `limit` passes nest deeper than `limit`
+    (and surely deeper than 2 × `limit` levels is never needed to say so)."""
+    brackets = text.translate(None, _NOT_A_BRACKET)
+    for _ in range(limit):
+        peeled = brackets.replace(b"[]", b"").replace(b"{}", b"")
+        if not peeled or len(peeled) == len(brackets):
+            return False  # empty; or unbalanced, which the parser refuses by itself
+        brackets = peeled
+    return True
+
+
+def nested_too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether the JSON text's arrays and objects nest deeper than `limit` levels, found
+    without recursing. The brackets alone answer for almost every body; only a body they call
+    too deep is looked at again without its strings, so that a name of forty "[" in a roster
+    refuses nothing."""
+    body = bytes(body)
+    return _peels_past(body, limit) and _peels_past(_JSON_STRING.sub(b"", body), limit)
 
 
 class _PeerRefused(Exception):
@@ -340,6 +375,10 @@ def _read_bounded(response: requests.Response, call: _Call) -> None:
                 )
         if call.passed:  # shut at the deadline: what arrived is not the whole answer
             raise call.timeout()
+        if nested_too_deep(body):
+            raise AnswerTooDeep(
+                f"The LMS answered {response.url} with JSON nested deeper than {MAX_JSON_DEPTH}."
+            )
     except BaseException:
         response.close()
         raise

@@ -23,6 +23,7 @@ from lti_tool.models import LtiContext, LtiUser
 from courseware.models import Role
 from lti.launch import enrol, new_account, offering_role
 from lti.models import GradeSync, QuizLineItem
+from lti.network import nested_too_deep
 from lti.tool import PLATFORM_ERRORS, ToolServiceConnector, next_page
 
 MEMBERSHIP_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
@@ -78,6 +79,8 @@ def _page(session, token: str, url: str, deadline: float) -> tuple[list, str | N
             if time.monotonic() > deadline:  # the session cut it off (lti.network)
                 raise late from None
             raise
+        if nested_too_deep(body):
+            raise RosterError("The LMS's roster page is not a membership container.")
         try:
             members = json.loads(body)["members"]
         except (ValueError, TypeError, KeyError, RecursionError):
