@@ -95,12 +95,15 @@ class Stamp:
         else:  # ids now: the rows a subquery would go through may be gone when the batch ends
             pending.setdefault(self, set()).update(ids_of(owners))
 
-    def raise_query(self, model, queryset: QuerySet, fields) -> None:
-        """Raise the stamp of the owners of the rows `queryset` selects, before an update of
-        `fields` changes them."""
+    def changes_on_update(self, model, fields) -> bool:
+        """Whether an `update` of `fields` of `model`'s rows changes what this stamp's caches
+        show."""
         when = self._when.get(model)
-        if when is not None and not when(None, False, frozenset(fields)):
-            return
+        return when is None or when(None, False, frozenset(fields))
+
+    def raise_query(self, model, queryset: QuerySet) -> None:
+        """Raise the stamp of the owners of the rows `queryset` selects (before an update
+        changes them)."""
         path = getattr(self.watched[model], "path", None)
         if path is None:
             self.raise_for(model, list(queryset))
@@ -209,12 +212,13 @@ class StampedQuerySet(QuerySet):
     `bulk_update` the owners of the rows they are given."""
 
     def update(self, **fields):
-        watching = _watching(self.model)
-        if not watching or _quiet.get():
+        raising = [] if _quiet.get() else _watching(self.model)
+        raising = [held for held in raising if held.changes_on_update(self.model, fields)]
+        if not raising:  # no transaction of its own for an update that raises nothing
             return super().update(**fields)
         with transaction.atomic(using=self.db, savepoint=False):
-            for held in watching:
-                held.raise_query(self.model, self, fields)
+            for held in raising:
+                held.raise_query(self.model, self)
             return super().update(**fields)
 
     update.alters_data = True
