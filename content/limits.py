@@ -303,6 +303,7 @@ LIMITS: dict[str, Limits] = {
         draft_tokens=WHOLE_COUNT,
         draft_cost_ratio=QUANTITY,
         **_RUNNING,
+        draft_cache_ratio=FRACTION,
     ),
     # mixture of experts
     "expert_load_imbalance": Limits(tokens=COUNT, experts=COUNT, top_k=COUNT),
@@ -319,6 +320,7 @@ LIMITS: dict[str, Limits] = {
     # precision as deployed: weight formats with their scales, and what they buy
     "checkpoint_bytes": Limits(m=ENTRY, fmt=ENTRY),
     "decode_floor": Limits(m=ENTRY, acc=ENTRY, fmt=ENTRY),
+    "decode_flops_per_token": Limits(m=ENTRY),
     "decode_weight_bytes": Limits(m=ENTRY, fmt=ENTRY),
     "dynamic_range_binades": Limits(dt=ENTRY, subnormals=Flag()),
     "embedding_params": Limits(m=ENTRY),

@@ -68,6 +68,8 @@ def _decade_tick(at: float, value: float, compact: bool) -> dict:
 
 LEFT, RIGHT, TOP, BOTTOM = 92, 24, 28, 58
 _CHAR_WIDTH, _LABEL_HEIGHT = 6.4, 13
+# a point's label keeps this far from the roofline (half its 2.5-unit stroke, and a gap)
+_ROOF_CLEARANCE = 2.5
 
 
 @dataclass(frozen=True)
@@ -199,15 +201,47 @@ def _overlaps(box, boxes) -> bool:
     )
 
 
+def _crosses(box, segments, margin: float = _ROOF_CLEARANCE) -> bool:
+    """Whether a line segment ((x0, y0), (x1, y1)) of ``segments`` passes through ``box`` grown
+    by ``margin`` on every side (Liang-Barsky clipping)."""
+    bx, by, bw, bh = box
+    bx, by, bw, bh = bx - margin, by - margin, bw + 2 * margin, bh + 2 * margin
+    for (x0, y0), (x1, y1) in segments:
+        dx, dy = x1 - x0, y1 - y0
+        enter, leave = 0.0, 1.0
+        for p, q in ((-dx, x0 - bx), (dx, bx + bw - x0), (-dy, y0 - by), (dy, by + bh - y0)):
+            if p == 0:
+                if q < 0:
+                    break
+                continue
+            t = q / p
+            if p < 0:
+                enter = max(enter, t)
+            else:
+                leave = min(leave, t)
+            if enter > leave:
+                break
+        else:
+            return True
+    return False
+
+
 def _place_labels(
-    marks: list[dict], bounds: tuple[float, float, float, float], reserved: list[tuple]
+    marks: list[dict],
+    bounds: tuple[float, float, float, float],
+    reserved: list[tuple],
+    roof: Sequence[tuple[float, float]] = (),
 ) -> None:
-    """Put each label next to its point where it overlaps no other label, point or the edges.
+    """Put each label next to its point where it overlaps no other label, point or the edges,
+    and does not touch the roofline (``roof``, its corners).
 
     Points on the flat roof take labels below it; points on the slope below-right or above-left
-    of it, which keeps labels off the roofline itself.
+    of it.  A point just right of the ridge has the slope under its left side: its label moves
+    right before it moves down (the third bank re-check's S3-5 leftover).  Where no place is
+    clear of the roof, the first clear of the other labels is taken.
     """
     left, top, right, bottom = bounds
+    segments = list(zip(roof, roof[1:]))
     placed = list(reserved) + [(m["x"] - 5, m["y"] - 5, 10, 10) for m in marks]
     for mark in sorted(marks, key=lambda m: (m["x"], m["y"])):
         width = len(mark["label"]) * _CHAR_WIDTH
@@ -217,17 +251,29 @@ def _place_labels(
             candidates += [(x + 8, y + dy, "start") for dy in (29, 43, 57)]
             candidates += [(x - 8, y - dy, "end") for dy in (20, 34, 48)]
         else:
-            candidates = [(x, y + dy, "middle") for dy in (18, 32, 46, 60, 74)]
-            candidates += [(x + 8, y + dy, "start") for dy in (18, 32, 46)]
-        chosen = candidates[0]
+            # centred below, one row lower, else slid right just far enough (to below-right at
+            # most, or as far as the frame allows): both clear a slope under its left end
+            slid = [x - width / 2 + shift for shift in range(4, int(width / 2) + 9, 4)]
+            slid = [min(x0, right - width) for x0 in slid]
+            candidates = [(x, y + 18, "middle"), (x, y + 32, "middle")]
+            candidates += [(x0, y + 18, "start") for x0 in slid]
+            candidates += [(x, y + dy, "middle") for dy in (46, 60, 74)]
+            candidates += [(x + 8, y + dy, "start") for dy in (32, 46)]
+        boxes = []
         for tx, ty, anchor in candidates:
             x0 = {"start": tx, "end": tx - width, "middle": tx - width / 2}[anchor]
             box = (x0, ty - _LABEL_HEIGHT + 3, width, _LABEL_HEIGHT)
             inside = x0 >= left and x0 + width <= right and box[1] >= top and ty <= bottom
+            if anchor == "start" and not mark["memory_bound"]:
+                # a label slid along a row keeps a letter's gap to its neighbours, which would
+                # otherwise sit flush with it
+                box = (x0 - _CHAR_WIDTH, box[1], width + 2 * _CHAR_WIDTH, box[3])
             if inside and not _overlaps(box, placed):
-                chosen = (tx, ty, anchor)
-                placed.append(box)
-                break
+                boxes.append(((tx, ty, anchor), box))
+        clear = [spot for spot in boxes if not _crosses(spot[1], segments)]
+        chosen, box = (clear or boxes or [(candidates[0], None)])[0]
+        if box:
+            placed.append(box)
         mark["tx"], mark["ty"], mark["anchor"] = chosen
 
 
@@ -334,7 +380,7 @@ def _context(
         text = f"{name}: {format_quantity(bandwidth, 'B/s')} (measured)"
         slopes.append({"points": f"{x0},{y0} {x1},{y1}", "label": text, "at": at})
         reserved += _along(at, len(text) * _CHAR_WIDTH)
-    _place_labels(marks, (LEFT, TOP, plot_right, plot_bottom), reserved)
+    _place_labels(marks, (LEFT, TOP, plot_right, plot_bottom), reserved, roof)
     ceilings = _ceiling_lines(chart, marks, reserved, x_axis, y_axis, x_lo, plot_right)
     chart_id = _chart_id(chart, title)
     return {

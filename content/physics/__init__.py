@@ -154,6 +154,7 @@ from content.physics.overhead import (
 from content.physics.precision import (
     checkpoint_bytes,
     decode_floor,
+    decode_flops_per_token,
     decode_weight_bytes,
     dynamic_range_binades,
     embedding_params,
@@ -343,6 +344,7 @@ __all__ = [
     # precision as deployed
     "checkpoint_bytes",
     "decode_floor",
+    "decode_flops_per_token",
     "decode_weight_bytes",
     "dynamic_range_binades",
     "embedding_params",

@@ -30,7 +30,7 @@ from content.physics.catalog.links import link
 from content.physics.catalog.models import model
 from content.physics.inference import ModelLike, _compute_peak, kv_cache_bytes
 from content.physics.interconnect import LinkLike
-from content.physics.precision import decode_weight_bytes
+from content.physics.precision import decode_flops_per_token, decode_weight_bytes
 from content.physics.roofline import AcceleratorLike, DTypeLike
 
 ALLREDUCE_ALGORITHMS = ("ring", "tree", "in-switch", "one-shot")
@@ -201,7 +201,8 @@ def tensor_parallel_decode_time(
 ) -> float:
     """One decode step of ``batch`` sequences split by tensor parallelism over ``n`` GPUs:
 
-    max(bytes per GPU ÷ bandwidth, FLOPs per GPU ÷ peak) + 2 L × all-reduce(batch · d · b).
+    max(bytes per GPU ÷ bandwidth, FLOPs per GPU ÷ peak) + 2 L × all-reduce(batch · d · b),
+    the FLOPs those of the weights a pass multiplies (``precision.decode_flops_per_token``).
 
     Each GPU reads the bytes a decode pass reads (``precision.decode_weight_bytes``: the weights
     less the input embedding table, of which a step reads one row) ÷ n and its share of the KV
@@ -216,7 +217,7 @@ def tensor_parallel_decode_time(
     bytes_per_gpu = decode_weight_bytes(mdl, fmt) / n + kv_cache_bytes(mdl, context, fmt, batch) / (
         cache_share
     )
-    flops_per_gpu = 2 * mdl.active_params * batch / n
+    flops_per_gpu = decode_flops_per_token(mdl) * batch / n
     compute = max(bytes_per_gpu / part.memory_bandwidth, flops_per_gpu / _compute_peak(part, fmt))
     message = batch * mdl.d_model * fmt.bytes
     return compute + 2 * mdl.layers * allreduce_time(message, n, ln, algorithm, step_latency)

@@ -28,6 +28,7 @@ from content.physics.inference import (
     model_flops_per_token,
     weights_bytes,
 )
+from content.physics.precision import decode_flops_per_token, decode_weight_bytes
 from content.physics.roofline import (
     AcceleratorLike,
     DTypeLike,
@@ -215,10 +216,12 @@ def forecast_batch_generation_time(
     ``output_tokens`` out, on one ``acc``: one prefill (which emits the first token) plus
     output − 1 decode steps, each charged at measured ceilings.
 
-    Prefill: 2·P·prompt·batch FLOP against the weights' bytes; a decode step: 2·P·batch FLOP
-    against weights + the batch's KV cache (in ``kv_dt``, default ``dt``) at the mean context
-    of the steps, prompt + output ÷ 2 (exact for the bytes, which grow linearly).  FLOP/s is the
-    best measured matmul rate in ``rate_dt`` (default ``dt``; the A100's fp16 and bf16 share
+    Prefill: 2·P·prompt·batch FLOP against the weights' bytes (``inference.prefill_time``'s
+    count); a decode step: decode FLOPs per token × batch against the weights a pass reads
+    (``precision.decode_weight_bytes``, all but the input embedding table) + the batch's KV cache
+    (in ``kv_dt``, default ``dt``) at the mean context of the steps, prompt + output ÷ 2 (exact
+    for the bytes, which grow linearly): the decode count of chapter 03 and ``serving``.  FLOP/s
+    is the best measured matmul rate in ``rate_dt`` (default ``dt``; the A100's fp16 and bf16 share
     one tensor rate), bytes/s the STREAM dot rate.  ``overlap=True`` takes the larger of the two
     times per phase (the roofline's perfect overlap), ``False`` their sum (no overlap): a batch
     whose two times are close lands between them.  Attention FLOPs, launches, sampling and
@@ -233,7 +236,10 @@ def forecast_batch_generation_time(
     prefill = combine(per_token * prompt_tokens * batch / rate, weights / bandwidth)
     context = prompt_tokens + output_tokens / 2
     cache = kv_cache_bytes(m, context, kv_dt or dt, batch)
-    step = combine(per_token * batch / rate, (weights + cache) / bandwidth)
+    step = combine(
+        decode_flops_per_token(m) * batch / rate,
+        (decode_weight_bytes(m, dt) + cache) / bandwidth,
+    )
     return prefill + (output_tokens - 1) * step
 
 
@@ -251,7 +257,7 @@ def forecast_output_throughput(
 ) -> float:
     """Output tokens per second of a static batch, as serving benchmarks report it:
     batch × output ÷ ``forecast_batch_generation_time``.  Llama-2-7B in fp16 on an A100 SXM,
-    60 requests of 128 in and 2,048 out: 60 × 2048 ÷ 58.5 s ≈ 2,099 tokens/s."""
+    60 requests of 128 in and 2,048 out: 60 × 2048 ÷ 58.2 s ≈ 2,110 tokens/s."""
     seconds = forecast_batch_generation_time(
         m,
         acc,

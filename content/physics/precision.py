@@ -92,6 +92,16 @@ def decode_weight_bytes(m: ModelLike, fmt: FormatLike) -> float:
     return checkpoint_bytes(mdl, found) - table_bytes
 
 
+def decode_flops_per_token(m: ModelLike) -> float:
+    """FLOPs one token costs in a decode pass: 2 × the active parameters it multiplies, which
+    leaves out the input embedding table (a lookup reads one row and multiplies nothing).  The
+    FLOP count that goes with ``decode_weight_bytes``, so a pass's intensity at batch 1 is 2/b
+    (Kaplan et al.'s C ≈ 2N also leaves the embeddings out); ``model_flops_per_token`` is the
+    plainer 2 × active parameters."""
+    mdl = model(m)
+    return 2 * (mdl.active_params - embedding_params(mdl))
+
+
 def decode_floor(m: ModelLike, acc: AcceleratorLike, fmt: FormatLike) -> float:
     """Batch-1 decode floor in ``fmt``: ``decode_weight_bytes`` ÷ memory bandwidth (KV cache
     and dequantization left out)."""
@@ -147,15 +157,16 @@ def quantized_decode_step_time(
 ) -> float:
     """One decode step of ``batch`` sequences with weights stored in ``fmt`` and the cache in
     ``kv_dt``, split evenly over ``devices`` (communication left out: see ``collectives``):
-    max((decode_weight_bytes + KV) ÷ devices ÷ bandwidth, 2 · active params · batch ÷ devices ÷
-    peak), the peak of the compute format (``_compute_format``).  A format the part has no
+    max((decode_weight_bytes + KV) ÷ devices ÷ bandwidth, decode_flops_per_token · batch ÷
+    devices ÷ peak), the peak of the compute format (``_compute_format``): bytes and FLOPs both
+    leave out the input embedding table, which a pass only looks up.  A format the part has no
     rate for (fp4 before Blackwell) falls back to its 16-bit rate, as weights are dequantized."""
     if isinstance(batch, bool) or batch < 1 or isinstance(devices, bool) or devices < 1:
         raise ValueError("batch and devices must be at least 1")
     mdl, part, found = model(m), accelerator(acc), _resolve(fmt)
     read = decode_weight_bytes(mdl, found) + kv_cache_bytes(mdl, context, kv_dt, batch)
     compute = _compute_format(found, compute_dt)
-    flops = 2 * mdl.active_params * batch
+    flops = decode_flops_per_token(mdl) * batch
     return max(
         read / devices / part.memory_bandwidth,
         flops / devices / _compute_peak(part, compute),

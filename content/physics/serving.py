@@ -3,11 +3,14 @@ speculative decoding buys, how much of a pipeline sits idle, and the serving sys
 model: a request's latency, chunked prefill, paged and prefix-shared KV caches, and the balance
 of a prefill/decode-disaggregated deployment.
 
-Decode is modelled as in ``inference``: each step reads every weight and the whole KV cache of the
-batch once and does 2 FLOP per active parameter per sequence, at peak rates.  With ``devices`` > 1
-the weights and cache are split evenly and the devices' bandwidths and peaks add up
-(communication ignored).  Memory is the usable memory at a stated level (``memory.LEVELS``;
-"serving", vLLM's budget, by default).
+A decode pass reads the weights a pass reads (``precision.decode_weight_bytes``: every weight
+but the input embedding table, of which it reads one row per token) and the whole KV cache of the
+batch once, and does 2 FLOP per parameter it multiplies per token
+(``precision.decode_flops_per_token``), at peak rates: the count chapter 03 uses for its floors,
+so a helper's pass and the book's agree.  Memory fits count the whole checkpoint
+(``inference.weights_bytes``).  With ``devices`` > 1 the weights and cache are split evenly and
+the devices' bandwidths and peaks add up (communication ignored).  Memory is the usable memory at
+a stated level (``memory.LEVELS``; "serving", vLLM's budget, by default).
 """
 
 from __future__ import annotations
@@ -21,14 +24,21 @@ from content.physics.inference import (
     _FIT_TOLERANCE,
     ModelLike,
     _compute_peak,
-    decode_step_time,
     kv_cache_bytes,
-    model_flops_per_token,
     prefill_time,
     weights_bytes,
 )
 from content.physics.memory import DEFAULT_UTILIZATION, runtime_total_bytes, usable_memory_bytes
+from content.physics.precision import decode_flops_per_token, decode_weight_bytes
 from content.physics.roofline import AcceleratorLike, DTypeLike
+
+
+def _decode_pass_time(m, part, fmt, batch: int, context: float) -> float:
+    """One decode pass of ``batch`` sequences at ``context`` tokens on one device: max((decode
+    weight bytes + the batch's cache) ÷ bandwidth, decode FLOPs per token × batch ÷ peak)."""
+    read = decode_weight_bytes(m, fmt) + kv_cache_bytes(m, context, fmt, batch)
+    flops = decode_flops_per_token(m) * batch
+    return max(read / part.memory_bandwidth, flops / _compute_peak(part, fmt))
 
 
 def _check_devices(devices: int) -> None:
@@ -94,8 +104,9 @@ def max_batch_under_latency(
 ) -> int:
     """The largest batch whose decode step stays within ``target_step_s`` seconds.
 
-    Step time = max((weights + batch × KV per sequence) ÷ (devices × bandwidth),
-    2 × active params × batch ÷ (devices × peak)); both grow with the batch, so the answer is the
+    Step time = max((decode weight bytes + batch × KV per sequence) ÷ (devices × bandwidth),
+    decode FLOPs per token × batch ÷ (devices × peak)), the weights a pass reads (all but the
+    input embedding table) and the FLOPs it does; both grow with the batch, so the answer is the
     floor of the smaller of the two bounds; 0 when even the weights take longer than the target.
     Memory is not checked: the batch a server can run is the smaller of this and
     ``max_batch_for_memory``.
@@ -104,12 +115,12 @@ def max_batch_under_latency(
     if target_step_s <= 0:
         raise ValueError("target_step_s must be positive")
     part = accelerator(acc)
-    weights = weights_bytes(m, dt)
+    weights = decode_weight_bytes(m, dtype(dt))
     per_sequence = _kv_per_sequence(m, context, dt, kv_dt)
     bandwidth = part.memory_bandwidth * devices
     peak = _compute_peak(part, dtype(dt)) * devices
     by_memory = (target_step_s * bandwidth - weights) / per_sequence
-    by_compute = target_step_s * peak / model_flops_per_token(m)
+    by_compute = target_step_s * peak / decode_flops_per_token(m)
     bound = min(by_memory, by_compute)
     if bound < 0:
         return 0
@@ -179,13 +190,13 @@ def request_latency(
     context: float = 0,
 ) -> float:
     """Seconds from a request's arrival to its last token, with nothing queued:
-    prefill (which emits the first output token) + (output − 1) decode steps of the batch it
-    joins, each at ``decode_step_time(batch, context)``.
+    prefill (which emits the first output token) + (output − 1) decode passes of the batch it
+    joins, each reading the decode weight bytes and the batch's cache at ``context``.
 
     Time to first token is the first term, time per output token the step."""
     _check_tokens("output_tokens", output_tokens)
     _check_tokens("prompt_tokens", prompt_tokens)
-    step = decode_step_time(m, acc, dt, batch, context)
+    step = _decode_pass_time(m, accelerator(acc), dtype(dt), batch, context)
     return prefill_time(m, acc, dt, prompt_tokens) + (output_tokens - 1) * step
 
 
@@ -193,16 +204,17 @@ def free_prefill_chunk(
     m: ModelLike, acc: AcceleratorLike, dt: DTypeLike, batch: int = 1, context: float = 0
 ) -> float:
     """Prompt tokens a memory-bound decode step can absorb before it turns compute-bound:
-    the step's memory time × peak ÷ (2 · active params) − batch (0 if already compute-bound).
+    the step's memory time (decode weight bytes + the batch's cache) × peak ÷ decode FLOPs per
+    token − batch (0 if already compute-bound).
 
     Chunked prefill (Sarathi-Serve) adds at most this many prompt tokens to each step without
     slowing the users already being served."""
     _check_batch(batch)
     part, fmt = accelerator(acc), dtype(dt)
-    memory = (weights_bytes(m, fmt) + kv_cache_bytes(m, context, fmt, batch)) / (
+    memory = (decode_weight_bytes(m, fmt) + kv_cache_bytes(m, context, fmt, batch)) / (
         part.memory_bandwidth
     )
-    return max(0.0, memory * _compute_peak(part, fmt) / model_flops_per_token(m) - batch)
+    return max(0.0, memory * _compute_peak(part, fmt) / decode_flops_per_token(m) - batch)
 
 
 # The most steps `chunked_prefill_ttft` sums one by one.
@@ -220,8 +232,8 @@ def chunked_prefill_ttft(
 ) -> float:
     """Time to first token of a prompt fed ``chunk`` tokens per decode step of a running batch:
     the sum over ⌈prompt ÷ chunk⌉ steps of max(bytes ÷ bandwidth, FLOPs ÷ peak), where step i
-    reads the weights, the batch's caches and the i − 1 chunks of this prompt already cached,
-    and computes batch + chunk tokens.
+    reads the decode weight bytes, the batch's caches and the i − 1 chunks of this prompt already
+    cached, and computes batch + chunk tokens at the decode FLOPs per token.
 
     The new request pays with its first token; the users already served wait no longer while
     chunk ≤ ``free_prefill_chunk``.  The time is summed step by step, so the steps are capped
@@ -238,13 +250,13 @@ def chunked_prefill_ttft(
         )
     part, fmt = accelerator(acc), dtype(dt)
     peak = _compute_peak(part, fmt)
-    base = weights_bytes(m, fmt) + kv_cache_bytes(m, context, fmt, batch)
+    base = decode_weight_bytes(m, fmt) + kv_cache_bytes(m, context, fmt, batch)
     total = 0.0
     for i in range(steps):
         done = min(i * chunk, prompt_tokens)
         piece = min(chunk, prompt_tokens - done)
         read = base + kv_cache_bytes(m, done, fmt, 1)
-        flops = model_flops_per_token(m) * (batch + piece)
+        flops = decode_flops_per_token(m) * (batch + piece)
         total += max(read / part.memory_bandwidth, flops / peak)
     return total
 
@@ -295,12 +307,15 @@ def prefill_to_decode_gpu_ratio(
 ) -> float:
     """GPUs of prefill per GPU of decode that keep a disaggregated system balanced (DistServe,
     Splitwise): prefill GPU-seconds per request ÷ decode GPU-seconds per request =
-    prefill_time(prompt) ÷ ((output − 1) × decode_step_time(batch, context) ÷ batch).
+    prefill_time(prompt) ÷ ((output − 1) × decode pass(batch, context) ÷ batch), the pass
+    charged as every serving helper charges it (decode weight bytes and the batch's cache).
 
     Prefill is charged at one request per pass (compute-bound, so batching prompts does not
     shorten it); decode shares each step among the batch."""
     _check_tokens("output_tokens", output_tokens, minimum=2)
-    decode = (output_tokens - 1) * decode_step_time(m, acc, dt, batch, context) / batch
+    _check_batch(batch)
+    step = _decode_pass_time(m, accelerator(acc), dtype(dt), batch, context)
+    decode = (output_tokens - 1) * step / batch
     return prefill_time(m, acc, dt, prompt_tokens) / decode
 
 
@@ -313,21 +328,35 @@ def speculative_speedup_at_batch(
     draft_cost_ratio: float,
     batch: int = 1,
     context: float = 0,
+    draft_cache_ratio: float | None = None,
 ) -> float:
     """Speed-up of speculative decoding for a batch of ``batch`` sequences: expected tokens per
-    pass × plain step ÷ (verification step + k × c × plain step).
+    pass × plain pass ÷ (verification pass + k × draft step).
 
     The verification pass computes (k + 1) × batch positions while reading the weights and
-    caches once, max(bytes ÷ bandwidth, 2 · N_active · (k + 1) · batch ÷ peak); the draft costs
-    c plain steps per guess.  At batch 1 this is ``speculative_speedup``; past the critical batch
-    the verification pass is compute-bound and the gain fades, then turns into a loss."""
+    caches once: max(bytes ÷ bandwidth, decode FLOPs per token × (k + 1) × batch ÷ peak).  The
+    draft's cost c (``draft_cost_ratio``) is its share of an empty pass: its weights ÷ the
+    weights a pass reads, and its FLOPs likewise.  Its cache is its own: each draft step reads
+    ``draft_cache_ratio`` of the batch's cache (1 ÷ layers for a one-layer draft head such as an
+    MTP module or EAGLE's; by default c, a draft shaped like a small copy of the model).  So the
+    draft step is max((c × weights + f × cache) ÷ bandwidth, c × FLOPs ÷ peak): a long cache
+    lengthens the model's pass far more than the draft's, and speculation gains from it.  At
+    batch 1 and no context this is ``speculative_speedup``; past the critical batch the
+    verification pass is compute-bound and the gain fades, then turns into a loss."""
     if draft_cost_ratio < 0:
         raise ValueError("draft_cost_ratio must not be negative")
+    if draft_cache_ratio is not None and not 0 <= draft_cache_ratio <= 1:
+        raise ValueError("draft_cache_ratio must be between 0 and 1")
     _check_batch(batch)
     expected = speculative_expected_tokens(acceptance_rate, draft_tokens)
     part, fmt = accelerator(acc), dtype(dt)
-    plain = decode_step_time(m, part, fmt, batch, context)
-    read = weights_bytes(m, fmt) + kv_cache_bytes(m, context, fmt, batch)
-    flops = model_flops_per_token(m) * (draft_tokens + 1) * batch
-    verify = max(read / part.memory_bandwidth, flops / _compute_peak(part, fmt))
-    return expected * plain / (verify + draft_tokens * draft_cost_ratio * plain)
+    c = draft_cost_ratio
+    f = c if draft_cache_ratio is None else draft_cache_ratio
+    weights = decode_weight_bytes(m, fmt)
+    cache = kv_cache_bytes(m, context, fmt, batch)
+    flops = decode_flops_per_token(m) * batch
+    peak = _compute_peak(part, fmt)
+    plain = max((weights + cache) / part.memory_bandwidth, flops / peak)
+    verify = max((weights + cache) / part.memory_bandwidth, flops * (draft_tokens + 1) / peak)
+    draft = max((c * weights + f * cache) / part.memory_bandwidth, c * flops / peak)
+    return expected * plain / (verify + draft_tokens * draft)

@@ -17,6 +17,9 @@ from tests.courseware.book_text import chapter_text, q
 
 # Llama-2-7B's config.json: 32 layers, 32 heads of 128 (no GQA); fp16 is 2 bytes.
 PARAMS = physics.model("llama-2-7b").params
+# A decode step reads every weight but the input embedding table (32,000 × 4,096) and multiplies
+# by the same weights (fifth review, B03-3): the count of chapter 03's floors.
+MATMUL_PARAMS = PARAMS - 32000 * 4096
 KV_PER_TOKEN = 2 * 32 * 32 * 128 * 2
 A100_STREAM_DOT = 1.75e12  # Azure's benchmarking guide
 A100_BEST_MATMUL = 271e12  # Bekman's maximum achievable matmul, bf16 (fp16 runs at the same rate)
@@ -28,10 +31,10 @@ STATED_ERROR = 0.10
 def forecast(batch, prompt, out, *, overlap=True):
     """Prefill plus out - 1 decode steps at the mean context, each phase max (or sum) of times."""
     join = max if overlap else (lambda a, b: a + b)
-    weights = 2 * PARAMS
-    prefill = join(2 * PARAMS * prompt * batch / A100_BEST_MATMUL, weights / A100_STREAM_DOT)
+    prefill = join(2 * PARAMS * prompt * batch / A100_BEST_MATMUL, 2 * PARAMS / A100_STREAM_DOT)
     cache = KV_PER_TOKEN * (prompt + out / 2) * batch
-    step = join(2 * PARAMS * batch / A100_BEST_MATMUL, (weights + cache) / A100_STREAM_DOT)
+    read = 2 * MATMUL_PARAMS + cache
+    step = join(2 * MATMUL_PARAMS * batch / A100_BEST_MATMUL, read / A100_STREAM_DOT)
     return batch * out / (prefill + (out - 1) * step)
 
 
@@ -118,7 +121,7 @@ def test_the_precision_napkin_forecasts_each_pass_from_its_parts_stream_fraction
 def test_exercise_9_forecasts_the_prefill_heavy_row(inference):
     batch, prompt, out = 52, 2048, 128
     prefill = 2 * PARAMS * prompt * batch / A100_BEST_MATMUL
-    step = (2 * PARAMS + KV_PER_TOKEN * (prompt + out / 2) * batch) / A100_STREAM_DOT
+    step = (2 * MATMUL_PARAMS + KV_PER_TOKEN * (prompt + out / 2) * batch) / A100_STREAM_DOT
     share = prefill / (prefill + (out - 1) * step)
     assert 0.4 < share < 0.6  # "each ceiling sets half the run"
     assert f"Prefill takes {format_number(100 * share, 2)}% of the time and decode the rest" in (

@@ -52,7 +52,8 @@ def serving_batch(context: float, kv_bytes: int = 2) -> int:
 
 
 def latency_batch(step_s: float, kv_bytes: int = 2) -> int:
-    return math.floor((step_s * BANDWIDTH - 2 * L8.params) / (KV8 * kv_bytes * 2500))
+    # the bytes a decode pass reads, not the checkpoint (sixth pass, B03-3)
+    return math.floor((step_s * BANDWIDTH - DECODE8) / (KV8 * kv_bytes * 2500))
 
 
 # ---- G03-E1: the draft head reads the output head too -----------------------------------------
@@ -62,7 +63,8 @@ def test_g03_e1_the_draft_heads_cost_counts_the_output_head(text):
     t = text["03-inference.md"]
     layer = physics.layer_params(L8)
     head = L8.vocab_size * L8.d_model
-    c = (layer + head + 2 * L8.d_model**2) / L8.params
+    # the draft's share of the weights a pass reads (sixth pass: decode bytes, B03-2/B03-3)
+    c = (layer + head + 2 * L8.d_model**2) / (L8.params - head)
     assert "so $c \\approx 1/" not in t
     # P03-6: c computed from bytes, with no naive estimate to correct.
     assert f"c ≈ {n(c, 2)} : with a vocabulary this large, the head, not the layer" in t
@@ -81,15 +83,15 @@ def test_g03_m1_the_bill_names_its_prefill_assumption_and_the_colocated_cost(tex
     assert "The prefill has the GPU to itself;" not in t
     assert "as if it had the GPU to itself, as it does on the prefill GPUs of a disaggregated" in t
     batch = serving_batch(2500)
-    memory_time = (2 * L8.params + KV8 * 2 * 2500 * batch) / BANDWIDTH
-    free = memory_time * PEAK / (2 * L8.params) - batch
+    # the slack of a pass that reads the decode bytes and multiplies by the same weights
+    memory_time = (DECODE8 + KV8 * 2 * 2500 * batch) / BANDWIDTH
+    free = memory_time * PEAK / DECODE8 - batch
     needed = 2000 * batch / 499
     assert needed < free  # the verdict the text prints
-    # The book prints whole numbers to three significant figures (1169.6 as 1170).
-    assert f"each pass has room for {format_number(free, 3)} prompt tokens" in t
+    # The book prints the count as a whole number.
+    assert f"each pass has room for {round(free)} prompt tokens" in t
     assert f"must prefill only {format_number(needed, 3)} prompt tokens per pass" in t
-    # The chunk's slack comes from the serving helper (whole checkpoint); the bill from the
-    # bytes a decode pass reads.
+    # The chunk's slack and the bill both charge the bytes a decode pass reads.
     decode_time = (DECODE8 + KV8 * 2 * 2500 * batch) / BANDWIDTH
     cents = 1e5 * physics.price("H100").dollars_per_hour / 3600 * 499 * decode_time / batch
     assert f"a thousand requests cost about {n(cents, 2)} cents, the decode passes alone" in t
@@ -99,7 +101,7 @@ def test_g03_m1_the_bill_names_its_prefill_assumption_and_the_colocated_cost(tex
 
 
 def _streamed_batch(kv_bytes: int = 2) -> int:
-    return math.floor((25e-3 * STREAM_H100 - 2 * L8.params) / (KV8 * kv_bytes * 2500))
+    return math.floor((25e-3 * STREAM_H100 - DECODE8) / (KV8 * kv_bytes * 2500))
 
 
 def test_g03_m2_the_fp8_cache_verdict_is_computed_for_both_kernels(text):
@@ -196,10 +198,11 @@ def test_g05_m1_more_gpus_buy_cheaper_tokens_while_weights_fill_memory(text):
         compute = (read / gpus + KV70 * 2 * 4096 * batch / min(gpus, 8)) / BANDWIDTH
         message = batch * L70.d_model * 2
         in_switch = 2 * alpha + message / 450e9  # two steps, each GPU moves the buffer once
-        step = compute + 2 * L70.layers * in_switch
+        # sixth pass (B05-1): chapter 04's forecast basis, the floor over the STREAM fraction
+        step = compute * BANDWIDTH / STREAM_H100 + 2 * L70.layers * in_switch
         costs[gpus] = gpus * physics.price("H100").dollars_per_hour / 3600 / (batch / step) * 1e6
     assert f"costs {q(costs[4], 'USD')} per million output tokens on four GPUs" in t
-    assert f"and {q(costs[8], 'USD')} on eight" in t
+    assert f"On eight GPUs it is {q(costs[8], 'USD')}" in t
     assert costs[8] < costs[4]
     assert f"their tokens are {format_number(100 * (1 - costs[8] / costs[4]), 2)}% cheaper" in t
 
@@ -233,7 +236,7 @@ def test_g03_i5_the_batch_of_64_is_explained_and_the_fleet_ratio_given_at_184(te
     assert "This section and the next follow a latency-tuned server: it runs a batch of 64" in t
     assert "(This section and the next run a batch of 64" not in t
     batch = serving_batch(2500)
-    step = (2 * L8.params + KV8 * 2 * 2500 * batch) / BANDWIDTH
+    step = (DECODE8 + KV8 * 2 * 2500 * batch) / BANDWIDTH
     ratio = (2 * L8.params * 2000 / PEAK) / (499 * step / batch)
     assert f"({n(ratio, 2)} at the memory-limited batch of {batch}" in t
 

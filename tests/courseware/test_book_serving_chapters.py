@@ -206,8 +206,9 @@ def test_3_2_chunking_moves_the_cost_to_the_newcomers_first_token(text):
     total = 0.0
     for i in range(4):  # 2,000 tokens in chunks of 512, beside 64 sequences of 2,500
         piece = min(512, 2000 - 512 * i)
-        read = weights("llama-3-8b", 2) + (64 * 2500 + 512 * i) * 131072
-        flops = 2 * physics.model("llama-3-8b").params * (64 + piece)
+        # the bytes a decode pass reads and the weights it multiplies by (sixth pass, B03-3)
+        read = decode_weights("llama-3-8b", 2) + (64 * 2500 + 512 * i) * 131072
+        flops = 2 * decode_weights("llama-3-8b", 1) * (64 + piece)
         total += max(read / part.memory_bandwidth, flops / part.peak("bf16"))
     assert "its first token arrives after " + q(total, "s", 2) in t
     assert "Chunking trades the new request's time to first token" in t
@@ -271,7 +272,10 @@ def test_speculation_follows_the_acceptance_arithmetic_and_the_measurement(text)
     assert f"gives {n(1 + low)} to {n(1 + high)} tokens per pass" in t  # k = 1: E = 1 + a
     # The draft reads a layer, a 2d x d projection and the shared output head (review 03-E1).
     m = physics.model("llama-3-8b")
-    c = (physics.layer_params(m) + m.vocab_size * m.d_model + 2 * m.d_model**2) / m.params
+    # c is the draft's share of the weights a pass reads (sixth pass, B03-2)
+    c = (physics.layer_params(m) + m.vocab_size * m.d_model + 2 * m.d_model**2) / (
+        m.params - m.vocab_size * m.d_model
+    )
     assert "one user gets " + n((1 + low) / (c + 1)) + "×" in t
     assert "Long contexts change the verdict" in t
 
@@ -282,7 +286,8 @@ def test_prefix_caching_and_disaggregation_are_priced(text):
     params = physics.model("llama-3-8b").params
     assert q(2 * params * 500 / peak, "s", 2) + " instead of" in t
     prefill = 2 * params * 2000 / peak
-    decode = 499 * step("llama-3-8b", "H100", 64, 2500) / 64
+    decode = 499 * decode_step("llama-3-8b", "H100", 64, 2500) / 64
+    assert "take " + q(decode, "s", 2) + " of a decode GPU" in t
     assert "runs about " + n(prefill / decode, 2) + " prefill GPUs per decode GPU" in t
     hits = physics.published("deepseek-cached-input-tokens").value
     assert pct(hits / physics.published("deepseek-input-tokens").value, 3) in t
@@ -301,15 +306,16 @@ def test_4_1_gptq_is_symmetric_but_stores_zero_points(text):
 def test_4_2_llm_int8_is_a_memory_method_not_a_speed_method(text):
     t = text["04-precision.md"]
     assert "Eight-bit weights have been regarded as essentially lossless ever since" not in t
-    assert "It does not buy speed" in t
+    assert "does not buy speed" in t
     assert "LLM.int8() saves memory, not time" in t
 
 
 def test_4_3_quarot_configurations_are_named(text):
     t = text["04-precision.md"]
     assert "The abstract quoted in the authors' code repository" not in t
-    assert "with groups of 128, 3.61, a loss of 0.29" in t
-    assert "At 8 bits throughout, plain rounding was lossless (3.33)" in t
+    # B04-6 (sixth pass): the configurations are rows of the accuracy table
+    assert "QuaRot, g = 128 4 / 4, cache 4 Llama-2-70B 3.32 3.61 +0.29" in t
+    assert "round to nearest 8 / 8, cache 8 Llama-2-70B 3.32 3.33 +0.01" in t
 
 
 def test_4_4_the_t5_overflow_is_a_fine_tuning_report(text):
@@ -427,7 +433,9 @@ def test_5_2_deepseeks_experts_run_near_their_critical_batch(text):
     speed = (20 + 22) / 2
     per_unit = 18 * 14.8e3 / speed
     per_expert = per_unit * 8 / (256 + 32)
-    assert "Each routed expert then sees about " + n(per_expert, 2) + " tokens per pass" in t
+    # B05-3 (sixth pass): per expert slot, both micro-batches together, one token per pass
+    assert "each slot then sees about " + n(per_expert, 2) + " tokens per pass" in t
+    assert "each micro-batch carries half, " + n(per_expert / 2, 2) in t
     comm = 58 * (192e-6 + 369e-6)
     assert "all-to-all in total " + q(comm, "s", 2) in t  # P05-2: the pass budget table
 

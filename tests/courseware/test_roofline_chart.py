@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -216,3 +217,74 @@ def test_a_compact_chart_is_narrow_with_short_labels_and_the_book_chart_is_uncha
     wide = roofline_chart_html(chart)
     assert 'viewBox="0 0 760 460"' in wide and ">1000<" in wide and "exponent" not in wide
     assert "3.35 TB/s memory bandwidth" in wide and "ridge point 295 FLOP/byte" in wide
+
+
+# -- the question figure of roofline-read-two-kernels (compact) ----------------------------------
+
+
+def _question_charts():
+    """The compact chart of each (accelerator, side) that ``roofline-read-two-kernels`` draws,
+    through its figure drawer, as the attempt page draws it."""
+    from pathlib import Path
+
+    import content
+    from courseware.charts import COMPACT_HEIGHT, COMPACT_WIDTH, _context, roofline_of
+    from quizzes.engine import generate_variant, load_template_file
+    from quizzes.engine.figures import draw_figure
+
+    questions = Path(content.__file__).resolve().parent / "questions"
+    t = load_template_file(
+        questions / "roofline" / "roofline-read-two-kernels.yaml", root=questions.parent
+    )
+    charts = {}
+    for seed in range(120):
+        v = generate_variant(t, seed)
+        key = (v.params["acc"].name, v.params["n"])
+        if key in charts:
+            continue
+        d = draw_figure(t, v)
+        chart = roofline_of(d.accelerator, d.dtype, d.peak, d.bandwidth, d.points)
+        charts[key] = _context(
+            chart,
+            d.title,
+            x_range=d.x_range,
+            y_range=d.y_range,
+            values=d.values,
+            width=COMPACT_WIDTH,
+            height=COMPACT_HEIGHT,
+        )
+    return charts
+
+
+def _gap_to_line(box, line) -> float:
+    """The least distance from ``box`` to the polyline ``line``, sampled every 0.2 units."""
+    x0, y0, w, h = box
+    least = math.inf
+    for (ax, ay), (bx, by) in zip(line, line[1:]):
+        steps = max(1, int(math.hypot(bx - ax, by - ay) / 0.2))
+        for i in range(steps + 1):
+            px, py = ax + (bx - ax) * i / steps, ay + (by - ay) * i / steps
+            dx = max(x0 - px, 0, px - (x0 + w))
+            dy = max(y0 - py, 0, py - (y0 + h))
+            least = min(least, math.hypot(dx, dy))
+    return least
+
+
+def test_the_question_chart_labels_keep_off_the_roofline():
+    # the third bank re-check's S3-5 leftover: at A100 n=1024 (seeds 20, 29, ...) the matmul's
+    # label, centred under a point just right of the ridge, ran across the slope
+    from courseware.charts import _CHAR_WIDTH, _LABEL_HEIGHT
+
+    charts = _question_charts()
+    assert len(charts) >= 15 and ("A100 SXM 80 GB", 1024) in charts
+    for key, ctx in charts.items():
+        line = [tuple(map(float, corner.split(","))) for corner in ctx["roof"].split()]
+        plot = ctx["plot"]
+        for m in ctx["marks"]:
+            width = len(m["label"]) * _CHAR_WIDTH
+            x0 = {"start": m["tx"], "end": m["tx"] - width, "middle": m["tx"] - width / 2}
+            box = (x0[m["anchor"]], m["ty"] - _LABEL_HEIGHT + 3, width, _LABEL_HEIGHT)
+            # half the roof's 2.5-unit stroke and a visible gap
+            assert _gap_to_line(box, line) >= 2, (key, m["label"])
+            assert plot["left"] <= box[0] and box[0] + width <= plot["right"], (key, m["label"])
+            assert _distance(m, box) <= 40, (key, m["label"])

@@ -188,7 +188,9 @@ def test_batch_generation_is_prefill_plus_decode_steps_at_measured_ceilings():
     rate = physics.achievable_flops("A100", "bf16")
     prefill = max(per_token * 128 * 60 / rate, weights / bandwidth)
     cache = physics.kv_cache_bytes("llama-2-7b", 128 + 2048 / 2, "fp16", 60)
-    step = max(per_token * 60 / rate, (weights + cache) / bandwidth)
+    # a decode step reads the weights a pass reads and multiplies by them (not the lookup table)
+    read = physics.decode_weight_bytes("llama-2-7b", "fp16") + cache
+    step = max(physics.decode_flops_per_token("llama-2-7b") * 60 / rate, read / bandwidth)
     seconds = physics.forecast_batch_generation_time(
         "llama-2-7b", "A100", "fp16", 60, 128, 2048, rate_dt="bf16"
     )

@@ -9,6 +9,7 @@ from content.physics import (
     accelerator,
     checkpoint_bytes,
     decode_floor,
+    decode_flops_per_token,
     decode_weight_bytes,
     dtype,
     dynamic_range_binades,
@@ -180,14 +181,14 @@ def test_quantized_steps_compute_in_the_format_the_tensor_cores_use():
     # Large batch: 4-bit weights compute in bf16, fp8 weights in fp8 (twice the peak).
     int4 = quantized_decode_step_time(mdl, "H100", "gptq-int4-g128", 256)
     fp8 = quantized_decode_step_time(mdl, "H100", "fp8", 256)
-    assert int4 == pytest.approx(2 * mdl.active_params * 256 / h100.peak("bf16"))
+    assert int4 == pytest.approx(decode_flops_per_token(mdl) * 256 / h100.peak("bf16"))
     assert fp8 < int4
     # NVFP4 on a B200 multiplies in fp4; on an H100 it falls back to bf16.
     b200 = quantized_decode_step_time(mdl, "B200", "nvfp4", 4096)
     assert b200 == pytest.approx(
         max(
             decode_weight_bytes(mdl, "nvfp4") / accelerator("B200").memory_bandwidth,
-            2 * mdl.active_params * 4096 / accelerator("B200").peak("fp4"),
+            decode_flops_per_token(mdl) * 4096 / accelerator("B200").peak("fp4"),
         )
     )
     # Devices split bytes and FLOPs; the cache counts in its own format.

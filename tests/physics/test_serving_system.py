@@ -17,8 +17,10 @@ from content.physics import (
     cost_per_million_output_tokens,
     cost_per_million_tokens,
     critical_batch_size,
+    decode_flops_per_token,
     decode_step_time,
     decode_tokens_per_second,
+    decode_weight_bytes,
     free_prefill_chunk,
     kv_cache_bytes,
     model_flops_per_token,
@@ -26,13 +28,13 @@ from content.physics import (
     prefill_time,
     prefill_to_decode_gpu_ratio,
     prefix_cache_prefill_time,
+    quantized_decode_step_time,
     request_cost,
     request_latency,
     reserved_kv_waste_fraction,
     source,
     speculative_speedup,
     speculative_speedup_at_batch,
-    weights_bytes,
 )
 
 M, ACC, DT = "llama-2-7b", "H100", "bf16"
@@ -40,7 +42,7 @@ M, ACC, DT = "llama-2-7b", "H100", "bf16"
 
 def test_a_request_is_its_prefill_then_one_step_fewer_than_its_tokens():
     # The prefill pass emits the first token (review 3.5): 500 tokens need 499 decode steps.
-    step = decode_step_time(M, ACC, DT, 64, 1024)
+    step = quantized_decode_step_time(M, ACC, DT, 64, 1024)
     got = request_latency(M, ACC, DT, 2000, 500, 64, 1024)
     assert got == pytest.approx(prefill_time(M, ACC, DT, 2000) + 499 * step)
     assert request_latency(M, ACC, DT, 2000, 1) == pytest.approx(prefill_time(M, ACC, DT, 2000))
@@ -48,8 +50,8 @@ def test_a_request_is_its_prefill_then_one_step_fewer_than_its_tokens():
 
 def test_the_free_chunk_fills_the_step_to_its_memory_time():
     chunk = free_prefill_chunk(M, ACC, DT, 64, 1024)
-    memory = decode_step_time(M, ACC, DT, 64, 1024)
-    compute = model_flops_per_token(M) * (64 + chunk) / accelerator(ACC).peak(DT)
+    memory = quantized_decode_step_time(M, ACC, DT, 64, 1024)
+    compute = decode_flops_per_token(M) * (64 + chunk) / accelerator(ACC).peak(DT)
     assert compute == pytest.approx(memory)
     # A step already past the critical batch absorbs nothing.
     assert free_prefill_chunk(M, ACC, DT, 400) == 0
@@ -58,7 +60,7 @@ def test_the_free_chunk_fills_the_step_to_its_memory_time():
 def test_chunking_moves_the_cost_to_the_new_request_first_token():
     whole = prefill_time(M, ACC, DT, 2000)
     chunked = chunked_prefill_ttft(M, ACC, DT, 2000, 256, 64, 1024)
-    step = decode_step_time(M, ACC, DT, 64, 1024)
+    step = quantized_decode_step_time(M, ACC, DT, 64, 1024)
     # Eight chunks, each at least one memory-bound step: about 8 x 14.3 ms against 27 ms whole.
     assert chunked >= 8 * step
     assert chunked > 3 * whole
@@ -68,8 +70,8 @@ def test_chunking_moves_the_cost_to_the_new_request_first_token():
 
 def test_one_chunk_holding_the_whole_prompt_is_one_fused_step():
     t = chunked_prefill_ttft(M, ACC, DT, 2000, 2000, 64, 1024)
-    flops = model_flops_per_token(M) * (64 + 2000) / accelerator(ACC).peak(DT)
-    assert t == pytest.approx(max(decode_step_time(M, ACC, DT, 64, 1024), flops))
+    flops = decode_flops_per_token(M) * (64 + 2000) / accelerator(ACC).peak(DT)
+    assert t == pytest.approx(max(quantized_decode_step_time(M, ACC, DT, 64, 1024), flops))
 
 
 @given(tokens=st.integers(1, 200_000), block=st.sampled_from([1, 8, 16, 32, 128]))
@@ -96,7 +98,7 @@ def test_a_prefix_hit_prefills_only_the_rest():
 
 def test_disaggregation_balances_prefill_and_decode_gpu_time():
     ratio = prefill_to_decode_gpu_ratio(M, ACC, DT, 2000, 500, 64, 1024)
-    decode = 499 * decode_step_time(M, ACC, DT, 64, 1024) / 64
+    decode = 499 * quantized_decode_step_time(M, ACC, DT, 64, 1024) / 64
     assert ratio == pytest.approx(prefill_time(M, ACC, DT, 2000) / decode)
     # Longer prompts need relatively more prefill GPUs.
     assert prefill_to_decode_gpu_ratio(M, ACC, DT, 8000, 500, 64, 1024) > 3 * ratio
@@ -201,12 +203,12 @@ def test_chunked_prefill_sums_up_to_its_cap_of_steps():
 def test_long_chunked_prompts_read_their_own_growing_cache():
     # With a one-token batch and no context the extra bytes are the prompt's own cache.
     t = chunked_prefill_ttft(M, ACC, DT, 4096, 512, 1, 0)
-    weights = weights_bytes(M, DT)
+    weights = decode_weight_bytes(M, DT)
     bw = accelerator(ACC).memory_bandwidth
     floor = sum(
         max(
             (weights + kv_cache_bytes(M, i * 512, DT)) / bw,
-            model_flops_per_token(M) * 513 / accelerator(ACC).peak(DT),
+            decode_flops_per_token(M) * 513 / accelerator(ACC).peak(DT),
         )
         for i in range(8)
     )

@@ -8,13 +8,13 @@ from content.physics.catalog.dtypes import dtype
 from content.physics.catalog.links import link
 from content.physics.catalog.models import model
 from content.physics.explain._steps import Step
-from content.physics.explain._tex import frac, num, q, result
+from content.physics.explain._tex import frac, num, q, result, tex_number_text
 from content.physics.explain.memory import level_phrase, usable_steps
-from content.physics.inference import (
-    _compute_peak,
-    kv_cache_bytes,
-    model_flops_per_token,
-    weights_bytes,
+from content.physics.inference import _compute_peak, kv_cache_bytes, weights_bytes
+from content.physics.precision import (
+    decode_flops_per_token,
+    decode_weight_bytes,
+    embedding_params,
 )
 from content.physics.serving import max_batch_for_memory as _max_batch_for_memory
 from content.physics.serving import max_batch_under_latency as _max_batch_under_latency
@@ -46,6 +46,23 @@ def _weights_and_kv(m, dt, context, kv_dt):
     )
 
 
+def _whole_bytes(value: float) -> str:
+    return f"{tex_number_text(f'{round(value):,}')}\\ \\text{{B}}"
+
+
+def _whole_byte_floor(capacity: float, weights: float, per_sequence: float) -> str:
+    """⌊(M − W) / c⌋ over the whole byte counts a prompt prints, then the quotient cut (not
+    rounded) to two decimals, so the floor of the number shown is the count: four-figure sizes
+    gave "312.0" beside a count of 311 (the fourth bank re-check's S4-3)."""
+    spare, each = round(capacity) - round(weights), round(per_sequence)
+    division = frac(f"{_whole_bytes(capacity)} - {_whole_bytes(weights)}", _whole_bytes(each))
+    if spare < 0 or each < 1:
+        return f"\\left\\lfloor {division} \\right\\rfloor"
+    hundredths = spare * 100 // each
+    quotient = tex_number_text(f"{hundredths // 100:,}.{hundredths % 100:02d}")
+    return f"\\left\\lfloor {division} \\right\\rfloor = \\lfloor {quotient} \\rfloor"
+
+
 def max_batch_for_memory(m, acc, dt, context, devices, kv_dt, level, utilization):
     part = accelerator(acc)
     mdl, weights, per_sequence, steps = _weights_and_kv(m, dt, context, kv_dt)
@@ -54,7 +71,6 @@ def max_batch_for_memory(m, acc, dt, context, devices, kv_dt, level, utilization
     batch = _max_batch_for_memory(
         mdl, part, dt, context, devices, kv_dt, level=level, utilization=utilization
     )
-    spare = f"{q(capacity, 'B')} - {q(weights, 'B')}"
     steps[:0] = [
         *usable,
         Step(
@@ -67,9 +83,10 @@ def max_batch_for_memory(m, acc, dt, context, devices, kv_dt, level, utilization
     ]
     steps.append(
         Step(
-            "Sequences whose cache fits beside the weights",
+            "Sequences whose cache fits beside the weights (in whole bytes: sizes rounded to a "
+            "few figures can move the count)",
             "\\text{batch} = \\left\\lfloor \\frac{M - W}{c} \\right\\rfloor",
-            f"\\left\\lfloor {frac(spare, q(per_sequence, 'B'))} \\right\\rfloor",
+            _whole_byte_floor(capacity, weights, per_sequence),
             f"{batch} sequences" if weights <= capacity else "0 (the weights alone do not fit)",
         )
     )
@@ -79,17 +96,27 @@ def max_batch_for_memory(m, acc, dt, context, devices, kv_dt, level, utilization
 
 def max_batch_under_latency(m, acc, dt, context, target_step_s, devices, kv_dt):
     part = accelerator(acc)
-    mdl, weights, per_sequence, steps = _weights_and_kv(m, dt, context, kv_dt)
+    mdl, checkpoint, per_sequence, steps = _weights_and_kv(m, dt, context, kv_dt)
+    weights = decode_weight_bytes(mdl, dtype(dt))
     bandwidth = part.memory_bandwidth * devices
     peak = _compute_peak(part, dtype(dt)) * devices
-    per_token = model_flops_per_token(mdl)
+    per_token = decode_flops_per_token(mdl)
     by_memory = (target_step_s * bandwidth - weights) / per_sequence
     by_compute = target_step_s * peak / per_token
     batch = _max_batch_under_latency(mdl, part, dt, context, target_step_s, devices, kv_dt)
+    steps[1:1] = [
+        Step(
+            f"Weights a decode step reads: all but the input embedding table "
+            f"({num(embedding_params(mdl))} parameters; a step looks up one row per token)",
+            "W_{\\text{read}} = W - T_{\\text{in}}",
+            f"{q(checkpoint, 'B')} - {q(checkpoint - weights, 'B')}",
+            result(weights, "B"),
+        )
+    ]
     steps += [
         Step(
-            "Memory bound: the step reads weights plus every sequence's cache",
-            "\\text{batch} \\le \\frac{t \\cdot B_{\\text{mem}} - W}{c}",
+            "Memory bound: the step reads those weights plus every sequence's cache",
+            "\\text{batch} \\le \\frac{t \\cdot B_{\\text{mem}} - W_{\\text{read}}}{c}",
             frac(
                 f"{q(target_step_s, 's')} \\times {q(bandwidth, 'B/s')} - {q(weights, 'B')}",
                 q(per_sequence, "B"),
@@ -97,8 +124,8 @@ def max_batch_under_latency(m, acc, dt, context, target_step_s, devices, kv_dt):
             num(by_memory, 4),
         ),
         Step(
-            "Compute bound: 2 FLOP per active parameter per sequence",
-            "\\text{batch} \\le \\frac{t \\cdot P}{2 N_{\\text{active}}}",
+            "Compute bound: 2 FLOP per parameter multiplied (the table is not) per sequence",
+            "\\text{batch} \\le \\frac{t \\cdot P}{2 (N_{\\text{active}} - V d)}",
             frac(f"{q(target_step_s, 's')} \\times {q(peak, 'FLOP/s')}", q(per_token, "FLOP")),
             num(by_compute, 4),
         ),
