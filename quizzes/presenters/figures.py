@@ -27,7 +27,7 @@ from django.utils.safestring import SafeString
 
 from content.physics import format_quantity
 
-FIGURE_VERSION = 1
+FIGURE_VERSION = 2
 TEMPLATES = ("quizzes/_figure_bars.html", "quizzes/_figure_roofline.html")
 WIDTH, LEFT, RIGHT = 360, 6, 350  # SVG units: bars run from LEFT to RIGHT
 ROW, TOP, LINE = 40, 34, 16  # a bar's row; the first bar's top; one more line of text
@@ -75,6 +75,16 @@ def _nice_top(largest: float) -> float:
         if step * power >= target:
             return step * power
     return 10 * power
+
+
+def _exact_sig(value: float) -> int:
+    """The fewest significant figures (at least 2) that write ``value`` exactly, so a tick at
+    1.25 GB reads "1.25 GB", not "1.3 GB" (bank-rc6 S6-5); a quarter of a 1-2-2.5-5 axis end
+    needs at most four."""
+    for sig in range(2, 7):
+        if math.isclose(float(f"{value:.{sig}g}"), value, rel_tol=1e-9):
+            return sig
+    return 6
 
 
 def _axis(drawn):
@@ -131,10 +141,16 @@ def _bars(drawn) -> SafeString:
     tick_marks = [
         {
             "x": at(v) if v else LEFT,
-            "text": format_quantity(v, drawn.unit, sig=2) if v else "0",
+            "text": format_quantity(v, drawn.unit, sig=_exact_sig(v)) if v else "0",
             "anchor": "start" if n == 0 else "end" if n == len(ticks) - 1 else "middle",
         }
         for n, v in enumerate(ticks)
+    ]
+    # Gridlines run only beside the bars, never through the label lines above them.
+    grid = [
+        {"x": mark["x"], "y1": bar["y"] - 1, "y2": bar["y"] + 16}
+        for mark in tick_marks
+        for bar in bars
     ]
     head = ["bar", *(drawn.series if stacked else ()), "total" if stacked else "value"]
     table = [
@@ -174,6 +190,7 @@ def _bars(drawn) -> SafeString:
             "axis_y": axis_y,
             "bars": bars,
             "ticks": tick_marks,
+            "grid": grid,
             "line": line,
             "keys": list(zip(SERIES_CLASSES, drawn.series, strict=False)) if stacked else [],
             "scale_note": "Each division of the axis is ten times the one before."
