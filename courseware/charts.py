@@ -231,6 +231,7 @@ def _place_labels(
     bounds: tuple[float, float, float, float],
     reserved: list[tuple],
     roof: Sequence[tuple[float, float]] = (),
+    lines: Sequence[tuple[tuple[float, float], tuple[float, float]]] = (),
 ) -> None:
     """Put each label next to its point where it overlaps no other label, point or the edges,
     and does not touch the roofline (``roof``, its corners).
@@ -238,10 +239,12 @@ def _place_labels(
     Points on the flat roof take labels below it; points on the slope below-right or above-left
     of it.  A point just right of the ridge has the slope under its left side: its label moves
     right before it moves down (the third bank re-check's S3-5 leftover).  Where no place is
-    clear of the roof, the first clear of the other labels is taken.
+    clear of the roof, the first clear of the other labels is taken.  ``lines`` are more
+    segments a label keeps as clear of as of the roof: the ridge's dashed line, which a label
+    of a point just either side of the ridge otherwise sits on (the sixth re-check's S6-4).
     """
     left, top, right, bottom = bounds
-    segments = list(zip(roof, roof[1:]))
+    segments = list(zip(roof, roof[1:])) + list(lines)
     placed = list(reserved) + [(m["x"] - 5, m["y"] - 5, 10, 10) for m in marks]
     for mark in sorted(marks, key=lambda m: (m["x"], m["y"])):
         width = len(mark["label"]) * _CHAR_WIDTH
@@ -380,7 +383,8 @@ def _context(
         text = f"{name}: {format_quantity(bandwidth, 'B/s')} (measured)"
         slopes.append({"points": f"{x0},{y0} {x1},{y1}", "label": text, "at": at})
         reserved += _along(at, len(text) * _CHAR_WIDTH)
-    _place_labels(marks, (LEFT, TOP, plot_right, plot_bottom), reserved, roof)
+    ridge_line = ((ridge_x, roof_y), (ridge_x, plot_bottom))
+    _place_labels(marks, (LEFT, TOP, plot_right, plot_bottom), reserved, roof, [ridge_line])
     ceilings = _ceiling_lines(chart, marks, reserved, x_axis, y_axis, x_lo, plot_right)
     chart_id = _chart_id(chart, title)
     return {

@@ -1,0 +1,114 @@
+"""The sixth re-check (bank-rc6: /work/reviews/bank-recheck-6.md, ledger section S6): each test
+names its finding and fails on the template or drawer as it was before the fix."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from content.physics import (
+    decode_flops_per_token,
+    decode_weight_bytes,
+    kv_cache_bytes,
+)
+from quizzes.engine import render_prompt, render_solution
+from quizzes.engine.figures import draw_figure
+from quizzes.presenters.figures import LEFT, RIGHT, figure_html
+from tests.courseware.test_roofline_chart import _gap_to_line, _question_charts
+
+from .test_bank_review_findings import variants
+from .test_bank_third_review import option_diagnosis
+
+SIXTY = range(60)
+PREFIX = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+def flat(text):
+    return " ".join(text.split())
+
+
+def test_s6_2_a_batched_decode_step_is_the_books_decode_pass():
+    # the key counted the whole checkpoint and 2 x every parameter: 6.5% long at the
+    # compute-bound Llama-3-8B seeds (5, 12, 13, ...), against the part's 2%
+    t, vs = variants("batched-decode-throughput", SIXTY)
+    llama3_compute = 0
+    for v in vs:
+        p = v.params
+        m, acc, batch, context = p["m"], p["acc"], p["batch"], p["context"]
+        read = decode_weight_bytes(m, "bf16") + kv_cache_bytes(m, context, "bf16", batch)
+        flops = decode_flops_per_token(m) * batch
+        book = max(read / acc.memory_bandwidth, flops / acc.peak("bf16"))
+        assert math.isclose(v.answers["step"], book, rel_tol=1e-9), v.seed
+        # the student reads the pass's bytes and FLOPs off the prompt as printed
+        text = flat(render_prompt(t, v))
+        assert "count 2 FLOPs per parameter per token" not in text, v.seed
+        assert "input embedding table" in text and "chapter 03" in text, v.seed
+        shown = [int(x.replace(",", "")) for x in re.findall(r"\(([\d,]+) B, ", text)]
+        assert round(decode_weight_bytes(m, "bf16")) in shown, (v.seed, shown)
+        assert f"{round(decode_flops_per_token(m)):,} FLOP" in text, v.seed
+        llama3_compute += m.key == "llama-3-8b" and p["flop_t"] > p["mem_t"]
+    assert llama3_compute >= 3
+
+
+def test_s6_2_the_two_choice_templates_count_the_same_pass():
+    t, vs = variants("decode-upgrade-choice", range(20))
+    for v in vs:
+        p = v.params
+        read = decode_weight_bytes(p["m"], p["dt"]) + p["batch"] * p["per_seq"]
+        assert math.isclose(p["step"], read / p["acc"].memory_bandwidth, rel_tol=1e-12), v.seed
+        assert "input embedding table" in flat(render_prompt(t, v)), v.seed
+        assert "input embedding table" in flat(render_solution(t, v)), v.seed
+    t, vs = variants("tp-degree-choice", range(20))
+    for v in vs:
+        p = v.params
+        floor = decode_weight_bytes(p["m"], "bf16") / 4 / p["acc"].memory_bandwidth
+        assert math.isclose(p["t4"] - 2 * p["m"].layers * 2 * 3 * p["alpha"], floor), v.seed
+        assert "input embedding table" in flat(render_prompt(t, v)), v.seed
+
+
+def test_s6_6_the_int4_pick_records_no_bytes_slip():
+    # int4 fits whenever it is wrong: the slip is not taking the most precise format that fits,
+    # which no code of the catalogue names, so the pick records none
+    from .test_bank_review_findings import template
+
+    assert option_diagnosis(template("gpus-by-precision"), "format", "int4") is None
+
+
+def _tick_value(text: str) -> float:
+    number, _, unit = text.partition(" ")
+    return float(number.replace(",", "")) * PREFIX[unit[:-1]] if unit else float(number)
+
+
+def test_s6_5_bar_ticks_read_their_values_and_gridlines_miss_the_labels():
+    t, vs = variants("paged-kv-reservation", [0, 3, 8, 17, 20])
+    for v in vs:
+        html = figure_html(draw_figure(t, v))
+        ticks = re.findall(r'<text class="tick" x="([\d.]+)"[^>]*>([^<]+)</text>', html)
+        values = [_tick_value(text) for _, text in ticks]
+        assert len(ticks) == 5 and values[0] == 0, ticks
+        for (x, text), value in zip(ticks, values, strict=True):
+            # seed 3 read "1.3 GB" at 1.25 GB
+            at = LEFT + (RIGHT - LEFT) * value / values[-1]
+            assert abs(float(x) - at) < 0.06, (v.seed, text)
+        labels = [float(y) for y in re.findall(r'<text class="label" x="6" y="(-?[\d.]+)"', html)]
+        grid = re.findall(r'<line class="grid" x1="[\d.]+" x2="[\d.]+" y1="(\d+)" y2="(\d+)"', html)
+        assert labels and grid
+        for y1, y2 in grid:
+            for y in labels:  # a 13-unit label's glyphs run from y - 11 to y + 3
+                assert int(y2) < y - 11 or int(y1) > y + 3, (v.seed, y1, y2, y)
+
+
+def test_s6_4_the_question_chart_labels_keep_off_the_ridge_line():
+    # seeds 3 (H100, n=4096) and 8 (B200, n=512): "matmul" sat on the dashed ridge line
+    from courseware.charts import _CHAR_WIDTH, _LABEL_HEIGHT
+
+    charts = _question_charts()
+    assert ("H100 SXM", 4096) in charts or any(k[1] == 4096 for k in charts)
+    for key, ctx in charts.items():
+        ridge = ctx["ridge"]
+        line = [(ridge["x"], ridge["y"]), (ridge["x"], ctx["plot"]["bottom"])]
+        for m in ctx["marks"]:
+            width = len(m["label"]) * _CHAR_WIDTH
+            x0 = {"start": m["tx"], "end": m["tx"] - width, "middle": m["tx"] - width / 2}
+            box = (x0[m["anchor"]], m["ty"] - _LABEL_HEIGHT + 3, width, _LABEL_HEIGHT)
+            assert _gap_to_line(box, line) >= 2, (key, m["label"])
