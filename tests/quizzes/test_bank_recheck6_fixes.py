@@ -11,7 +11,7 @@ from content.physics import (
     decode_weight_bytes,
     kv_cache_bytes,
 )
-from quizzes.engine import render_prompt, render_solution
+from quizzes.engine import render_part, render_prompt, render_solution
 from quizzes.engine.figures import draw_figure
 from quizzes.presenters.figures import LEFT, RIGHT, figure_html
 from tests.courseware.test_roofline_chart import _gap_to_line, _question_charts
@@ -112,3 +112,15 @@ def test_s6_4_the_question_chart_labels_keep_off_the_ridge_line():
             x0 = {"start": m["tx"], "end": m["tx"] - width, "middle": m["tx"] - width / 2}
             box = (x0[m["anchor"]], m["ty"] - _LABEL_HEIGHT + 3, width, _LABEL_HEIGHT)
             assert _gap_to_line(box, line) >= 2, (key, m["label"])
+
+
+def test_s6_7_narrow_formats_say_every_weight_is_counted_in_the_format():
+    # the keys count P x bits/8; the catalog's checkpoints keep the V·d tables in 16 bits
+    t, vs = variants("block-format-size", range(5))
+    for v in vs:
+        assert "Count every weight in the format" in flat(render_part(t, v, "w").prompt), v.seed
+    t, vs = variants("moe-memory-and-speed", range(40))
+    narrow = [v for v in vs if v.params["dt"] != "bf16"]
+    assert narrow
+    for v in narrow:
+        assert "every weight counted at that width" in flat(render_prompt(t, v)), v.seed
