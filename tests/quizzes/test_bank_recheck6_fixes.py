@@ -124,3 +124,19 @@ def test_s6_7_narrow_formats_say_every_weight_is_counted_in_the_format():
     assert narrow
     for v in narrow:
         assert "every weight counted at that width" in flat(render_prompt(t, v)), v.seed
+
+
+def test_s6_8_sizes_beside_four_figure_ones_carry_four_figures():
+    # "int8 | 69 GB" in the table, "73.3 GB − 26 GB" where the prompt says 26.03 GB
+    from content.physics import format_quantity, weights_bytes
+
+    t, vs = variants("gpus-by-precision", range(10))
+    for v in vs:
+        text = render_solution(t, v)
+        for dt in ("fp32", "bf16", "int8", "int4"):
+            size = format_quantity(weights_bytes(v.params["m"], dt), "B", sig=4)
+            assert f"| {dt} | {size} |" in text, (v.seed, dt, size)
+    t, vs = variants("decode-upgrade-choice", range(10))
+    for v in vs:
+        text = flat(render_solution(t, v))
+        assert f"− {format_quantity(v.params['w'], 'B', sig=4)} leaves" in text, v.seed
