@@ -168,6 +168,9 @@ LIMITS: dict[str, Limits] = {
     "usable_memory_bytes": Limits(acc=ENTRY, gpus=COUNT, **_LEVEL),
     # attention and the KV cache
     "attention_flops": Limits(m=ENTRY, query_tokens=COUNT, context_tokens=COUNT, batch=COUNT),
+    "causal_attention_flops": Limits(
+        m=ENTRY, query_tokens=COUNT, context_tokens=COUNT, batch=COUNT
+    ),
     "decode_attention_intensity": Limits(m=ENTRY, dt=ENTRY),
     "flash_attention_hbm_bytes": Limits(
         seq_len=COUNT,

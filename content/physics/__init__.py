@@ -9,6 +9,7 @@ reverse, and templates and chapters see exactly ``__all__``.
 
 from content.physics.attention import (
     attention_flops,
+    causal_attention_flops,
     decode_attention_intensity,
     flash_attention_hbm_bytes,
     kv_cache_bytes_per_token_mha,
@@ -287,6 +288,7 @@ __all__ = [
     "wave_efficiency",
     # attention and the KV cache
     "attention_flops",
+    "causal_attention_flops",
     "decode_attention_intensity",
     "flash_attention_hbm_bytes",
     "kv_cache_bytes_per_token_mha",
