@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from content import physics
-from content.physics import format_number
+from content.physics import format_number, format_quantity, link
+from courseware.book_anatomy import anatomy
 from tests.courseware.book_text import chapter_texts, q
 
 CHAPTERS = ("00-intro.md", "01-gpus.md", "02-roofline.md")
@@ -58,7 +59,8 @@ def test_c00_1_every_use_of_the_rule_says_what_it_rests_on(text):
     pct = _pct(GPT_FAST * LLAMA7_BYTES / A100_PEAK)
     # cost, napkin, takeaway and the H200 question
     assert "rate that gpt-fast reached on its A100 (the rough rule above, not yet checked" in intro
-    assert f"runs at gpt-fast's {pct} of the floor's rate, the rough rule from one A100 run" in intro
+    napkin = f"runs at gpt-fast's {pct} of the floor's rate, the rough rule from one A100 run"
+    assert napkin in intro
     assert (
         f"about {pct} of the floor's token rate: a rule of thumb from one run on one "
         "power-capped A100, a first forecast for other chips" in intro
@@ -129,3 +131,37 @@ def test_c02_1_the_block_table_row_and_the_chart_use_the_causal_count(text):
     assert "causal attention sits at the ridge (past it only for longer prompts)" in roofline
     assert "its causal attention, about N ÷ 4 FLOPs per byte" in roofline.replace("Its", "its")
     assert f"passes it from about {format_number(4 * H100_RIDGE, 2)} tokens" in roofline
+
+
+# ---- The quick imprecise items: C00-3, C00-5, C00-9, C01-5, C01-6 ------------------------------
+
+
+def test_c00_3_over_a_hundred_is_for_16_bit_tensor_arithmetic(text):
+    intro = text["00-intro.md"]
+    # The EPYC 9654 (16) and the H100's fp32 lanes (20) need far fewer; the V100 needs 139.
+    assert physics.ridge_point("V100", "fp16") == pytest.approx(125e12 / 0.9e12)
+    assert "Every GPU and TPU in this book needs over a hundred FLOPs per byte" in intro
+    assert "every recent GPU needs over a hundred FLOPs per byte in 16-bit tensor" in intro
+
+
+def test_c00_5_and_c00_9_the_moe_claims_state_their_assumption_and_their_subject(text):
+    intro = text["00-intro.md"]
+    assert (1 - 2 / 8) ** 16 == pytest.approx(0.01, abs=0.001)
+    assert "if tokens chose experts uniformly and independently, a given expert is" in intro
+    assert "if they chose uniformly and independently, at a batch of sixteen" in intro
+    assert "fewer bytes per token but does not raise the FLOPs per byte." in intro
+
+
+def test_c01_5_the_nvlink_figure_is_the_total_over_the_links():
+    part = physics.accelerator("H100")
+    total = link(part.link).bandwidth
+    assert total == pytest.approx(450e9)  # 18 links of 25 GB/s each way
+    assert anatomy()["nvlink_text"] == (
+        f"NVLink: {format_quantity(total, 'B/s')} each way in all, over 18 links"
+    )
+
+
+def test_c01_6_server_sockets_hold_up_to_a_few_hundred_cores(text):
+    gpus = text["01-gpus.md"]
+    assert "one to two hundred in a large server socket" not in gpus
+    assert "up to a few hundred in a large server socket" in gpus
