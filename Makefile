@@ -91,7 +91,8 @@ bench: venv .secret-key
 # An exam class on Locust (bench/loadtest.py): a throwaway PostgreSQL, the site on gunicorn and
 # the task worker, Locust headless (CSV and HTML report in bench/results/locust/), then the checks
 # (every step ran, no failure, every student finished, the database holds what was acknowledged);
-# exit status 1 when one fails. `make loadtest STUDENTS=300 LOADTEST_ARGS="--servers 2"`.
+# exit status 1 when one fails. `make loadtest STUDENTS=300 LOADTEST_ARGS="--servers 2"`;
+# `LOADTEST_ARGS="--record"` writes the run into docs/BENCHMARKS.md (bench/locustreport.py).
 loadtest: venv .secret-key
 	DJANGO_SECRET_KEY=$$(cat .secret-key) $(BIN)/python -m bench.loadtest --students $(STUDENTS) $(LOADTEST_ARGS)
 

@@ -23,10 +23,11 @@ PROC = Path("/proc")
 DUMP_EVERY_S = 1.0
 
 
-def worker_totals(folder: Path) -> dict:
-    """{kind: {n, cpu_s, cpu_ms, wall_ms}} over the files `bench.cpuwsgi`'s workers wrote."""
+def worker_totals(folder: Path, files: str = "worker-*.json") -> dict:
+    """{kind: {n, cpu_s, cpu_ms, wall_ms}} over the files `bench.cpuwsgi`'s workers wrote
+    (`files="views-*.json"`: the same by view)."""
     totals: dict[str, list[float]] = {}
-    for path in folder.glob("worker-*.json"):
+    for path in folder.glob(files):
         for kind, (n, cpu, wall) in json.loads(path.read_text()).items():
             entry = totals.setdefault(kind, [0, 0.0, 0.0])
             entry[0], entry[1], entry[2] = entry[0] + n, entry[1] + cpu, entry[2] + wall
@@ -52,9 +53,19 @@ def _stat(pid: int) -> tuple[str, int, float] | None:
 class Sampler(threading.Thread):
     """Samples until `stop()`; `totals()` gives {role: CPU seconds} and the seconds sampled."""
 
-    def __init__(self, *, servers: list[int], client: int | None = None, interval: float = 1.0):
+    def __init__(
+        self,
+        *,
+        servers: list[int],
+        client: int | None = None,
+        interval: float = 1.0,
+        named: dict[int, str] | None = None,
+    ):
         super().__init__(daemon=True, name="cpu-sampler")
         self.servers, self.client, self.interval = set(servers), client, interval
+        # Other processes of the harness by pid, each under a role of its own (with its
+        # children): the task worker, the load generator's helpers.
+        self.named = dict(named or {})
         self.first: dict[int, tuple[str, float]] = {}
         self.last: dict[int, float] = {}
         self.started = self.ended = time.monotonic()
@@ -64,6 +75,10 @@ class Sampler(threading.Thread):
     def _role(self, pid: int, name: str, parents: dict[int, int]) -> str | None:
         if pid == self.client:
             return "simulated class"
+        if pid in self.named:
+            return self.named[pid]
+        if parents.get(pid) in self.named:
+            return self.named[parents[pid]]
         if name.startswith("postgres"):
             return "PostgreSQL"
         if name.startswith("redis"):

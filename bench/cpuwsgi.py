@@ -6,7 +6,9 @@ The load harness serves `bench.cpuwsgi:application` in place of `config.wsgi` wi
 `BENCH_CPU_DIR` set; each gunicorn worker writes its totals there as JSON every second
 and at exit (`{kind: [requests, cpu s, wall s]}`); `bench.loadsuite` adds the workers up. The
 kinds are the harness's own (`bench.scenarios.KINDS`), matched on the path the way the
-simulated students send them.
+simulated students send them. Each worker also writes the same totals by view
+(`views-<pid>.json`, keyed "METHOD namespace:url_name"), finer than the kinds: the login page
+apart from the login, the quiz page apart from the attempt page (`bench.loadtest` reads them).
 """
 
 from __future__ import annotations
@@ -39,18 +41,29 @@ STACKS_SIGNAL = signal.SIGRTMIN + 2
 
 _lock = threading.Lock()
 _totals: dict[str, list[float]] = {}
+_views: dict[str, list[float]] = {}
 
 
-def kind_of(method: str, path: str) -> str:
+def view_of(method: str, path: str) -> str:
+    """ "METHOD namespace:url_name" of a request ("METHOD other" for a path no view answers)."""
     try:
         match = resolve(path)  # the site's own URLconf, not a second copy of its patterns
     except Resolver404:
+        return f"{method} other"
+    return f"{method} {match.view_name}"
+
+
+def kind_of(method: str, path: str, view: str | None = None) -> str:
+    view = view or view_of(method, path)
+    name = view.split(" ", 1)[1]
+    if name == "other":
         return "other"
-    if match.url_name == "login":
+    namespace, _, url_name = name.rpartition(":")
+    if url_name == "login":
         return "login"
-    if method == "POST" and match.url_name in POSTED:
-        return POSTED[match.url_name]
-    return "page" if method == "GET" and match.namespace == "quizzes" else "other"
+    if method == "POST" and url_name in POSTED:
+        return POSTED[url_name]
+    return "page" if method == "GET" and namespace == "quizzes" else "other"
 
 
 def _dump() -> None:
@@ -58,8 +71,9 @@ def _dump() -> None:
     if not folder:
         return
     with _lock:
-        snapshot = json.dumps(_totals)
+        snapshot, views = json.dumps(_totals), json.dumps(_views)
     (Path(folder) / f"worker-{os.getpid()}.json").write_text(snapshot)
+    (Path(folder) / f"views-{os.getpid()}.json").write_text(views)
 
 
 def _dump_every_second() -> None:
@@ -77,7 +91,9 @@ def _start_in_this_worker(folder: str) -> None:
 
 
 def application(environ, start_response):
-    kind = kind_of(environ.get("REQUEST_METHOD", ""), environ.get("PATH_INFO", ""))
+    method, path = environ.get("REQUEST_METHOD", ""), environ.get("PATH_INFO", "")
+    view = view_of(method, path)
+    kind = kind_of(method, path, view)
     cpu, wall = time.thread_time(), time.perf_counter()
     try:
         # The body is produced inside the timing: Django's responses are not streamed here.
@@ -85,10 +101,11 @@ def application(environ, start_response):
     finally:
         cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
         with _lock:
-            entry = _totals.setdefault(kind, [0, 0.0, 0.0])
-            entry[0] += 1
-            entry[1] += cpu
-            entry[2] += wall
+            for totals, key in ((_totals, kind), (_views, view)):
+                entry = totals.setdefault(key, [0, 0.0, 0.0])
+                entry[0] += 1
+                entry[1] += cpu
+                entry[2] += wall
 
 
 atexit.register(_dump)

@@ -151,6 +151,7 @@ def main(argv=None) -> int:
         "quiz": "bench.loadprep:quiz",
         "classload": "bench.classload:command",
         "answers": "bench.loadprep:answers",
+        "answerwatch": "bench.loadprep:watch_answers",
         "verify": "bench.loadprep:verify",
         "drive": "bench.drive:command",
         "hostile": "bench.hostile:command",

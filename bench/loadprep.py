@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
@@ -46,7 +47,12 @@ def exam(args) -> dict:
 def quiz(args) -> dict:
     """A fresh quiz of `args.mode` (exam or homework) for one load run."""
     made = make_quiz(bench_offering(), args.slug, mode=args.mode, tries=50)
-    return {"slug": made.slug, "mode": made.mode, "items": made.items.count()}
+    return {
+        "slug": made.slug,
+        "mode": made.mode,
+        "items": made.items.count(),
+        "url": made.get_absolute_url(),
+    }
 
 
 _PAGES: dict[str, str] = {}
@@ -82,6 +88,59 @@ def part_answers(attempt_id: int) -> dict:
 
 def answers(args) -> dict:
     return {f"{v}:{p}": list(a) for (v, p), a in part_answers(int(args.run)).items()}
+
+
+def answers_file(folder: Path, attempt_id: int) -> Path:
+    return folder / f"{attempt_id}.json"
+
+
+def read_answers(path: Path) -> dict:
+    """A file `watch_answers` wrote, back as `part_answers` gives it."""
+    return {
+        (int(v), p): tuple(a)
+        for v, p, *a in (key.split(":", 1) + value for key, value in json.loads(path.read_text()))
+    }
+
+
+WATCH_EVERY_S = 0.2
+
+
+def watch_answers(args) -> dict:
+    """`djangoside answerwatch`: the correct answers of every attempt of the quiz `args.slug`,
+    written as the attempts are started, one file per attempt in the folder `args.run`, until
+    a file `stop` appears there.
+
+    The load generator's students need their attempt's correct answers (for a realistic mix of
+    right, wrong and unreadable answers) and must not look them up themselves: a thousand
+    simulated students opening a database connection each exhausted PostgreSQL's connections.
+    This one process, with one connection, answers for all of them; its CPU is counted apart
+    (`bench.loadtest`)."""
+    import time
+
+    from quizzes.models import Attempt
+
+    folder = Path(args.run)
+    done: set[int] = set()
+    written = 0
+    started = time.monotonic()
+    while not (folder / "stop").exists():
+        new = list(
+            Attempt.objects.filter(quiz__slug=args.slug)
+            .exclude(pk__in=done)
+            .values_list("pk", flat=True)
+        )
+        for attempt_id in new:
+            found = part_answers(attempt_id)
+            rows = [[f"{v}:{p}", list(a)] for (v, p), a in found.items()]
+            target = answers_file(folder, attempt_id)
+            partial = target.with_suffix(".tmp")
+            partial.write_text(json.dumps(rows))
+            partial.rename(target)  # whole or absent: a student never reads half a file
+            done.add(attempt_id)
+            written += 1
+        if not new:
+            time.sleep(WATCH_EVERY_S)
+    return {"attempts": written, "seconds": time.monotonic() - started}
 
 
 # -- verification ---------------------------------------------------------------------------

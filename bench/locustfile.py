@@ -7,7 +7,10 @@ the run afterwards); the student's steps are `bench.drive.Student`'s, the same t
 driver takes, sent through Locust's HTTP client so that Locust times, counts and reports them
 (CSV and HTML). Settings come from the environment `bench/loadtest.py` sets:
 
-    LOADTEST_ACCOUNTS  a JSON file: {"usernames": [...], "password": ..., "slug": ...}
+    LOADTEST_ACCOUNTS  a JSON file: {"usernames": [...], "password": ..., "slug": ...,
+                       "quiz_url": ...}
+    LOADTEST_ANSWERS   the folder where the preparation's answer watcher writes each started
+                       attempt's correct answers (`bench.loadprep.watch_answers`)
     LOADTEST_RUN       where to write what the students saw (the database check reads it)
     LOADTEST_ARRIVE_S  the arrival window (the users are spawned over it)
     LOADTEST_EXAM_S    the exam's length after the arrival window; then the submission window
@@ -24,6 +27,8 @@ import os
 import random
 import threading
 import time
+import traceback
+from pathlib import Path
 
 import gevent
 from locust import HttpUser, events, task
@@ -32,11 +37,14 @@ from locust.exception import StopUser
 from bench.browser import Reply
 from bench.djangoside import setup
 
-# The correct answers of an attempt are looked up in the database, as the home-made driver did,
-# so that the students' answers are a realistic mix of right, wrong and unreadable.
+# Django is set up for the imports of the student's steps only: this process never opens a
+# database connection (a thousand students each opening one exhausted PostgreSQL's
+# connections). The quiz's address comes with the accounts and each attempt's correct answers
+# from the preparation's answer watcher, one process with one connection for the whole class.
 setup()
 
 from bench.drive import Log, Student  # noqa: E402
+from bench.loadprep import answers_file, read_answers  # noqa: E402
 
 ACCOUNTS = json.loads(open(os.environ["LOADTEST_ACCOUNTS"]).read())
 # The submission window opens ARRIVE_S + EXAM_S after Locust starts its users (not after this
@@ -47,11 +55,18 @@ DEADLINE = [0.0]
 SUBMIT_S = float(os.environ.get("LOADTEST_SUBMIT_S", "30"))
 THINK_S = tuple(float(x) for x in os.environ.get("LOADTEST_THINK_S", "5,20").split(","))
 HOSTS = [h for h in os.environ.get("LOADTEST_HOSTS", "").split(",") if h]
+ANSWERS = Path(os.environ.get("LOADTEST_ANSWERS", "."))
+# How long a student waits for its attempt's answers from the watcher before it answers
+# without them (counted: the run then fails its check).
+ANSWERS_WAIT_S = 120.0
 LOG = Log()
 PROGRESS: dict[str, object] = {}
+# What went wrong inside the harness itself (an exception in a student's steps): each one
+# ends that student and fails the run's check, never silently restarts it.
+HARNESS_ERRORS: list[str] = []
 _names = iter(ACCOUNTS["usernames"])
 _names_lock = threading.Lock()
-_done = itertools.count(1)
+_finished: set[str] = set()
 
 
 class LocustBrowser:
@@ -99,6 +114,22 @@ class LocustBrowser:
 
 class LocustStudent(Student):
     results_url = ""
+    answers_missing = False
+
+    def quiz_address(self, slug: str) -> str:
+        return ACCOUNTS["quiz_url"]
+
+    def answers(self, attempt_id: int) -> dict:
+        """The attempt's correct answers from the watcher's file (it appears within a
+        fraction of a second of the start); the student reads its questions meanwhile."""
+        path = answers_file(ANSWERS, attempt_id)
+        waited = time.perf_counter()
+        while not path.exists():
+            if time.perf_counter() - waited > ANSWERS_WAIT_S:
+                self.answers_missing = True
+                return {}
+            gevent.sleep(0.1)
+        return read_answers(path)
 
     def call(self, endpoint, method, path, fields=None, htmx=False):
         self.browser.name = endpoint
@@ -131,19 +162,30 @@ class ExamStudent(HttpUser):
                 if student.progress.exam_submitted:
                     results = student.call("results page", "GET", student.results_url)
                     student.progress.results_seen = results is not None and results.status == 200
+        except Exception:  # noqa: BLE001 - the harness's own failure: counted, and this user ends
+            HARNESS_ERRORS.append(f"{self.username}: {traceback.format_exc(limit=3)}")
         finally:
+            student.progress.answers_missing = student.answers_missing
             with LOG.lock:
                 LOG.students_done += 1
-            if next(_done) >= len(ACCOUNTS["usernames"]):
+                _finished.add(self.username)
+                everyone = len(_finished) >= len(ACCOUNTS["usernames"])
+            if everyone:
                 # Every student is done: end the run now, from outside this user, once Locust
                 # has written this last request into its CSV (it writes every second).
                 gevent.spawn_later(2.5, self.environment.runner.quit)
         raise StopUser
 
 
+# This process's CPU while the students run (its start-up, Django's imports included, is
+# left out): what the load generator takes of the cores it shares with the site.
+CPU_S = [0.0, 0.0]
+
+
 @events.test_start.add_listener
 def _open_the_exam(environment, **kwargs):
     DEADLINE[0] = time.perf_counter() + ARRIVE_S + EXAM_S
+    CPU_S[0] = time.process_time()
 
 
 @events.quitting.add_listener
@@ -154,4 +196,14 @@ def _write_run(environment, **kwargs):
         for name, p in PROGRESS.items()
     }
     with open(os.environ["LOADTEST_RUN"], "w") as out:
-        json.dump({"verify": LOG.for_verify(), "progress": progress, **LOG.summary()}, out)
+        json.dump(
+            {
+                "verify": LOG.for_verify(),
+                "progress": progress,
+                "harness_errors": HARNESS_ERRORS,
+                "finished": len(_finished),
+                "locust_cpu_s": time.process_time() - CPU_S[0],
+                **LOG.summary(),
+            },
+            out,
+        )

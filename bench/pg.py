@@ -36,9 +36,10 @@ def free_port() -> int:
 
 
 class Cluster:
-    def __init__(self, pg_bin: str):
+    def __init__(self, pg_bin: str, port: int | None = None):
         self.bin = pg_bin
-        self.port = free_port()
+        # A given port (a helper's own on a shared machine), else any free one.
+        self.port = port or free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="bench-pg."))
         self.data = self.dir / "data"
 
@@ -95,11 +96,11 @@ class Cluster:
 
 
 @contextlib.contextmanager
-def cluster():
+def cluster(port: int | None = None):
     pg_bin = find_bin()
     if pg_bin is None:
         raise RuntimeError("PostgreSQL is not installed (initdb and pg_ctl not found)")
-    running = Cluster(pg_bin)
+    running = Cluster(pg_bin, port)
     try:
         running.start()
         yield running

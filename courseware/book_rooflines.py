@@ -19,6 +19,8 @@ its sources under its caption.
 
 from __future__ import annotations
 
+import dataclasses
+
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
@@ -43,7 +45,13 @@ from content.physics import (
     weights_bytes,
 )
 from courseware.book_figures import figure_sources, sources_html
-from courseware.charts import Roofline, RooflinePoint, chart_figure_html, roofline_figure_html
+from courseware.charts import (
+    Roofline,
+    RooflinePoint,
+    chart_figure_html,
+    roofline,
+    roofline_figure_html,
+)
 
 ACCELERATOR = "h100-sxm"
 INTRO_MODEL = "llama-2-7b"
@@ -91,8 +99,15 @@ def intro_points() -> list[tuple[str, float, None]]:
     ]
 
 
+def intro_chart() -> Roofline:
+    """The H100's bf16 roof and HBM slope with the two points, nothing else: the fp32 lanes'
+    ceiling and the L2 slope are chapter 02's, which explains them (fifth review, A00-4)."""
+    chart = roofline(ACCELERATOR, "bf16", intro_points(), examples=False)
+    return dataclasses.replace(chart, ceilings=(), slopes=())
+
+
 def intro_roofline_html() -> SafeString:
-    figure = roofline_figure_html(ACCELERATOR, "bf16", intro_points(), examples=False)
+    figure = chart_figure_html(intro_chart())
     ridge = ridge_point(ACCELERATOR, "bf16")
     return _figure(
         "intro-roofline",
@@ -100,7 +115,7 @@ def intro_roofline_html() -> SafeString:
         f"Our token on the H100's roofline in bf16. It does about one FLOP per byte it reads, "
         f"far left of the ridge at {ridge:,.0f}, so the memory's slope sets its speed; a large "
         f"matrix product sits past the ridge, under the flat roof of the tensor cores.",
-        figure_sources(*_part_sources("bf16"), model(INTRO_MODEL)),
+        figure_sources(*_part_sources("bf16", l2=False), model(INTRO_MODEL)),
     )
 
 

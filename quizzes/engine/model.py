@@ -65,6 +65,8 @@ class Option:
     correct: bool | Expr
     feedback: Text | None = None
     diagnosis: str | None = None
+    # the variants in which a wrong pick is the slip ``diagnosis`` names (None: every variant)
+    diagnosis_when: Expr | None = None
 
 
 @dataclass(frozen=True)

@@ -171,6 +171,6 @@ def test_chapter_one_memory_hierarchy_table_reads_in_binary_units(page, book):
     page.goto("/chapters/gpus/#memory-hierarchy")
     table = page.locator("#memory-hierarchy ~ .table-scroll table").first
     cells = table.locator("td").all_inner_texts()
-    assert cells[1] == cells[6] == "256 KiB" and cells[11] == "50 MiB"
+    assert cells[1] == cells[7] == "256 KiB" and cells[13] == "50 MiB"
     table.scroll_into_view_if_needed()
     page.screenshot(path=_shot("chapter-1-hierarchy"))

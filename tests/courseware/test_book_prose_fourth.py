@@ -89,7 +89,10 @@ def test_p01_3_the_cpu_comparison_runs_the_token_and_p01_9_explains_the_graph_ti
     gpu = round(accelerator("H100").memory_bandwidth / weights)
     assert f"at most {cpu} tokens a second against the H100's {gpu}" in text
     assert cpu < 40 < 200 < gpu
-    assert "measured on a consumer card, an RTX 5070 Ti" in text
+    # A01-6 (fifth review): where the costs were measured is provenance: in the note, not the text.
+    body, notes = text.split(" Sources ", 1)
+    assert "measured on a consumer card, an RTX 5070 Ti" in notes
+    assert "RTX 5070 Ti" not in body
     assert "The stream and the graph tie here" in text
     assert format_number(cpu, 3) == str(cpu)
 
@@ -99,7 +102,9 @@ def test_p02_7_and_p02_8_the_napkin_labels_its_recipe_and_drops_the_duplicate_co
 
     text = _text(_html("02-roofline.md"))
     napkin = text.split("The napkin: a token at three batch sizes")[1].split("By the numbers")[0]
-    assert "step time (recipe)" in napkin and "step time (forecast)" not in napkin
+    # A02-7 (fifth review): the column is now chapter 01's checked forecast, and its lead says so.
+    assert "step time (forecast)" in napkin and "step time (recipe)" not in napkin
+    assert "The step times are the forecast the GPUs chapter budgets with" in napkin
     assert "Read the tokens per second as what a server as tight" not in napkin
     assert "A decode step reads everything it holds" in napkin
     held = weights_bytes("llama-2-7b", "bf16") + kv_cache_bytes("llama-2-7b", 1024, "bf16", 64)

@@ -191,9 +191,12 @@ def test_chapter_one_gives_on_chip_sizes_in_binary_units(rendered_book):
     html = rendered_book["01-gpus.md"].html
     hierarchy = _table_after(html, "memory-hierarchy")
     cells = re.findall(r"<td>(.*?)</td>", hierarchy)
-    # registers and shared memory are both 256 KiB per SM; L2 is 50 MiB.
-    assert cells[1] == cells[6] == "256 KiB"
-    assert cells[11] == "50 MiB"
+    # registers and shared memory are both 256 KiB per SM; L2 is 50 MiB (six columns a row, the
+    # fourth saying what kind of figure each bandwidth is: A01-3, fifth review).
+    assert cells[1] == cells[7] == "256 KiB"
+    assert cells[13] == "50 MiB"
+    assert cells[9] == "derived peak" and cells[21] == "datasheet peak"
+    assert cells[15] == "measured on H200"
     assert "kB" not in hierarchy
     assert re.search(r"SRAM of about 256 KiB on the H100", html)
     parts = re.findall(r"<td>(\d+ KiB)</td>\s*<td>(\d+ MiB)</td>", html)
@@ -203,7 +206,7 @@ def test_chapter_one_gives_on_chip_sizes_in_binary_units(rendered_book):
 def test_live_figures_of_five_or_more_digits_print_with_thousands_separators(rendered_book):
     # Review R00-S2 and R03-S1: "81559 MiB" and "131072 tokens" read as typos in a book.
     intro, inference = rendered_book["00-intro.md"].html, rendered_book["03-inference.md"].html
-    assert "81,559 MiB" in intro and "143,771 MiB" in intro
+    assert "81,559 MiB" in intro  # (the H200's 143,771 MiB left with question 3: P00-7)
     assert re.search(r"\b\d{1,3},\d{3} tokens/s", inference)  # the batch of 64's throughput
     assert "<mn>819,200</mn>" in inference  # in a formula: one MathML number
     # (The sources list quotes its titles verbatim, nvidia-smi's "81559 MiB" included.)

@@ -90,9 +90,12 @@ def test_each_figure_names_its_sources_and_model():
         assert name in html
         assert "huggingface.co/meta-llama" in html  # the model's config, under the caption
         assert "nvidia.com" in html  # the H100's datasheet figures
-    # The intro and block charts draw the measured L2 slope, so they cite its measurement.
-    for html in (str(intro_roofline_html()), str(block_roofline_html())):
-        assert "L2: " in html and "gpu-benches" in html
+    # The block chart draws the measured L2 slope, so it cites its measurement; the intro's
+    # draws only the HBM slope and the bf16 roof (A00-4, fifth review), and cites neither.
+    block = str(block_roofline_html())
+    assert "L2: " in block and "gpu-benches" in block
+    intro = str(intro_roofline_html())
+    assert "L2: " not in intro and "gpu-benches" not in intro and "fp32 lanes" not in intro
 
 
 def test_chapters_place_the_running_examples_roofline_where_they_explain_it():

@@ -48,7 +48,9 @@ def test_s2_4_the_roofline_code_sits_only_where_the_job_is_compute_or_bandwidth(
         assert v.params["kinds"][v.params["k1"]] in ("compute", "bandwidth"), v.seed
     for option in ("compute", "bandwidth"):
         assert option_diagnosis(t, "first", option) == "memory-vs-compute-bound"
-        assert option_diagnosis(t, "second", option) is None
+        # job 2 records it too, but only where job 2 is a roofline job (S5-5)
+        second = next(o for o in t.part("second").settings.options if o.id == option)
+        assert second.diagnosis_when.text == 'kinds[k2] != "capacity"'
     assert {v.params["kinds"][v.params["k2"]] for v in vs} >= {"capacity", "compute"}
 
 
@@ -84,9 +86,11 @@ def test_s2_9_int4_arithmetic_is_not_denied_to_the_a100():
 
 
 def test_s2_10_real_checkpoints_can_be_a_third_larger():
+    # the caveat stays; since S5-2 it quotes its computed example instead of "up to a third"
     t, vs = variants("checkpoint-size-estimate", range(3))
     for v in vs:
-        assert "up to a third" in " ".join(render_solution(t, v).split()), v.seed
+        text = " ".join(render_solution(t, v).split())
+        assert "Real 8- and 4-bit checkpoints come out larger" in text, v.seed
 
 
 def test_s2_11_the_batch_adds_the_other_sequences_caches():

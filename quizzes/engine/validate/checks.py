@@ -23,9 +23,15 @@ class Checks:
     # part id -> how many distinct variants had each key (for the rule fixed-key)
     keys: dict[str, Counter] = field(default_factory=dict)
 
-    def count_key(self, part, answer) -> None:
-        """Count the key of a part whose answer is a choice among options (ids, or a list)."""
-        key = ", ".join(sorted(answer)) if isinstance(answer, (list, tuple)) else str(answer)
+    def count_key(self, part, answer, *, ordered: bool = False) -> None:
+        """Count the key of a part whose answer is a choice among the author's ids: option ids
+        (one, or a set), an ordering of item ids (``ordered``: the sequence is the key), or a
+        matching (item, category) pairs, whose order does not matter."""
+        if not isinstance(answer, (list, tuple)):
+            key = str(answer)
+        else:
+            items = [":".join(x) if isinstance(x, (list, tuple)) else str(x) for x in answer]
+            key = " > ".join(items) if ordered else ", ".join(sorted(items))
         self.keys.setdefault(part.id, Counter())[key] += 1
 
     def memo(self, name: str, build: Callable[[], Any]) -> Any:

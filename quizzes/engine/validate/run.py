@@ -135,7 +135,7 @@ def validate_template(
             None,
         )
     _check_outcomes(template, outcomes, report, failures)
-    _check_fixed_keys(checks.keys, failures)
+    _check_fixed_keys(template, checks.keys, failures)
     report.parts = part_stats(template, answers, ratios, scales)
     report.failures = failures.failures()
     return report
@@ -166,11 +166,14 @@ def _check_coverage(template: Template, failures: Collector) -> None:
 
 # A part whose options carry the same key in more than this share of the variants teaches one
 # fact, not a judgement: a student who saw one variant knows the key of every other. The keys
-# are counted by the kinds whose answer is a choice among options (`Checks.count_key`).
+# are counted by the kinds whose answer is a choice among the author's ids: choice and
+# matching (the pairs) (`Checks.count_key`; ordering not yet: its starter's order is fixed).
 FIXED_KEY_SHARE = 0.9
 
 
-def _check_fixed_keys(option_keys: dict[str, Counter], failures: Collector) -> None:
+def _check_fixed_keys(
+    template: Template, option_keys: dict[str, Counter], failures: Collector
+) -> None:
     for part_id, counter in option_keys.items():
         total = sum(counter.values())
         if not total:

@@ -80,6 +80,23 @@ class ChoiceKind(AnswerKind):
 
     def validate(self, checks, part, variant, seed) -> None:
         checks.count_key(part, variant.answers[part.id])
+        names = names_for(variant.params)
+        for option in part.settings.options:
+            if option.diagnosis_when is None:
+                continue
+            when = option.diagnosis_when
+            try:
+                value = evaluate(when.text, names, source=checks.template.source, line=when.line)
+            except ExpressionError as exc:
+                checks.failures.add("choice", str(exc), seed, part.id)
+                continue
+            if not isinstance(value, bool):
+                checks.failures.add(
+                    "choice",
+                    f"option {option.id}: diagnosis_when must be true or false, not {value!r}",
+                    seed,
+                    part.id,
+                )
         count = len(variant.answers[part.id])
         if count == 0:
             checks.failures.add("choice", "no option is correct", seed, part.id)
@@ -155,7 +172,9 @@ class ChoiceKind(AnswerKind):
             if part.settings.multiple
             else "That is not the right option."
         )
-        diagnosis = next((o.diagnosis for o in wrong if o.diagnosis), None)
+        diagnosis = next(
+            (o.diagnosis for o in wrong if o.diagnosis and _diagnosed(template, o, names)), None
+        )
         score = 0.0
         if part.settings.multiple and correct:
             score = max(0.0, (len(chosen & correct) - len(chosen - correct)) / len(correct))
@@ -189,7 +208,9 @@ class ChoiceKind(AnswerKind):
                 part.settings.options
             )
             option = rng.choice(wrong)
-            picked, diagnosis = [option.id], option.diagnosis or ""
+            # a code that holds only in some variants is left out: the demo knows no variant
+            picked = [option.id]
+            diagnosis = option.diagnosis or "" if option.diagnosis_when is None else ""
         picked = picked or options[:1]
         return self.stored(picked), None, diagnosis
 
@@ -198,7 +219,9 @@ def _parse_option(rules, loc, index: int, names) -> Option | None:
     if not isinstance(loc.children, dict):
         rules.issue(loc, "options", "each option is a mapping with text and correct")
         return None
-    rules.unknown_keys(loc, ["id", "text", "correct", "feedback", "diagnosis"], "an option")
+    rules.unknown_keys(
+        loc, ["id", "text", "correct", "feedback", "diagnosis", "diagnosis_when"], "an option"
+    )
     option_id = loc.get("id")
     ident = str(option_id.value) if option_id is not None else option_letter(index)
     if isinstance(option_id and option_id.value, bool):
@@ -216,7 +239,22 @@ def _parse_option(rules, loc, index: int, names) -> Option | None:
     else:
         correct = rules.expr(correct_loc, "correct", names)
     diagnosis = rules.parse_code(loc.get("diagnosis"), "diagnosis")
+    when_loc = loc.get("diagnosis_when")
+    when = None
+    if when_loc is not None:
+        if diagnosis is None:
+            rules.issue(when_loc, "diagnosis_when", "says when to record a diagnosis: give one")
+        when = rules.expr(when_loc, "diagnosis_when", names)
     feedback = rules.live(loc.get("feedback"), "feedback", names)
     if text is None or correct is None:
         return None
-    return Option(ident, text, correct, feedback, diagnosis)
+    return Option(ident, text, correct, feedback, diagnosis, when)
+
+
+def _diagnosed(template, option, names) -> bool:
+    """Whether a wrong pick of ``option`` records its code in this variant: always, or where
+    its ``diagnosis_when`` holds (the slip the feedback describes can depend on the variant)."""
+    if option.diagnosis_when is None:
+        return True
+    when = option.diagnosis_when
+    return bool(evaluate(when.text, names, source=template.source, line=when.line))

@@ -96,6 +96,7 @@ class MatchingKind(AnswerKind):
 
     def validate(self, checks, part, variant, seed) -> None:
         right = dict(variant.answers[part.id])
+        checks.count_key(part, sorted(right.items()))
         grade = self.grade(checks.template, variant, part, right, earlier={}, grade_fn=None)
         if grade.status != "correct":
             checks.failures.add("grading", f"its own key grades {grade.status}", seed, part.id)
