@@ -158,6 +158,7 @@ LIMITS: dict[str, Limits] = {
     "memory_fits": Limits(bytes_needed=QUANTITY, acc=ENTRY, devices=COUNT, **_LEVEL),
     "min_gpus": Limits(bytes_needed=QUANTITY, acc=ENTRY, **_LEVEL),
     "model_flops_per_token": Limits(m=ENTRY),
+    "forward_flops_per_token": Limits(m=ENTRY),
     "pipeline_stages": Limits(m=ENTRY, dt=ENTRY, acc=ENTRY, headroom=FRACTION, level=NAME),
     # usable memory: what the driver reports, what a framework can allocate, what a server uses
     "fits": Limits(bytes_needed=QUANTITY, acc=ENTRY, gpus=COUNT, **_LEVEL),
