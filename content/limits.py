@@ -158,6 +158,7 @@ LIMITS: dict[str, Limits] = {
     "memory_fits": Limits(bytes_needed=QUANTITY, acc=ENTRY, devices=COUNT, **_LEVEL),
     "min_gpus": Limits(bytes_needed=QUANTITY, acc=ENTRY, **_LEVEL),
     "model_flops_per_token": Limits(m=ENTRY),
+    "forward_flops_per_token": Limits(m=ENTRY),
     "pipeline_stages": Limits(m=ENTRY, dt=ENTRY, acc=ENTRY, headroom=FRACTION, level=NAME),
     # usable memory: what the driver reports, what a framework can allocate, what a server uses
     "fits": Limits(bytes_needed=QUANTITY, acc=ENTRY, gpus=COUNT, **_LEVEL),
@@ -168,6 +169,9 @@ LIMITS: dict[str, Limits] = {
     "usable_memory_bytes": Limits(acc=ENTRY, gpus=COUNT, **_LEVEL),
     # attention and the KV cache
     "attention_flops": Limits(m=ENTRY, query_tokens=COUNT, context_tokens=COUNT, batch=COUNT),
+    "causal_attention_flops": Limits(
+        m=ENTRY, query_tokens=COUNT, context_tokens=COUNT, batch=COUNT
+    ),
     "decode_attention_intensity": Limits(m=ENTRY, dt=ENTRY),
     "flash_attention_hbm_bytes": Limits(
         seq_len=COUNT,

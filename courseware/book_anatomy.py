@@ -82,8 +82,10 @@ def anatomy() -> dict:
         f"(sold as {format_quantity(part.memory_label_bytes, 'B', sig=2)}), "
         f"{format_quantity(part.memory_bandwidth, 'B/s')}"
     )
+    # The bandwidth is the GPU's total over all its links (a reader took it per link: C01-5).
     nvlink_text = (
-        f"NVLink: {part.links_per_gpu} links, {format_quantity(nvlink.bandwidth, 'B/s')} each way"
+        f"NVLink: {format_quantity(nvlink.bandwidth, 'B/s')} each way in all, over "
+        f"{part.links_per_gpu} links"
     )
     host_text = f"PCIe to the host: {format_quantity(host.bandwidth, 'B/s')} each way"
     sm_text = f"{_kib(part.sram_per_sm_bytes)} L1 cache and shared memory, shared by the four"

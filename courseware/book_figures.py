@@ -25,12 +25,11 @@ from content.physics import (
     critical_batch_size,
     decode_weight_bytes,
     dtype,
-    embedding_params,
     format_number,
+    forward_flops_per_token,
     kv_cache_bytes,
     memory_hierarchy,
     model,
-    model_flops_per_token,
     source,
     weights_bytes,
 )
@@ -71,10 +70,11 @@ def serving_sources() -> list[Source]:
 
 def serving_points() -> list[tuple[str, float, None]]:
     """(label, intensity, None): each point on the roof at its intensity.  Decode reads every
-    weight but the input embedding table (``decode_weight_bytes``); prefill is charged the
-    whole checkpoint, which only moves a point already far past the ridge."""
-    # The table lookup also does no multiply-adds: FLOPs and bytes both leave it out.
-    flops = model_flops_per_token(MODEL) - 2 * embedding_params(MODEL)
+    weight but the input embedding table (``decode_weight_bytes``); prefill multiplies by the
+    same weights (``forward_flops_per_token``) and is charged the whole checkpoint, as
+    ``prefill_time`` charges it, which only moves a point already far past the ridge."""
+    # The table lookup does no multiply-adds: one FLOP count for both phases.
+    flops = forward_flops_per_token(MODEL)
     weights = decode_weight_bytes(MODEL, DTYPE)
     critical = int(critical_batch_size(ACCELERATOR, DTYPE))
     points = [
@@ -90,9 +90,7 @@ def serving_points() -> list[tuple[str, float, None]]:
     points.append(
         (
             f"prefill, {PROMPT:,} tokens",
-            arithmetic_intensity(
-                model_flops_per_token(MODEL) * PROMPT, weights_bytes(MODEL, DTYPE)
-            ),
+            arithmetic_intensity(flops * PROMPT, weights_bytes(MODEL, DTYPE)),
         )
     )
     return [(label, intensity, None) for label, intensity in points]

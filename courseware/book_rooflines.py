@@ -28,12 +28,13 @@ from content.physics import (
     accelerator,
     arithmetic_intensity,
     attainable_flops,
-    attention_flops,
+    causal_attention_flops,
     decode_attention_intensity,
     decode_weight_bytes,
     dtype,
     embedding_params,
     flash_attention_hbm_bytes,
+    format_number,
     layer_params,
     matmul_bytes,
     matmul_flops,
@@ -124,8 +125,9 @@ def block_points() -> list[tuple[str, float, None]]:
     m, ctx, b = INTRO_MODEL, BLOCK_CONTEXT, BLOCK_BATCH
     layers, heads, head_dim = model(m).layers, model(m).n_heads, model(m).head_dim
     projections = 2 * layer_params(m)  # FLOPs per token, and bf16 bytes of the layer's weights
+    # Llama-2-7B is a causal decoder: its prefill kernels skip the masked half of the pairs.
     prefill_attention = (
-        attention_flops(m, ctx, ctx)
+        causal_attention_flops(m, ctx, ctx)
         / layers
         / flash_attention_hbm_bytes(ctx, head_dim, "bf16", heads=heads, block_rows=ctx)
     )
@@ -138,7 +140,7 @@ def block_points() -> list[tuple[str, float, None]]:
         ("decode: projections at batch 1, attention at any batch", projections / projections),
         (f"decode, batch {b}: projections and MLP", b * projections / projections),
         (f"prefill of {ctx:,}: projections and MLP", ctx * projections / projections),
-        (f"prefill of {ctx:,}: attention, if L2 catches the re-reads", prefill_attention),
+        (f"prefill of {ctx:,}: causal attention, if L2 catches the re-reads", prefill_attention),
     ]
     return [(label, intensity, None) for label, intensity in points]
 
@@ -151,8 +153,10 @@ def block_roofline_html() -> SafeString:
         f"One decoder block of {model(INTRO_MODEL).name} on the H100's roofline in bf16, at "
         f"{BLOCK_CONTEXT:,} tokens of context. Batching moves the projections right along the "
         f"slope; decode attention stays at one FLOP per byte at every batch. Prefill's projections "
-        f"pass the ridge; its attention does only while L2 catches the re-reads of keys and "
-        f"values (read again from HBM, it would sit below the ridge).",
+        f"pass the ridge. Its causal attention, about N ÷ 4 FLOPs per byte while L2 catches the "
+        f"re-reads of keys and values, sits at the ridge at {BLOCK_CONTEXT:,} tokens and passes "
+        f"it from about {format_number(4 * ridge_point(ACCELERATOR, 'bf16'), 2)} tokens (read "
+        f"again from HBM, it sits further below).",
         figure_sources(*_part_sources("bf16"), model(INTRO_MODEL)),
     )
 

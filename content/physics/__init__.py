@@ -9,6 +9,7 @@ reverse, and templates and chapters see exactly ``__all__``.
 
 from content.physics.attention import (
     attention_flops,
+    causal_attention_flops,
     decode_attention_intensity,
     flash_attention_hbm_bytes,
     kv_cache_bytes_per_token_mha,
@@ -94,6 +95,7 @@ from content.physics.inference import (
     decode_step_time,
     decode_tokens_per_second,
     energy_per_token,
+    forward_flops_per_token,
     gpus_needed,
     kv_cache_bytes,
     kv_cache_bytes_per_token,
@@ -247,6 +249,7 @@ __all__ = [
     "decode_step_time",
     "decode_tokens_per_second",
     "energy_per_token",
+    "forward_flops_per_token",
     "gpus_needed",
     "kv_cache_bytes",
     "kv_cache_bytes_per_token",
@@ -287,6 +290,7 @@ __all__ = [
     "wave_efficiency",
     # attention and the KV cache
     "attention_flops",
+    "causal_attention_flops",
     "decode_attention_intensity",
     "flash_attention_hbm_bytes",
     "kv_cache_bytes_per_token_mha",

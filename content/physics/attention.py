@@ -10,8 +10,9 @@ one latent shared by every head and, in the absorbed form its decode kernels use
 queries against it directly.
 
 Assumptions: FLOPs count QKᵀ and PV only (softmax, masking and projections elsewhere); causal
-masking is not exploited (a causal prefill kernel skips about half the pairs); bytes are those of
-the cache or of Q, K, V, S, P and O in ``dt``.
+masking is not exploited by ``attention_flops`` (``causal_attention_flops`` counts only the pairs a
+causal decoder needs, about half at prefill); bytes are those of the cache or of Q, K, V, S, P and
+O in ``dt``.
 """
 
 from __future__ import annotations
@@ -48,6 +49,24 @@ def attention_flops(
     mdl = model(m)
     d_qk, d_v = _dims(mdl)
     return 2 * mdl.layers * mdl.n_heads * (d_qk + d_v) * query_tokens * context_tokens * batch
+
+
+def causal_attention_flops(
+    m: ModelLike, query_tokens: float, context_tokens: float, batch: int = 1
+) -> float:
+    """``attention_flops`` counting only the pairs a causal decoder needs: the queries are the
+    last ``query_tokens`` of the context, and each meets its own key and every earlier one, so
+    q·(c − q) + q·(q + 1)/2 pairs.  A 1,024-token prompt of Llama-2-7B (q = c = 1,024) does
+    1,024·1,025/2 pairs, 0.5005 of the 1,024² ``attention_flops`` counts; one decode token
+    (q = 1) meets the whole context, as there."""
+    _check_tokens(query_tokens=query_tokens, context_tokens=context_tokens, batch=batch)
+    if query_tokens > context_tokens:
+        raise ValueError("query_tokens must not exceed context_tokens")
+    q, c = query_tokens, context_tokens
+    pairs = q * (c - q) + q * (q + 1) / 2
+    mdl = model(m)
+    d_qk, d_v = _dims(mdl)
+    return 2 * mdl.layers * mdl.n_heads * (d_qk + d_v) * pairs * batch
 
 
 def decode_attention_intensity(m: ModelLike, dt: DTypeLike) -> float:
@@ -114,6 +133,7 @@ def flash_attention_hbm_bytes(
 
 __all__ = [
     "attention_flops",
+    "causal_attention_flops",
     "decode_attention_intensity",
     "flash_attention_hbm_bytes",
     "kv_cache_bytes_per_token_mha",

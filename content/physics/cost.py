@@ -11,10 +11,10 @@ from content.physics.catalog.api_prices import ApiPrice, api_price
 from content.physics.catalog.prices import price
 from content.physics.inference import (
     ModelLike,
-    decode_step_time,
     decode_tokens_per_second,
     prefill_time,
 )
+from content.physics.precision import quantized_decode_step_time
 from content.physics.roofline import AcceleratorLike, DTypeLike
 
 SECONDS_PER_HOUR = 3600
@@ -87,16 +87,19 @@ def request_cost(
     cached_tokens: float = 0,
 ) -> float:
     """Dollars for one request on rented hardware: price ÷ 3600 × (t_prefill + (output − 1)
-    × t_step ÷ batch).
+    × t_pass ÷ batch).
 
     The prefill of the uncached part of the prompt has the GPU to itself (and emits the first
-    token); each later token costs a share 1 ÷ batch of a decode step of the batch it joins.
+    token); each later token costs a share 1 ÷ batch of a decode pass of the batch it joins,
+    the pass ``serving.request_latency`` charges (the weights a pass reads, the batch's cache in
+    ``dt``, the forward FLOPs: ``precision.quantized_decode_step_time``).
     ``price_per_hour`` is for all the devices that serve the model."""
     _check_price(price_per_hour)
     if output_tokens < 1 or not 0 <= cached_tokens < prompt_tokens:
         raise ValueError("need output_tokens ≥ 1 and 0 ≤ cached_tokens < prompt_tokens")
     prefill = prefill_time(m, acc, dt, prompt_tokens - cached_tokens)
-    decode = (output_tokens - 1) * decode_step_time(m, acc, dt, batch, context) / batch
+    step = quantized_decode_step_time(m, acc, dt, batch, context, kv_dt=dt)
+    decode = (output_tokens - 1) * step / batch
     return price_per_hour / SECONDS_PER_HOUR * (prefill + decode)
 
 

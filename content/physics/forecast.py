@@ -24,8 +24,8 @@ from content.physics.catalog.dtypes import dtype
 from content.physics.catalog.measured import MEASUREMENTS, measured_keys, measurement
 from content.physics.inference import (
     ModelLike,
+    forward_flops_per_token,
     kv_cache_bytes,
-    model_flops_per_token,
     weights_bytes,
 )
 from content.physics.precision import decode_flops_per_token, decode_weight_bytes
@@ -216,8 +216,9 @@ def forecast_batch_generation_time(
     ``output_tokens`` out, on one ``acc``: one prefill (which emits the first token) plus
     output − 1 decode steps, each charged at measured ceilings.
 
-    Prefill: 2·P·prompt·batch FLOP against the weights' bytes (``inference.prefill_time``'s
-    count); a decode step: decode FLOPs per token × batch against the weights a pass reads
+    Prefill: forward FLOPs per token · prompt · batch against the weights' bytes
+    (``inference.prefill_time``'s count, the input table's lookup left out); a decode step:
+    the same FLOPs per token × batch against the weights a pass reads
     (``precision.decode_weight_bytes``, all but the input embedding table) + the batch's KV cache
     (in ``kv_dt``, default ``dt``) at the mean context of the steps, prompt + output ÷ 2 (exact
     for the bytes, which grow linearly): the decode count of chapter 03 and ``serving``.  FLOP/s
@@ -232,7 +233,7 @@ def forecast_batch_generation_time(
     bandwidth = achievable_bandwidth(acc)
     combine = max if overlap else (lambda a, b: a + b)
     weights = weights_bytes(m, dt)
-    per_token = model_flops_per_token(m)
+    per_token = forward_flops_per_token(m)
     prefill = combine(per_token * prompt_tokens * batch / rate, weights / bandwidth)
     context = prompt_tokens + output_tokens / 2
     cache = kv_cache_bytes(m, context, kv_dt or dt, batch)

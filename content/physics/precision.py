@@ -20,7 +20,12 @@ from content.physics.catalog.accelerators import accelerator
 from content.physics.catalog.dtypes import DType, dtype
 from content.physics.catalog.models import model
 from content.physics.catalog.weight_formats import WeightFormat, weight_format
-from content.physics.inference import ModelLike, _compute_peak, kv_cache_bytes
+from content.physics.inference import (
+    ModelLike,
+    _compute_peak,
+    forward_flops_per_token,
+    kv_cache_bytes,
+)
 from content.physics.memory import FIT_TOLERANCE, usable_memory_bytes
 from content.physics.roofline import AcceleratorLike
 
@@ -96,10 +101,10 @@ def decode_flops_per_token(m: ModelLike) -> float:
     """FLOPs one token costs in a decode pass: 2 × the active parameters it multiplies, which
     leaves out the input embedding table (a lookup reads one row and multiplies nothing).  The
     FLOP count that goes with ``decode_weight_bytes``, so a pass's intensity at batch 1 is 2/b
-    (Kaplan et al.'s C ≈ 2N also leaves the embeddings out); ``model_flops_per_token`` is the
-    plainer 2 × active parameters."""
-    mdl = model(m)
-    return 2 * (mdl.active_params - embedding_params(mdl))
+    (Kaplan et al.'s C ≈ 2N also leaves the embeddings out): ``inference.forward_flops_per_token``,
+    the count prefill charges too, under the name chapter 03-05 and the bank call it by;
+    ``model_flops_per_token`` is the plainer 2 × active parameters."""
+    return forward_flops_per_token(m)
 
 
 def decode_floor(m: ModelLike, acc: AcceleratorLike, fmt: FormatLike) -> float:

@@ -31,7 +31,10 @@ STATED_ERROR = 0.10
 def forecast(batch, prompt, out, *, overlap=True):
     """Prefill plus out - 1 decode steps at the mean context, each phase max (or sum) of times."""
     join = max if overlap else (lambda a, b: a + b)
-    prefill = join(2 * PARAMS * prompt * batch / A100_BEST_MATMUL, 2 * PARAMS / A100_STREAM_DOT)
+    # prefill multiplies by the same weights a decode pass does (the input table is looked up)
+    prefill = join(
+        2 * MATMUL_PARAMS * prompt * batch / A100_BEST_MATMUL, 2 * PARAMS / A100_STREAM_DOT
+    )
     cache = KV_PER_TOKEN * (prompt + out / 2) * batch
     read = 2 * MATMUL_PARAMS + cache
     step = join(2 * MATMUL_PARAMS * batch / A100_BEST_MATMUL, read / A100_STREAM_DOT)
@@ -120,7 +123,7 @@ def test_the_precision_napkin_forecasts_each_pass_from_its_parts_stream_fraction
 
 def test_exercise_9_forecasts_the_prefill_heavy_row(inference):
     batch, prompt, out = 52, 2048, 128
-    prefill = 2 * PARAMS * prompt * batch / A100_BEST_MATMUL
+    prefill = 2 * MATMUL_PARAMS * prompt * batch / A100_BEST_MATMUL  # the lookup multiplies nothing
     step = (2 * MATMUL_PARAMS + KV_PER_TOKEN * (prompt + out / 2) * batch) / A100_STREAM_DOT
     share = prefill / (prefill + (out - 1) * step)
     assert 0.4 < share < 0.6  # "each ceiling sets half the run"

@@ -212,7 +212,7 @@ def test_g05_m1_more_gpus_buy_cheaper_tokens_while_weights_fill_memory(text):
 
 def test_g03_i1_attentions_prefill_share_is_given_for_a_causal_prompt(text):
     t = text["03-inference.md"]
-    full = 4 * 32 * 4096 * 2000**2 / (2000 * 2 * L8.params)  # QK and AV, 2 FLOP each, n x n
+    full = 4 * 32 * 4096 * 2000**2 / (2000 * DECODE8)  # QK and AV, 2 FLOP each, n x n
     # P03-2: the causal figure only; the full square no longer precedes it.
     assert f"For our prompt that is {format_number(50 * full, 2)}% of the matmul FLOPs" in t
     assert f"the full n × n square of scores is {format_number(100 * full, 2)}%" not in t
@@ -237,7 +237,7 @@ def test_g03_i5_the_batch_of_64_is_explained_and_the_fleet_ratio_given_at_184(te
     assert "(This section and the next run a batch of 64" not in t
     batch = serving_batch(2500)
     step = (DECODE8 + KV8 * 2 * 2500 * batch) / BANDWIDTH
-    ratio = (2 * L8.params * 2000 / PEAK) / (499 * step / batch)
+    ratio = (DECODE8 * 2000 / PEAK) / (499 * step / batch)  # prefill: the forward count
     assert f"({n(ratio, 2)} at the memory-limited batch of {batch}" in t
 
 

@@ -55,8 +55,12 @@ def test_block_points_are_the_tables_intensities():
     assert points["decode, batch 64: projections and MLP"] == pytest.approx(64)
     assert points["prefill of 1,024: projections and MLP"] == pytest.approx(1024)
     ridge = ridge_point("H100", "bf16")
-    # A02-1 (fifth review): the point is the L2-served bound, and says so.
-    assert points["prefill of 1,024: attention, if L2 catches the re-reads"] > ridge
+    # A02-1 (fifth review): the point is the L2-served bound, and says so. C02-1 (sixth review):
+    # Llama-2-7B is causal, 1,024 · 1,025 / 2 pairs of 4 · 128 FLOPs per head, over Q, K, V and O
+    # read once (4 · 1,024 · 128 bf16 values per head): (N + 1) / 4 = 256.25, just under the ridge.
+    prefill = points["prefill of 1,024: causal attention, if L2 catches the re-reads"]
+    assert prefill == pytest.approx(1025 / 4)
+    assert prefill < ridge
 
 
 def test_precision_chart_puts_4_bit_weights_on_the_bf16_roof_before_fp8_leaves_the_slope():

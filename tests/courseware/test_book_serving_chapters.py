@@ -80,6 +80,13 @@ def decode_weights(model_name: str, bytes_per_param: float) -> float:
     return (m.params - m.vocab_size * m.d_model) * bytes_per_param
 
 
+def matmul_params(model_name: str) -> float:
+    """The weights a forward pass (prefill or decode) multiplies by: all but the input embedding
+    table, which it only looks up."""
+    m = physics.model(model_name)
+    return m.params - m.vocab_size * m.d_model
+
+
 def decode_step(model_name: str, part_name: str, batch: int, context: float) -> float:
     m, part = physics.model(model_name), physics.accelerator(part_name)
     read = decode_weights(model_name, 2) + batch * context * kv_per_token(model_name, 2)
@@ -150,8 +157,8 @@ def test_3_1_input_and_output_tokens_are_priced_apart(text):
     t = text["03-inference.md"]
     assert "the KV cache, not the weights, sets the bill of a busy server" not in t
     price = physics.price("H100").dollars_per_hour
-    m, part = physics.model("llama-3-8b"), physics.accelerator("H100")
-    per_input_token = 2 * m.params / part.peak("bf16")
+    part = physics.accelerator("H100")
+    per_input_token = 2 * matmul_params("llama-3-8b") / part.peak("bf16")
     assert n(100 * price / 3600 * per_input_token * 1e6, 2) + " cents per million" in t
     batch = math.floor((serving_memory("H100") - weights("llama-3-8b", 2)) / (2500 * 131072))
     per_output_token = step("llama-3-8b", "H100", batch, 2500) / batch
@@ -160,9 +167,9 @@ def test_3_1_input_and_output_tokens_are_priced_apart(text):
 
 def test_3_1_a_prompt_heavy_request_is_mostly_prefill(text):
     t = text["03-inference.md"]
-    m, part = physics.model("llama-3-8b"), physics.accelerator("H100")
+    part = physics.accelerator("H100")
     batch = math.floor((serving_memory("H100") - weights("llama-3-8b", 2)) / (2500 * 131072))
-    prefill = 2 * m.params * 8000 / part.peak("bf16")
+    prefill = 2 * matmul_params("llama-3-8b") * 8000 / part.peak("bf16")
     decode = 199 * step("llama-3-8b", "H100", batch, 2500) / batch
     assert prefill / (prefill + decode) > 0.5
     assert "so prefill is " + pct(prefill / (prefill + decode), 2) in t
@@ -178,7 +185,7 @@ def test_3_the_bill_is_forecast_from_measured_fractions_of_peak(text):
     stream = physics.measurement("h100-sxm/stream-dot").value
     price = physics.price("H100").dollars_per_hour
     batch = math.floor((serving_memory("H100") - weights("llama-3-8b", 2)) / (2500 * 131072))
-    prefill = max(2 * m.params * 2000 / mamf, weights("llama-3-8b", 2) / stream)
+    prefill = max(2 * matmul_params("llama-3-8b") * 2000 / mamf, weights("llama-3-8b", 2) / stream)
     read = decode_weights("llama-3-8b", 2) + batch * 2500 * kv_per_token("llama-3-8b", 2)
     decode = max(read / stream, 2 * m.params * batch / part.peak("bf16"))
     assert f"best measured matmul rate is {pct(mamf / part.peak('bf16'), 2)} of its peak" in t
@@ -190,7 +197,7 @@ def test_3_the_bill_is_forecast_from_measured_fractions_of_peak(text):
     assert f"output tokens {n(cents_out, 2)}, and a thousand requests" in t
     forecast = prefill + 499 * decode / batch
     floor = (
-        2 * m.params * 2000 / part.peak("bf16")
+        2 * matmul_params("llama-3-8b") * 2000 / part.peak("bf16")
         + 499 * decode_step("llama-3-8b", "H100", batch, 2500) / batch
     )
     assert f"{n(1e5 * price / 3600 * forecast, 2)} cents, {pct(forecast / floor - 1, 2)} above" in t
@@ -283,7 +290,7 @@ def test_speculation_follows_the_acceptance_arithmetic_and_the_measurement(text)
 def test_prefix_caching_and_disaggregation_are_priced(text):
     t = text["03-inference.md"]
     peak = physics.accelerator("H100").peak("bf16")
-    params = physics.model("llama-3-8b").params
+    params = matmul_params("llama-3-8b")  # prefill multiplies what a decode pass multiplies
     assert q(2 * params * 500 / peak, "s", 2) + " instead of" in t
     prefill = 2 * params * 2000 / peak
     decode = 499 * decode_step("llama-3-8b", "H100", 64, 2500) / 64

@@ -67,11 +67,11 @@ def test_b03_2_a_one_layer_draft_speculates_better_at_the_full_batch(text):
 
 def test_b03_3_the_fleet_ratio_divides_its_printed_figures(text):
     t = text["03-inference.md"]
-    prefill = 2 * L8.params * 2000 / PEAK
+    prefill = 2 * MATMUL8 * 2000 / PEAK  # prefill multiplies what a decode pass multiplies
     decode = 499 * (2 * MATMUL8 + KV8 * 2500 * 64) / BANDWIDTH / 64
     assert f"take {q(decode, 's', sig=2)} of a decode GPU" in t
     assert f"runs about {n(prefill / decode, 2)} prefill GPUs per decode GPU" in t
-    assert n(prefill / decode, 2) == "0.39"  # 32.5 ms / 83.7 ms, as a reader divides them
+    assert n(prefill / decode, 2) == "0.36"  # 30.3 ms / 83.7 ms, as a reader divides them
 
 
 def test_b03_3_the_latency_limited_batches_charge_decode_bytes(text):
@@ -213,7 +213,7 @@ def test_p03_7_a_thousand_requests_are_priced_in_one_table(text):
     step = (2 * MATMUL8 + KV8 * 2500 * batch) / BANDWIDTH
     per_second = physics.price("H100").dollars_per_hour / 3600 * 1e5  # cents, a thousand requests
     colocated = per_second * 499 * step / batch
-    own = per_second * (2 * L8.params * 2000 / PEAK + 499 * step / batch)
+    own = per_second * (2 * MATMUL8 * 2000 / PEAK + 499 * step / batch)
     forecast = colocated * BANDWIDTH / STREAM_H100
     assert "prompts run floor, cents forecast, cents" in t
     assert f"on GPUs of their own {n(own, 2)} " in t

@@ -8,6 +8,7 @@ import pytest
 
 from content.physics import (
     attention_flops,
+    causal_attention_flops,
     decode_attention_intensity,
     flash_attention_hbm_bytes,
     kv_cache_bytes,
@@ -99,3 +100,25 @@ def test_one_decoder_block_of_llama_2_70b():
     assert m.params == m.layers * block + 2 * m.vocab_size * m.d_model + m.d_model
     deepseek = layer_params("deepseek-v3", active=True)
     assert deepseek < layer_params("deepseek-v3")
+
+
+def test_causal_attention_flops_counts_each_query_against_itself_and_earlier_keys():
+    # Sixth review C02-1: a 1,024-token prompt of Llama-2-7B does 1,024 · 1,025 / 2 pairs of
+    # 4 · 128 FLOPs per head and layer, 8.6 GFLOP per layer, not the 17.2 of the full square.
+    per_layer = causal_attention_flops("llama-2-7b", 1024, 1024) / 32
+    assert per_layer == 32 * 4 * 128 * 1024 * 1025 / 2
+    assert per_layer / (attention_flops("llama-2-7b", 1024, 1024) / 32) == pytest.approx(
+        1025 / 2048
+    )
+    # One decode token meets the whole context, as the non-causal count says.
+    assert causal_attention_flops("llama-2-7b", 1, 4096, batch=8) == attention_flops(
+        "llama-2-7b", 1, 4096, batch=8
+    )
+    # A chunk of 256 queries after 768 cached tokens: 256 · 768 + 256 · 257 / 2 pairs.
+    assert causal_attention_flops("llama-2-7b", 256, 1024) == 2 * 32 * 32 * 256 * (
+        256 * 768 + 256 * 257 / 2
+    )
+    with pytest.raises(ValueError, match="must not exceed"):
+        causal_attention_flops("llama-2-7b", 2048, 1024)
+    with pytest.raises(ValueError, match="negative"):
+        causal_attention_flops("llama-2-7b", -1, 1024)

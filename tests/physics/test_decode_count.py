@@ -153,7 +153,7 @@ def test_the_served_benchmark_forecast_charges_decode_bytes():
     # forecast_output_throughput's decode step: the weights a pass reads plus the cache
     m, acc, dt = "llama-2-7b", "A100", "fp16"
     rate, bandwidth = achievable_flops(acc, "bf16"), achievable_bandwidth(acc)
-    prefill = max(60 * 128 * 2 * model(m).active_params / rate, weights_bytes(m, dt) / bandwidth)
+    prefill = max(60 * 128 * 2 * _matmul_params(m) / rate, weights_bytes(m, dt) / bandwidth)
     cache = kv_cache_bytes(m, 128 + 1024, dt, 60)
     step = max(
         60 * decode_flops_per_token(m) / rate, (decode_weight_bytes(m, dt) + cache) / bandwidth

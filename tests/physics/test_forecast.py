@@ -183,7 +183,8 @@ def test_the_roofline_with_measured_ceilings():
 
 def test_batch_generation_is_prefill_plus_decode_steps_at_measured_ceilings():
     weights = physics.weights_bytes("llama-2-7b", "fp16")
-    per_token = physics.model_flops_per_token("llama-2-7b")
+    # prefill multiplies by every weight but the input table, as a decode pass does
+    per_token = physics.forward_flops_per_token("llama-2-7b")
     bandwidth = physics.achievable_bandwidth("A100")
     rate = physics.achievable_flops("A100", "bf16")
     prefill = max(per_token * 128 * 60 / rate, weights / bandwidth)

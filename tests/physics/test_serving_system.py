@@ -18,12 +18,11 @@ from content.physics import (
     cost_per_million_tokens,
     critical_batch_size,
     decode_flops_per_token,
-    decode_step_time,
     decode_tokens_per_second,
     decode_weight_bytes,
     free_prefill_chunk,
     kv_cache_bytes,
-    model_flops_per_token,
+    model,
     paged_kv_waste_fraction,
     prefill_time,
     prefill_to_decode_gpu_ratio,
@@ -131,7 +130,9 @@ def test_output_tokens_cost_what_the_decode_floor_says():
 def test_input_tokens_cost_their_share_of_a_compute_bound_prefill():
     price = 3.2
     got = cost_per_million_input_tokens(price, M, ACC, DT, 2000)
-    per_token = model_flops_per_token(M) / accelerator(ACC).peak(DT)
+    # the lookup of the input table multiplies nothing (2 × 525 M FLOPs fewer per token)
+    matmul = model(M).active_params - model(M).vocab_size * model(M).d_model
+    per_token = 2 * matmul / accelerator(ACC).peak(DT)
     assert got == pytest.approx(price / 3600 * per_token * 1e6)
     # Cheaper per token than output at any batch below the critical one.
     assert got < cost_per_million_output_tokens(price, M, ACC, DT, 64, 1024)
@@ -143,7 +144,11 @@ def test_a_request_costs_its_prefill_plus_its_share_of_the_steps():
     expected = (
         price
         / 3600
-        * (prefill_time(M, ACC, DT, 2000) + 499 * decode_step_time(M, ACC, DT, 64, 1024) / 64)
+        # the answer's share of the decode pass request_latency charges (decode bytes)
+        * (
+            prefill_time(M, ACC, DT, 2000)
+            + 499 * quantized_decode_step_time(M, ACC, DT, 64, 1024) / 64
+        )
     )
     assert got == pytest.approx(expected)
     cached = request_cost(price, M, ACC, DT, 2000, 500, 64, 1024, cached_tokens=1500)

@@ -12,6 +12,7 @@ from content.physics.explain.memory import min_gpus_steps
 from content.physics.inference import (
     _compute_peak,
     _params,
+    forward_flops_per_token,
     kv_cache_bytes_per_token,
     kv_cache_tokens,
 )
@@ -178,15 +179,18 @@ def decode_tokens_per_second(m, acc, dt, batch, context):
 def prefill_time(m, acc, dt, prompt_tokens, batch):
     part, fmt, mdl = accelerator(acc), dtype(dt), model(m)
     weights, step = _weights_step(mdl, fmt)
-    flops = 2 * mdl.active_params * prompt_tokens * batch
+    table = mdl.vocab_size * mdl.d_model
+    flops = forward_flops_per_token(mdl) * prompt_tokens * batch
     peak = _compute_peak(part, fmt)
     compute, memory = flops / peak, weights / part.memory_bandwidth
     bound = "compute-bound" if compute >= memory else "memory-bound"
     return f"Prefill of {num(prompt_tokens)} tokens of {mdl.name} on the {part.name}", [
         Step(
-            "FLOPs of the prompt: 2 per active parameter per token",
-            "F = 2 \\cdot N_{\\text{active}} \\cdot n \\cdot \\text{batch}",
-            f"2 \\times {num(mdl.active_params)} \\times {num(prompt_tokens)} \\times {num(batch)}",
+            f"FLOPs of the prompt: 2 per active parameter per token, the input embedding table "
+            f"({num(table)} parameters, looked up, not multiplied) left out",
+            "F = 2 \\cdot (N_{\\text{active}} - V d) \\cdot n \\cdot \\text{batch}",
+            f"2 \\times ({num(mdl.active_params)} - {num(table)}) \\times {num(prompt_tokens)}"
+            f" \\times {num(batch)}",
             result(flops, "FLOP"),
         ),
         Step(

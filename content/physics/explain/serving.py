@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 from content.physics.catalog.accelerators import accelerator
 from content.physics.catalog.dtypes import dtype
 from content.physics.catalog.links import link
@@ -63,6 +66,16 @@ def _whole_byte_floor(capacity: float, weights: float, per_sequence: float) -> s
     return f"\\left\\lfloor {division} \\right\\rfloor = \\lfloor {quotient} \\rfloor"
 
 
+def _cut(value: float) -> str:
+    """A bound cut (not rounded) to two decimals, from the float's exact value, so the floor of
+    the number shown is the floor of the bound: "⌊min(320, 971.3)⌋" stood beside a count of 319
+    (ledger G-1) where the memory bound was 319.996."""
+    hundredths = math.floor(Fraction(value) * 100)
+    whole, part = divmod(abs(hundredths), 100)
+    sign = "-" if hundredths < 0 else ""
+    return tex_number_text(f"{sign}{whole:,}.{part:02d}")
+
+
 def max_batch_for_memory(m, acc, dt, context, devices, kv_dt, level, utilization):
     part = accelerator(acc)
     mdl, weights, per_sequence, steps = _weights_and_kv(m, dt, context, kv_dt)
@@ -121,18 +134,18 @@ def max_batch_under_latency(m, acc, dt, context, target_step_s, devices, kv_dt):
                 f"{q(target_step_s, 's')} \\times {q(bandwidth, 'B/s')} - {q(weights, 'B')}",
                 q(per_sequence, "B"),
             ),
-            num(by_memory, 4),
+            _cut(by_memory),
         ),
         Step(
             "Compute bound: 2 FLOP per parameter multiplied (the table is not) per sequence",
             "\\text{batch} \\le \\frac{t \\cdot P}{2 (N_{\\text{active}} - V d)}",
             frac(f"{q(target_step_s, 's')} \\times {q(peak, 'FLOP/s')}", q(per_token, "FLOP")),
-            num(by_compute, 4),
+            _cut(by_compute),
         ),
         Step(
             "Largest whole batch under both bounds",
             "\\lfloor \\min(\\cdot, \\cdot) \\rfloor",
-            f"\\lfloor \\min({num(by_memory)}, {num(by_compute)}) \\rfloor",
+            f"\\lfloor \\min({_cut(by_memory)}, {_cut(by_compute)}) \\rfloor",
             f"{batch} sequences",
         ),
     ]

@@ -32,7 +32,7 @@ def leg(which: str) -> dict[str, Callable]:
 
     def prefill(m, acc, dt, prompt_tokens, batch=1):
         acc = physics.accelerator(acc)
-        flops = physics.model_flops_per_token(m) * prompt_tokens * batch
+        flops = physics.forward_flops_per_token(m) * prompt_tokens * batch
         return pick(flops / acc.peak(dt), physics.weights_bytes(m, dt) / acc.memory_bandwidth)
 
     def attainable(acc, dt, intensity):
