@@ -75,7 +75,7 @@ def test_p05_1_the_reports_decode_unit_holds_redundant_and_shared_experts(text):
     # DeepSeek-V3 report §3.4.2: each GPU hosts one expert; 64 GPUs host redundant and shared
     # experts, so 320 GPUs = 256 routed experts + 64.
     t = text["05-interconnect.md"]
-    assert "decode, report 40 320 4-way tensor, 80 groups 1 64 GPUs " in t
+    assert "decode, 2024 40 320 4-way tensor × 80 1 64 GPUs " in t
     assert "256 GPUs hold one routed expert each, and the other 64 hold copies of" in t
     assert "320 GPUs with one expert each" not in t
 
