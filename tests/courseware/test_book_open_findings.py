@@ -88,7 +88,7 @@ def test_g05_i1_the_decode_table_states_the_limit_of_its_alpha(text):
 
 def test_p04_4_the_napkin_says_four_bits_cost_more_than_fp8_on_two_gpus(text):
     t = text["04-precision.md"]
-    assert "Fewer bits do not always mean a smaller bill." in t
+    assert "Fewer bits pay only when the GPUs they free keep serving." in t
     assert "more than fp8 on two" in t
     # each GPU of the two keeps the reserve of a split model (NCCL's buffers): 52, not 55
     assert "49 conversations on one GPU against 52 per GPU for fp8 on two" in t
