@@ -86,8 +86,8 @@ def test_d03_1_chunked_prefill_states_its_overlap_and_gives_the_range(text):
     assert (q(chunk, "s", sig=2), q(serial, "s", sig=3)) == ("7.8 ms", "19.5 ms")  # the review's
     assert "with perfect overlap the users already served never wait longer than a normal pass" in t
     assert f"each chunk's {q(chunk, 's', sig=2)} of arithmetic" in t
-    assert f"such a pass takes up to {q(serial, 's', sig=3)}" in t
-    assert f"lies between {q(memory(64), 's', sig=3)} and {n(serial / memory(64), 2)}× that" in t
+    assert f"such a pass takes up to {q(serial, 's', sig=2)}" in t
+    assert f"lies between {q(memory(64), 's', sig=2)} and {n(serial / memory(64), 2)}× that" in t
     assert "The pass is memory-bound, so its idle tensor cores absorb the piece for free" not in t
 
     batch = full_batch()
@@ -96,10 +96,10 @@ def test_d03_1_chunked_prefill_states_its_overlap_and_gives_the_range(text):
     cents = 1e5 * HOURLY / 3600 * 499 / batch
     assert (n(cents * memory(batch), 2), n(cents * slow, 2)) == ("5.5", "8.9")  # the review's
     assert (
-        f"The {int(prompt)} prompt tokens are {q(prompt * flops / PEAK, 's', sig=3)} of arithmetic "
-        f"against {q(memory(batch), 's', sig=3)} of memory traffic" in t
+        f"The {int(prompt)} prompt tokens are {q(prompt * flops / PEAK, 's', sig=2)} of arithmetic "
+        f"against {q(memory(batch), 's', sig=2)} of memory traffic" in t
     )
-    assert f"without overlap a pass takes {q(slow, 's', sig=3)}" in t
+    assert f"without overlap a pass takes {q(slow, 's', sig=2)}" in t
     assert f"a range: {n(cents * memory(batch), 2)} to {n(cents * slow, 2)} cents" in t
     assert "prompt tokens at no cost to the batch, if the kernels overlap perfectly" in t
 
