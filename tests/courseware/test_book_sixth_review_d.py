@@ -112,3 +112,25 @@ def test_d05_1_the_ring_and_the_one_shot_kernels_are_not_timed_alike(text):
     assert f"its steps per all-reduce go from {steps[0]} to {steps[1]} while theirs stay" in t
     assert "eight H100s barely beat four" not in t
     assert "time it inside a CUDA graph before choosing" in t
+
+
+def test_d04_2_the_split_budget_comes_before_the_table_that_uses_it(text):
+    t = text["04-precision.md"]
+    split = 0.9 * H100_RUNTIME - SPLIT_ENGINE
+    assert q(split, "B", sig=3) == "71.3 GB"
+    assert f"and on each GPU of a model split over several {q(split, 'B', sig=3)}" in t
+    bf16 = 2 * L70.params
+    one = math.floor((2 * split - bf16) / (KV70 * 4096))
+    two = math.floor((2 * split - bf16) / (KV70 / 2 * 4096))
+    assert (one, two) == (1, 2)
+    assert f"room for only {one} long conversation ({two} with an fp8 cache)" in t
+    assert "a handful of long conversations" not in t
+
+
+def test_d04_3_the_one_gpu_fp8_fit_is_on_paper(text):
+    t = text["04-precision.md"]
+    fp8 = (L70.params - 2 * TABLE70) + 2 * TABLE70 * 2
+    spare = 0.9 * H100_RUNTIME - ENGINE - fp8
+    assert f"fp8 fits on one, on paper, with {q(spare, 'B', sig=2)} to spare" in t
+    assert f"That margin holds about {n(spare / (KV70 / 2), 2)} tokens of fp8 cache" in t
+    assert "a fit within a couple of GB of the limit is a fit on paper" in t
