@@ -122,7 +122,9 @@ def _memory(fill: dict | None) -> str:
 `python -m bench.djangoside cachefill` (`bench/cachefill.py`): one process draws the bench's
 real attempt page, sections, question view, parsed template, feedback, formula MathML and exam
 read-back once, then stores distinct copies under new keys until every cache of
-`courseware/caching.py` has turned its bound over twice ({fill["seconds"]:.0f} s). Resident
+`courseware/caching.py` has turned its bound over twice; the caches made after that list (a
+graded exam's results page, question text skeletons, the misconception map's rows and HTML,
+chapter headings) are filled with text of the size they keep ({fill["seconds"]:.0f} s). Resident
 memory went from **{fill["rss_before_mb"]:.0f} MB to {fill["rss_after_mb"]:.0f} MB**
 (+{fill["rss_after_mb"] - fill["rss_before_mb"]:.0f} MB) against the caches' stated total of
 **{fill["bound_total_mb"]:.0f} MB**: each entry is counted in bytes when it is stored

@@ -105,14 +105,17 @@ def ratios(cluster: pg.Cluster, args) -> dict:
 
 def caches(args) -> dict:
     """What each cache on the student's path buys (`bench.cachecost`), on SQLite: the ratio
-    of a page to the floor with the cache on and off, side by side."""
+    of a page to the floor with the cache on and off, side by side; then a worker's memory
+    with every cache full (`bench.cachefill`)."""
     sqlite_path = Path(tempfile.mkdtemp(prefix="bench-sqlite.")) / "bench.sqlite3"
     url = f"sqlite:///{sqlite_path}"
     print("bench: caches on sqlite: preparing")
     django("prepare", url)
     django("seed", url, "--students", "30")
     print("bench: caches on sqlite: measuring")
-    return {"sqlite": django("cachecost", url, "--repeat", "4" if args.quick else "6")}
+    costs = django("cachecost", url, "--repeat", "4" if args.quick else "6")
+    print("bench: caches on sqlite: filling every cache (a worker's memory)")
+    return {"sqlite": costs, "fill": django("cachefill", url)}
 
 
 # -- a served site --------------------------------------------------------------------------

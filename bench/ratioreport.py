@@ -130,10 +130,11 @@ extension applied), what the release policy allows at that moment (`AnswerGate`:
 date, submitted, another attempt possible), the quiz window's refusal now, the user, course and
 role, the language and time zone, the templates' own source and the live catalog's
 fingerprint. Every write that changes the page raises the stamp in its own transaction
-(`quizzes/services/page_stamp.py`): a homework Check, graded or unreadable, and an exam save
+(then `quizzes/services/page_stamp.py`; since issue 34 the ORM raises it,
+`quizzes/stamps.py`): a homework Check, graded or unreadable, and an exam save
 (both in the attempt-row update they already make), new numbers, a submission, each regrade
 batch, an override or recomputed score; an item's points or a question version edited by an
-author (`quizzes/signals.py`) or a student's rows edited in the admin raise the stamps of every
+author (then `quizzes/signals.py`) or a student's rows edited in the admin raise the stamps of every
 attempt that shows them. A page with flash messages is drawn and not kept. The CSRF token and
 each part's form key are kept as placeholders and the request's own token and fresh keys are
 put in on the way out, as for the memoised sections. A warm page runs 4 queries (session,

@@ -16,6 +16,12 @@ was drawn from (a row's `page_stamp`, a template version's content hash, a diges
 section's facts), so a write makes the next request look under a new key and the old entry is
 only ever evicted. What a cache may be keyed on is said where each one is made.
 
+Where a key cannot name the rows it was drawn from (a page drawn from an attempt's responses,
+saved answers, variants and overrides; statistics kept over a quiz's grades), it names a
+`Stamp` (`courseware/stamps.py`, re-exported here): a version number on an owner row that
+every write to a watched row raises in the writer's own transaction, through the ORM's
+signals and the watched models' `StampedQuerySet`, so no writer has to remember it.
+
 Pure memoisation of immutable input (parsed units, expressions, LaTeX of a text) is left to
 `functools.lru_cache` in the engine and `content`, which import no Django; bounded by count there.
 """
@@ -217,3 +223,34 @@ def clear_all() -> None:
     correctness in a server, where keys name what values were drawn from)."""
     for held in caches():
         held.clear()
+
+
+# The version stamps (`courseware.stamps`) are part of this facility.
+from courseware.stamps import (  # noqa: E402
+    Stamp,
+    StampedQuerySet,
+    batch,
+    ids_of,
+    stamp,
+    stamps,
+    watched_models,
+)
+
+__all__ = [
+    "Bound",
+    "Layered",
+    "LocalCache",
+    "Stamp",
+    "StampedQuerySet",
+    "batch",
+    "bounds",
+    "caches",
+    "clear_all",
+    "deep_size",
+    "ids_of",
+    "local_cache",
+    "memoize",
+    "stamp",
+    "stamps",
+    "watched_models",
+]

@@ -1,9 +1,7 @@
 from django.contrib import admin
 from django.db import transaction
 
-from quizzes.services.grades import statistics_changed
 from quizzes.services.instructor.writes import refresh_open_deadlines
-from quizzes.services.page_stamp import bump_attempts
 
 from .models import (
     Attempt,
@@ -17,35 +15,6 @@ from .models import (
     TemplateVersion,
     Variant,
 )
-
-
-class StampsAttemptPages(admin.ModelAdmin):
-    """An admin edit of a student's rows raises their attempt's page stamp (a memoised page of
-    the attempt is never served again) and counts as a grade change of its quiz (the kept
-    statistics are computed again); `attempt_path` names the row's attempt id."""
-
-    attempt_path = "attempt_id"
-
-    def _attempt_ids(self, rows) -> list[int]:
-        return [pk for pk in rows.values_list(self.attempt_path, flat=True) if pk is not None]
-
-    def _changed(self, rows) -> None:
-        bump_attempts(self._attempt_ids(rows))
-        quiz_path = self.attempt_path.removesuffix("_id") + "__quiz_id"
-        statistics_changed(quiz_ids=[q for q in rows.values_list(quiz_path, flat=True) if q])
-
-    def save_model(self, request, obj, form, change):
-        with transaction.atomic():
-            super().save_model(request, obj, form, change)
-            self._changed(type(obj).objects.filter(pk=obj.pk))
-
-    def delete_model(self, request, obj):
-        self.delete_queryset(request, type(obj).objects.filter(pk=obj.pk))
-
-    def delete_queryset(self, request, queryset):
-        with transaction.atomic():
-            self._changed(queryset)
-            super().delete_queryset(request, queryset)
 
 
 class MovesOpenDeadlines(admin.ModelAdmin):
@@ -103,30 +72,25 @@ class TemplateVersionAdmin(admin.ModelAdmin):
     list_display = ["template", "number", "published_at"]
 
 
+# An admin edit of these rows raises the stamps of the pages and statistics that show them
+# like any other write (quizzes/stamps.py).
 @admin.register(Attempt)
 class AttemptAdmin(admin.ModelAdmin):
     list_display = ["quiz", "student", "number", "status", "score", "is_late"]
     list_filter = ["quiz", "status"]
 
-    def save_model(self, request, obj, form, change):
-        # A changed status or score changes the class's statistics (a delete: quizzes.signals).
-        with transaction.atomic():
-            super().save_model(request, obj, form, change)
-            statistics_changed(quiz_ids=[obj.quiz_id])
-
 
 @admin.register(Variant)
-class VariantAdmin(StampsAttemptPages):
+class VariantAdmin(admin.ModelAdmin):
     list_display = ["attempt", "item", "index", "score"]
 
 
 @admin.register(Response)
-class ResponseAdmin(StampsAttemptPages):
-    attempt_path = "variant__attempt_id"
+class ResponseAdmin(admin.ModelAdmin):
     list_display = ["variant", "part_id", "status", "score", "diagnosis", "created_at"]
     list_filter = ["status", "diagnosis"]
 
 
-admin.site.register(ScoreOverride, StampsAttemptPages)
+admin.site.register(ScoreOverride)
 admin.site.register(Extension, MovesOpenDeadlines)
 admin.site.register(RegradeRun)

@@ -11,15 +11,16 @@ class QuizzesConfig(AppConfig):
         from quizzes.views.landing import open_work
 
         home_panels.register(open_work)
-        # Author writes that change students' attempt pages raise those pages' stamps.
         # The grading pool is a pure executor: its size, timeout and memory limit come from
         # settings.GRADING_POOL (each one left out is read from its environment variable).
         from django.conf import settings
 
-        from quizzes import signals  # noqa: F401
+        from quizzes import stamps
         from quizzes.grading import pool
         from quizzes.warmup import on_ready
 
+        # Every write to a row a memoised page or kept statistic shows raises its stamp.
+        stamps.watch()
         pool.configure(**getattr(settings, "GRADING_POOL", {}))
         # /readyz says whether this process's pool can grade (warm, or inline).
         from health import checks

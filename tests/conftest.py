@@ -204,8 +204,9 @@ def _fresh_cache():
     user ids come back between tests, so counts must not carry over."""
     from django.core.cache import cache
 
-    from quizzes.presenters import page_memo
+    from quizzes.presenters import page_memo, results_memo
 
     cache.clear()
     page_memo.clear()  # rolled-back rows give their ids to the next test's rows
+    results_memo.clear()
     yield

@@ -7,13 +7,15 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from courseware.caching import StampedQuerySet
+
 
 class AttemptStatus(models.TextChoices):
     IN_PROGRESS = "in_progress", "In progress"
     SUBMITTED = "submitted", "Submitted"
 
 
-class AttemptQuerySet(models.QuerySet):
+class AttemptQuerySet(StampedQuerySet):
     def for_student(self, user) -> AttemptQuerySet:
         return self.filter(student=user)
 
@@ -127,6 +129,9 @@ class Variant(models.Model):
     score = models.FloatField(default=0.0, help_text="Fraction 0..1 of the item's points.")
     created_at = models.DateTimeField(auto_now_add=True)
 
+    # Writes raise the stamps of the caches they feed (quizzes/stamps.py).
+    objects = StampedQuerySet.as_manager()
+
     class Meta:
         ordering = ["attempt", "item__position", "index"]
         constraints = [
@@ -186,6 +191,9 @@ class Response(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     regraded_at = models.DateTimeField(null=True, blank=True)
 
+    # Writes raise the stamps of the caches they feed (quizzes/stamps.py).
+    objects = StampedQuerySet.as_manager()
+
     class Meta:
         ordering = ["variant", "part_id", "created_at"]
         constraints = [
@@ -240,6 +248,9 @@ class SavedAnswer(models.Model):
     # applies only when its sequence is at least this one, so a slow request that arrives
     # after a newer save of the same part cannot overwrite it. 0: saved without a sequence.
     sequence = models.PositiveBigIntegerField(default=0)
+
+    # Writes raise the stamps of the caches they feed (quizzes/stamps.py).
+    objects = StampedQuerySet.as_manager()
 
     class Meta:
         constraints = [

@@ -7,6 +7,8 @@ from django.db import models
 from django.db.models import Q, TextChoices
 from django.urls import reverse
 
+from courseware.caching import StampedQuerySet
+
 
 class QuizMode(models.TextChoices):
     HOMEWORK = "homework", "Homework"
@@ -165,6 +167,9 @@ class QuizItem(models.Model):
     position = models.PositiveSmallIntegerField()
     points = models.DecimalField(max_digits=6, decimal_places=2, default=1)
     pool = models.CharField(max_length=50, blank=True)
+
+    # Writes raise the stamps of the caches they feed (quizzes/stamps.py).
+    objects = StampedQuerySet.as_manager()
 
     class Meta:
         ordering = ["quiz", "position"]

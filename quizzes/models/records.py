@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from courseware.caching import StampedQuerySet
+
 
 class ScoreOverride(models.Model):
     """A manual score for an attempt (or one item of it), with the reason. The latest one counts."""
@@ -22,6 +24,9 @@ class ScoreOverride(models.Model):
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    # Writes raise the stamps of the caches they feed (quizzes/stamps.py).
+    objects = StampedQuerySet.as_manager()
 
     class Meta:
         ordering = ["attempt", "-created_at"]

@@ -1,7 +1,7 @@
 """Item statistics kept for the instructor's item page, so it reads two small rows whatever the
 class size, and the change counter per quiz that says when they are out of date.
 
-Every grade writer bumps its quiz's `QuizActivity.changes` (`services.grades.statistics_changed`)
+Every grade write raises its quiz's `QuizActivity.changes` (`quizzes/stamps.py`, from the ORM)
 in the transaction that writes the grade; a kept `ItemStatistics` row records the counters it was
 computed at (`seen`), so it is current exactly while those counters have not moved.
 """

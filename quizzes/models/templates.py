@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from courseware.caching import StampedQuerySet
+
 
 class TemplateStatus(models.TextChoices):
     DRAFT = "draft", "Draft"
@@ -110,6 +112,9 @@ class TemplateVersion(models.Model):
     # The file it came from (a bank file, a file of an upload or import), when it came from one;
     # the file's hash is `content_hash`.
     origin_path = models.CharField(max_length=300, blank=True)
+
+    # Writes raise the stamps of the caches they feed (quizzes/stamps.py).
+    objects = StampedQuerySet.as_manager()
 
     class Meta:
         ordering = ["template", "-number"]

@@ -4,11 +4,10 @@ A student reloads the same attempt page again and again with nothing changed, an
 costs the attempt's variants and responses (two or three queries and their decoding) and the
 page's templates. So a drawn page is kept under a digest of:
 
-- the attempt's row, every field, its `page_stamp` among them: every write that changes what
-  the page shows raises that stamp in its own transaction (`services.page_stamp`: answers,
-  exam saves, new numbers, submissions, regrades, overrides; author writes to items and
-  question versions through `quizzes.signals`, admin edits through `quizzes.admin`), and a
-  full save of the row moves `last_activity_at`;
+- the attempt's row, every field, its `page_stamp` among them: every write to a row the page
+  shows (responses, saved answers, variants, overrides, the quiz's items, the question
+  versions) raises that stamp in its own transaction, from the ORM itself (`quizzes/stamps.py`),
+  and a full save of the row moves `last_activity_at`;
 - the quiz's row, every field (titles, tries, modes, dates, the answer release policy);
 - the student's dates (their extension applied), what the release policy allows at this
   moment (`AnswerGate`: past the due date or not, submitted, another attempt possible) and the

@@ -82,12 +82,13 @@ def scoring_variant(siblings):
     return max(counting, key=lambda v: (v.score, v.index))
 
 
-def result_items(attempt, notes: OverrideNotes | None = None) -> list[ResultItem]:
+def result_items(attempt, notes: OverrideNotes | None = None, *, gate=None) -> list[ResultItem]:
     """Per item of a submitted attempt (in its order) what the results page shows, with the
-    instructor's score for an item from `notes` (see `override_notes`)."""
+    instructor's score for an item from `notes` (see `override_notes`); `gate`: the answer
+    gate the caller read already (`release.answer_gate`)."""
     rows = attempt_rows(attempt)
     by_item = rows.by_item()
-    gate = answer_gate(attempt)
+    gate = gate or answer_gate(attempt)
     links = PartLinks(attempt)
     items = []
     for number, item_id in enumerate(attempt.item_ids, start=1):

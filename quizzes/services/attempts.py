@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Max, Q
+from django.db.models import F, Max, Q
 
+from courseware import caching
 from quizzes.models import (
     Attempt,
     AttemptStatus,
@@ -31,12 +32,11 @@ from quizzes.models import (
     SavedAnswer,
     Variant,
 )
-from quizzes.services import grading_budget, page_stamp, questions, scoring
+from quizzes.services import grading_budget, questions, scoring
 from quizzes.services.availability import QuizRuleError, QuizWindow, student_window
 from quizzes.services.grades import (
     ensure_statistics_counter,
     graded_response,
-    statistics_changed,
     try_number_for,
 )
 from quizzes.services.parts import (
@@ -376,21 +376,21 @@ def _record(variant, part_id, raw, kind, grade, student, key, window, now) -> Ch
     """Store one graded answer under the variant's row lock: exactly one row per key, no try
     beyond the limit. `grade` None: `raw` is the input as sent, checked and graded here."""
     try:
-        with transaction.atomic():
+        # The response and the variant's score raise the attempt's page stamp and the quiz's
+        # statistics once each, when the block ends (quizzes/stamps.py).
+        with transaction.atomic(), caching.batch():
             # The attempt may have been submitted since the view read it (another tab, or the
             # Submit pressed while this Check was on its way): this update is the open check,
             # under the row lock a submission holds, and takes the attempt's lock before the
             # variant's, in the order a submission takes them (no deadlock).
-            # It raises the attempt's page stamp too (services.page_stamp): a result, a try less.
             opened = _still_open(variant.attempt_id, now).update(
-                last_activity_at=now,
-                **page_stamp.bump(),
-                **({"is_late": True} if window.is_late(now) else {}),
+                last_activity_at=now, **({"is_late": True} if window.is_late(now) else {})
             )
             if not opened:
                 raise QuizRuleError(SUBMITTED)
             # Serialise answers to one variant (PostgreSQL row lock; SQLite locks on write).
             locked = Variant.objects.select_for_update().get(pk=variant.pk)
+            locked.attempt = variant.attempt  # read already: the stamps find its quiz here
             responses = list(Response.objects.filter(variant_id=variant.pk))
             again = _replayed(responses, key, part_id)
             if again is not None:
@@ -420,8 +420,6 @@ def _record(variant, part_id, raw, kind, grade, student, key, window, now) -> Ch
                 state.tries_used += 1
                 locked.score = scoring.variant_score(states, points)
                 locked.save(update_fields=["score"])
-            if not invalid:  # an unreadable answer is no try and changes no statistic
-                statistics_changed(quiz_ids=[variant.attempt.quiz_id])
             variant.score = locked.score
     except IntegrityError:
         again = _keyed(key, variant.pk, part_id).first()
@@ -490,8 +488,9 @@ def autosave(
         saved.superseded = still_open and not stored
     else:
         with transaction.atomic(savepoint=False):
+            # The upsert is SQL of its own (no signal): this update raises the page stamp.
             still_open = _still_open(attempt.pk, now).update(
-                last_activity_at=now, **page_stamp.bump()
+                last_activity_at=now, page_stamp=F("page_stamp") + 1
             )
             if still_open:
                 saved.superseded = not _upsert_newer(saved)
@@ -608,8 +607,6 @@ def new_variant(*, variant: Variant, student, now: datetime) -> Variant:
     )
     try:
         with transaction.atomic():
-            fresh = Variant.objects.create(attempt=attempt, **fields)
-            page_stamp.bump_attempts([attempt.pk])
-            return fresh
+            return Variant.objects.create(attempt=attempt, **fields)
     except IntegrityError:
         return Variant.objects.filter(attempt=attempt, item=variant.item_id).order_by("-index")[0]

@@ -4,14 +4,12 @@ regrades and demo data store a `quizzes.grading.Grade` the same way.
 `grade_fields` is the mapping from a Grade to the row's columns; `graded_response` builds an
 unsaved row from it (saved one at a time, with `get_or_create`, or with `bulk_create`), and
 `regrade_response` rewrites an existing row in place (for `bulk_update`).  None of them runs a
-query: the workflows keep their own transactions and locks.  Each workflow that writes grades
-then calls `statistics_changed`, the one query here, so the kept item statistics
+query: the workflows keep their own transactions and locks.  Writing the rows raises the
+quiz's statistics counter by itself (`quizzes/stamps.py`), so the kept item statistics
 (`services.instructor.statistics`) know they are out of date.
 """
 
 from __future__ import annotations
-
-from django.db.models import F
 
 from quizzes.models import QuizActivity, Response
 
@@ -66,16 +64,3 @@ def ensure_statistics_counter(*, quiz_id: int) -> None:
     """Make the quiz's change counter exist before its first grade (one insert that yields to
     an existing row), so a grade's count is one UPDATE, not UPDATE, INSERT and UPDATE."""
     QuizActivity.objects.bulk_create([QuizActivity(quiz_id=quiz_id)], ignore_conflicts=True)
-
-
-def statistics_changed(*, quiz_ids) -> None:
-    """Count a grade change in each quiz of `quiz_ids`: call it inside the transaction that
-    writes the grades, as late as the workflow allows (it locks the quizzes' counter rows until
-    the commit). F() makes two students' increments both count."""
-    for quiz_id in sorted(set(quiz_ids)):
-        bump = QuizActivity.objects.filter(quiz_id=quiz_id)
-        if not bump.update(changes=F("changes") + 1):
-            # The quiz's first grade: create its counter (a concurrent first grade's row wins the
-            # race and ours is skipped), then count this change on whichever row is there.
-            QuizActivity.objects.bulk_create([QuizActivity(quiz_id=quiz_id)], ignore_conflicts=True)
-            bump.update(changes=F("changes") + 1)

@@ -33,8 +33,8 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
 
+from courseware import caching
 from quizzes.models import (
     Attempt,
     AttemptStatus,
@@ -45,7 +45,7 @@ from quizzes.models import (
     Variant,
 )
 from quizzes.services import questions, scoring
-from quizzes.services.grades import grade_fields, statistics_changed, try_number_for
+from quizzes.services.grades import grade_fields, try_number_for
 from quizzes.services.parts import grade_answer, states_of
 
 logger = logging.getLogger(__name__)
@@ -135,7 +135,9 @@ def _grade_variant(attempt: Attempt, variant: Variant, saved: dict, graded: set)
 def finish(*, attempt_id: int) -> bool:
     """Claim a graded attempt and score it from its stored responses; False when another run
     claimed it first."""
-    with transaction.atomic():
+    # The claim, the variants' scores and the attempt's raise its page stamp and its quiz's
+    # statistics once each (quizzes/stamps.py).
+    with transaction.atomic(), caching.batch():
         claimed = Attempt.objects.filter(
             pk=attempt_id, status=AttemptStatus.SUBMITTED, grading_queued_at__isnull=False
         ).update(grading_queued_at=None)
@@ -143,10 +145,8 @@ def finish(*, attempt_id: int) -> bool:
             return False
         locked = Attempt.objects.select_related("quiz").get(pk=attempt_id)
         score_submitted(locked)
-        locked.page_stamp = F("page_stamp") + 1  # the results page changes (services.page_stamp)
         # Saving the score is what sends it to the LMS (lti.signals): once, here.
-        locked.save(update_fields=["score", "max_score", "awaiting_grading", "page_stamp"])
-        statistics_changed(quiz_ids=[locked.quiz_id])
+        locked.save(update_fields=["score", "max_score", "awaiting_grading"])
     return True
 
 

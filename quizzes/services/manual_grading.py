@@ -21,8 +21,9 @@ import json
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, Q
 
+from courseware import caching
 from quizzes.models import (
     MAX_COMMENT_LENGTH,
     Attempt,
@@ -37,7 +38,6 @@ from quizzes.models import (
 )
 from quizzes.services import questions, scoring
 from quizzes.services.availability import QuizRuleError
-from quizzes.services.grades import statistics_changed
 from quizzes.services.parts import states_of
 from quizzes.services.submission import recompute_attempt_score
 
@@ -211,7 +211,8 @@ def grade_response(
         )
     if len(set(met)) != len(met):
         raise QuizRuleError("A rubric item was ticked twice; tick each at most once.")
-    with transaction.atomic():
+    # The response, the variant's and attempt's scores raise the stamps once (quizzes/stamps.py).
+    with transaction.atomic(), caching.batch():
         found = _counted(offering).filter(pk=response_id).values_list("variant__attempt_id")
         attempt_id = found.get()[0]  # DoesNotExist: not this offering's, or not staff-graded
         attempt = Attempt.objects.select_for_update().get(pk=attempt_id)
@@ -263,7 +264,6 @@ def grade_response(
         response.interpreted = json.dumps(_reading(rubric, met, earned, total, comment))
         response.save(update_fields=["status", "score", "feedback", "interpreted"])
         _rescore(attempt, response.variant_id)
-        statistics_changed(quiz_ids=[attempt.quiz_id])
     return Graded(current, True)
 
 
@@ -301,8 +301,6 @@ def _rescore(attempt: Attempt, variant_id: int) -> None:
     attempt.awaiting_grading = waiting
     if attempt.status == AttemptStatus.SUBMITTED:
         recompute_attempt_score(attempt)  # saves the score: the LMS hears of it
-    else:
-        Attempt.objects.filter(pk=attempt.pk).update(page_stamp=F("page_stamp") + 1)
 
 
 def save_comment(*, offering, item_id: int, part_id: str, text: str, by) -> SavedComment:

@@ -31,6 +31,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from courseware import caching
 from quizzes import engine
 from quizzes.engine import kinds
 from quizzes.models import (
@@ -42,8 +43,8 @@ from quizzes.models import (
     TemplateVersion,
     Variant,
 )
-from quizzes.services import page_stamp, questions, scoring
-from quizzes.services.grades import GRADE_FIELDS, regrade_response, statistics_changed
+from quizzes.services import questions, scoring
+from quizzes.services.grades import GRADE_FIELDS, regrade_response
 from quizzes.services.submission import recompute_attempt_score
 
 BATCH = 100
@@ -317,7 +318,9 @@ def advance_regrade(*, run_id: int, batch: int = BATCH) -> RegradeRun:
     The run row is locked for the batch, so two polling tabs never apply the same batch at once;
     the batch is chosen by the run's `processed` count over variants in id order.
     """
-    with transaction.atomic():
+    # Each attempt's page stamp and each quiz's statistics are raised once for the batch
+    # (quizzes/stamps.py), open attempts' too.
+    with transaction.atomic(), caching.batch():
         run = RegradeRun.objects.select_for_update().select_related("target_version").get(pk=run_id)
         if run.status != RegradeStatus.RUNNING:
             return run
@@ -329,11 +332,8 @@ def advance_regrade(*, run_id: int, batch: int = BATCH) -> RegradeRun:
             result = regrade_variant(row, parsed, recompute=run.recompute_answers)
             _apply(row, result, run, now, moves=_gradable(row, result, parts))
         attempts = list(Attempt.objects.filter(pk__in={row.attempt_id for row in rows}))
-        # Open attempts too (a submitted one's is raised again with its new score).
-        page_stamp.bump_attempts([attempt.pk for attempt in attempts])
         for attempt in attempts:
             recompute_attempt_score(attempt)
-        statistics_changed(quiz_ids={attempt.quiz_id for attempt in attempts})
         run.processed = min(run.total, run.processed + len(rows))
         if not rows or run.processed >= run.total:
             run.status = RegradeStatus.APPLIED

@@ -24,6 +24,7 @@ from django.contrib.auth.hashers import make_password
 from django.db import transaction
 from django.utils import timezone
 
+from courseware import caching
 from courseware.models import Chapter, Enrollment, ReadingProgress, Role
 from quizzes.engine import kinds
 from quizzes.grading import Grade
@@ -38,7 +39,7 @@ from quizzes.models import (
 )
 from quizzes.services import questions, scoring
 from quizzes.services.attempts import draw_items
-from quizzes.services.grades import graded_response, statistics_changed
+from quizzes.services.grades import graded_response
 from quizzes.services.submission import score_attempt
 from quizzes.services.variant_seeds import variant_seed_for
 
@@ -207,6 +208,16 @@ def _seed_batch(users, quizzes, items, chapters, now, report: SeedReport) -> Non
     pending = _Pending([], [], [])
     for user in users:
         _simulate_student(user, quizzes, items, chapters, now, pending)
+    with caching.batch():  # the attempts' page stamps and the quizzes' statistics, once each
+        _store(pending)
+    ReadingProgress.objects.bulk_create(pending.reading, batch_size=BATCH, ignore_conflicts=True)
+    report.seeded_students += len(users)
+    report.attempts += len(pending.attempts)
+    report.variants += len(pending.variants)
+    report.responses += sum(len(simulated) for _, _, simulated in pending.variants)
+
+
+def _store(pending: _Pending) -> None:
     Attempt.objects.bulk_create(pending.attempts, batch_size=BATCH)
     for attempt_index, variant, _ in pending.variants:
         variant.attempt = pending.attempts[attempt_index]
@@ -217,12 +228,6 @@ def _seed_batch(users, quizzes, items, chapters, now, report: SeedReport) -> Non
             response.variant = variant
             responses.append(response)
     Response.objects.bulk_create(responses, batch_size=BATCH)
-    statistics_changed(quiz_ids={quiz.pk for quiz in quizzes})
-    ReadingProgress.objects.bulk_create(pending.reading, batch_size=BATCH, ignore_conflicts=True)
-    report.seeded_students += len(users)
-    report.attempts += len(pending.attempts)
-    report.variants += len(pending.variants)
-    report.responses += len(responses)
 
 
 def _simulate_student(user, quizzes, items, chapters, now, pending: _Pending) -> None:

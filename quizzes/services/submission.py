@@ -8,12 +8,10 @@ from datetime import datetime
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import F
 
 from quizzes.models import Attempt, AttemptStatus, QuizItem, QuizMode, ScoreOverride, Variant
 from quizzes.services import grading_run, questions, scoring
 from quizzes.services.availability import QuizRuleError, QuizWindow, student_window
-from quizzes.services.grades import statistics_changed
 
 SUBMITTED = "This attempt has been submitted; no more answers are accepted."
 
@@ -88,12 +86,9 @@ def submit_attempt(*, attempt: Attempt, student, now: datetime, auto: bool = Fal
             grading_run.mark_waiting(locked, now=now)
         else:
             grading_run.score_submitted(locked)
-        locked.page_stamp = F("page_stamp") + 1  # the attempt's page changes (services.page_stamp)
-        locked.save()
+        locked.save()  # a grade change of its quiz (quizzes/stamps.py)
         if is_exam:
             grading_run.enqueue(attempt_id=locked.pk)
-        else:
-            statistics_changed(quiz_ids=[locked.quiz_id])
     return True
 
 
@@ -129,10 +124,7 @@ def recompute_attempt_score(attempt: Attempt) -> Decimal | None:
         late_penalty=attempt.quiz.late_penalty,
         overrides=list(ScoreOverride.objects.filter(attempt=attempt)),
     )
-    # A new score follows a regrade or an override: the attempt's page changes with it.
-    attempt.page_stamp = F("page_stamp") + 1
-    attempt.save(update_fields=["score", "max_score", "page_stamp"])
-    attempt.__dict__.pop("page_stamp")  # deferred now: read again only if asked for
+    attempt.save(update_fields=["score", "max_score"])
     return attempt.score
 
 

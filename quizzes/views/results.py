@@ -20,13 +20,12 @@ from django.views.decorators.http import require_GET
 
 from courseware.roles import student_required
 from quizzes.models import Attempt, AttemptStatus
-from quizzes.presenters import progress as progress_data
-from quizzes.presenters.results import override_notes, result_items
+from quizzes.presenters import results_memo
 from quizzes.presenters.score_notices import score_notices
 from quizzes.services import attempts as service
 from quizzes.services import grading_run
 from quizzes.services.availability import student_window
-from quizzes.services.release import results_released
+from quizzes.services.release import answer_gate, results_released
 from quizzes.views.targets import own_attempt
 
 # How often the page asks whether grading has finished; a grade takes well under a second
@@ -50,19 +49,13 @@ def attempt_results(request: HttpRequest, attempt_id: int) -> HttpResponse:
     if attempt.is_grading:
         context.update(_grading(attempt), poll_seconds=POLL_SECONDS)
         return render(request, "quizzes/attempt_results.html", context)
-    notes = override_notes([attempt])[attempt.pk] if released else None
-    items = result_items(attempt, notes) if released else []
-    context |= {
-        "items": items,
-        "score": progress_data.attempt_score(attempt) if released else None,
-        "override": notes.attempt if notes is not None else None,
-        "charts": progress_data.roofline_charts([i.block for i in items]) if released else {},
-        "score_notices": (
-            score_notices(request.user, attempt=attempt, released_quiz_ids={attempt.quiz_id})
-            if released
-            else []
-        ),
-    }
+    if released:
+        # Drawn once per change of what it shows (results_memo); the notices are read each time.
+        gate = answer_gate(attempt, now=now, window=window)
+        context |= results_memo.graded_sections(request, attempt, window=window, gate=gate)
+        context["score_notices"] = score_notices(
+            request.user, attempt=attempt, released_quiz_ids={attempt.quiz_id}
+        )
     return render(request, "quizzes/attempt_results.html", context)
 
 

@@ -169,7 +169,15 @@ def test_the_student_paths_caches_are_bounded_as_the_architecture_page_says():
     import re
     from pathlib import Path
 
-    from quizzes.presenters import display, fragments, instructor, page_memo, slotted, student_parts  # noqa: F401  # noqa: F401
+    from quizzes.presenters import (  # noqa: F401
+        display,
+        fragments,
+        instructor,
+        page_memo,
+        results_memo,
+        slotted,
+        student_parts,
+    )
     from quizzes.services import (
         analytics,  # noqa: F401
         questions,  # noqa: F401
@@ -178,7 +186,7 @@ def test_the_student_paths_caches_are_bounded_as_the_architecture_page_says():
     from quizzes.templatetags import kinds  # noqa: F401
 
     site = {b.name: b.max_bytes for b in caching.bounds() if not b.name.startswith("test")}
-    assert len(site) == 11, sorted(site)
+    assert len(site) == 12, sorted(site)
     assert all(b.why for b in caching.bounds())
     page = (Path(__file__).resolve().parents[2] / "docs" / "architecture.md").read_text()
     stated = re.search(r"at most \*\*(\d+) MB per worker\*\*", page)

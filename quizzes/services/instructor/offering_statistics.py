@@ -2,9 +2,9 @@
 few small rows whatever the class size (issue 34: both aggregated every response on every view,
 788 and 796 ms at 3,000 students on PostgreSQL, 2.3 and 4.3 s on SQLite).
 
-The same rule as the item page's kept statistics (`statistics`): every grade writer bumps its
-quiz's change counter in the transaction that writes the grade (`services.grades.
-statistics_changed`; deleting an attempt does too, `quizzes.signals`). A kept row is computed by
+The same rule as the item page's kept statistics (`statistics`): every grade write raises its
+quiz's change counter in the transaction that writes the grade, from the ORM itself
+(`quizzes/stamps.py`; deleting an attempt does too). A kept row is computed by
 the same from-scratch function the page used to run (`analytics.index_figures`,
 `analytics.misconception_figures`) after reading the offering's counters, and remembers them
 (`seen`); it is current exactly while they have not moved. A grade committed during a

@@ -1,8 +1,8 @@
 """Item statistics kept up to date as grades change, so the item page reads two small rows
 whatever the class size (issue: item analysis cost grew with the class).
 
-How it stays exact: every grade writer bumps its quiz's change counter in the transaction that
-writes the grade (`services.grades.statistics_changed`). A kept row is computed by the same
+How it stays exact: every grade write raises its quiz's change counter in the transaction that
+writes the grade, from the ORM itself (`quizzes/stamps.py`). A kept row is computed by the same
 from-scratch function the page used to run (`analytics.item_analysis`), after reading the
 counters, and remembers them (`seen`). It is current exactly while the counters of its quizzes
 have not moved: a grade committed during a computation moves them, so the row is seen stale and
