@@ -75,7 +75,7 @@ def test_p05_1_the_reports_decode_unit_holds_redundant_and_shared_experts(text):
     # DeepSeek-V3 report §3.4.2: each GPU hosts one expert; 64 GPUs host redundant and shared
     # experts, so 320 GPUs = 256 routed experts + 64.
     t = text["05-interconnect.md"]
-    assert "decode, report 40 320 4-way tensor, 80 groups 1 64 GPUs " in t
+    assert "decode, 2024 40 320 4-way tensor × 80 1 64 GPUs " in t
     assert "256 GPUs hold one routed expert each, and the other 64 hold copies of" in t
     assert "320 GPUs with one expert each" not in t
 
@@ -88,7 +88,7 @@ def test_g05_i1_the_decode_table_states_the_limit_of_its_alpha(text):
 
 def test_p04_4_the_napkin_says_four_bits_cost_more_than_fp8_on_two_gpus(text):
     t = text["04-precision.md"]
-    assert "Fewer bits do not always mean a smaller bill." in t
+    assert "Fewer bits pay only when the GPUs they free keep serving." in t
     assert "more than fp8 on two" in t
     # each GPU of the two keeps the reserve of a split model (NCCL's buffers): 52, not 55
     assert "49 conversations on one GPU against 52 per GPU for fp8 on two" in t

@@ -296,7 +296,7 @@ def test_g04_s2_the_awq_exercise_asks_for_a_computation_not_a_recalled_number(te
 
 def test_g05_s2_deepseeks_deployment_is_a_table(text):
     t = text["05-interconnect.md"]
-    assert "unit servers GPUs attention split experts per GPU spare copies" in t
+    assert "unit servers GPUs attention split (tensor × groups) experts per GPU spare copies" in t
     # P05-1: 64 of the 320 GPUs hold redundant and shared experts (report §3.4.2).
-    assert "decode, report 40 320 4-way tensor, 80 groups 1 64 GPUs" in t
+    assert "decode, 2024 40 320 4-way tensor × 80 1 64 GPUs" in t
     assert "decode, 2025 18 144 none (data-parallel) 2 + 1 shared 32" in t

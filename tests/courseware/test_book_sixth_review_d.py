@@ -1,0 +1,136 @@
+"""Chapters 03-05, the sixth independent review (bookrev-d, /work/reviews/book-03-05-sixth.md):
+its misleading findings D04-1, D03-1 and D05-1 fixed in the rendered text (book-i).
+
+Every figure is recomputed here from raw inputs (model configurations, the GPTQ layout, datasheet
+and measured rates, the catalog's hourly price), not by the function the chapter calls, and looked
+for in the text a reader sees; each test fails on the text the review read.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import content.physics as physics
+from tests.courseware.book_text import chapter_texts, q
+from tests.courseware.test_book_sixth_pass import (
+    BANDWIDTH,
+    KV8,
+    KV70,
+    L70,
+    MATMUL8,
+    PEAK,
+    SPLIT_ENGINE,
+    STREAM_H100,
+    full_batch,
+    n,
+)
+
+HOURLY = physics.price("H100").dollars_per_hour
+TABLE70 = 128256 * 8192  # Llama-3-70B's input and output tables, V x d each
+H100_RUNTIME = physics.accelerator("H100").memory_runtime_bytes
+ENGINE = (1.26 + 1.79) * 2**30  # one GPU's reserve: vLLM's activation peak and non-torch memory
+
+
+@pytest.fixture(scope="module")
+def text():
+    return chapter_texts(("03-inference.md", "04-precision.md", "05-interconnect.md"))
+
+
+def _dollars_per_million(gpus: int, batch: int, read: float) -> float:
+    """The napkin's forecast: the pass streams ``read`` bytes over ``gpus`` at STREAM's rate."""
+    tokens_per_second = batch / (read / gpus / STREAM_H100)
+    return gpus * HOURLY / 3600 / tokens_per_second * 1e6
+
+
+def _gptq_row(gpus: int) -> tuple[int, float]:
+    # GPTQ int4 g128: 4 + 20/128 bits for the blocks, both tables in bf16; an fp8 cache
+    checkpoint = (L70.params - 2 * TABLE70) * (4 + 20 / 128) / 8 + 2 * TABLE70 * 2
+    budget = 0.9 * H100_RUNTIME - (SPLIT_ENGINE if gpus > 1 else ENGINE)
+    batch = math.floor((gpus * budget - checkpoint) / (KV70 / 2 * 4096))
+    read = checkpoint - TABLE70 * 2 + KV70 / 2 * 4096 * batch  # the input table is looked up
+    return batch, _dollars_per_million(gpus, batch, read)
+
+
+def test_d04_1_four_bits_are_compared_like_for_like(text):
+    t = text["04-precision.md"]
+    one_batch, one_cost = _gptq_row(1)
+    two_batch, two_cost = _gptq_row(2)
+    assert (one_batch, two_batch) == (49, 153)  # the review's counts, from raw inputs
+    assert f"GPTQ int4, fp8 cache, H100 2 {two_batch} " in t
+    assert f"{q(two_cost, 'USD')} ≈ int8" in t
+    # fp8 on two: linear layers in fp8, both tables in bf16
+    fp8 = (L70.params - 2 * TABLE70) + 2 * TABLE70 * 2
+    fp8_batch = math.floor((2 * (0.9 * H100_RUNTIME - SPLIT_ENGINE) - fp8) / (KV70 / 2 * 4096))
+    fp8_cost = _dollars_per_million(2, fp8_batch, fp8 - TABLE70 * 2 + KV70 / 2 * 4096 * fp8_batch)
+    assert one_cost > fp8_cost > two_cost
+    assert f"the 4-bit checkpoint costs {q(one_cost, 'USD')}, more than fp8 on two" in t
+    assert (
+        f"on two H100s the same checkpoint holds {two_batch} conversations "
+        f"({n(two_batch / 2, 2)} per GPU) at {q(two_cost, 'USD')} per million, "
+        "the cheapest H100 row in the table" in t
+    )
+    assert "Fewer bits do not always mean a smaller bill" not in t
+
+
+def test_d03_1_chunked_prefill_states_its_overlap_and_gives_the_range(text):
+    t = text["03-inference.md"]
+    flops = 2 * MATMUL8  # per token, the matmul weights
+
+    def memory(batch):
+        return (2 * MATMUL8 + KV8 * 2500 * batch) / BANDWIDTH
+
+    chunk = 512 * flops / PEAK
+    serial = memory(64) + (64 + 512) * flops / PEAK
+    assert (q(chunk, "s", sig=2), q(serial, "s", sig=3)) == ("7.8 ms", "19.5 ms")  # the review's
+    assert "with perfect overlap the users already served never wait longer than a normal pass" in t
+    assert f"each chunk's {q(chunk, 's', sig=2)} of arithmetic" in t
+    assert f"such a pass takes up to {q(serial, 's', sig=2)}" in t
+    assert f"lies between {q(memory(64), 's', sig=2)} and {n(serial / memory(64), 2)}× that" in t
+    assert "The pass is memory-bound, so its idle tensor cores absorb the piece for free" not in t
+
+    batch = full_batch()
+    prompt = 2000 * batch / 499
+    slow = memory(batch) + (batch + prompt) * flops / PEAK
+    cents = 1e5 * HOURLY / 3600 * 499 / batch
+    assert (n(cents * memory(batch), 2), n(cents * slow, 2)) == ("5.5", "8.9")  # the review's
+    assert (
+        f"The {int(prompt)} prompt tokens are {q(prompt * flops / PEAK, 's', sig=2)} of arithmetic "
+        f"against {q(memory(batch), 's', sig=2)} of memory traffic" in t
+    )
+    assert f"without overlap a pass takes {q(slow, 's', sig=2)}" in t
+    assert f"a range: {n(cents * memory(batch), 2)} to {n(cents * slow, 2)} cents" in t
+    assert "prompt tokens at no cost to the batch, if the kernels overlap perfectly" in t
+
+
+def test_d05_1_the_ring_and_the_one_shot_kernels_are_not_timed_alike(text):
+    t = text["05-interconnect.md"]
+    assert "The columns are not timed alike" in t
+    assert "issues 5,000 calls back to back and never waits for the GPU" in t
+    steps = [2 * (gpus - 1) for gpus in (4, 8)]  # a ring's steps per all-reduce
+    assert f"its steps per all-reduce go from {steps[0]} to {steps[1]} while theirs stay" in t
+    assert "eight H100s barely beat four" not in t
+    assert "time it inside a CUDA graph before choosing" in t
+
+
+def test_d04_2_the_split_budget_comes_before_the_table_that_uses_it(text):
+    t = text["04-precision.md"]
+    split = 0.9 * H100_RUNTIME - SPLIT_ENGINE
+    assert q(split, "B", sig=3) == "71.3 GB"
+    assert f"and on each GPU of a model split over several {q(split, 'B', sig=3)}" in t
+    bf16 = 2 * L70.params
+    one = math.floor((2 * split - bf16) / (KV70 * 4096))
+    two = math.floor((2 * split - bf16) / (KV70 / 2 * 4096))
+    assert (one, two) == (1, 2)
+    assert f"room for only {one} long conversation ({two} with an fp8 cache)" in t
+    assert "a handful of long conversations" not in t
+
+
+def test_d04_3_the_one_gpu_fp8_fit_is_on_paper(text):
+    t = text["04-precision.md"]
+    fp8 = (L70.params - 2 * TABLE70) + 2 * TABLE70 * 2
+    spare = 0.9 * H100_RUNTIME - ENGINE - fp8
+    assert f"fp8 fits on one, on paper, with {q(spare, 'B', sig=2)} to spare" in t
+    assert f"That margin holds about {n(spare / (KV70 / 2), 2)} tokens of fp8 cache" in t
+    assert "a fit within a couple of GB of the limit is a fit on paper" in t
