@@ -81,3 +81,24 @@ def test_min_gpus_working_uses_the_usable_memory_of_its_level():
     # Three GPUs: each keeps the reserve of a split model (71.3 GB, not one GPU's 73.3 GB).
     assert "71.3 GB each" in step.label and "serving engine" in step.label
     assert step.result == "3 GPUs"
+
+
+TEXT_CALLS = CALLS + [
+    ("prefill_time", ("llama-3-8b", "H100", "bf16", 2000), {}),
+    ("coalescing_efficiency", (4, 1024), {}),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "kwargs"), TEXT_CALLS, ids=[c[0] for c in TEXT_CALLS])
+def test_titles_and_step_labels_are_plain_text_not_tex(name, args, kwargs):
+    """A title or a step's label is shown as text: a TeX thousands comma ('163{,}840{,}000',
+    the sixth bank re-check's S6-3) or a TeX command in one is printed literally."""
+    explanation = explain(name, *args, **kwargs)
+    for text in (explanation.title, *(step.label for step in explanation.steps)):
+        assert "{,}" not in text and "\\" not in text, text
+
+
+def test_the_latency_narrator_names_the_input_table_with_a_plain_comma():
+    steps = explain("max_batch_under_latency", "llama-2-7b", "H100", "bf16", 4096, 0.02).steps
+    labels = " ".join(step.label for step in steps)
+    assert "(131,072,000 parameters;" in labels, labels

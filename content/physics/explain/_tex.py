@@ -42,6 +42,12 @@ def num(value: float, sig: int = INPUT_SIG) -> str:
     return tex_number_text(format_number(value, sig))
 
 
+def plain_num(value: float, sig: int = INPUT_SIG) -> str:
+    """A number in a step's label or an explanation's title: plain text, not TeX, so a
+    thousands comma stays a comma ("163,840,000", never "163{,}840{,}000")."""
+    return format_number(value, sig)
+
+
 def frac(numerator: str, denominator: str) -> str:
     return f"\\frac{{{numerator}}}{{{denominator}}}"
 

@@ -7,7 +7,7 @@ from content.physics.catalog.accelerators import accelerator
 from content.physics.catalog.dtypes import dtype
 from content.physics.catalog.models import model
 from content.physics.explain._steps import Step
-from content.physics.explain._tex import frac, num, q, result
+from content.physics.explain._tex import frac, num, plain_num, q, result
 from content.physics.explain.memory import min_gpus_steps
 from content.physics.inference import (
     _compute_peak,
@@ -184,10 +184,10 @@ def prefill_time(m, acc, dt, prompt_tokens, batch):
     peak = _compute_peak(part, fmt)
     compute, memory = flops / peak, weights / part.memory_bandwidth
     bound = "compute-bound" if compute >= memory else "memory-bound"
-    return f"Prefill of {num(prompt_tokens)} tokens of {mdl.name} on the {part.name}", [
+    return f"Prefill of {plain_num(prompt_tokens)} tokens of {mdl.name} on the {part.name}", [
         Step(
             f"FLOPs of the prompt: 2 per active parameter per token, the input embedding table "
-            f"({num(table)} parameters, looked up, not multiplied) left out",
+            f"({plain_num(table)} parameters, looked up, not multiplied) left out",
             "F = 2 \\cdot (N_{\\text{active}} - V d) \\cdot n \\cdot \\text{batch}",
             f"2 \\times ({num(mdl.active_params)} - {num(table)}) \\times {num(prompt_tokens)}"
             f" \\times {num(batch)}",

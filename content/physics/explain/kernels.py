@@ -6,7 +6,7 @@ import math
 
 from content.physics.catalog.dtypes import dtype
 from content.physics.explain._steps import Step
-from content.physics.explain._tex import frac, num, q, result
+from content.physics.explain._tex import frac, num, plain_num, q, result
 from content.physics.kernels import (
     REGISTER_ALLOCATION_UNIT,
     WARP_SIZE,
@@ -112,8 +112,8 @@ def coalescing_efficiency(stride_elements, element_bytes, sector_bytes, warp_siz
             result(useful, "B"),
         ),
         Step(
-            f"Bytes moved: whole {num(sector_bytes)}-byte sectors touched at stride "
-            f"{num(stride_elements)}",
+            f"Bytes moved: whole {plain_num(sector_bytes)}-byte sectors touched at stride "
+            f"{plain_num(stride_elements)}",
             "M = n_{\\text{sectors}} \\times s",
             f"{num(moved / sector_bytes)} \\times {q(sector_bytes, 'B')}",
             result(moved, "B"),
@@ -131,7 +131,7 @@ def tile_intensity(tile_m, tile_n, dt):
     fmt = dtype(dt)
     flops = 2 * tile_m * tile_n
     loaded = (tile_m + tile_n) * fmt.bytes
-    return f"Intensity of a {num(tile_m)}×{num(tile_n)} {fmt.name} tile", [
+    return f"Intensity of a {plain_num(tile_m)}×{plain_num(tile_n)} {fmt.name} tile", [
         Step(
             "FLOP per step of k: every output of the tile gets one multiply-add",
             "F = 2 \\cdot t_m \\cdot t_n",

@@ -11,7 +11,7 @@ from content.physics.catalog.dtypes import dtype
 from content.physics.catalog.links import link
 from content.physics.catalog.models import model
 from content.physics.explain._steps import Step
-from content.physics.explain._tex import frac, num, q, result, tex_number_text
+from content.physics.explain._tex import frac, num, plain_num, q, result, tex_number_text
 from content.physics.explain.memory import level_phrase, usable_steps
 from content.physics.inference import _compute_peak, kv_cache_bytes, weights_bytes
 from content.physics.precision import (
@@ -39,7 +39,7 @@ def _weights_and_kv(m, dt, context, kv_dt):
                 result(weights, "B"),
             ),
             Step(
-                f"KV cache of one {num(context)}-token sequence in {dtype(kv_dt or dt).name}",
+                f"KV cache of one {plain_num(context)}-token sequence in {dtype(kv_dt or dt).name}",
                 "c = 2 \\cdot L \\cdot h_{kv} \\cdot d_{head} \\cdot b \\cdot T",
                 f"2 \\times {mdl.layers} \\times {mdl.n_kv_heads} \\times {mdl.head_dim} \\times "
                 f"{q(dtype(kv_dt or dt).bytes, 'B')} \\times {num(context)}",
@@ -120,7 +120,7 @@ def max_batch_under_latency(m, acc, dt, context, target_step_s, devices, kv_dt):
     steps[1:1] = [
         Step(
             f"Weights a decode step reads: all but the input embedding table "
-            f"({num(embedding_params(mdl))} parameters; a step looks up one row per token)",
+            f"({plain_num(embedding_params(mdl))} parameters; a step looks up one row per token)",
             "W_{\\text{read}} = W - T_{\\text{in}}",
             f"{q(checkpoint, 'B')} - {q(checkpoint - weights, 'B')}",
             result(weights, "B"),
