@@ -401,12 +401,14 @@ def test_item_page_and_student_page_run_a_fixed_number_of_queries(
     slug = items[0].template.slug
     for size, prefix in ((3, "a"), (12, "b")):
         students = make_class(course, quiz, items, size, prefix=prefix)
+        item_page = reverse("instructor:item_analysis", args=[OFFERING, slug])
+        # The class's rows raise the statistics counter (the ORM's stamp, issue 34 item 3), so
+        # the first view after them queues a refresh, which the tests' task backend runs inside
+        # that request (the worker runs it in production). The view itself is counted after it.
+        assert client.get(item_page).status_code == 200
         # 14, and the analytics filter's quiz and group choices
         with django_assert_max_num_queries(16):
-            assert (
-                client.get(reverse("instructor:item_analysis", args=[OFFERING, slug])).status_code
-                == 200
-            )
+            assert client.get(item_page).status_code == 200
         with django_assert_max_num_queries(14):
             url = reverse("instructor:student_detail", args=[OFFERING, students[-1].pk])
             assert client.get(url).status_code == 200
