@@ -67,7 +67,12 @@ def _without_context(function):
 def zero_kv() -> dict[str, Callable]:
     """The KV cache left out: its functions give 0 and the step functions see no context."""
     zero = dict.fromkeys(("kv_cache_bytes", "kv_cache_bytes_per_token"), lambda *a, **k: 0.0)
-    for name in ("decode_step_time", "decode_tokens_per_second", "energy_per_token"):
+    for name in (
+        "decode_step_time",
+        "quantized_decode_step_time",
+        "decode_tokens_per_second",
+        "energy_per_token",
+    ):
         if hasattr(physics, name):
             zero[name] = _without_context(getattr(physics, name))
     return zero
