@@ -27,7 +27,7 @@ from .markdown import TocEntry, render_book_markdown
 # A directive stands alone on its line: {% sources %}, {% roofline_chart %}; the chapter figures
 # {% allreduce_chart %}, {% serving_roofline %}, {% format_bits %} and the running examples'
 # rooflines {% intro_roofline %}, {% block_roofline %}, {% precision_roofline %}, and chapter
-# 01's {% gpu_anatomy %}.
+# 01's {% gpu_anatomy %} and {% overhead_timeline %}.
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*\{%\s*([A-Za-z_]+)\s*%\}[ \t]*$", re.MULTILINE)
 _STRAY_TAG = re.compile(r"\{%.*?(%\}|$)", re.MULTILINE)
 DIRECTIVES = (
@@ -42,6 +42,7 @@ DIRECTIVES = (
     "block_roofline",
     "precision_roofline",
     "gpu_anatomy",
+    "overhead_timeline",
 )
 CACHE_SECONDS = 60 * 60 * 24
 
@@ -59,6 +60,8 @@ _CODE = (
     "courseware/book_bars.py",
     "courseware/book_rooflines.py",
     "courseware/book_anatomy.py",
+    "courseware/book_timeline.py",
+    "templates/courseware/_overhead_timeline.html",
     "templates/courseware/_h100_anatomy.html",
     "templates/courseware/_roofline_widget.html",
     "templates/courseware/_roofline_chart.html",
@@ -192,6 +195,7 @@ def _figures() -> dict:
     """The chapter figures by directive, each a function returning the site's own markup."""
     from courseware.allreduce_chart import allreduce_figure_html
     from courseware.book_anatomy import h100_anatomy_html
+    from courseware.book_timeline import overhead_timeline_html
     from courseware.book_bars import bandwidth_staircase_html, kv_memory_html
     from courseware.book_figures import format_bits_html, serving_roofline_html
     from courseware.book_rooflines import (
@@ -210,6 +214,7 @@ def _figures() -> dict:
         "block_roofline": block_roofline_html,
         "precision_roofline": precision_roofline_html,
         "gpu_anatomy": h100_anatomy_html,
+        "overhead_timeline": overhead_timeline_html,
     }
 
 
