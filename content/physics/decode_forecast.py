@@ -23,10 +23,10 @@ larger batches: each quotes this function.
 from __future__ import annotations
 
 from content.physics.attention import attention_flops
-from content.physics.catalog.measured import measurement
-from content.physics.catalog.models import model
 from content.physics.catalog.accelerators import accelerator
 from content.physics.catalog.dtypes import dtype
+from content.physics.catalog.measured import measurement
+from content.physics.catalog.models import model
 from content.physics.forecast import achievable_bandwidth, achievable_flops
 from content.physics.inference import ModelLike, kv_cache_bytes, weights_bytes
 from content.physics.overhead import time_with_overhead

@@ -195,7 +195,6 @@ def _figures() -> dict:
     """The chapter figures by directive, each a function returning the site's own markup."""
     from courseware.allreduce_chart import allreduce_figure_html
     from courseware.book_anatomy import h100_anatomy_html
-    from courseware.book_timeline import overhead_timeline_html
     from courseware.book_bars import bandwidth_staircase_html, kv_memory_html
     from courseware.book_figures import format_bits_html, serving_roofline_html
     from courseware.book_rooflines import (
@@ -203,6 +202,7 @@ def _figures() -> dict:
         intro_roofline_html,
         precision_roofline_html,
     )
+    from courseware.book_timeline import overhead_timeline_html
 
     return {
         "allreduce_chart": allreduce_figure_html,

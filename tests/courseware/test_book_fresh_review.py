@@ -43,7 +43,10 @@ def test_f01_m1_the_gpus_chapter_checks_its_recipe_against_gpt_fast(text):
     predicted = 1 / _recipe("A100")
     error = predicted / GPT_FAST - 1
     assert 0.19 < error < 0.21
-    assert f"predicts {q(predicted, 'tokens/s')} against the {q(GPT_FAST, 'tokens/s')} measured" in gpus
+    assert (
+        f"predicts {q(predicted, 'tokens/s')} against the {q(GPT_FAST, 'tokens/s')} measured"
+        in gpus
+    )
     # Seventh pass (C01-8): the napkin gives the introduction's one forecast, with the
     # conversation's 1,024-token cache (2 · 32 layers · 4096 · 2 B per token), not a second one.
     cache = 2 * 32 * 4096 * 2 * 1024

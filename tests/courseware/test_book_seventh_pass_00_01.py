@@ -61,7 +61,10 @@ def test_c00_6_one_number_per_quantity_in_the_introduction(text):
     assert f"time per token {q(FLOOR, 's')} {q(FORECAST, 's')}" in intro
     cost = PRICE / 3600 * FORECAST * 1e6
     assert f"× 10 6 = $ {q(cost, 'USD').lstrip('$')}" in intro  # the cost example's equation
-    assert f"dollars per million tokens {q(PRICE / 3600 * FLOOR * 1e6, 'USD')} {q(cost, 'USD')}" in intro
+    assert (
+        f"dollars per million tokens {q(PRICE / 3600 * FLOOR * 1e6, 'USD')} {q(cost, 'USD')}"
+        in intro
+    )
 
 
 def test_c00_1_the_method_is_stated_with_its_check_and_its_error(text):

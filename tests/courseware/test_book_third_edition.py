@@ -159,7 +159,6 @@ def test_00_the_napkin_closes_the_running_example(text):
 # ---- Chapter 01 ---------------------------------------------------------------------------
 
 
-
 def _after_sources(chapter: str, phrase: str) -> bool:
     """True when ``phrase`` appears only in the notes after the Sources heading."""
     cut = chapter.index("Sources")
@@ -326,7 +325,10 @@ def test_01_the_napkin_of_one_token(text):
     stream = (LLAMA7_FP16 + KV7_1024) / STREAM_DOT_H100
     launches = LLAMA7_KERNELS * NODE + GRAPH
     recipe = stream + launches
-    assert f"streaming bytes ÷ STREAM dot, {q(STREAM_DOT_H100, 'B/s')} (Idea 3) {q(stream, 's')}" in gpus
+    assert (
+        f"streaming bytes ÷ STREAM dot, {q(STREAM_DOT_H100, 'B/s')} (Idea 3) {q(stream, 's')}"
+        in gpus
+    )
     assert f"(Idea 4) {q(launches, 's')}" in gpus
     assert f"recipe streaming + launches {q(recipe, 's')}" in gpus
     a100_recipe = LLAMA7_FP16 / 1.75e12 + LLAMA7_KERNELS * NODE + GRAPH  # STREAM dot, ND A100 v4
