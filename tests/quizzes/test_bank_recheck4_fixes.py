@@ -157,7 +157,8 @@ def test_s4_5_the_fp8_checkpoint_size_is_named_as_the_whole_checkpoint():
     t, vs = variants("kv-cache-fp8-conversations", [42, 3, 17])
     for v in vs:
         text = render_solution(t, v).replace("\n", " ")
-        size = format_quantity(checkpoint_bytes(v.params["m"], "fp8"), "B")
+        # four figures since S6-8, as the prompt's sizes
+        size = format_quantity(checkpoint_bytes(v.params["m"], "fp8"), "B", sig=4)
         assert f"tables in 16 bits: {size}" not in text, v.seed
         assert f"the fp8 checkpoint takes {size} in all" in text, v.seed
 
