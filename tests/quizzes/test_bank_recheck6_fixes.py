@@ -213,3 +213,29 @@ def test_s6_8_decode_upgrade_states_the_batch_its_printed_sizes_give():
         batch = int(re.search(r"the server runs (\d+) conversations", text).group(1))
         assert batch == v.params["batch"], v.seed
         assert math.floor((cap - w) / per_seq) == batch, (v.seed, cap, w, per_seq, batch)
+
+
+@pytest.mark.parametrize("slug", ["intro-weights-how-many-gpus", "block-format-size"])
+def test_s6_9_counts_past_one_server_round_up_to_whole_servers(slug):
+    # "divides its attention heads (usually a power of two) ... here 16": sixteen GPUs are two
+    # 8-GPU servers (tensor parallelism within each, pipeline parallelism between them), not a
+    # tensor-parallel degree of 16 (Llama-2-70B has 8 KV heads)
+    from content.physics import min_gpus, weights_bytes
+
+    t, vs = variants(slug, SIXTY)
+    past_one_server = 0
+    for v in vs:
+        p = v.params
+        text = flat(render_solution(t, v))
+        assert "usually a power of two" not in text, v.seed
+        counts = [min_gpus(p["w"], p["acc"])]
+        if slug == "block-format-size":
+            counts.append(min_gpus(weights_bytes(p["m"], "bf16"), p["acc"]))
+        rounded = [2 ** math.ceil(math.log2(g)) if g <= 8 else 8 * math.ceil(g / 8) for g in counts]
+        if rounded != counts:
+            assert "whole 8-GPU servers beyond that (pipeline parallelism" in text, v.seed
+            assert "here to " + " and ".join(f"{r:,}" for r in rounded) in text, v.seed
+            past_one_server += max(counts) > 8
+        else:
+            assert "round up" not in text and "round each up" not in text, v.seed
+    assert past_one_server >= 3, slug
