@@ -159,7 +159,9 @@ def _paged_sizes(t, v):
     from content.physics import weights_bytes
 
     assert f"({_four(weights_bytes(v.params['m'], 'bf16'))})" in flat(render_prompt(t, v))
-    assert f"{_four(v.params['free'])};" in flat(render_solution(t, v))
+    solution = flat(render_solution(t, v))
+    assert f"{_four(v.params['free'])};" in solution
+    assert "rounded to three figures" not in solution  # its sizes now have four
 
 
 def _kv_fp8_sizes(t, v):
