@@ -117,7 +117,12 @@ def test_g03_m2_the_fp8_cache_verdict_is_computed_for_both_kernels(text):
             latency_batch(25e-3, kv_bytes=1),
             _streamed_batch(kv_bytes=1),
         ),
-        ("fp8, converted to bf16 before use", fp8, latency_batch(25e-3), _streamed_batch()),
+        (
+            "fp8, converted to bf16 before use (bf16 read only)",
+            fp8,
+            latency_batch(25e-3),
+            _streamed_batch(),
+        ),
     )
     for name, memory, promise, streamed in rows:
         served = min(memory, streamed)
@@ -126,7 +131,7 @@ def test_g03_m2_the_fp8_cache_verdict_is_computed_for_both_kernels(text):
     assert rows[0][1] < rows[0][3] and rows[1][1] < rows[1][3]  # memory binds in both ...
     assert rows[2][3] < rows[2][1]  # ... and the promise, with a converting kernel
     extra, served = fp8 - bf16, _streamed_batch() - bf16
-    assert f"of the {extra} more conversations the cache could hold, only {served} can be" in t
+    assert f"Of the {extra} more conversations the cache could hold, at most {served} can be" in t
 
 
 def test_g03_i3_the_promise_is_also_kept_at_the_streamed_bandwidth(text):

@@ -227,7 +227,8 @@ def test_3_3_the_gain_over_llama_2_splits_into_gqa_and_weights(text):
     gqa = kv_per_token("llama-2-7b", 2) / kv_per_token("llama-3-8b", 2)
     heavier = decode_weights("llama-3-8b", 2) / decode_weights("llama-2-7b", 2)
     assert gqa == 4
-    assert f"{n(gqa, 2)}× is grouped-query attention and {n(heavier, 2)}× is" in t
+    assert heavier > 1  # the rest of the factor; the text names only the main part (D03-9)
+    assert "mostly because grouped-query attention caches a quarter as much per token" in t
 
 
 def test_3_4_flashattention_saves_bytes_not_flops(text):
