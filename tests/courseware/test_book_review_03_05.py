@@ -117,12 +117,7 @@ def test_g03_m2_the_fp8_cache_verdict_is_computed_for_both_kernels(text):
             latency_batch(25e-3, kv_bytes=1),
             _streamed_batch(kv_bytes=1),
         ),
-        (
-            "fp8, converted to bf16 before use (bf16 read only)",
-            fp8,
-            latency_batch(25e-3),
-            _streamed_batch(),
-        ),
+        ("fp8, converted to bf16 before use", fp8, latency_batch(25e-3), _streamed_batch()),
     )
     for name, memory, promise, streamed in rows:
         served = min(memory, streamed)

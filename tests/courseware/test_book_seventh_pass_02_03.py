@@ -100,7 +100,7 @@ def test_c02_8_every_measured_ceiling_names_its_source(text):
 
 def test_d03_4_the_converting_kernel_row_says_what_it_counts(text):
     t = text["03-inference.md"]
-    assert "fp8, converted to bf16 before use (bf16 read only)" in t
+    assert "the table's last row counts only that bf16 read" in t
     assert "about 5 bytes per element against 2) make it admit fewer still" in t
 
 
