@@ -88,3 +88,18 @@ def test_d04_6_d04_8_one_metric_in_the_table_and_the_foil_rounded(text):
     assert "$39.23" not in t and "$39 reference" in t
     assert "The first row is a foil no one would deploy" in t
     assert "runs from $0.74 in bf16 on four H100s (the foil aside)" in t
+
+
+def test_d05_6_the_staircase_says_which_bandwidths_are_not_h100_measurements():
+    from courseware.book_bars import staircase_rows
+
+    scopes = {r["name"]: r["scope"] for r in staircase_rows()}
+    assert scopes["shared memory / L1"] == "all SMs together, derived"
+    assert scopes["L2 cache"] == "per GPU, measured on an H200"
+
+
+def test_d04_4_nvfp4s_accuracy_label_has_no_number_it_lacks(text):
+    t = text["04-precision.md"]
+    assert "≈ 8-bit" not in t
+    assert "$0.20 unproven" in t
+    assert "no independent study like Kurtic et al.'s covers it yet" in t
