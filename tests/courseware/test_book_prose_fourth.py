@@ -34,8 +34,8 @@ def test_p05_2_the_moe_section_opens_on_its_thread_and_budgets_the_pass_in_a_tab
     table = section.split("per decode pass time")[1][:600]
     # D05-2 (seventh pass): the all-to-all at the service's shape, as a range
     for row in (
-        "all-to-all, if its time scales with the bytes",
-        "all-to-all, if each micro-batch pays the benchmark's full time",
+        "all-to-all, bandwidth-bound",
+        "all-to-all, latency-bound",
     ):
         assert row in table
     assert "memory floor per GPU" in table and "measured pass" in table

@@ -31,8 +31,8 @@ def test_d05_2_the_all_to_all_is_priced_at_the_services_shape_as_a_range(text):
     floor = 15.9e-3  # the section's memory floor (the review's recomputation)
     assert f"its {per_gpu:.0f} tokens per GPU, {per_gpu / 2:.0f} per micro-batch, do" in t
     assert f"{q(bench, 's')} at 128-way expert parallelism and {q(194e-6 + 360e-6, 's')}" in t
-    assert "if its time scales with the bytes " + q(low, "s", sig=2) in t
-    assert "pays the benchmark's full time " + q(high, "s", sig=2) in t
+    assert "all-to-all, bandwidth-bound " + q(low, "s", sig=2) in t
+    assert "all-to-all, latency-bound " + q(high, "s", sig=2) in t
     measured = 2 / (20 + 22)
     assert low > floor and high > measured  # what the conclusion now says
     assert "Even at the low end the all-to-all costs more than the memory read" in t
