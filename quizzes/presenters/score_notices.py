@@ -64,9 +64,7 @@ def score_notices(
     for override in overrides:
         by_attempt.setdefault(override.attempt_id, []).append(override)
     notices = [
-        notice
-        for pk, rows in by_attempt.items()
-        for notice in override_notices(attempts[pk], rows)
+        notice for pk, rows in by_attempt.items() for notice in override_notices(attempts[pk], rows)
     ]
     notices += _regrade_notices(student, attempts)
     return sorted(notices, key=lambda n: n.when, reverse=True)
