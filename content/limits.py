@@ -310,6 +310,14 @@ LIMITS: dict[str, Limits] = {
         draft_cache_ratio=FRACTION,
     ),
     # mixture of experts
+    "all_to_all_pass_time": Limits(
+        tokens_per_gpu=COUNT,
+        micro_batches=WHOLE_COUNT,
+        moe_layers=WHOLE_COUNT,
+        bench_tokens=COUNT,
+        bench_seconds=COUNT,
+        latency_share=FRACTION,
+    ),
     "expert_load_imbalance": Limits(tokens=COUNT, experts=COUNT, top_k=COUNT),
     "expert_params": Limits(m=ENTRY),
     "experts_touched": Limits(tokens=COUNT, experts=COUNT, top_k=COUNT),

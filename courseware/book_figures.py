@@ -22,6 +22,7 @@ from django.utils.safestring import SafeString
 from content.physics import (
     accelerator,
     arithmetic_intensity,
+    attention_flops,
     critical_batch_size,
     decode_weight_bytes,
     dtype,
@@ -81,10 +82,13 @@ def serving_points() -> list[tuple[str, float, None]]:
         (f"decode, batch {b}", arithmetic_intensity(flops * b, weights)) for b in (1, 64, critical)
     ]
     caches = kv_cache_bytes(MODEL, CONTEXT, DTYPE, 64)
+    # With the caches come their FLOPs: each cached token's scores and weighted values (sixth
+    # review, D03-7), so the point is the whole pass's FLOPs over the whole pass's bytes.
+    attention = attention_flops(MODEL, 1, CONTEXT, 64)
     points.append(
         (
             f"decode, batch 64 at {CONTEXT:,} tokens",
-            arithmetic_intensity(flops * 64, weights + caches),
+            arithmetic_intensity(flops * 64 + attention, weights + caches),
         )
     )
     points.append(
@@ -106,7 +110,8 @@ def serving_roofline_html() -> SafeString:
             "caption": (
                 f"{model(MODEL).name} in bf16 on the H100's roofline. Batching moves decode right "
                 f"along the slope, each sequence's KV cache pulls it back left, and a prefill of "
-                f"{PROMPT:,} tokens sits far past the ridge point."
+                f"{PROMPT:,} tokens sits far past the ridge point. The dashed L2 slope is a "
+                f"measurement on the H200, whose die is the H100's."
             ),
             "sources": sources_html(serving_sources()),
         },

@@ -138,9 +138,11 @@ def block_points() -> list[tuple[str, float, None]]:
         raise ValueError(f"decode attention at {decode_attention} FLOP/byte: label it apart")
     points = [
         ("decode: projections at batch 1, attention at any batch", projections / projections),
-        (f"decode, batch {b}: projections and MLP", b * projections / projections),
-        (f"prefill of {ctx:,}: projections and MLP", ctx * projections / projections),
-        (f"prefill of {ctx:,}: causal attention, if L2 catches the re-reads", prefill_attention),
+        (f"decode, batch {b}: projections", b * projections / projections),
+        # Short labels: the chart puts each beside its own point, not beside a neighbour's
+        # (sixth review, C02-6); the caption and the chapter's table say what each counts.
+        (f"prefill {ctx:,}: projections", ctx * projections / projections),
+        (f"prefill {ctx:,}: attention", prefill_attention),
     ]
     return [(label, intensity, None) for label, intensity in points]
 

@@ -136,6 +136,7 @@ from content.physics.memory import (
     usable_memory_bytes,
 )
 from content.physics.moe import (
+    all_to_all_pass_time,
     expert_load_imbalance,
     expert_params,
     experts_touched,
@@ -336,6 +337,7 @@ __all__ = [
     "step_latency",
     "tensor_parallel_decode_time",
     # mixture of experts
+    "all_to_all_pass_time",
     "expert_load_imbalance",
     "expert_params",
     "experts_touched",

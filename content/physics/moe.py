@@ -142,3 +142,29 @@ def node_limited_dispatch_bytes(
         raise ValueError("nodes and nodes_per_token must be at least 1")
     reached = min(nodes_per_token, nodes)
     return tokens * reached * d_model * dtype(dt).bytes * (nodes - 1) / nodes
+
+
+def all_to_all_pass_time(
+    tokens_per_gpu: float,
+    micro_batches: int,
+    moe_layers: int,
+    bench_tokens: float,
+    bench_seconds: float,
+    latency_share: float,
+) -> float:
+    """Seconds a decode pass spends in expert all-to-all, scaled from a benchmark that timed one
+    dispatch plus one combine (``bench_seconds``) at ``bench_tokens`` tokens per GPU.
+
+    The pass splits its ``tokens_per_gpu`` into ``micro_batches`` and runs both exchanges per
+    MoE layer for each.  ``latency_share`` is the part of the benchmark's time that does not
+    shrink with fewer tokens: 0 when the kernels are bandwidth-bound (time ∝ bytes, so the
+    split costs nothing), 1 when they are latency-bound (every micro-batch pays the benchmark's
+    full time).  A benchmark at one shape cannot tell the two apart, so quote both ends."""
+    _check_tokens(tokens_per_gpu)
+    if micro_batches < 1 or moe_layers < 1 or bench_tokens <= 0 or bench_seconds < 0:
+        raise ValueError("need micro_batches, moe_layers ≥ 1, bench_tokens > 0, bench_seconds ≥ 0")
+    if not 0 <= latency_share <= 1:
+        raise ValueError("latency_share must lie between 0 and 1")
+    per_micro_batch = tokens_per_gpu / micro_batches
+    scale = latency_share + (1 - latency_share) * per_micro_batch / bench_tokens
+    return micro_batches * moe_layers * bench_seconds * scale

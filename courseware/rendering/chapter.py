@@ -27,7 +27,7 @@ from .markdown import TocEntry, render_book_markdown
 # A directive stands alone on its line: {% sources %}, {% roofline_chart %}; the chapter figures
 # {% allreduce_chart %}, {% serving_roofline %}, {% format_bits %} and the running examples'
 # rooflines {% intro_roofline %}, {% block_roofline %}, {% precision_roofline %}, and chapter
-# 01's {% gpu_anatomy %}.
+# 01's {% gpu_anatomy %}, and chapter 03's {% pass_time %} and {% request_bill %}.
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*\{%\s*([A-Za-z_]+)\s*%\}[ \t]*$", re.MULTILINE)
 _STRAY_TAG = re.compile(r"\{%.*?(%\}|$)", re.MULTILINE)
 DIRECTIVES = (
@@ -42,6 +42,8 @@ DIRECTIVES = (
     "block_roofline",
     "precision_roofline",
     "gpu_anatomy",
+    "pass_time",
+    "request_bill",
 )
 CACHE_SECONDS = 60 * 60 * 24
 
@@ -58,6 +60,7 @@ _CODE = (
     "courseware/book_figures.py",
     "courseware/book_bars.py",
     "courseware/book_rooflines.py",
+    "courseware/book_serving.py",
     "courseware/book_anatomy.py",
     "templates/courseware/_h100_anatomy.html",
     "templates/courseware/_roofline_widget.html",
@@ -199,6 +202,7 @@ def _figures() -> dict:
         intro_roofline_html,
         precision_roofline_html,
     )
+    from courseware.book_serving import pass_time_html, request_bill_html
 
     return {
         "allreduce_chart": allreduce_figure_html,
@@ -210,6 +214,8 @@ def _figures() -> dict:
         "block_roofline": block_roofline_html,
         "precision_roofline": precision_roofline_html,
         "gpu_anatomy": h100_anatomy_html,
+        "pass_time": pass_time_html,
+        "request_bill": request_bill_html,
     }
 
 

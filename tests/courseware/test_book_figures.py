@@ -46,9 +46,13 @@ def test_serving_points_are_the_chapters_intensities():
     critical = int(critical_batch_size("H100", "bf16"))
     assert points[f"decode, batch {critical}"] == pytest.approx(critical * flops / weights)
     caches = kv_cache_bytes("llama-3-8b", 2500, "bf16", 64)
+    # With the caches come attention's FLOPs on them (sixth review, D03-7): 2 · layers · heads
+    # · (d_k + d_v) per cached token and sequence.
+    attention = 2 * 32 * 32 * (128 + 128) * 2500 * 64
     assert points["decode, batch 64 at 2,500 tokens"] == pytest.approx(
-        64 * flops / (weights + caches)
+        (64 * flops + attention) / (weights + caches)
     )
+    assert points["decode, batch 64 at 2,500 tokens"] == pytest.approx(29.0, abs=0.05)
     assert points["prefill, 2,000 tokens"] > ridge_point("H100", "bf16")
 
 
@@ -87,8 +91,9 @@ def test_chapters_place_their_figures_in_the_sections_that_explain_them():
     flops = model_flops_per_token("llama-3-8b") - 2 * 128256 * 4096  # no matmul in the lookup
     weights = decode_weight_bytes("llama-3-8b", "bf16")
     caches = kv_cache_bytes("llama-3-8b", 2500, "bf16", 64)
-    empty, full = 64 * flops / weights, 64 * flops / (weights + caches)
-    assert f"pull it back from {empty:.2g} FLOP/byte to {full:.2g}." in text
+    attention = 2 * 32 * 32 * 256 * 2500 * 64  # attention's FLOPs on the caches (D03-7)
+    empty, full = 64 * flops / weights, (64 * flops + attention) / (weights + caches)
+    assert f"pull it back from {empty:.2g} FLOP/byte to {full:.2g}, counting attention" in text
     precision = _render("04-precision.md")
     built = precision.split("How a floating-point number is built")[1].split("The formats one")[0]
     assert "format-bits" in built

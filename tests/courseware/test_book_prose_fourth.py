@@ -32,7 +32,11 @@ def test_p05_2_the_moe_section_opens_on_its_thread_and_budgets_the_pass_in_a_tab
     assert section.lstrip(" #").startswith("A mixture-of-experts model can be split a fourth way")
     assert "The argument of this section fits in three sentences." in section[:1200]
     table = section.split("per decode pass time")[1][:600]
-    for row in ("dispatch, 58 MoE layers", "combine, 58 MoE layers", "all-to-all in total"):
+    # D05-2 (seventh pass): the all-to-all at the service's shape, as a range
+    for row in (
+        "all-to-all, bandwidth-bound",
+        "all-to-all, latency-bound",
+    ):
         assert row in table
     assert "memory floor per GPU" in table and "measured pass" in table
 
@@ -52,7 +56,11 @@ def test_p02_9_one_block_opens_on_what_it_shows_and_keeps_its_scope_in_a_note():
     opening = _text(section.split("block-roofline")[0])
     assert "The block holds all three regimes of this chapter" in opening
     assert "elementwise kernels" not in opening
-    assert "the elementwise kernels move a few hundred kilobytes per token" in _text(html)
+    # C02-3 (sixth review): the note counts them, per token and for the prompt.
+    assert (
+        "The elementwise kernels (norms, rotary embedding, residuals, activation) move about "
+        "181 kB per token" in _text(html)
+    )
 
 
 def test_p01_2_the_four_ideas_are_the_chapters_sections():
@@ -104,7 +112,8 @@ def test_p02_7_and_p02_8_the_napkin_labels_its_recipe_and_drops_the_duplicate_co
     napkin = text.split("The napkin: a token at three batch sizes")[1].split("By the numbers")[0]
     # A02-7 (fifth review): the column is now chapter 01's checked forecast, and its lead says so.
     assert "step time (forecast)" in napkin and "step time (recipe)" not in napkin
-    assert "The step times are the forecast the GPUs chapter budgets with" in napkin
+    assert "The step times are the part's one forecast" in napkin
+    assert "rougher rule" not in napkin  # C02-5: one method, not a third correction
     assert "Read the tokens per second as what a server as tight" not in napkin
     assert "A decode step reads everything it holds" in napkin
     held = weights_bytes("llama-2-7b", "bf16") + kv_cache_bytes("llama-2-7b", 1024, "bf16", 64)

@@ -52,13 +52,13 @@ def test_block_points_are_the_tables_intensities():
     points = {label: intensity for label, intensity, _ in block_points()}
     assert points["decode: projections at batch 1, attention at any batch"] == pytest.approx(1)
     assert decode_attention_intensity("llama-2-7b", "bf16") == pytest.approx(1, abs=0.05)
-    assert points["decode, batch 64: projections and MLP"] == pytest.approx(64)
-    assert points["prefill of 1,024: projections and MLP"] == pytest.approx(1024)
+    assert points["decode, batch 64: projections"] == pytest.approx(64)
+    assert points["prefill 1,024: projections"] == pytest.approx(1024)
     ridge = ridge_point("H100", "bf16")
     # A02-1 (fifth review): the point is the L2-served bound, and says so. C02-1 (sixth review):
     # Llama-2-7B is causal, 1,024 · 1,025 / 2 pairs of 4 · 128 FLOPs per head, over Q, K, V and O
     # read once (4 · 1,024 · 128 bf16 values per head): (N + 1) / 4 = 256.25, just under the ridge.
-    prefill = points["prefill of 1,024: causal attention, if L2 catches the re-reads"]
+    prefill = points["prefill 1,024: attention"]
     assert prefill == pytest.approx(1025 / 4)
     assert prefill < ridge
 

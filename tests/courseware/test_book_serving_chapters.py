@@ -188,19 +188,23 @@ def test_3_the_bill_is_forecast_from_measured_fractions_of_peak(text):
     prefill = max(2 * matmul_params("llama-3-8b") * 2000 / mamf, weights("llama-3-8b", 2) / stream)
     read = decode_weights("llama-3-8b", 2) + batch * 2500 * kv_per_token("llama-3-8b", 2)
     decode = max(read / stream, 2 * m.params * batch / part.peak("bf16"))
-    assert f"best measured matmul rate is {pct(mamf / part.peak('bf16'), 2)} of its peak" in t
-    assert "so our prefill takes about " + q(prefill, "s", 2) in t
-    assert "a pass of the full batch takes about " + q(decode, "s", 2) in t
+    # Seventh pass (D03-9): the fractions are named once and the table carries the forecast.
+    assert (
+        f"({pct(mamf / part.peak('bf16'), 2)} of the matmul peak for prefill, "
+        f"{pct(stream / part.memory_bandwidth, 2)} of the bandwidth for decode" in t
+    )
     cents_in = 100 * price / 3600 * prefill / 2000 * 1e6
     cents_out = 100 * price / 3600 * decode / batch * 1e6
-    assert f"Input tokens then cost {n(cents_in, 2)} cents per million, output tokens" in t
-    assert f"output tokens {n(cents_out, 2)}, and a thousand requests" in t
     forecast = prefill + 499 * decode / batch
     floor = (
         2 * matmul_params("llama-3-8b") * 2000 / part.peak("bf16")
         + 499 * decode_step("llama-3-8b", "H100", batch, 2500) / batch
     )
-    assert f"{n(1e5 * price / 3600 * forecast, 2)} cents, {pct(forecast / floor - 1, 2)} above" in t
+    assert forecast > floor
+    assert (
+        f"on GPUs of their own {n(1e5 * price / 3600 * floor, 2)} "
+        f"{n(1e5 * price / 3600 * forecast, 2)}" in t
+    )
     # P03-8: the napkin prices the colocated server; input tokens are the disaggregated extra.
     assert f"cents per million at the floor and {n(cents_out, 2)} forecast" in t
     assert f"cents per million input tokens at the floor, {n(cents_in, 2)} forecast" in t
@@ -227,7 +231,8 @@ def test_3_3_the_gain_over_llama_2_splits_into_gqa_and_weights(text):
     gqa = kv_per_token("llama-2-7b", 2) / kv_per_token("llama-3-8b", 2)
     heavier = decode_weights("llama-3-8b", 2) / decode_weights("llama-2-7b", 2)
     assert gqa == 4
-    assert f"{n(gqa, 2)}× is grouped-query attention and {n(heavier, 2)}× is" in t
+    assert heavier > 1  # the rest of the factor; the text names only the main part (D03-9)
+    assert "mostly because grouped-query attention caches a quarter as much per token" in t
 
 
 def test_3_4_flashattention_saves_bytes_not_flops(text):
@@ -443,8 +448,11 @@ def test_5_2_deepseeks_experts_run_near_their_critical_batch(text):
     # B05-3 (sixth pass): per expert slot, both micro-batches together, one token per pass
     assert "each slot then sees about " + n(per_expert, 2) + " tokens per pass" in t
     assert "each micro-batch carries half, " + n(per_expert / 2, 2) in t
-    comm = 58 * (192e-6 + 369e-6)
-    assert "all-to-all in total " + q(comm, "s", 2) in t  # P05-2: the pass budget table
+    # D05-2 (seventh pass): DeepEP's 128-token time scaled to the service's 44 per micro-batch
+    per_gpu = 14.8e3 / speed / 8
+    bench = 58 * (192e-6 + 369e-6)
+    assert "all-to-all, bandwidth-bound " + q(bench * per_gpu / 128, "s", 2) in t
+    assert "all-to-all, latency-bound " + q(2 * bench, "s", 2) in t
 
 
 def test_5_3_bus_bandwidth_above_the_link_rate_is_explained(text):

@@ -7,6 +7,7 @@ import pytest
 
 from content.physics import (
     accelerator,
+    all_to_all_pass_time,
     critical_batch_size,
     decode_weight_bytes,
     deployment,
@@ -124,6 +125,18 @@ def test_node_limited_dispatch_sends_each_token_once_per_server():
     assert node_limited_dispatch_bytes(100, 7168, "fp8", 4, 1) == 0
 
 
+def test_all_to_all_pass_time_spans_bandwidth_to_latency_bound():
+    # DeepEP: 561 µs per dispatch + combine at 128 tokens; 58 MoE layers, 88 tokens in 2 halves.
+    bench = 192e-6 + 369e-6
+    bandwidth = all_to_all_pass_time(88, 2, 58, 128, bench, 0)
+    latency = all_to_all_pass_time(88, 2, 58, 128, bench, 1)
+    assert bandwidth == pytest.approx(58 * bench * 88 / 128)  # the split costs nothing
+    assert latency == pytest.approx(2 * 58 * bench)  # each half pays the full time
+    assert bandwidth < all_to_all_pass_time(88, 2, 58, 128, bench, 0.5) < latency
+    # one micro-batch at the benchmark's own shape is the benchmark, whatever the share
+    assert all_to_all_pass_time(128, 1, 58, 128, bench, 0.3) == pytest.approx(58 * bench)
+
+
 @pytest.mark.parametrize("unit", deployments(), ids=lambda d: d.key)
 def test_deployment_units_are_consistent_and_sourced(unit):
     mdl = model(unit.model)
@@ -153,6 +166,10 @@ def test_deepseek_v3_decode_spans_servers_over_infiniband():
         lambda: expert_load_imbalance(0, 8, 2),
         lambda: expert_load_imbalance(10, 8, 8),
         lambda: node_limited_dispatch_bytes(10, 7168, "fp8", 0, 4),
+        lambda: all_to_all_pass_time(88, 0, 58, 128, 1e-3, 0),
+        lambda: all_to_all_pass_time(88, 2, 58, 0, 1e-3, 0),
+        lambda: all_to_all_pass_time(88, 2, 58, 128, 1e-3, 1.5),
+        lambda: all_to_all_pass_time(-1, 2, 58, 128, 1e-3, 0),
     ],
 )
 def test_bad_arguments_are_refused(call):

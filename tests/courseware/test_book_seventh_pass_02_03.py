@@ -1,0 +1,175 @@
+"""Chapters 02-03, seventh pass (book-l): the open findings of the sixth reviews
+(``docs/reviews/book-00-02-sixth.md`` C02-2..C02-8, ``docs/reviews/book-03-05-sixth.md``
+D03-4..D03-10) and the two serving pictures chapter 03 gained.
+
+Each test renders the chapter (or the figure) with its live figures and checks a claim it
+recomputes from raw inputs (datasheets, the models' configs); each fails on the text before.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from courseware.book_serving import (
+    pass_time_html,
+    pass_time_rows,
+    request_bill_html,
+    request_time_rows,
+)
+from courseware.rendering import render_chapter_text
+from tests.courseware.book_text import BOOK, chapter_texts
+
+H100_PEAK, H100_BW = 989.4e12, 3.35e12  # dense bf16 FLOP/s, HBM bytes/s (datasheet)
+# Llama-3-8B: 32 layers of 4096 wide, 8 KV heads of 128, vocabulary 128,256, FFN 14,336.
+L3_LAYERS, L3_D, L3_FFN, L3_VOCAB = 32, 4096, 14336, 128256
+# Per layer: q and o (d²), k and v (d × 1024), gate/up/down (3 · d · ffn), two norms (2d).
+L3_LAYER = 2 * L3_D * L3_D + 2 * L3_D * 1024 + 3 * L3_D * L3_FFN + 2 * L3_D
+L3_MATMUL = L3_LAYERS * L3_LAYER + L3_D + L3_VOCAB * L3_D  # + final norm + LM head
+L3_KV_TOKEN = 2 * L3_LAYERS * 8 * 128 * 2  # bytes per cached token in bf16
+
+
+@pytest.fixture(scope="module")
+def text():
+    return chapter_texts(("02-roofline.md", "03-inference.md"))
+
+
+def _html(name: str) -> str:
+    return render_chapter_text((BOOK / name).read_text(), source=name).html
+
+
+# ---- chapter 02 -------------------------------------------------------------------------------
+
+
+def test_c02_2_b_is_the_batch_and_s_the_bytes_per_element():
+    source = (BOOK / "02-roofline.md").read_text()
+    assert r"\frac{2}{s} \cdot \frac{h}{h_{kv}}" in source
+    assert r"\frac{2\, t_m t_n}{(t_m + t_n)\, s}" in source
+    assert "elements of $s$ bytes each" in source
+    # b never stands for bytes in a formula any more
+    assert not re.search(r"h_\{kv\} d\\, b|\(t_m \+ t_n\)\\, b|h_\{kv\} b\)", source)
+    assert "$I = 2b \\div 2\\ \\text{B} = b$" in source  # b is still the batch
+
+
+def test_c02_3_the_block_table_says_weight_bytes_and_the_note_counts_the_rest(text):
+    roofline = text["02-roofline.md"]
+    assert "prefill 1024 projections, MLP (weight bytes)" in roofline
+    # Llama-2-7B: activations in and out of the projections, 7·4096 + 3·11008 elements/token.
+    elements = 7 * 4096 + 3 * 11008
+    assert f"add {elements:,} elements per token, 126 MB for the prompt" in roofline
+    weights = 2 * 202_383_360  # bf16 bytes of one block's projections and MLP
+    intensity = 2 * 1024 * 202_383_360 / (weights + elements * 2 * 1024)
+    assert round(intensity, -1) == 780
+    assert "brings their intensity to about 780 FLOP/byte" in roofline
+    # elementwise: 14·d + 3·ffn elements of 2 bytes per token
+    assert (14 * 4096 + 3 * 11008) * 2 == 180_736
+    assert "move about 181 kB per token" in roofline
+
+
+def test_c02_6_block_labels_are_short_enough_to_sit_by_their_points():
+    from courseware.book_rooflines import block_points
+
+    labels = [label for label, _, _ in block_points()]
+    assert all(len(label) <= 30 for label in labels if label.startswith("prefill"))
+    assert "prefill 1,024: attention" in labels and "prefill 1,024: projections" in labels
+
+
+def test_c02_7_reference_material_is_after_the_questions_with_its_anchors():
+    html = _html("02-roofline.md")
+    body = html.split('id="check-your-understanding"')[1]
+    assert 'id="reference"' in body
+    for anchor in ("attention-variants", "wave-reuse", "measured-ceilings"):
+        assert f'id="{anchor}"' in body, anchor
+        assert f'href="#{anchor}"' in html.split('id="check-your-understanding"')[0], anchor
+    argument = re.sub(r"<[^>]+>", " ", html.split('id="check-your-understanding"')[0])
+    assert "32,768-token conversation" not in argument  # the sliding-window example moved
+    assert "STREAM copy" not in argument  # the six-row table moved
+
+
+def test_c02_8_every_measured_ceiling_names_its_source(text):
+    ceilings = text["02-roofline.md"].split("Measured ceilings of an H100 SXM")[1]
+    ceilings = ceilings.split("Sources")[0]
+    for source in ("Azure, STREAM dot", "Azure, STREAM copy", "Bekman, shape search", "XLA table"):
+        assert source in ceilings, source
+    assert ceilings.count("Azure, cuBLASLt") == 2
+
+
+# ---- chapter 03 -------------------------------------------------------------------------------
+
+
+def test_d03_4_the_converting_kernel_row_says_what_it_counts(text):
+    t = text["03-inference.md"]
+    assert "the table's last row counts only that bf16 read" in t
+    assert "about 5 bytes per element against 2) make it admit fewer still" in t
+
+
+def test_d03_5_the_memory_count_is_a_worst_case(text):
+    t = text["03-inference.md"]
+    budget = 73.3e9  # the serving level the chapter prints (vLLM's 90%, less the reserves)
+    weights = 2 * (L3_MATMUL + L3_VOCAB * L3_D)  # the checkpoint, embedding table included
+    mean = (budget - weights) / (2250 * L3_KV_TOKEN)
+    assert 192 <= mean <= 195
+    assert "The count is a worst case: it sizes every conversation at its final 2,500 tokens" in t
+    assert re.search(r"2,250 tokens, and about 19\d fit", t)
+
+
+def test_d03_6_the_acceptance_rate_is_an_assumption_and_the_gap_has_two_ends(text):
+    t = text["03-inference.md"]
+    assert "assume, for want of a measurement, that it is accepted as often as DeepSeek's" in t
+    high = 1 - 1.8 / (1 + 0.9)  # DeepSeek-V3: 1.8× measured, 90% acceptance
+    assert f"{100 * high:.2g}% at the high one" in t
+    assert "is at most what DeepSeek's draft cost" not in t
+
+
+def test_d03_7_the_figure_counts_attention_and_names_the_l2_measurement():
+    from courseware.book_figures import serving_roofline_html
+
+    html = serving_roofline_html()
+    assert "The dashed L2 slope is a measurement on the H200" in html
+
+
+def test_d03_8_one_rounding_for_the_conversation_cache_and_the_floor(text):
+    t = text["03-inference.md"]
+    cache = 2500 * L3_KV_TOKEN
+    assert cache == 327_680_000
+    assert "328 MB" in t and "330 MB" not in t
+    floor = 2 * L3_MATMUL / H100_BW
+    assert f"{1e3 * floor:.3g} ms" == "4.48 ms"
+    assert t.count("4.48 ms") >= 2 and "4.5 ms" not in t
+
+
+def test_d03_9_the_pass_picture_draws_the_overlap_the_text_computes():
+    (alone, with_overlap, without) = pass_time_rows()
+    weights = 2 * L3_MATMUL / H100_BW
+    caches = 64 * 2500 * L3_KV_TOKEN / H100_BW
+    arithmetic = (64 + 512) * 2 * L3_MATMUL / H100_PEAK
+
+    def end(row):
+        return max(start + d for _, start, d in row[1])
+
+    assert end(alone) == pytest.approx(weights + caches, rel=1e-3)
+    assert end(with_overlap) == pytest.approx(weights + caches, rel=1e-3)
+    assert end(without) == pytest.approx(weights + caches + arithmetic, rel=1e-3)
+    assert 1e3 * end(without) == pytest.approx(19.5, abs=0.05)
+    html = pass_time_html()
+    assert "19 ms" in html and "11 ms" in html and "arithmetic, overlapped" in html
+
+
+def test_d03_9_the_bill_picture_prices_prompts_three_ways():
+    own, cached, slack = request_time_rows()
+    prefill = 2 * L3_MATMUL * 2000 / H100_PEAK
+    assert own[1][0] == ("compute", 0.0, pytest.approx(prefill, rel=1e-3))
+    assert cached[1][0][2] == pytest.approx(prefill / 4, rel=1e-3)  # 500 of 2,000 tokens
+    assert [k for k, _, _ in slack[1]] == ["cache"]  # no prefill of its own
+    html = request_bill_html()
+    assert "On a GPU of its own the prompt is 33% of the time" in html
+
+
+def test_d03_9_the_pictures_sit_in_the_sections_that_explain_them():
+    html = _html("03-inference.md")
+    chunked = html.split('id="chunked-prefill"')[1].split('id="prefix-caching"')[0]
+    cost = html.split('id="cost"')[1].split('id="benchmark"')[0]
+    assert "pass-time" in chunked and "request-bill" in cost
+    reference = html.split('id="check-your-understanding"')[1]
+    assert 'id="mixture-of-experts"' in reference and 'id="by-the-numbers"' in reference
