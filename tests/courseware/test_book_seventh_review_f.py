@@ -29,6 +29,7 @@ from tests.courseware.test_book_sixth_review_d import TABLE70, _dollars_per_mill
 HOURLY = physics.price("H100").dollars_per_hour
 FLOPS70 = 2 * (L70.params - TABLE70)  # a decode token multiplies by all but the input table
 FP8_PEAK = 1978.9e12  # H100 SXM dense fp8, twice the bf16 rate
+L8_PARAMS = physics.model("llama-3-8b").params
 
 
 @pytest.fixture(scope="module")
@@ -120,3 +121,43 @@ def test_f16_the_napkins_all_reduces_are_priced_at_the_measured_rate(text):
         batch = math.floor((gpus * budget - 2 * L70.params) / (2 * 80 * 8 * 128 * 2 * 4096))
         added.append(derate * 2 * 80 * (2 * alpha + batch * 8192 * 2 / 450e9))
     assert f"the all-reduces add {q(added[0], 's', sig=2)} and {q(added[1], 's', sig=2)}" in t
+
+
+# ---- Imprecise and style findings -------------------------------------------------------------
+
+
+def test_f4_the_embedding_footnote_states_the_overstatement_on_the_right_base(text):
+    t = text["03-inference.md"]
+    table = 128256 * 4096  # Llama-3-8B's input table
+    share, over = table / L8_PARAMS, L8_PARAMS / (L8_PARAMS - table) - 1
+    assert format_number(100 * share, 2) == "6.5" and format_number(100 * over, 2) == "7"
+    assert "would overstate the floor by 7%." in t
+    assert "would overstate the floor by that much" not in t
+
+
+def test_f5_the_roofline_puts_prefill_at_the_texts_intensity():
+    from courseware.book_figures import serving_points
+
+    points = {label: intensity for label, intensity, _ in serving_points()}
+    assert points["prefill, 2,000 tokens"] == pytest.approx(2000)  # n FLOP per byte in 16 bits
+
+
+def test_f12_f13_one_critical_batch_for_the_checkpoint_and_one_symbol_for_bytes(text):
+    t = text["04-precision.md"]
+    checkpoint = math.floor(PEAK / BANDWIDTH * _gptq_read_bytes() / FLOPS70)
+    assert f"past the checkpoint's weight-only critical batch of about {checkpoint} and" in t
+    assert "That batch, R · s / 2 with s bytes per number" in t
+    assert "R · b / 2" not in t and "b weight" not in t
+
+
+def test_f18_f22_no_unsupported_superlative_and_no_doubled_count(text):
+    t = text["05-interconnect.md"]
+    assert "the largest published deployment" not in t
+    assert "the best-documented deployment of a mixture-of-experts model" in t
+    assert "need two (2)" not in t
+    assert "so the bf16 weights need 2 GPUs: the driver's" in t
+
+
+def _gptq_read_bytes() -> float:
+    """Llama-3-70B's GPTQ int4 g128 pass: the blocks at 4 + 20/128 bits, the output head in bf16."""
+    return (L70.params - 2 * TABLE70) * (4 + 20 / 128) / 8 + TABLE70 * 2
