@@ -13,6 +13,7 @@ from courseware.allreduce_chart import (
     allreduce_figure_html,
     binary_size,
 )
+from courseware.book_anatomy import h100_anatomy_html
 from courseware.book_figures import format_bits_html
 from courseware.book_rooflines import precision_chart
 from courseware.chart_labels import label_box, overlaps
@@ -122,3 +123,16 @@ def test_the_bit_layouts_fit_a_phone_in_their_narrow_drawing():
     assert width <= 360
     assert narrow.count("<rect") == wide.count("<rect")
     assert ">65,504</text>" in narrow
+
+
+def test_the_h100_anatomy_stacks_its_parts_in_a_phone_column():
+    html = str(h100_anatomy_html())
+    wide, narrow = _svgs(html)
+    assert 'viewBox="0 0 360 ' in narrow
+    # every SM and every band's figure in both drawings
+    assert narrow.count('class="sm') == wide.count('class="sm')
+    for text in ("L2 cache: 50 MiB", "shared by all SMs", "over 18 links", "PCIe to the host"):
+        assert text in narrow, text
+    # no text row runs past the column: the longest line, at about 6.5 units a character
+    lines = re.findall(r'<text[^>]* x="([\d.]+)"[^>]*>([^<]+)</text>', narrow)
+    assert max(float(x) + 6.5 * len(t) for x, t in lines) <= 354
