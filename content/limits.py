@@ -198,6 +198,10 @@ LIMITS: dict[str, Limits] = {
     "achievable_bandwidth": Limits(acc=ENTRY, kernel=NAME),
     "achievable_flops": Limits(acc=ENTRY, dt=ENTRY),
     "bandwidth_efficiency": Limits(acc=ENTRY, kernel=NAME),
+    "decode_forecast_time": Limits(**_M_ACC_DT, batch=COUNT, context=COUNT),
+    "decode_kernels": Limits(m=ENTRY),
+    "decode_recipe_error": Limits(),
+    "decode_recipe_time": Limits(**_M_ACC_DT, batch=COUNT, context=COUNT),
     "forecast_batch_generation_time": _GENERATION,
     "forecast_output_throughput": _GENERATION,
     "forecast_kernel_time": Limits(

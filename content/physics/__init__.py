@@ -76,6 +76,12 @@ from content.physics.cost import (
     dollars_per_hour_for,
     request_cost,
 )
+from content.physics.decode_forecast import (
+    decode_forecast_time,
+    decode_kernels,
+    decode_recipe_error,
+    decode_recipe_time,
+)
 from content.physics.explain import Explanation, Step, explain, explainable
 from content.physics.forecast import (
     achievable_bandwidth,
@@ -277,6 +283,10 @@ __all__ = [
     "achievable_bandwidth",
     "achievable_flops",
     "bandwidth_efficiency",
+    "decode_forecast_time",
+    "decode_kernels",
+    "decode_recipe_error",
+    "decode_recipe_time",
     "forecast_batch_generation_time",
     "forecast_kernel_time",
     "forecast_matmul_time",

@@ -27,7 +27,8 @@ from .markdown import TocEntry, render_book_markdown
 # A directive stands alone on its line: {% sources %}, {% roofline_chart %}; the chapter figures
 # {% allreduce_chart %}, {% serving_roofline %}, {% format_bits %} and the running examples'
 # rooflines {% intro_roofline %}, {% block_roofline %}, {% precision_roofline %}, and chapter
-# 01's {% gpu_anatomy %}, and chapter 03's {% pass_time %} and {% request_bill %}.
+# 01's {% gpu_anatomy %} and {% overhead_timeline %}, and chapter 03's {% pass_time %} and
+# {% request_bill %}.
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*\{%\s*([A-Za-z_]+)\s*%\}[ \t]*$", re.MULTILINE)
 _STRAY_TAG = re.compile(r"\{%.*?(%\}|$)", re.MULTILINE)
 DIRECTIVES = (
@@ -42,6 +43,7 @@ DIRECTIVES = (
     "block_roofline",
     "precision_roofline",
     "gpu_anatomy",
+    "overhead_timeline",
     "pass_time",
     "request_bill",
 )
@@ -62,6 +64,8 @@ _CODE = (
     "courseware/book_rooflines.py",
     "courseware/book_serving.py",
     "courseware/book_anatomy.py",
+    "courseware/book_timeline.py",
+    "templates/courseware/_overhead_timeline.html",
     "templates/courseware/_h100_anatomy.html",
     "templates/courseware/_roofline_widget.html",
     "templates/courseware/_roofline_chart.html",
@@ -203,6 +207,7 @@ def _figures() -> dict:
         precision_roofline_html,
     )
     from courseware.book_serving import pass_time_html, request_bill_html
+    from courseware.book_timeline import overhead_timeline_html
 
     return {
         "allreduce_chart": allreduce_figure_html,
@@ -214,6 +219,7 @@ def _figures() -> dict:
         "block_roofline": block_roofline_html,
         "precision_roofline": precision_roofline_html,
         "gpu_anatomy": h100_anatomy_html,
+        "overhead_timeline": overhead_timeline_html,
         "pass_time": pass_time_html,
         "request_bill": request_bill_html,
     }

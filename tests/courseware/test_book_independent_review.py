@@ -62,10 +62,9 @@ def test_r00_i_every_part_needs_over_a_hundred_flops_per_byte_not_hundreds(text)
 def test_r00_m2_batching_divides_cost_only_while_contexts_are_short(text):
     intro = text["00-intro.md"]
     # A00-6 (fifth review): "short" is given its scale and capacity named as the third limit.
-    assert (
-        "divides the cost by nearly the batch size, as long as three limits stay far off" in intro
-    )
-    assert "every step too: this model caches 512 KiB per token" in intro
+    # Seventh pass: the three limits are named in one sentence, and the cache is the first.
+    assert "divides the cost by nearly the batch size, until one of three limits binds" in intro
+    assert "every user's cache is read at every step too" in intro
 
 
 def test_r01_e1_the_l2_figure_is_attributed_to_the_part_it_was_measured_on(text):

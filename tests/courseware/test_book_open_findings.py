@@ -30,8 +30,8 @@ def text():
 def test_x_i1_the_introduction_names_the_reserve_and_matches_vllms_log(text):
     t = text["00-intro.md"]
     assert (
-        "sets aside the peak of its activations and the buffers its libraries hold, "
-        f"{q(ENGINE, 'B', sig=2)}" in t
+        "sets aside the peak of its activations and its libraries' buffers, "
+        f"{q(ENGINE, 'B', sig=2)} in its log for Llama-3-8B on one H100" in t
     )
     assert f"and gives weights and KV cache the rest: {q(SERVING, 'B')} on an H100" in t
     ours = SERVING - 2 * model("llama-3-8b").params

@@ -100,7 +100,10 @@ def test_p01_3_the_cpu_comparison_runs_the_token_and_p01_9_explains_the_graph_ti
     # A01-6 (fifth review): where the costs were measured is provenance: in the note, not the text.
     body, notes = text.split(" Sources ", 1)
     assert "measured on a consumer card, an RTX 5070 Ti" in notes
-    assert "RTX 5070 Ti" not in body
+    # The overhead figure's source line names the card, as every figure names its sources.
+    assert "RTX 5070 Ti" not in body.replace("measured launch costs (RTX 5070 Ti", "")
+    # C01-2 (sixth review): that they were measured on a consumer card is said beside them.
+    assert "were measured on a consumer Blackwell card" in body
     assert "The stream and the graph tie here" in text
     assert format_number(cpu, 3) == str(cpu)
 
@@ -199,7 +202,7 @@ def test_multi_gpu_fits_use_the_split_serving_level():
     assert split < alone  # each GPU of a split keeps vLLM's larger reserve
     intro = _text(_html("00-intro.md"))
     weights = wb("llama-2-70b", "fp16")
-    assert f"and {format_quantity(split, 'B')} of each when it splits a model" in intro
+    assert f"may use {format_quantity(split, 'B')} of each (a little less than on one GPU" in intro
     spare = spare_memory_bytes(weights, "H100", gpus=2)
     assert spare == 2 * split - weights
     assert f"leaving {format_quantity(spare, 'B')} between them" in intro

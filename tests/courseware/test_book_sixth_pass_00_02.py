@@ -44,17 +44,16 @@ def _between(chapter: str, start: str, end: str) -> str:
 
 
 def test_a00_1_the_rule_is_named_by_the_fraction_it_is_computed_at(text):
+    # Seventh pass (C00-1, C01-8): the 69% rule is no longer a forecasting method anywhere;
+    # the introduction states the one recipe-and-check method that chapter 01 builds.
     intro = text["00-intro.md"]
     assert 0.68 < FRACTION < 0.70
     pct = f"{format_number(100 * FRACTION, 2)}%"
     assert "two thirds" not in intro and "two-thirds" not in intro
-    assert f"reaches about {pct} of the bandwidth floor's token rate, as gpt-fast does" in intro
-    price = 3.20  # Hyperstack's H100 list price, the chapter's
-    floor_rate = H100.memory_bandwidth / LLAMA7_BYTES
-    assert f"At the {pct} of the floor's rate" in intro
-    assert f"costs about {q(price / (floor_rate * FRACTION * 3600) * 1e6, 'USD')}" in intro
-    gpus = text["01-gpus.md"]
-    assert f"The introduction's {pct} rule" in gpus
+    assert "as gpt-fast does" not in intro and "rule of thumb" not in intro
+    assert f"{pct} of the" not in intro
+    assert "Forecast = (bytes ÷ STREAM bandwidth + launches) × (1 + the recipe's error)" in intro
+    assert f"The introduction's {pct} rule" not in text["01-gpus.md"]
 
 
 def test_a00_2_the_mi300x_note_gives_the_whole_budget_rule(text):
@@ -65,21 +64,21 @@ def test_a00_2_the_mi300x_note_gives_the_whole_budget_rule(text):
         0.9 * mi300x.memory_bytes - reserve, rel=1e-3
     )
     assert (
-        "the budget is 0.9 of the driver's figure, less the same "
-        f"{q(reserve, 'B', sig=2)} of activations and buffers as the other rows" in intro
+        "the budget is 0.9 of the driver's figure, less the "
+        f"{q(reserve, 'B', sig=2)} of vLLM's log for an 8B model on an H100" in intro
     )
 
 
 def test_a00_5_the_capacity_example_ends_on_two_gpus_and_p00_7_question_3_transfers(text):
     intro = text["00-intro.md"]
-    example = _between(intro, "Worked example: why the 70B model", "The levels matter exactly")
+    example = _between(intro, "Worked example: why the 70B model", "Shrinking the model, rather")
     assert "8-bit" not in example and "four or eight" not in example
-    assert "thousand tokens of context, shared by every conversation." in example
+    assert "per token, shared by every conversation." in example
     # Question 3 is the int8 fit the example used to carry, asked as a judgement.
     checkpoint = physics.checkpoint_bytes("llama-2-70b", "int8")
     spare = physics.usable_memory_bytes("H100") - checkpoint
     assert 0 < spare < 5e9
-    question = _between(intro, "Quantized to 8-bit integers", "Using only the bandwidth floor")
+    question = _between(intro, "Quantized to 8-bit integers", "What is the shortest possible time")
     assert f"Llama-2-70B takes {q(checkpoint, 'B')}" in question
     assert f"the checkpoint fits, with {q(spare, 'B')} to spare" in question
     assert f"about {int(spare / KV70_PER_TOKEN / 1e3)} thousand tokens" in question
@@ -114,7 +113,8 @@ def test_p00_3_units_come_after_the_cost_thread_with_a_pointer_where_gib_first_a
     ]
     units = intro.index("Units and prefixes")
     assert order == sorted(order) and units > order[-1]
-    assert units < intro.index("Roadmap of this part")
+    # Seventh pass (C00-7): the units primer is reference, after the questions.
+    assert units > intro.index("Check your understanding")
     assert "because HBM is built in binary sizes ( units below)" in intro
 
 
@@ -141,12 +141,15 @@ def test_a01_5_the_closing_gives_one_forecast_and_one_reason(text):
     gpus = text["01-gpus.md"]
     closing = _between(gpus, "The napkin: one token through the chip", "By the numbers")
     error = 1 / _recipe(LLAMA7_BYTES, 1.75e12) / GPT_FAST  # Azure ND A100 v4 STREAM dot
-    checked = _recipe(LLAMA7_BYTES, 3.18e12) * error  # Azure ND H100 v5 STREAM dot
-    # The checked forecast is the time and the cost; the recipe appears once, inside its "how".
-    assert closing.count(q(checked, "s")) == 2  # the table's row and the sentence of the check
-    assert closing.count(q(_recipe(LLAMA7_BYTES, 3.18e12), "s")) == 1
-    assert "recipe time" not in closing and "slower again" not in closing  # the eager variant
-    assert f"at the forecast {q(3.20 * checked / 3600 * 1e6, 'USD')} per million tokens" in closing
+    cache = 2 * 32 * 4096 * 2 * 1024  # the conversation's 1,024 tokens of fp16 keys and values
+    recipe = _recipe(LLAMA7_BYTES + cache, 3.18e12)  # Azure ND H100 v5 STREAM dot
+    checked = recipe * error
+    # The forecast is the introduction's: the recipe once, its checked value once, one cost.
+    assert closing.count(q(checked, "s")) == 1
+    assert closing.count(q(recipe, "s")) == 1
+    assert "rule" not in closing and "slower again" not in closing
+    assert f"{q(3.20 * checked / 3600 * 1e6, 'USD')} per million tokens" in closing
+    assert q(checked, "s") in text["00-intro.md"]
 
 
 def test_a01_4_the_launch_table_says_its_gpu_figure_is_a_graph_nodes(text):
@@ -163,7 +166,8 @@ def test_a01_6_provenance_of_l2_and_launch_costs_is_in_the_notes(text):
     body = _body(gpus)
     assert "think of it as two to three times faster than HBM." in body
     assert "sister parts" not in body and "quoted most often" not in body
-    assert "RTX 5070 Ti" not in body and "5.5 TB/s" not in body
+    prose = body.replace("measured launch costs (RTX 5070 Ti", "")  # the figure's source line
+    assert "RTX 5070 Ti" not in prose and "5.5 TB/s" not in body
     assert "5.5 TB/s" in gpus.split(" Sources ", 1)[1]
 
 
@@ -191,7 +195,7 @@ def test_p01_11_question_2_is_diagnostic(text):
     gpus = text["01-gpus.md"]
     question = _between(gpus, "Three programs on an H100", "A datasheet lists an accelerator")
     eager = 388 * 20e-6  # HTA's upper eager launch cost per kernel
-    stream = LLAMA7_BYTES / 3.18e12
+    stream = (LLAMA7_BYTES + 2 * 32 * 4096 * 2 * 1024) / 3.18e12  # weights + 1,024-token cache
     assert eager > stream
     assert f"take {q(eager, 's')} to issue, against {q(stream, 's')} of streaming" in question
     assert f"an efficiency of {format_number(100 * 2 / 32, 2)}%" in question

@@ -15,6 +15,7 @@ from courseware.allreduce_chart import (
 )
 from courseware.book_anatomy import h100_anatomy_html
 from courseware.book_figures import format_bits_html
+from courseware.book_timeline import overhead_timeline_html
 from courseware.book_rooflines import precision_chart
 from courseware.chart_labels import label_box, overlaps
 from courseware.charts import (
@@ -136,3 +137,17 @@ def test_the_h100_anatomy_stacks_its_parts_in_a_phone_column():
     # no text row runs past the column: the longest line, at about 6.5 units a character
     lines = re.findall(r'<text[^>]* x="([\d.]+)"[^>]*>([^<]+)</text>', narrow)
     assert max(float(x) + 6.5 * len(t) for x, t in lines) <= 354
+
+
+def test_the_overhead_timeline_has_a_phone_drawing_whose_row_ends_keep_off_the_row_labels():
+    html = str(overhead_timeline_html())
+    wide, narrow = _svgs(html)
+    assert 'viewBox="0 0 360 ' in narrow
+    assert narrow.count("<rect") == wide.count("<rect")
+    ids = re.findall(r' id="([^"]+)"', html)
+    assert len(ids) == len(set(ids)) == 4
+    # each row's end label sits below its lanes, not on the row label's line
+    rows = re.findall(r'<text class="row-label" x="8" y="([\d.]+)"', narrow)
+    ends = re.findall(r'<text class="end-label" x="[\d.]+" y="([\d.]+)"', narrow)
+    assert len(rows) == len(ends) == 2
+    assert all(float(e) > float(r) + 60 for r, e in zip(rows, ends, strict=True))

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 import re
 
+import pytest
+
 from content.physics import (
     decode_flops_per_token,
     decode_weight_bytes,
@@ -140,3 +142,102 @@ def test_s6_8_sizes_beside_four_figure_ones_carry_four_figures():
     for v in vs:
         text = flat(render_solution(t, v))
         assert f"− {format_quantity(v.params['w'], 'B', sig=4)} leaves" in text, v.seed
+
+
+def _size(text: str) -> float:
+    number, _, unit = text.partition(" ")
+    return float(number.replace(",", "")) * PREFIX[unit[:-1]]
+
+
+def _four(value, unit="B"):
+    from content.physics import format_quantity
+
+    return format_quantity(value, unit, sig=4)
+
+
+def _paged_sizes(t, v):
+    from content.physics import weights_bytes
+
+    assert f"({_four(weights_bytes(v.params['m'], 'bf16'))})" in flat(render_prompt(t, v))
+    solution = flat(render_solution(t, v))
+    assert f"{_four(v.params['free'])};" in solution
+    assert "rounded to three figures" not in solution  # its sizes now have four
+
+
+def _kv_fp8_sizes(t, v):
+    from content.physics import weights_bytes
+
+    p, text = v.params, flat(render_prompt(t, v))
+    assert f"bf16 weights, {_four(weights_bytes(p['m'], 'bf16'))};" in text
+    assert f"({_four(p['room'])}) in all" in text
+
+
+def _chunked_sizes(t, v):
+    p, text = v.params, flat(render_prompt(t, v))
+    assert f", {_four(p['per_token'], 'FLOP')} (the input" in text
+    assert f"{_four(p['t_mem'] * p['acc'].memory_bandwidth)}, in" in text
+
+
+def _max_batch_sizes(t, v):
+    from content.physics import usable_memory_bytes
+
+    p, text = v.params, flat(render_solution(t, v))
+    cap = usable_memory_bytes(p["acc"])
+    assert f"**Capacity.** {_four(cap)} − {_four(p['w'])} holds" in text
+    assert f"take {_four(p['w_read'])} of that" in text
+
+
+@pytest.mark.parametrize(
+    ("slug", "check"),
+    [
+        ("paged-kv-reservation", _paged_sizes),
+        ("kv-cache-fp8-conversations", _kv_fp8_sizes),
+        ("chunked-prefill-free-tokens", _chunked_sizes),
+        ("max-batch-under-latency", _max_batch_sizes),
+    ],
+)
+def test_s6_8_the_rest_print_sizes_to_four_figures(slug, check):
+    # "(26 GB)" beside "26,031,728,640 B", "73.3 GB − 26 GB", "15 GFLOP" beside 7.5 billion
+    t, vs = variants(slug, range(10))
+    for v in vs:
+        check(t, v)
+
+
+def test_s6_8_decode_upgrade_states_the_batch_its_printed_sizes_give():
+    # seed 33: (17.9 GB − 7.504 GB) / 67.1 MB = 154.9, and the prompt said "the server runs 155"
+    t, vs = variants("decode-upgrade-choice", SIXTY)
+    size = r"([\d.,]+ [kMGT]?B)"
+    for v in vs:
+        text = flat(render_prompt(t, v))
+        cap = _size(re.search(rf"may use {size} of its memory", text).group(1))
+        w = _size(re.search(rf"its weights take {size}\.", text).group(1))
+        per_seq = _size(re.search(rf"tokens of context, {size} of cache", text).group(1))
+        batch = int(re.search(r"the server runs (\d+) conversations", text).group(1))
+        assert batch == v.params["batch"], v.seed
+        assert math.floor((cap - w) / per_seq) == batch, (v.seed, cap, w, per_seq, batch)
+
+
+@pytest.mark.parametrize("slug", ["intro-weights-how-many-gpus", "block-format-size"])
+def test_s6_9_counts_past_one_server_round_up_to_whole_servers(slug):
+    # "divides its attention heads (usually a power of two) ... here 16": sixteen GPUs are two
+    # 8-GPU servers (tensor parallelism within each, pipeline parallelism between them), not a
+    # tensor-parallel degree of 16 (Llama-2-70B has 8 KV heads)
+    from content.physics import min_gpus, weights_bytes
+
+    t, vs = variants(slug, SIXTY)
+    past_one_server = 0
+    for v in vs:
+        p = v.params
+        text = flat(render_solution(t, v))
+        assert "usually a power of two" not in text, v.seed
+        counts = [min_gpus(p["w"], p["acc"])]
+        if slug == "block-format-size":
+            counts.append(min_gpus(weights_bytes(p["m"], "bf16"), p["acc"]))
+        rounded = [2 ** math.ceil(math.log2(g)) if g <= 8 else 8 * math.ceil(g / 8) for g in counts]
+        if rounded != counts:
+            assert "whole 8-GPU servers beyond that (pipeline parallelism" in text, v.seed
+            assert "here to " + " and ".join(f"{r:,}" for r in rounded) in text, v.seed
+            past_one_server += max(counts) > 8
+        else:
+            assert "round up" not in text and "round each up" not in text, v.seed
+    assert past_one_server >= 3, slug

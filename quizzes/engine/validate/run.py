@@ -166,8 +166,9 @@ def _check_coverage(template: Template, failures: Collector) -> None:
 
 # A part whose options carry the same key in more than this share of the variants teaches one
 # fact, not a judgement: a student who saw one variant knows the key of every other. The keys
-# are counted by the kinds whose answer is a choice among the author's ids: choice and
-# matching (the pairs) (`Checks.count_key`; ordering not yet: its starter's order is fixed).
+# are counted by the kinds whose answer is a choice among the author's ids: choice, ordering
+# (the sequence) and matching (the pairs) (`Checks.count_key`). No template is exempt: the
+# ordering kind's starter and documentation example order transfers by time, which varies.
 FIXED_KEY_SHARE = 0.9
 
 

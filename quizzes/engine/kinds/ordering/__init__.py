@@ -100,6 +100,7 @@ class OrderingKind(AnswerKind):
 
     def validate(self, checks, part, variant, seed) -> None:
         answer = list(variant.answers[part.id])
+        checks.count_key(part, answer, ordered=True)
         settings = part.settings
         if settings.order is not None:
             self._check_gaps(checks, part, variant, seed)

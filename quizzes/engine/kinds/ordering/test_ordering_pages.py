@@ -87,10 +87,13 @@ def test_results_show_the_order_given_and_the_right_order(kind_site):
     html = taking.results()
     given = html.split("Your answer:", 1)[1].split("</p>", 1)[0]
     key = html.split("The correct answer is", 1)[1].split("</p>", 1)[0]
+    # the items' texts name their paths: "... from its own HBM3 memory", "... over NVLink 4 ..."
+    words = {"memory": "its own", "peer": "neighbouring GPU", "host": "from the host"}
+    words["network"] = "port"
     assert re.findall(r'class="order-step">(\d)\.', given) == ["1", "2", "3", "4"]
-    assert "its own" in given.split("2. ", 1)[1].split("</span>", 1)[0]  # swapped: memory 2nd
+    assert words[right[0]] in given.split("2. ", 1)[1].split("</span>", 1)[0]  # swapped
     assert re.findall(r'<strong class="order-step">(\d)\.', key) == ["1", "2", "3", "4"]
-    assert "own" in key.split("1. ", 1)[1].split("</strong>")[0]
+    assert words[right[0]] in key.split("1. ", 1)[1].split("</strong>")[0]
     instructor = kind_site.instructor_page(taking).split("answer key:", 1)[1].split("</span>")[0]
     assert '<strong class="order-step">1.' in instructor
 
