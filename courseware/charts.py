@@ -43,8 +43,8 @@ from content.physics import (
     weights_bytes,
 )
 from courseware.chart_labels import _CHAR_WIDTH, _LABEL_HEIGHT, free_spot, inside, label_box
-from courseware.chart_labels import leader as leader_line
 from courseware.chart_labels import crosses as _crosses
+from courseware.chart_labels import leader as leader_line
 from courseware.chart_labels import overlaps as _overlaps
 
 DEFAULT_ACCELERATOR = "h100-sxm"

@@ -198,10 +198,14 @@ _DRAWINGS = """() => [...document.querySelectorAll('.chapter-body svg')]
 
 
 @pytest.mark.parametrize("width", [390, 1280])
-def test_no_chapter_chart_overflows_its_frame_or_shrinks_its_text(browser, live_server, book, width):
+def test_no_chapter_chart_overflows_its_frame_or_shrinks_its_text(
+    browser, live_server, book, width
+):
     # Issue 29 (the sixth reviews' C00-8, D03-10, D05-8): at 390 px every chart used to render
     # about 610 px wide in a sideways scroll box, its labels off-screen.
-    context = browser.new_context(base_url=live_server.url, viewport={"width": width, "height": 900})
+    context = browser.new_context(
+        base_url=live_server.url, viewport={"width": width, "height": 900}
+    )
     page = context.new_page()
     try:
         for slug in CHAPTERS:

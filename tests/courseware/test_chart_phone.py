@@ -15,8 +15,8 @@ from courseware.allreduce_chart import (
 )
 from courseware.book_anatomy import h100_anatomy_html
 from courseware.book_figures import format_bits_html
-from courseware.book_timeline import overhead_timeline_html
 from courseware.book_rooflines import precision_chart
+from courseware.book_timeline import overhead_timeline_html
 from courseware.chart_labels import label_box, overlaps
 from courseware.charts import (
     _CHAR_WIDTH,
