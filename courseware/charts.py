@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.template.loader import render_to_string
+from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from content.physics import (
@@ -298,6 +299,7 @@ def _context(
     width: int = WIDTH,
     height: int = HEIGHT,
     numbered: bool = False,
+    variant: str = "",
 ) -> dict:
     """What the chart's template draws.  ``x_range``/``y_range`` fix the axes (the decades
     holding them) instead of fitting them to the points; ``values=False`` leaves the peak, the
@@ -395,7 +397,7 @@ def _context(
         (LEFT, TOP, plot_right, plot_bottom),
         list(zip(roof, roof[1:])) + [ridge_line],
     )
-    chart_id = _chart_id(chart, title, "narrow" if numbered else "")
+    chart_id = _chart_id(chart, title, variant or ("narrow" if numbered else ""))
     return {
         "id": chart_id,
         "width": width,
@@ -559,6 +561,27 @@ def roofline_svg(
     """
     chart = roofline(acc, dt, points, examples=examples)
     return render_to_string("courseware/_roofline_chart.html", _context(chart, title))
+
+
+def roofline_pair_html(
+    acc,
+    dt,
+    points: Iterable[tuple[str, float, float | None]] = (),
+    *,
+    examples: bool = True,
+    title: str | None = None,
+) -> SafeString:
+    """``roofline_svg``'s chart in two drawings, one shown by CSS (``static/css/book.css``):
+    the wide one, and below 40rem the narrow frame with the labels beside the points (a
+    student's one or two kernels fit there), so a results page's chart reads on a phone."""
+    chart = roofline(acc, dt, points, examples=examples)
+    wide = render_to_string("courseware/_roofline_chart.html", _context(chart, title))
+    narrow = _context(chart, title, width=COMPACT_WIDTH, height=COMPACT_HEIGHT, variant="narrow")
+    return format_html(
+        '<div class="chart-wide">{}</div><div class="chart-narrow">{}</div>',
+        wide,
+        render_to_string("courseware/_roofline_chart.html", narrow),
+    )
 
 
 def roofline_chart_html(

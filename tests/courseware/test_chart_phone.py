@@ -151,3 +151,24 @@ def test_the_overhead_timeline_has_a_phone_drawing_whose_row_ends_keep_off_the_r
     ends = re.findall(r'<text class="end-label" x="[\d.]+" y="([\d.]+)"', narrow)
     assert len(rows) == len(ends) == 2
     assert all(float(e) > float(r) + 60 for r, e in zip(rows, ends, strict=True))
+
+
+def test_a_results_page_roofline_carries_a_phone_drawing_with_the_kernel_labelled_inline():
+    from courseware.charts import roofline_pair_html
+
+    html = str(
+        roofline_pair_html(
+            "h100-sxm", "bf16", [("your kernel", 12.5, None)], examples=False, title="Yours"
+        )
+    )
+    wide, narrow = _svgs(html)
+    assert 'viewBox="0 0 760 460"' in wide and 'viewBox="0 0 360 330"' in narrow
+    ids = re.findall(r' id="([^"]+)"', html)
+    assert len(ids) == len(set(ids)) == 4
+    label = re.search(
+        r'<text x="([\d.]+)" y="[\d.]+" text-anchor="(\w+)">your kernel</text>', narrow
+    )
+    x, anchor = float(label.group(1)), label.group(2)
+    width = len("your kernel") * _CHAR_WIDTH
+    left = {"start": x, "end": x - width, "middle": x - width / 2}[anchor]
+    assert left >= 0 and left + width <= 360
