@@ -126,7 +126,62 @@ def anatomy() -> dict:
     }
 
 
+# The phone's drawing (issue 29): the same parts stacked in a 360-unit column, so the text keeps
+# about its drawn size on a 390 px screen; the opened SM is the grid's last, just above its box.
+NARROW_WIDTH, NARROW_CELL, NARROW_GAP, NARROW_COLUMNS = 360, 11, 3, 12
+
+
+def anatomy_narrow(wide: dict) -> dict:
+    """The narrow drawing's boxes: the grid, the opened SM beneath it (sub-partitions two by
+    two), then L2, HBM and the two links, each band's text wrapped to the column's width."""
+    step = NARROW_CELL + NARROW_GAP
+    count = len(wide["cells"])
+    cells = [
+        {"x": 18 + (i % NARROW_COLUMNS) * step, "y": 36 + (i // NARROW_COLUMNS) * step}
+        for i in range(count)
+    ]
+    opened = cells[-1]
+    grid_bottom = cells[-1]["y"] + NARROW_CELL
+    sm_y = grid_bottom + 15
+    sub_w = (324 - 24 - 8) / 2
+    subs = [
+        {"x": 30 + (i % 2) * (sub_w + 8), "y": sm_y + 28 + (i // 2) * 92, "lines": s["lines"]}
+        for i, s in enumerate(wide["subs"])
+    ]
+    smem_y = sm_y + 28 + 2 * 92
+    l2_y = smem_y + 44 + 12 + 12
+    hbm_y = l2_y + 44 + 12 + 18
+    nvlink_y = hbm_y + 36 + 14
+    return {
+        "width": NARROW_WIDTH,
+        "height": nvlink_y + 44 + 10 + 36 + 6,
+        "cells": cells,
+        "open": opened,
+        "cell": NARROW_CELL,
+        "grid_label": wide["grid_label"],
+        "sm": {"x": 18, "y": sm_y, "w": 324, "h": smem_y + 44 + 12 - sm_y},
+        "sub_w": sub_w,
+        "subs": subs,
+        "smem_y": smem_y,
+        "smem_lines": wide["sm_text"].split(", ", 1),
+        "l2_y": l2_y,
+        "l2_lines": [f"{wide['l2_text']},", "shared by all SMs"],
+        "chip_h": l2_y + 44 + 10 - 8,
+        "hbm_y": hbm_y,
+        "hbm_text": wide["hbm_text"],
+        "nvlink_y": nvlink_y,
+        "nvlink_lines": wide["nvlink_text"].split(", ", 1),
+        "host_y": nvlink_y + 54,
+        "host_text": wide["host_text"],
+        "title": wide["title"],
+        "description": wide["description"],
+    }
+
+
 def h100_anatomy_html() -> SafeString:
     context = anatomy()
     context["sources"] = sources_html(context.pop("found"))
+    context["narrow_svg"] = render_to_string(
+        "courseware/_h100_anatomy_narrow.html", anatomy_narrow(context)
+    )
     return render_to_string("courseware/_h100_anatomy.html", context)

@@ -41,6 +41,9 @@ PROMPT, CONTEXT = 2000, 2500
 FORMATS = ("fp32", "bf16", "fp16", "fp8-e4m3", "fp8-e5m2", "fp4-e2m1")
 BIT = 18  # SVG units per bit
 LABEL_WIDTH, VALUE_WIDTH, ROW = 96, 120, 34
+# The phone's drawing: 8 units a bit and each largest value under its format's name, 360 units
+# wide in all, so its text stays near its drawn size on a 390 px screen (as the roofline's).
+NARROW_BIT, NARROW_ROW = 8, 40
 
 
 def figure_sources(*found) -> list[Source]:
@@ -128,7 +131,7 @@ def _largest(value: float) -> str:
     return format_number(value, 3)
 
 
-def format_rows() -> list[dict]:
+def format_rows(bit: int = BIT, row_height: int = ROW) -> list[dict]:
     """One row per format: its bits as classed cells, and its largest finite value."""
     rows = []
     widest = max(dtype(name).bits for name in FORMATS)
@@ -137,14 +140,14 @@ def format_rows() -> list[dict]:
         kinds = ["sign"] + ["exponent"] * fmt.exponent_bits + ["mantissa"] * fmt.mantissa_bits
         if len(kinds) != fmt.bits:
             raise ValueError(f"{name}: 1 + {fmt.exponent_bits} + {fmt.mantissa_bits} bits")
-        y = 30 + i * ROW
-        cells = [{"x": LABEL_WIDTH + j * BIT, "kind": kind} for j, kind in enumerate(kinds)]
+        y = 30 + i * row_height
+        cells = [{"x": LABEL_WIDTH + j * bit, "kind": kind} for j, kind in enumerate(kinds)]
         rows.append(
             {
                 "name": fmt.name,
                 "y": y,
                 "cells": cells,
-                "value_x": LABEL_WIDTH + widest * BIT + 12,
+                "value_x": LABEL_WIDTH + widest * bit + 12,
                 "max": _largest(fmt.max_finite),
                 "text": (
                     f"{fmt.name}: 1 sign bit, {_bits(fmt.exponent_bits, 'exponent')}, "
@@ -157,18 +160,31 @@ def format_rows() -> list[dict]:
 
 
 def format_bits_html() -> SafeString:
-    rows = format_rows()
+    """The bit layouts in two drawings, one shown by CSS: the wide one with the largest values
+    in a column of their own, and the phone's with each under its format's name."""
     widest = max(dtype(name).bits for name in FORMATS)
-    return render_to_string(
-        "courseware/_format_bits.html",
-        {
-            "rows": rows,
-            "bit": BIT,
-            "cell": BIT - 2,
-            "width": LABEL_WIDTH + widest * BIT + VALUE_WIDTH,
-            "height": 30 + len(rows) * ROW + 6,
-            "max_x": LABEL_WIDTH + widest * BIT + 12,
-            "description": "; ".join(r["text"] for r in rows) + ".",
-            "sources": sources_html(figure_sources(*(dtype(name) for name in FORMATS))),
-        },
+    rows = format_rows()
+    context = {
+        "rows": rows,
+        "id": "format-bits",
+        "cell": BIT - 2,
+        "width": LABEL_WIDTH + widest * BIT + VALUE_WIDTH,
+        "height": 30 + len(rows) * ROW + 6,
+        "max_x": LABEL_WIDTH + widest * BIT + 12,
+        "description": "; ".join(r["text"] for r in rows) + ".",
+    }
+    narrow = format_rows(NARROW_BIT, NARROW_ROW)
+    context["narrow_svg"] = render_to_string(
+        "courseware/_format_bits_svg.html",
+        dict(
+            context,
+            rows=narrow,
+            id="format-bits-narrow",
+            narrow=True,
+            cell=NARROW_BIT - 2,
+            width=LABEL_WIDTH + widest * NARROW_BIT + 8,
+            height=30 + len(narrow) * NARROW_ROW,
+        ),
     )
+    context["sources"] = sources_html(figure_sources(*(dtype(name) for name in FORMATS)))
+    return render_to_string("courseware/_format_bits.html", context)

@@ -26,6 +26,9 @@ from courseware.book_figures import figure_sources, sources_html
 
 MODEL, PART, DTYPE_BYTES, CONTEXT = "llama-2-7b", "H100", 2, 1024
 WIDTH, LEFT, RIGHT = 720, 150, 20
+# The phone's drawing (issue 29): 360 units, the lanes named "CPU" and "GPU" in a narrow column,
+# each row's end under its lanes, so nothing scrolls sideways or shrinks under 7 px.
+NARROW_WIDTH, NARROW_LEFT = 360, 40
 ROW_H, LANE_H, TOP = 118, 26, 34
 EAGER_KEY = "launch/eager-cpu-high"
 
@@ -62,8 +65,10 @@ def _schedule(launch_ends: list[float], durations: list[float]) -> list[tuple[fl
     return spans
 
 
-def timeline() -> dict:
-    """Both scenarios' CPU and GPU spans in seconds, and their drawing in SVG units."""
+def timeline(width: int = WIDTH, left: int = LEFT) -> dict:
+    """Both scenarios' CPU and GPU spans in seconds, and their drawing in SVG units
+    (``width``/``left``: the narrow drawing's frame)."""
+    narrow = width < WIDTH
     node = measurement("launch/graph-node").value
     eager = measurement(EAGER_KEY).value
     graph = measurement("launch/graph").value
@@ -75,11 +80,11 @@ def timeline() -> dict:
     eager_gpu = _schedule([end for _, end in eager_cpu], durations)
     graph_gpu = _schedule([graph] * count, durations)
     total = max(eager_gpu[-1][1], eager_cpu[-1][1])
-    scale = (WIDTH - LEFT - RIGHT) / total
+    scale = (width - left - RIGHT) / total
 
     def box(span: tuple[float, float], y: int, cls: str) -> dict:
         return {
-            "x": round(LEFT + span[0] * scale, 1),
+            "x": round(left + span[0] * scale, 1),
             "w": max(round((span[1] - span[0]) * scale, 1), 1.0),
             "y": y,
             "cls": cls,
@@ -106,7 +111,9 @@ def timeline() -> dict:
                     box(s, y + 8 + LANE_H + 8, "kernel big" if nbytes else "kernel")
                     for s, (_, nbytes) in zip(gpu, kernels, strict=True)
                 ],
-                "end_x": round(LEFT + end * scale, 1),
+                "end_x": round(left + end * scale, 1),
+                # below the lanes in the narrow frame, where it met the row's own label
+                "end_y": y + 8 + 2 * LANE_H + 8 + 16 if narrow else y,
                 "end_text": f"block done: {format_quantity(end, 's')}",
                 "idle": 1 - busy / end,
                 "end": end,
@@ -116,7 +123,7 @@ def timeline() -> dict:
     step = 50e-6
     t = 0.0
     while t <= total + 1e-12:
-        ticks.append({"x": round(LEFT + t * scale, 1), "text": f"{t * 1e6:.0f} µs"})
+        ticks.append({"x": round(left + t * scale, 1), "text": f"{t * 1e6:.0f} µs"})
         t += step
     eager_row, graph_row = rows
     title = "One decoder block's launches and kernels, eager against one CUDA graph"
@@ -131,9 +138,11 @@ def timeline() -> dict:
         f"long kernels; the norms, adds, rotary embedding and activation are slivers."
     )
     return {
-        "width": WIDTH,
+        "width": width,
         "height": TOP + 2 * ROW_H,
-        "left": LEFT,
+        "left": left,
+        "id": "overhead-timeline-narrow" if narrow else "overhead-timeline",
+        "lanes": ("CPU", "GPU") if narrow else ("CPU: launches", "GPU: kernels"),
         "rows": rows,
         "ticks": ticks,
         "axis_y": TOP + 2 * ROW_H - 22,
@@ -152,4 +161,7 @@ def timeline() -> dict:
 def overhead_timeline_html() -> SafeString:
     context = timeline()
     context["sources"] = sources_html(context.pop("found"))
+    context["narrow_svg"] = render_to_string(
+        "courseware/_overhead_timeline_svg.html", timeline(NARROW_WIDTH, NARROW_LEFT)
+    )
     return render_to_string("courseware/_overhead_timeline.html", context)

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.template.loader import render_to_string
+from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from content.physics import (
@@ -42,6 +43,10 @@ from content.physics import (
     ridge_point,
     weights_bytes,
 )
+from courseware.chart_labels import _CHAR_WIDTH, _LABEL_HEIGHT, free_spot, inside, label_box
+from courseware.chart_labels import crosses as _crosses
+from courseware.chart_labels import leader as leader_line
+from courseware.chart_labels import overlaps as _overlaps
 
 DEFAULT_ACCELERATOR = "h100-sxm"
 DEFAULT_DTYPE = "bf16"
@@ -67,9 +72,6 @@ def _decade_tick(at: float, value: float, compact: bool) -> dict:
 
 
 LEFT, RIGHT, TOP, BOTTOM = 92, 24, 28, 58
-_CHAR_WIDTH, _LABEL_HEIGHT = 6.4, 13
-# a point's label keeps this far from the roofline (half its 2.5-unit stroke, and a gap)
-_ROOF_CLEARANCE = 2.5
 
 
 @dataclass(frozen=True)
@@ -194,38 +196,6 @@ class _Axis:
         return [10.0**k for k in range(self.lo, self.hi + 1)]
 
 
-def _overlaps(box, boxes) -> bool:
-    x, y, w, h = box
-    return any(
-        x < bx + bw and bx < x + w and y < by + bh and by < y + h for bx, by, bw, bh in boxes
-    )
-
-
-def _crosses(box, segments, margin: float = _ROOF_CLEARANCE) -> bool:
-    """Whether a line segment ((x0, y0), (x1, y1)) of ``segments`` passes through ``box`` grown
-    by ``margin`` on every side (Liang-Barsky clipping)."""
-    bx, by, bw, bh = box
-    bx, by, bw, bh = bx - margin, by - margin, bw + 2 * margin, bh + 2 * margin
-    for (x0, y0), (x1, y1) in segments:
-        dx, dy = x1 - x0, y1 - y0
-        enter, leave = 0.0, 1.0
-        for p, q in ((-dx, x0 - bx), (dx, bx + bw - x0), (-dy, y0 - by), (dy, by + bh - y0)):
-            if p == 0:
-                if q < 0:
-                    break
-                continue
-            t = q / p
-            if p < 0:
-                enter = max(enter, t)
-            else:
-                leave = min(leave, t)
-            if enter > leave:
-                break
-        else:
-            return True
-    return False
-
-
 def _place_labels(
     marks: list[dict],
     bounds: tuple[float, float, float, float],
@@ -239,7 +209,9 @@ def _place_labels(
     Points on the flat roof take labels below it; points on the slope below-right or above-left
     of it.  A point just right of the ridge has the slope under its left side: its label moves
     right before it moves down (the third bank re-check's S3-5 leftover).  Where no place is
-    clear of the roof, the first clear of the other labels is taken.  ``lines`` are more
+    clear of the roof, the first clear of the other labels is taken; where none is clear of the
+    other labels, ``free_spot`` finds the nearest free place further out and a leader line
+    joins it to its point (the sixth review's D04-7).  ``lines`` are more
     segments a label keeps as clear of as of the roof: the ridge's dashed line, which a label
     of a point just either side of the ridge otherwise sits on (the sixth re-check's S6-4).
     """
@@ -249,7 +221,13 @@ def _place_labels(
     for mark in sorted(marks, key=lambda m: (m["x"], m["y"])):
         width = len(mark["label"]) * _CHAR_WIDTH
         x, y = mark["x"], mark["y"]
-        if mark["memory_bound"]:
+        if len(mark["label"]) <= 2:
+            # a point's number (the narrow drawing) hugs its point: right, left, below, above
+            candidates = [(x + 8, y + 4, "start"), (x - 8, y + 4, "end")]
+            candidates += [(x, y + 17, "middle"), (x, y - 9, "middle")]
+            candidates += [(x + 7, y + 16, "start"), (x - 7, y - 7, "end")]
+            candidates += [(x + 7, y - 7, "start"), (x - 7, y + 16, "end")]
+        elif mark["memory_bound"]:
             candidates = [(x + 8, y + 15, "start"), (x - 8, y - 6, "end")]
             candidates += [(x + 8, y + dy, "start") for dy in (29, 43, 57)]
             candidates += [(x - 8, y - dy, "end") for dy in (20, 34, 48)]
@@ -274,7 +252,15 @@ def _place_labels(
             if inside and not _overlaps(box, placed):
                 boxes.append(((tx, ty, anchor), box))
         clear = [spot for spot in boxes if not _crosses(spot[1], segments)]
-        chosen, box = (clear or boxes or [(candidates[0], None)])[0]
+        mark["leader"], mark["shown"] = None, True
+        if clear or boxes:
+            chosen, box = (clear or boxes)[0]
+        else:
+            # no place beside the point is free: the nearest free one further out, with a
+            # leader line back to the point; none at all, and the label is left to the table
+            found = free_spot(x, y, width, placed, bounds, segments)
+            chosen, box, mark["leader"] = found or (candidates[0], None, None)
+            mark["shown"] = found is not None
         if box:
             placed.append(box)
         mark["tx"], mark["ty"], mark["anchor"] = chosen
@@ -294,10 +280,12 @@ def _chart_labels(points: Sequence[RooflinePoint]) -> list[str]:
     return labels
 
 
-def _chart_id(chart: Roofline, title: str | None = None) -> str:
+def _chart_id(chart: Roofline, title: str | None = None, variant: str = "") -> str:
     # The title too: two charts of one page with the same figures (a question's input and its
-    # answer key) each need their own ids for their <title> and <desc>.
+    # answer key) each need their own ids for their <title> and <desc>; the variant, for the
+    # phone's drawing of a figure beside the wide one.
     text = repr((chart.accelerator_name, chart.dtype_name, chart.points)) + (title or "")
+    text += variant
     return "roofline-" + hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:8]
 
 
@@ -310,10 +298,15 @@ def _context(
     values: bool = True,
     width: int = WIDTH,
     height: int = HEIGHT,
+    numbered: bool = False,
+    variant: str = "",
 ) -> dict:
     """What the chart's template draws.  ``x_range``/``y_range`` fix the axes (the decades
     holding them) instead of fitting them to the points; ``values=False`` leaves the peak, the
-    bandwidth and the ridge point unlabelled (a question asks for one of them)."""
+    bandwidth and the ridge point unlabelled (a question asks for one of them).  ``numbered``
+    labels each point with its number, left to right, and returns the ``key`` of numbers to
+    labels (the phone's drawing of a book figure, whose labels would not fit beside the
+    points)."""
     plot_right, plot_bottom = width - RIGHT, height - BOTTOM
     compact = width < WIDTH
     xs = [p.intensity for p in chart.points] + [chart.ridge]
@@ -337,6 +330,12 @@ def _context(
         }
         for p, label in zip(chart.points, _chart_labels(chart.points), strict=True)
     ]
+    key = []
+    if numbered:
+        order = sorted(range(len(marks)), key=lambda i: (chart.points[i].intensity, i))
+        for n, i in enumerate(order, start=1):
+            marks[i]["label"] = str(n)
+            key.append({"number": n, "label": chart.points[i].label})
     ridge_text = format_quantity(chart.ridge, "FLOP/B")
     peak_label = format_quantity(chart.peak, "FLOP/s") + f" peak ({chart.dtype_name})"
     ridge_label = f"ridge point {ridge_text}"
@@ -378,15 +377,27 @@ def _context(
         ]
         (x0, y0), (x1, y1) = line
         angle = round(math.degrees(math.atan2(y1 - y0, x1 - x0)), 1)
-        at = {"x": round(x0 + (x1 - x0) * 0.3 - 6, 1), "y": round(y0 + (y1 - y0) * 0.3 - 8, 1)}
-        at["angle"] = angle
-        text = f"{name}: {format_quantity(bandwidth, 'B/s')} (measured)"
+        # the narrow frame: the label higher up the line, clear of the axes, and shorter
+        along = 0.55 if compact else 0.3
+        at = {
+            "x": round(x0 + (x1 - x0) * along - 6, 1),
+            "y": round(y0 + (y1 - y0) * along - 8, 1),
+            "angle": angle,
+        }
+        text = f"{name}: {format_quantity(bandwidth, 'B/s')}" + ("" if compact else " (measured)")
         slopes.append({"points": f"{x0},{y0} {x1},{y1}", "label": text, "at": at})
         reserved += _along(at, len(text) * _CHAR_WIDTH)
     ridge_line = ((ridge_x, roof_y), (ridge_x, plot_bottom))
     _place_labels(marks, (LEFT, TOP, plot_right, plot_bottom), reserved, roof, [ridge_line])
-    ceilings = _ceiling_lines(chart, marks, reserved, x_axis, y_axis, x_lo, plot_right)
-    chart_id = _chart_id(chart, title)
+    ceilings = _ceiling_lines(
+        chart,
+        marks,
+        reserved,
+        (x_axis, y_axis),
+        (LEFT, TOP, plot_right, plot_bottom),
+        list(zip(roof, roof[1:])) + [ridge_line],
+    )
+    chart_id = _chart_id(chart, title, variant or ("narrow" if numbered else ""))
     return {
         "id": chart_id,
         "width": width,
@@ -400,6 +411,7 @@ def _context(
             + (f", {ridge_text}." if values else ".")
             + "".join(
                 f" A lower ceiling marks the {name} at {format_quantity(f, 'FLOP/s')}."
+                f" It meets the memory slope at {format_quantity(f / chart.bandwidth, 'FLOP/B')}."
                 for name, f in chart.ceilings
             )
             + "".join(
@@ -432,6 +444,8 @@ def _context(
         "ceilings": ceilings,
         "slopes": slopes,
         "marks": marks,
+        "key": key,
+        "numbered": numbered,
         "chart": chart,
         "rows": [
             {
@@ -450,45 +464,48 @@ def _context(
     }
 
 
-def _ceiling_lines(chart, marks, reserved, x_axis, y_axis, x_lo, plot_right) -> list[dict]:
-    """Each lower ceiling as a line from the memory slope to the right edge, its label put
-    after the points' labels wherever it overlaps none of them: below the line at the right
-    end, else above it, else at the line's left end."""
+def _ceiling_lines(chart, marks, reserved, axes, plot, segments=()) -> list[dict]:
+    """Each lower ceiling as a line from the memory slope to the right edge, its ridge (where
+    it meets the slope) marked and named in its label (the sixth review's D04-7: the bf16
+    ridge on the fp8 chart), the label put after the points' labels wherever it overlaps none
+    of them: below the line at the right end, else above it, else at the line's left end,
+    else the nearest free place with a leader line to the line."""
+    x_axis, y_axis = axes
+    left, top, right, bottom = plot
+    x_lo = 10.0**x_axis.lo
     taken = list(reserved) + [(m["x"] - 5, m["y"] - 5, 10, 10) for m in marks]
     for m in marks:
-        width = len(m["label"]) * _CHAR_WIDTH
-        x0 = {"start": m["tx"], "end": m["tx"] - width, "middle": m["tx"] - width / 2}[m["anchor"]]
-        taken.append((x0, m["ty"] - _LABEL_HEIGHT + 3, width, _LABEL_HEIGHT))
+        if m.get("shown", True):
+            taken.append(label_box(m["tx"], m["ty"], m["anchor"], len(m["label"]) * _CHAR_WIDTH))
     lines = []
     for name, flops in chart.ceilings:
         y = y_axis(flops)
-        start = x_axis(max(x_lo, flops / chart.bandwidth))
-        text = f"{name}: {format_quantity(flops, 'FLOP/s')}"
+        knee = flops / chart.bandwidth
+        start = x_axis(max(x_lo, knee))
+        text = f"{name}: {format_quantity(flops, 'FLOP/s')}, ridge {format_number(knee)}"
         width = len(text) * _CHAR_WIDTH
         spots = [
-            (plot_right - 4, y + 15, "end"),
-            (plot_right - 4, y - 6, "end"),
+            (right - 4, y + 15, "end"),
+            (right - 4, y - 6, "end"),
             (start + 8, y - 6, "start"),
             (start + 8, y + 15, "start"),
         ]
-        chosen = spots[0]
+        line = {"points": f"{start},{y} {right},{y}", "label": text, "leader": None}
+        line["knee"] = {"x": start, "y": y} if knee > x_lo else None
         for tx, ty, anchor in spots:
-            x0 = tx - width if anchor == "end" else tx
-            box = (x0, ty - _LABEL_HEIGHT + 3, width, _LABEL_HEIGHT)
-            if not _overlaps(box, taken):
-                chosen = (tx, ty, anchor)
-                taken.append(box)
+            box = label_box(tx, ty, anchor, width)
+            if inside(box, plot) and not _overlaps(box, taken):
+                line.update(x=tx, y=ty, anchor=anchor)
                 break
-        tx, ty, anchor = chosen
-        lines.append(
-            {
-                "points": f"{start},{y} {plot_right},{y}",
-                "label": text,
-                "x": tx,
-                "y": ty,
-                "anchor": anchor,
-            }
-        )
+        else:
+            found = free_spot(right - 4 - width / 2, y, width, taken, plot, segments)
+            (tx, ty, anchor), box, leader = found or (spots[0], None, None)
+            if box:  # the leader runs to the line beneath the label, not to the search's centre
+                leader = leader_line(min(max(tx, start), right), y, box)
+            line.update(x=tx, y=ty, anchor=anchor, leader=leader, shown=found is not None)
+        if line.get("shown", True):
+            taken.append(label_box(line["x"], line["y"], line["anchor"], width))
+        lines.append(line)
     return lines
 
 
@@ -546,6 +563,27 @@ def roofline_svg(
     return render_to_string("courseware/_roofline_chart.html", _context(chart, title))
 
 
+def roofline_pair_html(
+    acc,
+    dt,
+    points: Iterable[tuple[str, float, float | None]] = (),
+    *,
+    examples: bool = True,
+    title: str | None = None,
+) -> SafeString:
+    """``roofline_svg``'s chart in two drawings, one shown by CSS (``static/css/book.css``):
+    the wide one, and below 40rem the narrow frame with the labels beside the points (a
+    student's one or two kernels fit there), so a results page's chart reads on a phone."""
+    chart = roofline(acc, dt, points, examples=examples)
+    wide = render_to_string("courseware/_roofline_chart.html", _context(chart, title))
+    narrow = _context(chart, title, width=COMPACT_WIDTH, height=COMPACT_HEIGHT, variant="narrow")
+    return format_html(
+        '<div class="chart-wide">{}</div><div class="chart-narrow">{}</div>',
+        wide,
+        render_to_string("courseware/_roofline_chart.html", narrow),
+    )
+
+
 def roofline_chart_html(
     chart: Roofline,
     *,
@@ -578,13 +616,22 @@ def roofline_figure_html(
     examples: bool = True,
 ) -> SafeString:
     """The SVG and, under it, a table with the same numbers."""
-    chart = roofline(acc, dt, points, examples=examples)
-    return render_to_string("courseware/_roofline_figure.html", _context(chart, None))
+    return chart_figure_html(roofline(acc, dt, points, examples=examples))
 
 
 def chart_figure_html(chart: Roofline) -> SafeString:
-    """``chart`` (built by the caller, e.g. with a second, lower roof) as the SVG and its table."""
-    return render_to_string("courseware/_roofline_figure.html", _context(chart, None))
+    """``chart`` (built by the caller, e.g. with a second, lower roof) as the SVG and its table.
+
+    Two drawings of one chart: the wide one with its labels beside the points, and for a phone
+    (a CSS media query shows one and hides the other, so a screen reader meets one) the narrow
+    frame with numbered points and a key beneath: scaled to 390 px, the wide drawing's 11-unit
+    labels would be under 5 px tall, and its labels do not fit beside the points in 360 units
+    (the sixth reviews' C00-8, D03-10)."""
+    context = _context(chart, None)
+    narrow = _context(chart, None, width=COMPACT_WIDTH, height=COMPACT_HEIGHT, numbered=True)
+    context["narrow_svg"] = render_to_string("courseware/_roofline_chart.html", narrow)
+    context["narrow_key"] = narrow["key"]
+    return render_to_string("courseware/_roofline_figure.html", context)
 
 
 def roofline_widget_html(acc=DEFAULT_ACCELERATOR, dt=DEFAULT_DTYPE) -> SafeString:

@@ -146,7 +146,7 @@ def _roofline_point(block) -> tuple | None:
 def roofline_charts(blocks) -> dict[int, object]:
     """Inline SVG rooflines by item number, for roofline questions (none if charts are absent)."""
     try:
-        from courseware.charts import roofline_svg
+        from courseware.charts import roofline_pair_html
     except ImportError:
         return {}
     charts = {}
@@ -156,7 +156,7 @@ def roofline_charts(blocks) -> dict[int, object]:
             continue
         acc, dt, intensity = point
         try:
-            charts[block.number] = roofline_svg(
+            charts[block.number] = roofline_pair_html(
                 acc,
                 dt,
                 [("your kernel", intensity, None)],

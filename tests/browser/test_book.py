@@ -27,16 +27,16 @@ def _ridge_label(acc: str, dt: str) -> str:
 
 def test_changing_the_accelerator_redraws_the_roofline_and_moves_the_ridge(page, book):
     page.goto("/roofline/")
-    ridge = page.locator("svg .ridge-label")
+    ridge = page.locator(".chart-wide svg .ridge-label")
     assert ridge.text_content() == _ridge_label("H100", "bf16")
-    ridge_x = page.locator("svg .ridge circle").get_attribute("cx")
+    ridge_x = page.locator(".chart-wide svg .ridge circle").get_attribute("cx")
     page.get_by_label("Accelerator").select_option("a100-sxm-80gb")
     expected = _ridge_label("A100", "bf16")
     page.wait_for_function(
         "text => document.querySelector('svg .ridge-label').textContent === text", arg=expected
     )
-    assert page.locator("svg title").text_content().startswith("Roofline of the A100")
-    assert page.locator("svg .ridge circle").get_attribute("cx") != ridge_x
+    assert page.locator(".chart-wide svg title").text_content().startswith("Roofline of the A100")
+    assert page.locator(".chart-wide svg .ridge circle").get_attribute("cx") != ridge_x
     assert page.locator("h1").inner_text() == "Roofline chart"  # the page itself stayed
     screenshot(page, "roofline-a100")
 
@@ -142,9 +142,10 @@ def test_chapter_tables_fit_a_desktop_and_scroll_on_a_phone(browser, live_server
         page.set_viewport_size({"width": 390, "height": 844})
         page.goto("/chapters/roofline/")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
-        # The chart keeps a readable size (its labels are at least 7 px on screen).
-        box = page.locator(".roofline-widget svg").bounding_box()
-        assert box["width"] * 11 / 760 >= 7
+        # The phone's drawing is shown, at a readable size (its labels at least 7 px on screen).
+        assert not page.locator(".roofline-widget .chart-wide svg").is_visible()
+        box = page.locator(".roofline-widget .chart-narrow svg").bounding_box()
+        assert box["width"] * 11 / 360 >= 7
         page.locator(".roofline-widget").scroll_into_view_if_needed()
         page.screenshot(path=_shot("chapter-roofline-390"))
     finally:
@@ -174,3 +175,51 @@ def test_chapter_one_memory_hierarchy_table_reads_in_binary_units(page, book):
     assert cells[1] == cells[7] == "256 KiB" and cells[13] == "50 MiB"
     table.scroll_into_view_if_needed()
     page.screenshot(path=_shot("chapter-1-hierarchy"))
+
+
+CHAPTERS = ("intro", "gpus", "roofline", "inference", "precision", "interconnect")
+# Each shown drawing: its box and its parent's, the smallest text's height, and whether its
+# parent scrolls sideways; the hidden drawing of each pair has no box.
+_DRAWINGS = """() => [...document.querySelectorAll('.chapter-body svg')]
+  .filter(svg => svg.getBoundingClientRect().width > 0)
+  .map(svg => {
+    const box = svg.getBoundingClientRect(), parent = svg.parentElement;
+    const texts = [...svg.querySelectorAll('text')].map(t => t.getBoundingClientRect())
+      .filter(r => r.width > 0);
+    return {
+      name: svg.getAttribute('class'),
+      left: box.left, right: box.right,
+      parentRight: parent.getBoundingClientRect().right,
+      scrolls: parent.scrollWidth > parent.clientWidth + 1,
+      smallest: Math.min(...texts.map(r => r.height)),
+      textRight: Math.max(...texts.map(r => r.right)),
+    };
+  })"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_no_chapter_chart_overflows_its_frame_or_shrinks_its_text(
+    browser, live_server, book, width
+):
+    # Issue 29 (the sixth reviews' C00-8, D03-10, D05-8): at 390 px every chart used to render
+    # about 610 px wide in a sideways scroll box, its labels off-screen.
+    context = browser.new_context(
+        base_url=live_server.url, viewport={"width": width, "height": 900}
+    )
+    page = context.new_page()
+    try:
+        for slug in CHAPTERS:
+            page.goto(f"/chapters/{slug}/")
+            scroll, viewport = page.evaluate(
+                "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+            )
+            assert scroll <= viewport, slug  # the page does not scroll sideways
+            drawings = page.evaluate(_DRAWINGS)
+            assert drawings, slug
+            for d in drawings:
+                assert not d["scrolls"], (slug, d)
+                assert d["left"] >= 0 and d["right"] <= min(d["parentRight"], viewport) + 0.5
+                assert d["textRight"] <= viewport, (slug, d)
+                assert d["smallest"] >= 7, (slug, d)  # drawn text stays readable
+    finally:
+        context.close()

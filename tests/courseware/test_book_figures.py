@@ -58,7 +58,8 @@ def test_serving_points_are_the_chapters_intensities():
 
 def test_serving_roofline_draws_only_the_chapters_points():
     html = str(serving_roofline_html())
-    assert html.count('class="point ') == len(serving_points())
+    # each point once in the wide drawing and once, numbered, in the phone's (issue 29)
+    assert html.count('class="point ') == 2 * len(serving_points())
     assert "matmul" not in html and "softmax" not in html
     assert "prefill, 2,000 tokens" in html and "<figcaption>" in html
     assert f"ridge point {format_quantity(ridge_point('H100', 'bf16'), 'FLOP/B')}" in html
@@ -80,7 +81,8 @@ def test_bit_layouts_print_the_exact_largest_values_a_reader_can_check():
     for value in ("65,504", "448", "57,344"):
         assert f">{value}</text>" in html
     assert "1 mantissa bit;" in html and "1 mantissa bits" not in html
-    assert html.count("<rect") == sum(dtype(name).bits for name in FORMATS)
+    # one cell per bit in each of the two drawings, the wide one and the phone's (issue 29)
+    assert html.count("<rect") == 2 * sum(dtype(name).bits for name in FORMATS)
 
 
 def test_chapters_place_their_figures_in_the_sections_that_explain_them():

@@ -64,8 +64,9 @@ def test_sources_directive_lists_the_cited_catalog_entries(rendered_book):
 def test_roofline_directive_becomes_the_interactive_chart(rendered_book):
     html = rendered_book["02-roofline.md"].html
     # The interactive chart, and the running example's block on its own roofline (P02-1).
-    assert html.count('role="img"') == 2
-    assert html.count('class="chart-scroll"') == 2
+    # each chart in two drawings, the wide one and the phone's, one shown (issue 29)
+    assert html.count('role="img"') == 4
+    assert html.count('class="chart-wide"') == html.count('class="chart-narrow"') == 2
     assert html.count("<select") >= 1 and html.count('hx-get="/roofline/"') == 1
     assert 'hx-get="/roofline/"' in html
     assert "<select" in html

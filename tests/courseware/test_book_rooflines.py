@@ -90,7 +90,9 @@ def test_each_figure_names_its_sources_and_model():
         (str(block_roofline_html()), "Llama-2-7B"),
         (str(precision_roofline_html()), model("llama-3-70b").name),
     ):
-        assert html.count('role="img"') == 1
+        # one picture in two drawings, the wide one and the phone's, one shown (issue 29)
+        assert html.count('role="img"') == 2
+        assert html.count('class="chart-wide"') == html.count('class="chart-narrow"') == 1
         assert name in html
         assert "huggingface.co/meta-llama" in html  # the model's config, under the caption
         assert "nvidia.com" in html  # the H100's datasheet figures
