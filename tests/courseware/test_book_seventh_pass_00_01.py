@@ -100,7 +100,7 @@ def test_c01_3_tensor_cores_are_16_times_the_lanes_at_one_clock(text):
 def test_c01_4_and_c01_2_caveats_that_change_numbers_sit_beside_them(text):
     gpus = text["01-gpus.md"]
     # Seventh review (E-8): an H100 SXM pointer chase is published; the text cites it.
-    assert "(a pointer chase on a GH200, which has the same die; one on an H100 SXM measured" in gpus
+    assert "(a pointer chase on a GH200, which has the same die; one on an H100 SXM" in gpus
     assert "were measured on a consumer Blackwell card" in gpus
 
 

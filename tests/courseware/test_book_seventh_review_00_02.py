@@ -1,4 +1,4 @@
-"""Chapters 00-02 after the seventh independent review (bookrev-e, /work/reviews/book-00-02-seventh.md).
+"""Chapters 00-02 after the seventh independent review (bookrev-e, book-00-02-seventh.md).
 
 One test per finding fixed (book-o).  Figures are recomputed here from the published inputs
 (Azure's guide, gpt-fast, TensorRT-LLM's perf table, markdewing/AI_kernels), not by the physics
