@@ -169,3 +169,11 @@ def test_e9_e10_e11_e12_chapter_01_imprecisions(text):
     # E-12: the hedge on the ladder and the launch table's order-of-magnitude aside are gone.
     assert "an order-of-magnitude reading, since the table" not in gpus
     assert "no H100 split of the same costs is published, so read them" not in body
+
+
+def test_e13_two_quantities_do_not_both_print_as_888(text):
+    gpus = text["01-gpus.md"]
+    per_sm = 3.35e12 * 350e-9 / 132
+    assert f"each must keep about {q(per_sm, 'B', sig=2)} of requests" in gpus
+    assert q(per_sm, "B") not in gpus  # 8.88 kB, beside the 8.88 MB one launch's time moves
+    assert q(3.35e12 * 2.65e-6, "B") in gpus
