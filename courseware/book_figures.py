@@ -32,7 +32,6 @@ from content.physics import (
     memory_hierarchy,
     model,
     source,
-    weights_bytes,
 )
 from content.physics.catalog.sources import Source
 from courseware.charts import roofline_figure_html
@@ -72,8 +71,8 @@ def serving_sources() -> list[Source]:
 def serving_points() -> list[tuple[str, float, None]]:
     """(label, intensity, None): each point on the roof at its intensity.  Decode reads every
     weight but the input embedding table (``decode_weight_bytes``); prefill multiplies by the
-    same weights (``forward_flops_per_token``) and is charged the whole checkpoint, as
-    ``prefill_time`` charges it, which only moves a point already far past the ridge."""
+    same weights (``forward_flops_per_token``) over the same bytes, so its intensity is the
+    prompt's length, as the chapter's text says (seventh review, F-5)."""
     # The table lookup does no multiply-adds: one FLOP count for both phases.
     flops = forward_flops_per_token(MODEL)
     weights = decode_weight_bytes(MODEL, DTYPE)
@@ -94,7 +93,7 @@ def serving_points() -> list[tuple[str, float, None]]:
     points.append(
         (
             f"prefill, {PROMPT:,} tokens",
-            arithmetic_intensity(flops * PROMPT, weights_bytes(MODEL, DTYPE)),
+            arithmetic_intensity(flops * PROMPT, weights),
         )
     )
     return [(label, intensity, None) for label, intensity in points]

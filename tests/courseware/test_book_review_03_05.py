@@ -198,6 +198,8 @@ def test_g05_m1_more_gpus_buy_cheaper_tokens_while_weights_fill_memory(text):
         compute = (read / gpus + KV70 * 2 * 4096 * batch / min(gpus, 8)) / BANDWIDTH
         message = batch * L70.d_model * 2
         in_switch = 2 * alpha + message / 450e9  # two steps, each GPU moves the buffer once
+        # seventh review F-16: at the 16 GiB NVLS run's measured rate, like the memory reads
+        in_switch *= (2**34 / 275.58e9) / (2 * alpha + 2**34 / 450e9)
         # sixth pass (B05-1): chapter 04's forecast basis, the floor over the STREAM fraction
         step = compute * BANDWIDTH / STREAM_H100 + 2 * L70.layers * in_switch
         costs[gpus] = gpus * physics.price("H100").dollars_per_hour / 3600 / (batch / step) * 1e6
@@ -224,7 +226,7 @@ def test_g03_i4_the_napkin_gives_ttft_with_the_running_batch_and_both_answer_tim
     step = (DECODE8 + KV8 * 2 * 2500 * batch) / BANDWIDTH
     assert "the whole answer in about" not in t
     assert (
-        f"the rest of the answer in {q(499 * step, 's', sig=3)} at the floor, "
+        f"the rest of the answer takes {q(499 * step, 's', sig=3)} at the floor, "
         f"{q(499 * step * BANDWIDTH / STREAM_H100, 's', sig=2)} forecast" in t
     )
     assert "the prompt rides in 2 chunked passes of the full batch" in t

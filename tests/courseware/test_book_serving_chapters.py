@@ -502,7 +502,7 @@ def test_x1_fits_are_judged_at_the_serving_level(text):
     t = text["05-interconnect.md"]
     fits_one = weights("llama-3-70b", 2) <= serving_memory("H200")
     assert fits_one is False
-    assert "so the bf16 weights need two" in t
+    assert "so the bf16 weights need 2 GPUs" in t  # seventh review F-22: the count once
 
 
 def test_x4_the_capacity_caveat_is_linked_not_repeated(html):

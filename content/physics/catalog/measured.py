@@ -422,6 +422,32 @@ _MEASUREMENTS = (
         variant="graph-node",
     ),
     # Whole-model decode throughput, for predictions checked against measurement.
+    # How far below the STREAM dot a decode kernel sits: RRZE's read benchmark on the H200 (the
+    # H100's die, HBM3e) and Databricks' model-bandwidth utilisation of whole decode steps.
+    _m(
+        "h200/hbm-read@rrze",
+        "H200, HBM read bandwidth (RRZE gpu-benches)",
+        "stream",
+        3.89e12,
+        "B/s",
+        "rrze-gpu-benches",
+        part="h200",
+        variant="rrze-read",
+        notes="3.89 of 4.8 TB/s; Azure's STREAM dot on the same part reads 4.48.",
+    ),
+    *(
+        _m(
+            f"decode/databricks-mbu-batch1-{end}",
+            f"Databricks, decode model-bandwidth utilisation at batch 1 ({end} of the range)",
+            "decode",
+            value,
+            "",
+            "databricks-inference",
+            variant=end,
+            notes="TensorRT-LLM on 4x A100-40GB and 2x H100: 55-60% of peak bandwidth.",
+        )
+        for end, value in (("low", 0.55), ("high", 0.60))
+    ),
     _m(
         "decode/gpt-fast-llama-2-7b-bf16",
         "gpt-fast, Llama-2-7B bf16, batch 1, compiled with CUDA graphs",

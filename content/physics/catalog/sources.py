@@ -282,6 +282,12 @@ _SOURCES = (
         True,
     ),
     _s(
+        "databricks-inference",
+        "Databricks: LLM Inference Performance Engineering: Best Practices (2023)",
+        "https://www.databricks.com/blog/llm-inference-performance-engineering-best-practices",
+        True,
+    ),
+    _s(
         "rrze-gpu-benches",
         "RRZE-HPC/gpu-benches (latency, L2 and memory bandwidth measurements)",
         _GH + "RRZE-HPC/gpu-benches",

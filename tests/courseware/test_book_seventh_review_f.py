@@ -1,0 +1,163 @@
+"""Chapters 03-05, the seventh independent review (bookrev-f, /work/reviews/book-03-05-seventh.md):
+its findings fixed in the rendered text (book-n).
+
+Every figure is recomputed here from raw inputs (model configurations, datasheet and measured
+rates, the benchmark table as printed), not by the function the chapter calls, and looked for in
+the text a reader sees; each test fails on the text the review read (8145c76).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import content.physics as physics
+from content.physics import format_number
+from tests.courseware.book_text import chapter_texts, q
+from tests.courseware.test_book_forecasts import TRTLLM, forecast
+from tests.courseware.test_book_sixth_pass import (
+    BANDWIDTH,
+    KV8,
+    L70,
+    MATMUL8,
+    PEAK,
+    full_batch,
+)
+from tests.courseware.test_book_sixth_review_d import TABLE70, _dollars_per_million, _gptq_row
+
+HOURLY = physics.price("H100").dollars_per_hour
+FLOPS70 = 2 * (L70.params - TABLE70)  # a decode token multiplies by all but the input table
+FP8_PEAK = 1978.9e12  # H100 SXM dense fp8, twice the bf16 rate
+L8_PARAMS = physics.model("llama-3-8b").params
+
+
+@pytest.fixture(scope="module")
+def text():
+    return chapter_texts(("03-inference.md", "04-precision.md", "05-interconnect.md"))
+
+
+def test_f1_the_napkin_tpot_is_a_range_and_breaks_the_promise_without_overlap(text):
+    t = text["03-inference.md"]
+    batch = full_batch()
+    memory = (2 * MATMUL8 + KV8 * 2500 * batch) / BANDWIDTH
+    prompts = 2000 * batch / 499  # prompt tokens each pass prefills in steady state
+    no_overlap = memory + (batch + prompts) * 2 * MATMUL8 / PEAK
+    largest = math.floor(
+        (25e-3 - 2 * MATMUL8 / BANDWIDTH)
+        / (KV8 * 2500 / BANDWIDTH + (1 + 2000 / 499) * 2 * MATMUL8 / PEAK)
+    )
+    assert no_overlap > 25e-3 > memory and largest < batch
+    assert f"the {round(prompts)} prompt tokens each pass carries stretch it to" in t
+    assert f"{q(no_overlap, 's', sig=2)} at the floor: past the 25 ms promise that sized" in t
+    assert f"means a batch of at most {largest}, or prompts on GPUs of their own" in t
+
+
+def test_f2_the_benchmark_check_says_the_no_overlap_forecast_is_closer(text):
+    t = text["03-inference.md"]
+    for (batch, prompt, out), measured in TRTLLM.items():
+        overlap, serial = forecast(batch, prompt, out), forecast(batch, prompt, out, overlap=False)
+        assert abs(serial / measured - 1) < abs(overlap / measured - 1)
+    serial = forecast(60, 128, 2048, overlap=False) / TRTLLM[(60, 128, 2048)]
+    assert (
+        f"the forecast with no overlap (below) is {format_number(100 * (1 - serial), 2)}% low" in t
+    )
+    assert "In all three rows the no-overlap forecast is the closer one" in t
+    assert "take the sum, not the larger, as the point estimate" in t
+    assert "the no-overlap forecast is the one that holds" not in t
+
+
+def test_f3_the_stream_fraction_is_stated_as_a_best_case_with_other_measurements(text):
+    t = text["03-inference.md"]
+    assert "really streams" not in t and "really sustains" not in t
+    rrze = 3.89e12 / 4.8e12  # RRZE gpu-benches: H200 read bandwidth over its datasheet
+    assert f"RRZE's read benchmark reaches {format_number(100 * rrze, 2)}% on the H200" in t
+    assert "decode steps at batch 1 reaching 55–60%" in t
+    assert "the forecast is the fastest a real kernel runs, not a typical time" in t
+
+
+def _no_overlap(gpus: int, batch: int, low: float, peak: float) -> float:
+    """The napkin's price with the pass's arithmetic added to its forecast memory time."""
+    forecast_pass = batch / (gpus * HOURLY / 3600 / low * 1e6)  # seconds per pass
+    serial = forecast_pass + batch * FLOPS70 / (gpus * peak)
+    return gpus * HOURLY / 3600 / (batch / serial) * 1e6
+
+
+def test_f11_the_four_bit_rows_are_priced_as_a_range(text):
+    t = text["04-precision.md"]
+    ranges = {}
+    for gpus in (1, 2):
+        batch, low = _gptq_row(gpus)
+        high = _no_overlap(gpus, batch, low, PEAK)  # unpacked to bf16 before the multiply
+        ranges[gpus] = low, high
+        assert f"GPTQ int4, fp8 cache, H100 {gpus} {batch} " in t
+        assert f"{q(low, 'USD')}–{q(high, 'USD')} ≈ int8" in t
+    assert q(ranges[2][0], "USD") == "$0.26" and q(ranges[2][1], "USD") == "$0.38"
+    fp8 = (L70.params - 2 * TABLE70) + 2 * TABLE70 * 2
+    budget = 2 * (0.9 * physics.accelerator("H100").memory_runtime_bytes - (1.26 + 3.58) * 2**30)
+    fp8_batch = math.floor((budget - fp8) / (2 * 80 * 8 * 128 * 4096))
+    fp8_low = _dollars_per_million(
+        2, fp8_batch, fp8 - TABLE70 * 2 + 2 * 80 * 8 * 128 * 4096 * fp8_batch
+    )
+    fp8_high = _no_overlap(2, fp8_batch, fp8_low, FP8_PEAK)
+    low, high = ranges[2]
+    assert high < fp8_high and low < fp8_low
+    assert (
+        f"{q(low, 'USD')} against fp8's {q(fp8_low, 'USD')} with it "
+        f"({format_number(100 * (1 - low / fp8_low), 2)}% cheaper), {q(high, 'USD')} against "
+        f"{q(fp8_high, 'USD')} without ({format_number(100 * (1 - high / fp8_high), 2)}% cheaper)"
+    ) in t
+    assert "the cheapest H100 row in the table under either assumption" in t
+
+
+def test_f16_the_napkins_all_reduces_are_priced_at_the_measured_rate(text):
+    t = text["05-interconnect.md"]
+    alpha = physics.step_latency("nccl-8xh200-32kib")
+    derate = (2**34 / 275.58e9) / (2 * alpha + 2**34 / 450e9)  # the 16 GiB NVLS run / its model
+    assert f"the 16 GiB in-switch run took {format_number(derate, 3)}× the model's time" in t
+    added = []
+    for gpus in (4, 8):
+        budget = 0.9 * physics.accelerator("H100").memory_runtime_bytes - (1.26 + 3.58) * 2**30
+        batch = math.floor((gpus * budget - 2 * L70.params) / (2 * 80 * 8 * 128 * 2 * 4096))
+        added.append(derate * 2 * 80 * (2 * alpha + batch * 8192 * 2 / 450e9))
+    assert f"the all-reduces add {q(added[0], 's', sig=2)} and {q(added[1], 's', sig=2)}" in t
+
+
+# ---- Imprecise and style findings -------------------------------------------------------------
+
+
+def test_f4_the_embedding_footnote_states_the_overstatement_on_the_right_base(text):
+    t = text["03-inference.md"]
+    table = 128256 * 4096  # Llama-3-8B's input table
+    share, over = table / L8_PARAMS, L8_PARAMS / (L8_PARAMS - table) - 1
+    assert format_number(100 * share, 2) == "6.5" and format_number(100 * over, 2) == "7"
+    assert "would overstate the floor by 7%." in t
+    assert "would overstate the floor by that much" not in t
+
+
+def test_f5_the_roofline_puts_prefill_at_the_texts_intensity():
+    from courseware.book_figures import serving_points
+
+    points = {label: intensity for label, intensity, _ in serving_points()}
+    assert points["prefill, 2,000 tokens"] == pytest.approx(2000)  # n FLOP per byte in 16 bits
+
+
+def test_f12_f13_one_critical_batch_for_the_checkpoint_and_one_symbol_for_bytes(text):
+    t = text["04-precision.md"]
+    checkpoint = math.floor(PEAK / BANDWIDTH * _gptq_read_bytes() / FLOPS70)
+    assert f"past the checkpoint's weight-only critical batch of about {checkpoint} and" in t
+    assert "That batch, R · s / 2 with s bytes per number" in t
+    assert "R · b / 2" not in t and "b weight" not in t
+
+
+def test_f18_f22_no_unsupported_superlative_and_no_doubled_count(text):
+    t = text["05-interconnect.md"]
+    assert "the largest published deployment" not in t
+    assert "the best-documented deployment of a mixture-of-experts model" in t
+    assert "need two (2)" not in t
+    assert "so the bf16 weights need 2 GPUs: the driver's" in t
+
+
+def _gptq_read_bytes() -> float:
+    """Llama-3-70B's GPTQ int4 g128 pass: the blocks at 4 + 20/128 bits, the output head in bf16."""
+    return (L70.params - 2 * TABLE70) * (4 + 20 / 128) / 8 + TABLE70 * 2
