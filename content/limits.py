@@ -173,6 +173,14 @@ LIMITS: dict[str, Limits] = {
         m=ENTRY, query_tokens=COUNT, context_tokens=COUNT, batch=COUNT
     ),
     "decode_attention_intensity": Limits(m=ENTRY, dt=ENTRY),
+    "causal_flash_attention_hbm_bytes": Limits(
+        seq_len=COUNT,
+        head_dim=COUNT,
+        dt=ENTRY,
+        block_rows=Number(1, 2**20),
+        heads=COUNT,
+        batch=COUNT,
+    ),
     "flash_attention_hbm_bytes": Limits(
         seq_len=COUNT,
         head_dim=COUNT,
@@ -201,7 +209,9 @@ LIMITS: dict[str, Limits] = {
     "decode_forecast_time": Limits(**_M_ACC_DT, batch=COUNT, context=COUNT),
     "decode_kernels": Limits(m=ENTRY),
     "decode_recipe_error": Limits(),
-    "decode_recipe_time": Limits(**_M_ACC_DT, batch=COUNT, context=COUNT),
+    "decode_recipe_time": Limits(**_M_ACC_DT, batch=COUNT, context=COUNT, bandwidth=QUANTITY),
+    "decode_forecast_range": Limits(**_M_ACC_DT, batch=COUNT, context=COUNT),
+    "decode_batch_check": Limits(),
     "forecast_batch_generation_time": _GENERATION,
     "forecast_output_throughput": _GENERATION,
     "forecast_kernel_time": Limits(

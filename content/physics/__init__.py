@@ -10,6 +10,7 @@ reverse, and templates and chapters see exactly ``__all__``.
 from content.physics.attention import (
     attention_flops,
     causal_attention_flops,
+    causal_flash_attention_hbm_bytes,
     decode_attention_intensity,
     flash_attention_hbm_bytes,
     kv_cache_bytes_per_token_mha,
@@ -77,6 +78,8 @@ from content.physics.cost import (
     request_cost,
 )
 from content.physics.decode_forecast import (
+    decode_batch_check,
+    decode_forecast_range,
     decode_forecast_time,
     decode_kernels,
     decode_recipe_error,
@@ -286,6 +289,8 @@ __all__ = [
     "decode_forecast_time",
     "decode_kernels",
     "decode_recipe_error",
+    "decode_batch_check",
+    "decode_forecast_range",
     "decode_recipe_time",
     "forecast_batch_generation_time",
     "forecast_kernel_time",
@@ -304,6 +309,7 @@ __all__ = [
     "causal_attention_flops",
     "decode_attention_intensity",
     "flash_attention_hbm_bytes",
+    "causal_flash_attention_hbm_bytes",
     "kv_cache_bytes_per_token_mha",
     "kv_cache_reduction",
     "standard_attention_hbm_bytes",

@@ -114,8 +114,9 @@ def test_p02_7_and_p02_8_the_napkin_labels_its_recipe_and_drops_the_duplicate_co
     text = _text(_html("02-roofline.md"))
     napkin = text.split("The napkin: a token at three batch sizes")[1].split("By the numbers")[0]
     # A02-7 (fifth review): the column is now chapter 01's checked forecast, and its lead says so.
-    assert "step time (forecast)" in napkin and "step time (recipe)" not in napkin
-    assert "The step times are the part's one forecast" in napkin
+    # Seventh review (E-1): one forecast at batch one, recipe-to-forecast ranges at 16 and 64.
+    assert "step time (recipe)" not in napkin
+    assert "At batch one the step time is the part's one forecast" in napkin
     assert "rougher rule" not in napkin  # C02-5: one method, not a third correction
     assert "Read the tokens per second as what a server as tight" not in napkin
     assert "A decode step reads everything it holds" in napkin

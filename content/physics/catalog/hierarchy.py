@@ -74,7 +74,8 @@ class MeasuredLevel:
 
 # Latencies are RRZE's pointer-chase measurements on a GH200 (gpu-latency/gh200.txt), the same
 # GH100 die as the H100 SXM with HBM3 of its own: ~32 cycles (L1), ~280 (L2), ~690 (HBM) at the
-# GH200's 1.98 GHz.  No H100 SXM pointer chase is published; read them as the SXM part's.
+# GH200's 1.98 GHz.  An H100 SXM pointer chase (markdewing/AI_kernels; catalog measurement
+# "h100-sxm/hbm-latency") gives 700 cycles to HBM, within 2% of the GH200's 688.
 # L1 bandwidth is derived: 132 SMs x 128 B/clock x 1.83 GHz, the clock NVIDIA's peaks use
 # (33.5 TB/s at the 1.98 GHz maximum boost clock).
 _MEASURED = (

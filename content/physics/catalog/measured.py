@@ -17,7 +17,9 @@ with what it measures (``kind``, ``variant``), on what part, format and shape, a
   time ÷ sparse time; below 1 is a slow-down), against the datasheet's 2;
 - ``link``: bandwidth a copy achieves over a host link (PCIe, NVLink-C2C), per direction;
 - ``serving``: output tokens/s of a serving engine running a static batch of fixed-length
-  requests, ``shape`` = (batch, input tokens, output tokens), for forecasts checked against it.
+  requests, ``shape`` = (batch, input tokens, output tokens), for forecasts checked against it;
+- ``latency``: the load latency of one pointer chase through a memory level (seconds);
+- ``attention``: FLOP/s of a fused attention kernel, ``shape`` = (batch, sequence, head dim).
 
 Keys are stable: "<part>/stream-dot", "<part>/matmul-bf16-4096x4096x4096", "<part>/mamf-bf16",
 "cuda-context", "launch/graph-node".  Functions look entries up by key, so a question variant
@@ -44,6 +46,8 @@ KINDS = (
     "sparse",
     "link",
     "serving",
+    "latency",
+    "attention",
 )
 
 
@@ -587,6 +591,53 @@ _MEASUREMENTS = (
         "nvbandwidth-24",
         part="h100-sxm",
         variant="h2d",
+    ),
+    # nvbandwidth on a cloud 8-GPU H100 server, the typical symmetric case.
+    _m(
+        "h100-sxm/pcie5-h2d-azure",
+        "Azure ND H100 v5, nvbandwidth host-to-device copy",
+        "link",
+        51e9,
+        "B/s",
+        "azure-ai-benchmarks",
+        part="h100-sxm",
+        variant="h2d",
+    ),
+    _m(
+        "h100-sxm/pcie5-d2h-azure",
+        "Azure ND H100 v5, nvbandwidth device-to-host copy",
+        "link",
+        52e9,
+        "B/s",
+        "azure-ai-benchmarks",
+        part="h100-sxm",
+        variant="d2h",
+    ),
+    # One warp chasing pointers through HBM (markdewing/AI_kernels, latency/data/h100sxm.dat:
+    # 695-703 cycles past the L2, 700 in its README table), converted at the 1.98 GHz boost clock
+    # (its runs did not lock the clock).  RRZE's GH200 figure, 688 cycles, agrees within 2%.
+    _m(
+        "h100-sxm/hbm-latency",
+        "H100 SXM, HBM load latency by pointer chase (700 cycles at 1.98 GHz)",
+        "latency",
+        700 / 1.98e9,
+        "s",
+        "markdewing-latency",
+        part="h100-sxm",
+        variant="pointer-chase",
+    ),
+    # FlashAttention-2 forward, head dimension 128, batch 2, sequence 8192 (Azure's guide).
+    _m(
+        "h100-sxm/flash-attention-2",
+        "Azure ND H100 v5, FlashAttention-2 forward (head dim 128, batch 2, sequence 8192)",
+        "attention",
+        327.9e12,
+        "FLOP/s",
+        "azure-ai-benchmarks",
+        part="h100-sxm",
+        shape=(2, 8192, 128),
+        variant="flash-attention-2",
+        notes="Against 145.1 TFLOP/s for PyTorch's unfused attention on the same server.",
     ),
     _m(
         "gh200/nvlink-c2c-h2d",
