@@ -1,0 +1,70 @@
+"""The seventh re-check (bank-rc7: /work/reviews/bank-recheck-7.md, ledger section S7): each test
+names its finding and fails on the template or narrator as it was before the fix."""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+
+from content.physics import (
+    decode_floor,
+    decode_weight_bytes,
+    forward_flops_per_token,
+    prefill_time,
+    weights_bytes,
+)
+from quizzes.engine import render_part, render_prompt, render_solution
+
+from .test_bank_review_findings import PATHS, template, variants
+from .test_bank_third_review import option_feedback
+
+SIXTY = range(60)
+
+
+def flat(text):
+    return " ".join(text.split())
+
+
+def hint_texts(t, v, part_id):
+    from quizzes.engine.render import render_scoped_hints
+
+    return [text for part, text in render_scoped_hints(t, v, {part_id: 1}) if part == part_id]
+
+
+def test_s7_1_prefill_versus_decode_counts_decode_as_chapter_03_does():
+    # the key read the whole checkpoint for every one of `answer` steps: chapter 03's worked
+    # example ("reading our prompt against writing our answer") charges (answer - 1) passes of
+    # decode_weight_bytes, and that answer was graded wrong at 45 of 60 seeds
+    t, vs = variants("prefill-versus-decode", SIXTY)
+    llama3 = 0
+    for v in vs:
+        p = v.params
+        m, acc, n, out = p["m"], p["acc"], p["prompt_tokens"], p["answer_tokens"]
+        book_decode = (out - 1) * decode_floor(m, acc, "bf16")
+        book_prefill = prefill_time(m, acc, "bf16", n)
+        assert math.isclose(v.answers["decode"], book_decode, rel_tol=1e-12), v.seed
+        assert math.isclose(v.answers["ratio"], book_decode / book_prefill, rel_tol=1e-12)
+        prompt = flat(render_prompt(t, v))
+        assert "as chapter 03 counts a decode pass" in prompt, v.seed
+        assert f"the other {out - 1}" in prompt and "first token" in prompt, v.seed
+        solution = flat(render_solution(t, v))
+        assert f"needs {out - 1} steps" in solution, v.seed
+        hint = flat(" ".join(hint_texts(t, v, "decode")))
+        assert "every weight once" not in hint and "first token" in hint, v.seed
+        llama3 += m.key == "llama-3-8b"
+    assert llama3 >= 5
+    # seed 3 (Llama-2-7B, 1,000 answer tokens): the chapter's recipe, 999 passes
+    (v3,) = variants("prefill-versus-decode", [3])[1]
+    m = v3.params["m"]
+    assert v3.params["answer_tokens"] == 1000 and m.key == "llama-2-7b"
+    shown = f"{decode_weight_bytes(m, 'bf16') / 1e9:.4g} GB"
+    assert shown in flat(render_solution(template("prefill-versus-decode"), v3)), shown
+
+
+def test_s7_1_the_ledger_names_prefill_versus_decode_among_the_pass_count_templates():
+    from pathlib import Path
+
+    ledger = Path(__file__).resolve().parents[2] / "docs" / "bank-review-ledger.md"
+    section = ledger.read_text().split("### One decode count per template")[1]
+    assert "`prefill-versus-decode`" in section
