@@ -68,3 +68,22 @@ def test_s7_1_the_ledger_names_prefill_versus_decode_among_the_pass_count_templa
     ledger = Path(__file__).resolve().parents[2] / "docs" / "bank-review-ledger.md"
     section = ledger.read_text().split("### One decode count per template")[1]
     assert "`prefill-versus-decode`" in section
+
+
+def test_s7_2_the_free_chunk_is_the_roofline_limit_and_the_solution_quotes_the_range():
+    t, vs = variants("chunked-prefill-free-tokens", SIXTY)
+    close_fits = 0
+    for v in vs:
+        p = v.params
+        prompt = flat(render_part(t, v, "slows").prompt)
+        assert "roofline's limit" in prompt and "overlapping" in prompt, v.seed
+        solution = flat(render_solution(t, v))
+        assert "do not notice" not in solution, v.seed
+        assert "rides along for free" not in flat(option_feedback(t, v, "slows", "yes"))
+        t_math = (p["chunk"] + p["b"]) * p["per_token"] / p["acc"].peak("bf16")
+        close = max(p["t_mem"], t_math) < 2 * min(p["t_mem"], t_math)
+        assert ("quote the range" in solution) == close, v.seed
+        assert "with no overlap at all, memory time plus compute time" in solution, v.seed
+        close_fits += close and p["chunk"] <= p["free"]
+    # bank-rc7 counted 15 of the 36 "no" seeds with the two times within a factor of two
+    assert close_fits >= 10
