@@ -87,3 +87,38 @@ def test_s7_2_the_free_chunk_is_the_roofline_limit_and_the_solution_quotes_the_r
         close_fits += close and p["chunk"] <= p["free"]
     # bank-rc7 counted 15 of the 36 "no" seeds with the two times within a factor of two
     assert close_fits >= 10
+
+
+def test_s7_3_a_cut_bound_is_plain_text_in_the_solution_table():
+    t, (v,) = variants("max-batch-under-latency", [3])
+    solution = render_solution(t, v)
+    assert "{,}" not in re.sub(r"\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]", "", solution, flags=re.S)
+    assert "1,017.27" in solution
+
+
+def test_s7_3_no_narrator_writes_a_tex_comma_into_plain_text(monkeypatch):
+    """Every narrator the bank calls, at the seeds below: a title, a step's label or a step's
+    result is shown as text, so a TeX thousands comma ("1{,}017.27") or command in one is printed
+    literally (S6-3 for labels, S7-3 for results)."""
+    explain_module = sys.modules["content.physics.explain"]
+    seen = []
+    for name, (func, narrator, unit) in list(explain_module._EXPLAINERS.items()):
+
+        def spy(*args, _narrator=narrator, _name=name, **kwargs):
+            title, steps = _narrator(*args, **kwargs)
+            steps = list(steps)
+            seen.append((_name, title, steps))
+            return title, steps
+
+        monkeypatch.setitem(explain_module._EXPLAINERS, name, (func, spy, unit))
+    for slug, path in sorted(PATHS.items()):
+        if "explain(" not in path.read_text():
+            continue
+        t, vs = variants(slug, [3, 17])
+        for v in vs:
+            render_solution(t, v)
+    names = {name for name, _, _ in seen}
+    assert {"max_batch_under_latency", "prefill_time", "min_gpus"} <= names, names
+    for name, title, steps in seen:
+        for text in (title, *(s.label for s in steps), *(s.result for s in steps)):
+            assert "{,}" not in text and "\\" not in text, (name, text)
