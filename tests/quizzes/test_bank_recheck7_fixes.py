@@ -122,3 +122,22 @@ def test_s7_3_no_narrator_writes_a_tex_comma_into_plain_text(monkeypatch):
     for name, title, steps in seen:
         for text in (title, *(s.label for s in steps), *(s.result for s in steps)):
             assert "{,}" not in text and "\\" not in text, (name, text)
+
+
+def test_s7_4_split_models_keep_back_nccls_buffers_not_more_memory():
+    for slug in (
+        "batch-doubling-what-breaks",
+        "gpus-by-precision",
+        "quant-method-choice",
+        "kv-cache-fp8-conversations",
+        "gqa-conversations-fit",
+    ):
+        t, vs = variants(slug, range(30))
+        split = 0
+        for v in vs:
+            text = flat(render_prompt(t, v) + " " + render_solution(t, v))
+            assert "more on each GPU of a split model" not in text, (slug, v.seed)
+            if v.params["n"] > 1:
+                split += 1
+                assert "and NCCL's buffers on each GPU of a split model" in text, (slug, v.seed)
+        assert split, slug
