@@ -141,3 +141,12 @@ def test_s7_4_split_models_keep_back_nccls_buffers_not_more_memory():
                 split += 1
                 assert "and NCCL's buffers on each GPU of a split model" in text, (slug, v.seed)
         assert split, slug
+
+
+def test_s7_5_the_last_steps_hint_says_what_changed():
+    t, vs = variants("decode-kv-reads-share", range(10))
+    for v in vs:
+        first, last = hint_texts(t, v, "first"), hint_texts(t, v, "last")
+        assert first and last and first != last, v.seed
+        p = v.params
+        assert f"{p['start']} + {p['answer_len']}" in flat(last[0]), v.seed
