@@ -158,3 +158,13 @@ def test_s7_6_the_roofline_step_names_the_batch_size():
         solution = flat(render_solution(t, v))
         assert "about the batch:" not in solution, v.seed
         assert f"the batch size, {v.params['b']}, itself" in solution, v.seed
+
+
+def test_s7_7_one_colon_in_the_coalescing_same_time_sentence():
+    t, vs = variants("gpus-coalescing", range(40))
+    same = 0
+    for v in vs:
+        solution = flat(render_solution(t, v))
+        assert "the same time:" not in solution, v.seed
+        same += "the same time, since each value" in solution
+    assert same
