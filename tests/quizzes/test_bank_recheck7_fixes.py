@@ -168,3 +168,18 @@ def test_s7_7_one_colon_in_the_coalescing_same_time_sentence():
         assert "the same time:" not in solution, v.seed
         same += "the same time, since each value" in solution
     assert same
+
+
+def test_s7_10_the_last_fit_asks_about_a_format_the_weights_are_not_in():
+    t, vs = variants("intro-weights-how-many-gpus", SIXTY)
+    int4 = 0
+    for v in vs:
+        p = v.params
+        prompt = flat(render_part(t, v, "int4_one").prompt)
+        assert f"Stored in {p['dt']} instead" not in prompt, v.seed
+        alt = "int8" if p["dt"] == "int4" else "int4"
+        assert f"Stored in {alt} instead" in prompt, v.seed
+        fits = v.answers["int4_one"] == ("fits",)
+        assert fits == (weights_bytes(p["m"], alt) <= p["cap"]), v.seed
+        int4 += p["dt"] == "int4"
+    assert int4 >= 3
