@@ -183,3 +183,16 @@ def test_s7_10_the_last_fit_asks_about_a_format_the_weights_are_not_in():
         assert fits == (weights_bytes(p["m"], alt) <= p["cap"]), v.seed
         int4 += p["dt"] == "int4"
     assert int4 >= 3
+
+
+def test_s7_11_the_prefill_crossover_is_past_the_ridge_by_p_over_p_less_vd():
+    t, vs = variants("prefill-on-the-roofline", range(40))
+    llama3 = 0
+    for v in vs:
+        p = v.params
+        m = p["m"]
+        crossover = p["ridge"] * weights_bytes(m, "bf16") / forward_flops_per_token(m)
+        solution = flat(render_solution(t, v))
+        assert f"longer than about {round(crossover):,} tokens" in solution, v.seed
+        llama3 += m.key == "llama-3-8b"
+    assert llama3
