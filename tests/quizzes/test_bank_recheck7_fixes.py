@@ -196,3 +196,16 @@ def test_s7_11_the_prefill_crossover_is_past_the_ridge_by_p_over_p_less_vd():
         assert f"longer than about {round(crossover):,} tokens" in solution, v.seed
         llama3 += m.key == "llama-3-8b"
     assert llama3
+
+
+def test_s7_12_fp16_weights_are_not_widened_to_bf16():
+    t, vs = variants("decode-intensity-batch-one", range(40))
+    fp16 = 0
+    for v in vs:
+        prompt = flat(render_prompt(t, v))
+        if v.params["dt"] == "fp16":
+            fp16 += 1
+            assert "bf16 for the arithmetic" not in prompt and "16-bit rate" in prompt, v.seed
+        else:
+            assert "widened to bf16 for the arithmetic" in prompt, v.seed
+    assert fp16
