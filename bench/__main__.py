@@ -23,6 +23,7 @@ SUITES = (
     "ratios",
     "caches",
     "postcost",
+    "arrival",
     "load",
     "faults",
     "hostile",
@@ -89,6 +90,12 @@ def _arguments(argv):
         metavar="COMMIT",
         help="postcost: also measure this commit's tree, alternately with the current one "
         "(writes bench/results/postcost-before.json)",
+    )
+    parser.add_argument(
+        "--arrival-before",
+        metavar="COMMIT",
+        help="arrival: also measure this commit's tree, alternately with the current one "
+        "(writes bench/results/arrival-before.json)",
     )
     parser.add_argument(
         "--report-only", action="store_true", help="rebuild docs/BENCHMARKS.md from results"

@@ -278,6 +278,10 @@ def run(wanted: list[str], args, *, save) -> None:
             from bench import postcostsuite
 
             postcostsuite.run(cluster, args, save=save)
+        if "arrival" in wanted:
+            from bench import arrivalsuite
+
+            arrivalsuite.run(cluster, args, save=save)
         served = [s for s in wanted if s in ("load", "faults", "hostile")]
         if served:
             url = cluster.create_database("bench_site")

@@ -586,6 +586,12 @@ def postcost_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
     return answer_posts(result, _load("postcost-before"))
 
 
+def arrival_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
+    from bench.arrivalreport import arrival_section as steps
+
+    return steps(result, _load("arrival-before"))
+
+
 def instructor_section(result: dict) -> tuple[str, list]:
     from bench.instructorpages import section
 
@@ -602,6 +608,7 @@ SECTIONS = [
     ("postcost", postcost_section),
     ("load", load_section),
     ("loadtest", loadtest_section),
+    ("arrival", arrival_section),
     ("load-old-harness", old_load_section),
     ("faults", faults_section),
     ("hostile", hostile_section),

@@ -32,6 +32,7 @@ from quizzes.engine.parse import parse_template
 from quizzes.engine.plausible import CHECKS as PLAUSIBLE_CHECKS
 from quizzes.engine.render import (
     RenderedPart,
+    earned_hints,
     prompt_pieces,
     render_figure,
     render_hints,
@@ -88,6 +89,7 @@ __all__ = [
     "render_figure",
     "render_hints",
     "render_scoped_hints",
+    "earned_hints",
     "render_part",
     "render_parts",
     "prompt_pieces",

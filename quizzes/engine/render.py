@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from content.expressions import LivePieces, render_live, render_live_pieces
-from quizzes.engine.model import Template, Text
+from quizzes.engine.model import Hint, Template, Text
 from quizzes.engine.namespace import names_for
 
 if TYPE_CHECKING:
@@ -128,13 +128,23 @@ def render_scoped_hints(
     """(part id or None, text) of each hint earned: a part's hint after wrong tries at that
     part, a question's hint after wrong tries at any part, in template order."""
     names = names_for(variant.params, variant.answers)
-    total = sum(wrong_by_part.values())
     with variant.replaying():
         return [
             (hint.part, render_text(template, hint.text, names))
-            for hint in template.hints
-            if hint.after <= (wrong_by_part.get(hint.part, 0) if hint.part else total)
+            for hint in earned_hints(template, wrong_by_part)
         ]
+
+
+def earned_hints(template: Template, wrong_by_part: dict[str, int]) -> list[Hint]:
+    """The hints earned after `wrong_by_part` wrong tries (by part id), in template order: a
+    part's after wrong tries at that part, a question's after wrong tries at any of its parts.
+    Nothing is rendered (a page asks first whether there is anything to render)."""
+    total = sum(wrong_by_part.values())
+    return [
+        hint
+        for hint in template.hints
+        if hint.after <= (wrong_by_part.get(hint.part, 0) if hint.part else total)
+    ]
 
 
 def render_everything(template: Template, variant: Variant) -> None:

@@ -127,9 +127,21 @@ def _content_key(row) -> str | None:
     source, its parameters, its stored answers JSON (with the catalog snapshot) and the catalog
     it reads."""
     version = row.version
+    answers = row.answers if isinstance(row.answers, dict) else {"": row.answers}
+    # The catalog snapshot's entries are named by the stamp below (their digest): encoding
+    # them again here cost more than the rest of the key.
+    catalog = answers.get("catalog")
+    if isinstance(catalog, dict):
+        catalog = {k: v for k, v in catalog.items() if k != "entries"}
     try:
         source = json.dumps(
-            [version.pk, version.content_hash, row.parameters, row.answers],
+            [
+                version.pk,
+                version.content_hash,
+                row.parameters,
+                {k: v for k, v in answers.items() if k != "catalog"},
+                catalog,
+            ],
             sort_keys=True,
             separators=(",", ":"),
         )
@@ -242,6 +254,12 @@ def _hints_html(row, tries: int) -> list[SafeString]:
 
 def scoped_hints_html(row, wrong_by_part: dict[str, int]) -> list[tuple[str | None, SafeString]]:
     """(part id or None, hint) of each hint earned, a part's after wrong tries at that part."""
+    try:
+        earned = engine.earned_hints(template_for(row.version), wrong_by_part)
+    except Exception:  # noqa: BLE001 - hints are optional help (as `_scoped_hints` says)
+        earned = True
+    if not earned:  # most views (a first view: no wrong try yet) earn none: nothing to render
+        return []
     counts = ",".join(f"{k}={v}" for k, v in sorted(wrong_by_part.items()))
     return list(_cached("scoped-hints", row, lambda: _scoped_hints(row, wrong_by_part), counts))
 

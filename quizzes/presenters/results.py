@@ -55,12 +55,13 @@ class OverrideNotes:
         return sorted(self.by_item.values(), key=lambda note: note.question or 0)
 
 
-def override_notes(attempts) -> dict[int, OverrideNotes]:
-    """The latest override of each attempt and of each of its items, by attempt id: 1 query."""
+def override_notes(attempts, rows=None) -> dict[int, OverrideNotes]:
+    """The latest override of each attempt and of each of its items, by attempt id: 1 query
+    (none given `rows`, `attempt_rows.overrides_by_attempt` of the same attempts)."""
     attempts = list(attempts)
     if not attempts:
         return {}
-    rows = overrides_by_attempt(attempts)
+    rows = overrides_by_attempt(attempts) if rows is None else rows
     notes = {}
     for attempt in attempts:
         whole, per_item = scoring.latest_overrides(rows.get(attempt.pk, []))
@@ -82,11 +83,14 @@ def scoring_variant(siblings):
     return max(counting, key=lambda v: (v.score, v.index))
 
 
-def result_items(attempt, notes: OverrideNotes | None = None, *, gate=None) -> list[ResultItem]:
+def result_items(
+    attempt, notes: OverrideNotes | None = None, *, gate=None, rows=None
+) -> list[ResultItem]:
     """Per item of a submitted attempt (in its order) what the results page shows, with the
     instructor's score for an item from `notes` (see `override_notes`); `gate`: the answer
-    gate the caller read already (`release.answer_gate`)."""
-    rows = attempt_rows(attempt)
+    gate the caller read already (`release.answer_gate`); `rows`: its `attempt_rows`, when
+    the caller read them already."""
+    rows = rows or attempt_rows(attempt)
     by_item = rows.by_item()
     gate = gate or answer_gate(attempt)
     links = PartLinks(attempt)

@@ -16,8 +16,11 @@ sections are drawn once and kept under a digest of:
   source, the render caches' versions, the figure drawers and the live catalog's fingerprint.
 
 Only a graded attempt whose results are released is kept; the sections hold no form, token or
-clock, so what is kept is what was sent. The student's score notices (overrides and applied
-regrades across the offering) are read on every request, outside the memo.
+clock, so what is kept is what was sent. Kept beside them, for the page's score notices
+(`presenters.score_notices`): the notices of the attempt's overrides (an override raises the
+stamp) and whether a regrade touched any of its responses (a regrade's writes raise it too);
+only then does the page read the offering's applied regrades, on every request, outside the
+memo (a run is marked applied after its last batch, which may be after this attempt's).
 """
 
 from __future__ import annotations
@@ -34,8 +37,10 @@ from quizzes import engine
 from quizzes.presenters import display, figures, fragments
 from quizzes.presenters import progress as progress_data
 from quizzes.presenters.results import override_notes, result_items
+from quizzes.presenters.score_notices import override_notices
+from quizzes.services.attempt_rows import attempt_rows, overrides_by_attempt
 
-RESULTS_VERSION = 1
+RESULTS_VERSION = 2
 PAGE = "quizzes/attempt_results.html"
 # The templates the two sections draw beside the kinds' own (`fragments.templates_digest`).
 _TEMPLATES = (
@@ -86,14 +91,17 @@ def key(request, attempt, *, window, gate) -> str:
 
 
 def graded_sections(request, attempt, *, window, gate) -> dict:
-    """The score card's and the questions' HTML of a graded, released attempt (memoised), and
-    whether they hold a roofline chart (the page then loads the chart's style sheet)."""
+    """The score card's and the questions' HTML of a graded, released attempt (memoised),
+    whether they hold a roofline chart (the page then loads the chart's style sheet), the
+    notices of its overrides and whether a regrade touched it (`score_notices`)."""
     memo_key = key(request, attempt, window=window, gate=gate)
     kept = _memo.get(memo_key)
     if kept is not None:
         return kept
-    notes = override_notes([attempt])[attempt.pk]
-    items = result_items(attempt, notes, gate=gate)
+    rows = attempt_rows(attempt)
+    overrides = overrides_by_attempt([attempt]).get(attempt.pk, [])
+    notes = override_notes([attempt], {attempt.pk: overrides})[attempt.pk]
+    items = result_items(attempt, notes, gate=gate, rows=rows)
     charts = progress_data.roofline_charts([item.block for item in items])
     context = {
         "attempt": attempt,
@@ -108,6 +116,12 @@ def graded_sections(request, attempt, *, window, gate) -> dict:
         "score_card": render_to_string(f"{PAGE}#score_card", context, request),
         "questions": render_to_string(f"{PAGE}#questions", context, request),
         "charts": bool(charts),
+        "override_notices": tuple(override_notices(attempt, overrides)),
+        "regraded": any(
+            response.regraded_at is not None
+            for responses in rows.responses.values()
+            for response in responses
+        ),
     }
     _memo.set(memo_key, drawn)
     return drawn

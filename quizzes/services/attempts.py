@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Max, Q
+from django.db.models import F, Q
 
 from courseware import caching
 from quizzes.models import (
@@ -166,9 +166,10 @@ def start_attempt(*, quiz, student, now: datetime) -> Attempt:
 
     Raises QuizRuleError when the quiz is not open to this student or the attempt limit is used.
     """
-    open_attempt = Attempt.objects.filter(
-        quiz=quiz, student=student, status=AttemptStatus.IN_PROGRESS
-    ).first()
+    # The student's attempts at this quiz, read once: the open one (at most one) and the next
+    # number come from the same rows.
+    mine = list(Attempt.objects.filter(quiz=quiz, student=student).order_by("number"))
+    open_attempt = next((a for a in mine if a.status == AttemptStatus.IN_PROGRESS), None)
     if open_attempt is not None and not expire_if_due(open_attempt, now=now):
         return open_attempt
     if quiz.offering.is_archived:
@@ -184,13 +185,13 @@ def start_attempt(*, quiz, student, now: datetime) -> Attempt:
     )
     if not items:
         raise QuizRuleError("This quiz has no questions yet.")
-    ensure_statistics_counter(quiz_id=quiz.pk)
-    used = Attempt.objects.filter(quiz=quiz, student=student).aggregate(n=Max("number"))
-    number = (used["n"] or 0) + 1
+    number = (mine[-1].number if mine else 0) + 1
     if window.max_attempts and number > window.max_attempts:
         raise QuizRuleError(attempt_limit_message(window.max_attempts))
     chosen = draw_items(quiz, items, student=student, number=number)
-    seen = _numbers_seen(student.pk, (item.pk for item in chosen))
+    # A variant's item is one of its attempt's quiz's items, so a student's first attempt at a
+    # quiz has no numbers seen before for them: nothing to read.
+    seen = _numbers_seen(student.pk, (item.pk for item in chosen)) if mine else {}
     # Every variant is computed before the transaction, which then only writes: a concurrent
     # start that took this attempt number first makes the create below fail (the number is
     # unique per student and quiz), and the attempt it opened is continued.
@@ -207,6 +208,8 @@ def start_attempt(*, quiz, student, now: datetime) -> Attempt:
     ]
     try:
         with transaction.atomic():
+            # Inside the transaction: one statement instead of its own BEGIN, INSERT, COMMIT.
+            ensure_statistics_counter(quiz_id=quiz.pk)
             attempt = Attempt.objects.create(
                 quiz=quiz,
                 student=student,

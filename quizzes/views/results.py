@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET
 from courseware.roles import student_required
 from quizzes.models import Attempt, AttemptStatus
 from quizzes.presenters import results_memo
-from quizzes.presenters.score_notices import score_notices
+from quizzes.presenters.score_notices import attempt_score_notices
 from quizzes.services import attempts as service
 from quizzes.services import grading_run
 from quizzes.services.availability import student_window
@@ -52,9 +52,14 @@ def attempt_results(request: HttpRequest, attempt_id: int) -> HttpResponse:
     if released:
         # Drawn once per change of what it shows (results_memo); the notices are read each time.
         gate = answer_gate(attempt, now=now, window=window)
-        context |= results_memo.graded_sections(request, attempt, window=window, gate=gate)
-        context["score_notices"] = score_notices(
-            request.user, attempt=attempt, released_quiz_ids={attempt.quiz_id}
+        drawn = results_memo.graded_sections(request, attempt, window=window, gate=gate)
+        context.update(score_card=drawn["score_card"], questions=drawn["questions"])
+        context["charts"] = drawn["charts"]
+        context["score_notices"] = attempt_score_notices(
+            request.user,
+            attempt,
+            overrides=drawn["override_notices"],
+            regraded=drawn["regraded"],
         )
     return render(request, "quizzes/attempt_results.html", context)
 

@@ -39,7 +39,7 @@ from quizzes.services import questions
 from quizzes.services.availability import QuizRuleError, student_window
 from quizzes.services.release import answer_gate, results_released
 from quizzes.services.submission import parts_to_look_at
-from quizzes.views.targets import own_attempt, student_part_view
+from quizzes.views.targets import offering_quiz, own_attempt, student_part_view
 
 
 def _tell(request: HttpRequest, level: int, message: str) -> None:
@@ -90,11 +90,7 @@ def chapter_quiz(request: HttpRequest, chapter_slug: str) -> HttpResponse:
 
 
 def _quiz(request: HttpRequest, slug: str) -> Quiz:
-    quiz = get_object_or_404(
-        Quiz.objects.for_offering(request.offering).visible().select_related("chapter"), slug=slug
-    )
-    quiz.offering = request.offering
-    return quiz
+    return offering_quiz(request, slug)
 
 
 @require_GET
@@ -121,7 +117,7 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "limit_reached": bool(window.max_attempts and used >= window.max_attempts),
         "is_late_now": window.is_late(now),
         "is_student": request.offering_role == Role.STUDENT,
-        "item_count": len(pools := list(quiz.items.values_list("pool", flat=True))),
+        "item_count": len(pools := list(quiz.items.order_by().values_list("pool", flat=True))),
         "questions_per_attempt": progress_data.questions_per_attempt(quiz, pools),
         "released": results_released(quiz, window, now),
     }

@@ -4,7 +4,12 @@ login that lasts the exam day."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.hashers import PBKDF2PasswordHasher, identify_hasher, make_password
+from django.contrib.auth.hashers import (
+    Argon2PasswordHasher,
+    PBKDF2PasswordHasher,
+    identify_hasher,
+    make_password,
+)
 from django.urls import reverse
 
 from tests.factories import PASSWORD, UserFactory
@@ -31,6 +36,22 @@ def test_a_pbkdf2_password_is_rehashed_with_argon2_at_the_next_login(client):
     assert reply.status_code == 302  # logged in with the old hash
     user.refresh_from_db()
     assert identify_hasher(user.password).algorithm == "argon2"
+    assert user.check_password(PASSWORD)
+
+
+def test_an_argon2_hash_with_other_parameters_is_rehashed_at_the_next_login(client):
+    """A hash stored under other Argon2 parameters (here below the guidance, cheap to test)
+    still logs its owner in, and is replaced by one at the configured parameters (Django's
+    `must_update`), so a change of parameters reaches every account that logs in."""
+    user = UserFactory()
+    weaker = Argon2PasswordHasher()
+    weaker.memory_cost, weaker.time_cost = 1024, 1
+    user.password = weaker.encode(PASSWORD, weaker.salt())
+    user.save(update_fields=["password"])
+    reply = client.post(reverse("login"), {"username": user.username, "password": PASSWORD})
+    assert reply.status_code == 302
+    user.refresh_from_db()
+    assert "$m=19456,t=2,p=1$" in user.password
     assert user.check_password(PASSWORD)
 
 

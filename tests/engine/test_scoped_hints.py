@@ -9,6 +9,7 @@ import pytest
 
 from quizzes.engine import (
     TemplateError,
+    earned_hints,
     generate_variant,
     load_template_file,
     parse_template,
@@ -68,3 +69,22 @@ def test_every_hint_of_a_bank_template_with_several_parts_names_its_part():
         if len(template.parts) > 1:
             unscoped += [path.name for hint in template.hints if not hint.part_named]
     assert unscoped == []
+
+
+def test_earned_hints_are_the_ones_rendered_and_a_hint_after_no_try_is_earned_at_once():
+    """The attempt page asks `earned_hints` before it renders any (a first view earns none):
+    it must name exactly the hints `render_scoped_hints` renders, an `after: 0` hint too."""
+    text = MATMUL.read_text()
+    first_after = text.index("after:", text.index("hints:"))
+    line_end = text.index("\n", first_after)
+    at_once = text[:first_after] + "after: 0" + text[line_end:]
+    for source in (text, at_once):
+        template = parse_template(source, source="matmul")
+        variant = generate_variant(template, 3)
+        for wrong in ({}, {"flops": 0, "bytes": 0}, {"bytes": 1}, {"flops": 2, "bytes": 1}):
+            earned = earned_hints(template, wrong)
+            rendered = render_scoped_hints(template, variant, wrong)
+            assert [hint.part for hint in earned] == [part for part, _ in rendered]
+    template = parse_template(at_once, source="matmul")
+    assert [hint.part for hint in earned_hints(template, {})] == ["flops"]
+    assert earned_hints(parse_template(text, source="matmul"), {"flops": 0}) == []

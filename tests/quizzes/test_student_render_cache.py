@@ -15,7 +15,7 @@ from quizzes import engine
 from quizzes.presenters import display
 from quizzes.services import attempts as service
 from quizzes.services.questions import correct_answers
-from tests.factories import PASSWORD, make_quiz
+from tests.factories import PASSWORD, check_answer, make_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -161,3 +161,81 @@ def test_an_exams_saved_answer_is_read_back_once_not_on_every_view(
     second = logged_in.get(attempt.get_absolute_url()).content.decode()
     assert "Read as" in first and "Read as" in second
     assert len(reads) == 1
+
+
+def _coinciding(course, quiz, first_student):
+    """A second student whose variant has `first_student`'s numbers (as two students whose
+    draws coincide do), and their attempts."""
+    from quizzes.models import Variant
+    from tests.factories import EnrollmentFactory
+
+    other = EnrollmentFactory(course=course, role="student").user
+    mine = service.start_attempt(quiz=quiz, student=first_student, now=timezone.now())
+    theirs = service.start_attempt(quiz=quiz, student=other, now=timezone.now())
+    first = mine.variants.select_related("version").get()
+    Variant.objects.filter(attempt=theirs).update(
+        parameters=first.parameters, answers=first.answers
+    )
+    return other, mine, theirs
+
+
+def test_a_shared_rendering_never_shows_one_students_work_or_answer_to_another(
+    client, course, student, prompt_renders
+):
+    """Student A saves an answer and sees the page; student B, whose numbers coincide, is
+    served A's rendering of the question (no second render) and none of A's work: not A's
+    saved text, its reading, A's form ids, nor the correct answer."""
+    quiz = make_quiz(course, mode="exam", time_limit_minutes=30)
+    other, mine, theirs = _coinciding(course, quiz, student)
+    variant = mine.variants.get()
+    raw = f"{uuid.uuid4().int % 10**6}.375 ms"  # a text no other page has
+    service.autosave(variant=variant, part_id="t", raw=raw, student=student, now=timezone.now())
+    client.force_login(student)
+    page_a = client.get(mine.get_absolute_url()).content.decode()
+    assert raw in page_a and "Read as" in page_a
+    client.force_login(other)
+    page_b = client.get(theirs.get_absolute_url()).content.decode()
+    assert len(prompt_renders) == 1  # B's question came from A's rendering
+    own = theirs.variants.get()
+    assert f'id="part-{own.pk}-t"' in page_b and f'id="part-{variant.pk}-t"' not in page_b
+    assert raw not in page_b and raw.split()[0] not in page_b and "Read as" not in page_b
+    answer = correct_answers(own)["t"]
+    for shown in (f"{answer:.6g}", f"{answer * 1000:.6g}", f"{answer * 1e6:.6g}"):
+        assert shown not in page_b
+
+
+def test_coinciding_numbers_with_other_catalog_figures_are_rendered_apart(
+    course, student, prompt_renders
+):
+    """The shared rendering is keyed on the catalog figures the variant shows (its snapshot's
+    entries, through their digest), not only its parameters."""
+    from quizzes.models import Variant
+
+    quiz = make_quiz(course)
+    _other, mine, theirs = _coinciding(course, quiz, student)
+    first = mine.variants.select_related("version").get()
+    snapshot = first.answers.get("catalog")
+    assert snapshot and snapshot["entries"]
+    moved = [{**entry, "fields": {**entry["fields"], "moved": 1}} for entry in snapshot["entries"]]
+    answers = {**first.answers, "catalog": {**snapshot, "entries": moved}}
+    Variant.objects.filter(attempt=theirs).update(answers=answers)
+    display.question_view(first)
+    display.question_view(theirs.variants.select_related("version").get())
+    assert len(prompt_renders) == 2
+
+
+def test_a_first_view_renders_no_hint(logged_in, course, student, monkeypatch):
+    """No wrong try yet: no hint is earned, so none is rendered; one wrong try earns the
+    template's hint, rendered."""
+    renders = []
+    real = engine.render_scoped_hints
+    monkeypatch.setattr(
+        engine, "render_scoped_hints", lambda *args: renders.append(args) or real(*args)
+    )
+    quiz = make_quiz(course)  # decode-step-memory-floor: a hint after one wrong try
+    attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
+    page = logged_in.get(attempt.get_absolute_url())
+    assert page.status_code == 200 and not renders
+    check_answer(attempt.variants.get(), student, "1 s")
+    logged_in.get(attempt.get_absolute_url())
+    assert len(renders) == 1

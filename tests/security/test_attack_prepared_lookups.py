@@ -24,10 +24,13 @@ from quizzes.services import attempts as service
 from quizzes.services.availability import student_window
 from quizzes.services.instructor import accommodations, grant_extension
 from quizzes.views.targets import (
+    _OFFERING_QUIZ,
     _OWN_ATTEMPT,
     _OWN_VARIANT,
     _attempt_lookup,
     _lookup,
+    _quiz_lookup,
+    offering_quiz,
     own_attempt,
 )
 from tests.factories import OFFERING, make_quiz
@@ -146,6 +149,30 @@ def test_the_prepared_variant_row_is_the_orms_row_field_by_field(
     # The answer services take the row as loaded (no second read of the variant).
     with django_assert_num_queries(0):
         assert service._owned(got, student) is got
+
+
+def test_the_prepared_quiz_row_is_the_orms_row_field_by_field(every_term, student):
+    """The quiz page's and Start's lookup (`offering_quiz`): the quiz, its chapter, the
+    student's extension and terms as the ORM reads them, and the window they give is the one
+    read afresh; a hostile slug finds nothing."""
+    quiz, _ = every_term
+    values = {"user_id": student.pk, "offering_id": quiz.offering_id, "slug": quiz.slug}
+    got = _OFFERING_QUIZ.first(**values)
+    orm = _quiz_lookup(**values).get()
+    assert _values(got) == _values(orm)
+    assert _values(got.chapter) == _values(orm.chapter)
+    assert _values(got.own_extension) == _values(orm.own_extension)
+    assert _terms(got) == _terms(orm)
+    request = type("Request", (), {"user": student, "offering": quiz.offering})()
+    remembered = offering_quiz(request, quiz.slug)
+    assert student_window(remembered, student) == student_window(
+        type(quiz).objects.get(pk=quiz.pk), student
+    )
+    for slug in HOSTILE_SLUGS + [quiz.slug.upper(), quiz.slug + "%", "%"]:
+        assert _OFFERING_QUIZ.first(**{**values, "slug": slug}) is None, slug
+    for sql, order, *_ in _OFFERING_QUIZ._compiled.values():
+        assert "stand-in" not in sql and "900000" not in sql
+        assert set(order) == set(_OFFERING_QUIZ.names)
 
 
 def test_without_any_terms_the_rows_carry_none(course, student):

@@ -16,7 +16,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from quizzes.models import AnswerRelease, RegradeRun, RegradeStatus, ReleasePolicy
+from quizzes.models import AnswerRelease, RegradeRun, RegradeStatus, ReleasePolicy, Response
 from quizzes.services import attempts as service
 from quizzes.services.instructor import override_score
 from quizzes.services.questions import common_error_values, correct_answers
@@ -48,6 +48,9 @@ def _exam(course, student, instructor, *, release: str, show_answers: str):
     service.submit_attempt(attempt=attempt, student=student, now=now)
     attempt.refresh_from_db()
     override_score(attempt=attempt, score="0.75", reason=REASON, by=instructor)
+    # An applied regrade regraded the attempt's responses (`services.regrade`) and lists its
+    # change to part t.
+    assert Response.objects.filter(variant__attempt=attempt).update(regraded_at=now) == 1
     RegradeRun.objects.create(
         offering=quiz.offering,
         template=quiz.items.get().template,
