@@ -86,15 +86,19 @@ def test_min_gpus_working_uses_the_usable_memory_of_its_level():
 TEXT_CALLS = CALLS + [
     ("prefill_time", ("llama-3-8b", "H100", "bf16", 2000), {}),
     ("coalescing_efficiency", (4, 1024), {}),
+    # a compute bound over a thousand: its cut result printed "8{,}5..." before S7-3's fix
+    ("max_batch_under_latency", ("llama-2-7b", "B200", "bf16", 512, 0.05), {}),
 ]
 
 
 @pytest.mark.parametrize(("name", "args", "kwargs"), TEXT_CALLS, ids=[c[0] for c in TEXT_CALLS])
 def test_titles_and_step_labels_are_plain_text_not_tex(name, args, kwargs):
-    """A title or a step's label is shown as text: a TeX thousands comma ('163{,}840{,}000',
-    the sixth bank re-check's S6-3) or a TeX command in one is printed literally."""
+    """A title, a step's label or its result is shown as text: a TeX thousands comma
+    ('163{,}840{,}000', the sixth bank re-check's S6-3; '1{,}017.27' in a result, S7-3) or a TeX
+    command in one is printed literally."""
     explanation = explain(name, *args, **kwargs)
-    for text in (explanation.title, *(step.label for step in explanation.steps)):
+    steps = explanation.steps
+    for text in (explanation.title, *(s.label for s in steps), *(s.result for s in steps)):
         assert "{,}" not in text and "\\" not in text, text
 
 

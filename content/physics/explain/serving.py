@@ -69,11 +69,16 @@ def _whole_byte_floor(capacity: float, weights: float, per_sequence: float) -> s
 def _cut(value: float) -> str:
     """A bound cut (not rounded) to two decimals, from the float's exact value, so the floor of
     the number shown is the floor of the bound: "⌊min(320, 971.3)⌋" stood beside a count of 319
-    (ledger G-1) where the memory bound was 319.996."""
+    (ledger G-1) where the memory bound was 319.996.  Plain text ("1,017.27"), as a step's result
+    is shown; ``_cut_tex`` is the same number inside TeX ("1{,}017.27", bank re-check 7's S7-3)."""
     hundredths = math.floor(Fraction(value) * 100)
     whole, part = divmod(abs(hundredths), 100)
     sign = "-" if hundredths < 0 else ""
-    return tex_number_text(f"{sign}{whole:,}.{part:02d}")
+    return f"{sign}{whole:,}.{part:02d}"
+
+
+def _cut_tex(value: float) -> str:
+    return tex_number_text(_cut(value))
 
 
 def max_batch_for_memory(m, acc, dt, context, devices, kv_dt, level, utilization):
@@ -145,7 +150,7 @@ def max_batch_under_latency(m, acc, dt, context, target_step_s, devices, kv_dt):
         Step(
             "Largest whole batch under both bounds",
             "\\lfloor \\min(\\cdot, \\cdot) \\rfloor",
-            f"\\lfloor \\min({_cut(by_memory)}, {_cut(by_compute)}) \\rfloor",
+            f"\\lfloor \\min({_cut_tex(by_memory)}, {_cut_tex(by_compute)}) \\rfloor",
             f"{batch} sequences",
         ),
     ]
