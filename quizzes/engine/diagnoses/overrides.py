@@ -35,6 +35,19 @@ def leg(which: str) -> dict[str, Callable]:
         flops = physics.forward_flops_per_token(m) * prompt_tokens * batch
         return pick(flops / acc.peak(dt), physics.weights_bytes(m, dt) / acc.memory_bandwidth)
 
+    def pass_floor(m, acc, fmt):
+        # chapter 03's decode pass (`decode_floor`): the weights a step reads, without the input
+        # embedding table, against the FLOPs of that pass
+        acc = physics.accelerator(acc)
+        try:
+            peak = acc.peak(fmt)
+        except (KeyError, ValueError):  # a storage-only format: the arithmetic runs in bf16
+            peak = acc.peak("bf16")
+        return pick(
+            physics.decode_flops_per_token(m) / peak,
+            physics.decode_weight_bytes(m, fmt) / acc.memory_bandwidth,
+        )
+
     def attainable(acc, dt, intensity):
         acc = physics.accelerator(acc)
         if which == "min":
@@ -45,6 +58,7 @@ def leg(which: str) -> dict[str, Callable]:
         "kernel_time": kernel,
         "decode_step_time": decode,
         "time_per_token_floor": floor_time,
+        "decode_floor": pass_floor,
         "prefill_time": prefill,
         "attainable_flops": attainable,
     }
