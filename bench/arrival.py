@@ -17,8 +17,6 @@ a ratio), and each step's ratio to the floor is taken within its block (median o
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import random
 import re
@@ -30,7 +28,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from bench.stats import percentile
+from bench.stats import cpu_summary, json_main, percentile
 
 STEPS = ("floor", "login page", "log in", "quiz page", "start attempt")
 WARM_UP_ROUNDS = 3
@@ -149,34 +147,12 @@ def run(args) -> dict:
         "blocks": blocks,
         "rounds": rounds,
         "floor_alone_cpu_ms": percentile(alone_cpu, 50),
-        "steps": {
-            step: {
-                "cpu_ms": percentile(cpu[step], 50),
-                "cpu_p25_ms": percentile(cpu[step], 25),
-                "cpu_p75_ms": percentile(cpu[step], 75),
-                "wall_ms": percentile(wall[step], 50),
-                "ratio": percentile(ratios[step], 50),
-                "ratio_p25": percentile(ratios[step], 25),
-                "ratio_p75": percentile(ratios[step], 75),
-                "ratio_alone": percentile(ratios_alone[step], 50),
-                "queries": queries[step],
-            }
-            for step in STEPS
-        },
+        "steps": cpu_summary(cpu, wall, ratios, queries, STEPS, ratios_alone=ratios_alone),
     }
 
 
 def main(argv=None) -> int:
-    from bench.djangoside import setup
-
-    parser = argparse.ArgumentParser(prog="python -m bench.arrival")
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--repeat", type=int, default=6)
-    args = parser.parse_args(argv)
-    setup()
-    with open(args.out, "w") as out:
-        json.dump(run(args), out, default=str)
-    return 0
+    return json_main("python -m bench.arrival", run, repeat=6, argv=argv)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,6 @@ rounds are grouped in blocks and each post's ratio to the floor is taken within 
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import random
 import time
@@ -29,7 +27,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from bench.stats import percentile
+from bench.stats import cpu_summary, json_main, percentile
 
 KINDS = ("floor", "autosave", "check")
 WARM_UP_ROUNDS = 5
@@ -157,33 +155,12 @@ def run(args) -> dict:
         "load_end": os.getloadavg(),
         "blocks": blocks,
         "rounds": rounds,
-        "kinds": {
-            kind: {
-                "cpu_ms": percentile(cpu[kind], 50),
-                "cpu_p25_ms": percentile(cpu[kind], 25),
-                "cpu_p75_ms": percentile(cpu[kind], 75),
-                "wall_ms": percentile(wall[kind], 50),
-                "ratio": percentile(ratios[kind], 50),
-                "ratio_p25": percentile(ratios[kind], 25),
-                "ratio_p75": percentile(ratios[kind], 75),
-                "queries": queries[kind],
-            }
-            for kind in KINDS
-        },
+        "kinds": cpu_summary(cpu, wall, ratios, queries, KINDS),
     }
 
 
 def main(argv=None) -> int:
-    from bench.djangoside import setup
-
-    parser = argparse.ArgumentParser(prog="python -m bench.postcost")
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--repeat", type=int, default=8)
-    args = parser.parse_args(argv)
-    setup()
-    with open(args.out, "w") as out:
-        json.dump(run(args), out, default=str)
-    return 0
+    return json_main("python -m bench.postcost", run, repeat=8, argv=argv)
 
 
 if __name__ == "__main__":

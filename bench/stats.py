@@ -68,3 +68,41 @@ def growth_exponent(sizes: Sequence[float], values: Sequence[float]) -> float | 
     if spread == 0:
         return None
     return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
+
+
+def cpu_summary(cpu, wall, ratios, queries, names, *, ratios_alone=None) -> dict[str, dict]:
+    """Per request kind: CPU ms (median, p25, p75), wall ms, × floor (median, p25, p75; and
+    × the floor timed alone, when given) and queries, from the side-by-side blocks' samples."""
+    summary = {}
+    for name in names:
+        row = {
+            "cpu_ms": percentile(cpu[name], 50),
+            "cpu_p25_ms": percentile(cpu[name], 25),
+            "cpu_p75_ms": percentile(cpu[name], 75),
+            "wall_ms": percentile(wall[name], 50),
+            "ratio": percentile(ratios[name], 50),
+            "ratio_p25": percentile(ratios[name], 25),
+            "ratio_p75": percentile(ratios[name], 75),
+        }
+        if ratios_alone is not None:
+            row["ratio_alone"] = percentile(ratios_alone[name], 50)
+        row["queries"] = queries[name]
+        summary[name] = row
+    return summary
+
+
+def json_main(prog: str, run: Callable, *, repeat: int, argv=None) -> int:
+    """A side-by-side bench run as a command: `--out FILE [--repeat N]`, the result as JSON."""
+    import argparse
+    import json
+
+    from bench.djangoside import setup
+
+    parser = argparse.ArgumentParser(prog=prog)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--repeat", type=int, default=repeat)
+    args = parser.parse_args(argv)
+    setup()
+    with open(args.out, "w") as out:
+        json.dump(run(args), out, default=str)
+    return 0
