@@ -10,6 +10,9 @@ computed before the transaction that stores them.
 
 from __future__ import annotations
 
+import time
+import types
+
 import pytest
 from django.db import connection
 from django.utils import timezone
@@ -182,18 +185,28 @@ def test_a_students_draw_loop_is_cut_short_by_its_deadline(course, student, monk
     quiz = QuizFactory(course=course)
     QuizItemFactory(quiz=quiz, template=template, position=1)
     monkeypatch.setattr(questions, "STUDENT_DRAW_SECONDS", 0.3)
+    # The clock the deadline reads is the test's own: each parameter drawn costs 0.1 s of it,
+    # so the count below does not depend on how fast this machine computes (a fast CI machine
+    # fitted ten real draws into 0.3 s).
+    clock = [0.0]
+    fake_time = types.SimpleNamespace(**vars(time))
+    fake_time.monotonic = lambda: clock[0]
+    monkeypatch.setattr(variants, "time", fake_time)
+    monkeypatch.setattr(questions, "time", fake_time)
     draws = []
     real = variants._draw
 
     def counted(*args, **kwargs):
         draws.append(1)
+        clock[0] += 0.1
         return real(*args, **kwargs)
 
     monkeypatch.setattr(variants, "_draw", counted)
     with pytest.raises(QuizRuleError, match="could not be generated"):
         attempts.start_attempt(quiz=quiz, student=student, now=timezone.now())
-    # Two parameters a draw; the deadline stopped the loop after a few draws, not forty.
-    assert len(draws) < 2 * 10
+    # Two parameters a draw at 0.1 s each: the first draw ends at 0.2 s, the second at 0.4 s,
+    # past the 0.3 s budget, so the loop stops after two draws of its forty.
+    assert len(draws) == 2 * 2
 
 
 @pytest.mark.django_db
