@@ -1,7 +1,8 @@
 """The eighth pass's book-wide fixes (book-r; docs/review.md, "Eighth pass: number formatting,
 the L2 label, chapter-driven sources, chapters 04-05"): the one rule for digits as the chapters
-print it and the L2 bandwidth labelled with the part it was measured on. Each test fails on the
-tree before the pass."""
+print it, the L2 bandwidth labelled with the part it was measured on, each chapter's "Sources"
+holding the sources of what it prints and draws, and chapters 04 and 05's style findings.
+Each test fails on the tree before the pass."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import re
 
 import pytest
 
-from content.physics import accelerator, memory_hierarchy
-from tests.courseware.book_text import chapter_texts, q
+from content.physics import accelerator, memory_hierarchy, source
+from courseware.rendering import render_chapter_text
+from tests.courseware.book_text import BOOK, chapter_texts, q
 
 H100 = accelerator("H100")
 
@@ -91,3 +93,55 @@ def test_a_measured_on_entry_must_give_the_figure_it_names():
             sources={"latency": "rrze-gpu-benches"},
             measured_on={"bandwidth": "h200"},
         )
+
+
+# ---- sources lists, chapter-driven (F-10) ------------------------------------------------
+
+
+def _listed(name: str) -> list[str]:
+    html = str(render_chapter_text((BOOK / name).read_text(), source=name).html)
+    block = html.split('class="catalog-sources"', 1)[1].split("</ul>", 1)[0]
+    return re.findall(r"<li>(?:<a [^>]*>)?([^<]+)", block)
+
+
+def _figure_sources(name: str) -> set[str]:
+    html = str(render_chapter_text((BOOK / name).read_text(), source=name).html)
+    html = html.split('class="catalog-sources"', 1)[0]
+    found = set()
+    for block in re.findall(r'class="figure-sources".*?</(?:ul|p)>', html, re.S):
+        found.update(re.findall(r"<a [^>]*>([^<]+)</a>", block))
+    return found
+
+
+@pytest.mark.parametrize("key", ["google-bf16", "ieee-754", "nv-ada", "cuda-guide-cc"])
+def test_f10_chapter_03_lists_no_source_it_does_not_use(key):
+    title = source(key).title
+    assert title not in _listed("03-inference.md")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "00-intro.md",
+        "01-gpus.md",
+        "02-roofline.md",
+        "03-inference.md",
+        "04-precision.md",
+        "05-interconnect.md",
+    ],
+)
+def test_f10_a_chapters_list_holds_every_source_its_figures_draw_from(name):
+    listed = set(_listed(name))
+    assert _figure_sources(name) <= listed
+    assert len(listed) == len(_listed(name))  # each once
+
+
+def test_f10_a_field_read_cites_that_fields_source_alone():
+    from content.expressions.live import render_live
+
+    found = render_live('{{ accelerator("H100").memory_bandwidth | B/s }}').citations
+    assert [s.key for s in found] == [H100.source_key("memory_bandwidth")]
+    found = render_live('{{ accelerator("H100").name | text }}').citations
+    assert found == ()
+    found = render_live('{{ accelerator("H100").peak("bf16") | FLOP/s }}').citations
+    assert [s.key for s in found] == [H100.source_key("peak_flops.bf16")]
