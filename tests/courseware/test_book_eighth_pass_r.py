@@ -145,3 +145,56 @@ def test_f10_a_field_read_cites_that_fields_source_alone():
     assert found == ()
     found = render_live('{{ accelerator("H100").peak("bf16") | FLOP/s }}').citations
     assert [s.key for s in found] == [H100.source_key("peak_flops.bf16")]
+
+
+# ---- chapters 04 and 05 (F-14, F-15, F-17, F-20, F-21) -----------------------------------
+
+
+@pytest.fixture(scope="module")
+def later():
+    return chapter_texts(["04-precision.md", "05-interconnect.md"])
+
+
+def _main(t: str) -> str:
+    return t.split("Reference:", 1)[0]
+
+
+def test_f14_the_napkin_compares_deployable_servers_only(later):
+    t = later["04-precision.md"]
+    napkin = t.split("The napkin: what a million tokens costs", 1)[1].split("By the numbers", 1)[0]
+    assert "bf16 weights and cache, H100 2 " not in napkin and "foil" not in napkin
+    assert "bf16 weights and cache, H100 4 " in napkin
+
+
+def test_f15_the_accuracy_section_rests_on_the_running_model_and_kurtics_rules(later):
+    t = later["04-precision.md"]
+    main = _main(t)
+    section = main.split("What accuracy it costs", 1)[1].split("Eight-bit arithmetic", 1)[0]
+    assert "Their 70B model is Llama-3.1-70B, ours with the same shape" in section
+    assert "OPT-175B 8.34" not in section  # the papers' table is in the reference section
+    reference = t.split("Reference: accuracy measured by the methods' papers", 1)[1]
+    assert "GPTQ 4 / 16 OPT-175B 8.34 8.37 +0.03" in reference
+    # QuaRot's loss is quoted live in the main text: 3.79 - 3.32 on Llama-2-70B
+    assert "gives up 0.5 of perplexity on Llama-2-70B" in section
+
+
+def test_f20_the_moe_main_line_keeps_the_argument_and_the_time_budget(later):
+    t = later["05-interconnect.md"]
+    section = _main(t).split("Serving large mixture-of-experts models", 1)[1]
+    section = section.split("The napkin: our model across GPUs", 1)[0]
+    assert "The argument of this section fits in three sentences." in section
+    assert "per decode pass time all-to-all, bandwidth-bound" in section
+    assert "attention split (tensor × groups)" not in section  # the units' table moved
+    assert "Its service statistics let us check the arithmetic" not in section
+    reference = t.split("Reference: DeepSeek-V3's deployment", 1)[1]
+    assert "decode, 2024 40 320 4-way tensor × 80 1 64 GPUs " in reference
+    assert "Its service statistics let us check the arithmetic" in reference
+
+
+def test_f21_the_mi300x_paragraph_is_per_pair_and_the_note_says_why_the_mesh_matters(later):
+    t = later["05-interconnect.md"]
+    wires = t.split("The wires: NVLink, PCIe and InfiniBand", 1)[1].split("Beside an H100", 1)[0]
+    pair = q(448e9 / 7, "B/s")
+    assert f"so one pair of GPUs talks at {pair} per direction" in wires
+    assert "all eight GPUs together get" not in wires
+    assert "one ring sends to one neighbour at a time and so runs at one link's rate" in t
