@@ -109,7 +109,7 @@ def test_e14_question_5_uses_the_roofline_chapters_symbols_as_a_block_formula():
     source = _source("01-gpus.md")
     answer = source.split("5. A thread block computes a 128 × 256 tile", 1)[1]
     answer = answer.split("\n6. ", 1)[0]
-    assert r"$$I = \frac{2\, t_m t_n}{(t_m + t_n)\, s}" in answer
+    assert r"$$I = \frac{2\, t_m t_n}{(t_m + t_n)\, s}$$" in answer
     assert "(t_m + t_n)\\,b)" not in answer and "reuse $r$" not in answer
 
 
