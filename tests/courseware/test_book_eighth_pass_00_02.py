@@ -88,7 +88,7 @@ def test_e5_the_introduction_states_the_forecast_in_one_paragraph_and_points_to_
     assert len(paragraphs) == 1
     assert "(/chapters/gpus/#napkin)" in prose
     rendered = text["00-intro.md"]
-    for moved in ("1928", "power-capped", "one program, one model", "first estimate"):
+    for moved in ("1,928", "power-capped", "one program, one model", "first estimate"):
         assert moved not in rendered, moved
     # The check moved to chapter 01's napkin, where every part of the recipe has been derived.
     napkin = text["01-gpus.md"].split("The napkin: one token through the chip", 1)[1]

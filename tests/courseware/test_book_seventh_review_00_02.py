@@ -79,10 +79,10 @@ def test_e1_the_batch_check_makes_the_batch_forecast_a_range(text):
     assert fast == pytest.approx(0.086, abs=1e-3) and slow == pytest.approx(0.095, abs=1e-3)
     assert physics.decode_batch_check() == pytest.approx((fast, -slow))
     claim = f"{_pct(fast)} below the recipe and {_pct(slow)} above the forecast"
-    assert "1928 tokens/s" in text["02-roofline.md"] and claim in text["02-roofline.md"]
+    assert "1,928 tokens/s" in text["02-roofline.md"] and claim in text["02-roofline.md"]
     # Eighth pass (E-5): the batch check is the roofline napkin's alone; chapter 01's napkin says
     # the check is one measurement and points there.
-    assert "1928" not in text["00-intro.md"]
+    assert "1,928" not in text["00-intro.md"] and "1928" not in text["00-intro.md"]
     gpus = text["01-gpus.md"]
     assert "it rests on one measurement: one program, one model, one A100, one sequence" in gpus
     assert "at batch it does not hold as a point, and the roofline chapter's napkin" in gpus
