@@ -222,7 +222,8 @@ def test_3_2_chunking_moves_the_cost_to_the_newcomers_first_token(text):
     part = physics.accelerator("H100")
     batch = full_batch()  # the chapter's one operating point (eighth pass, F-7)
     read = decode_weights("llama-3-8b", 2) + batch * 2500 * 131072
-    chunk = math.floor(read / part.memory_bandwidth * part.peak("bf16") / (2 * decode_weights("llama-3-8b", 1)) - batch)
+    per_token = 2 * decode_weights("llama-3-8b", 1)  # FLOPs of one token's pass
+    chunk = math.floor(read / part.memory_bandwidth * part.peak("bf16") / per_token - batch)
     total = 0.0
     for i in range(math.ceil(2000 / chunk)):  # 2,000 tokens in chunks of the free size
         piece = min(chunk, 2000 - chunk * i)
