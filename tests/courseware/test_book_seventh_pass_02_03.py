@@ -161,6 +161,8 @@ def test_d03_9_the_pass_picture_draws_the_overlap_the_text_computes():
     html = pass_time_html()
     assert "35 ms" in html and "22 ms" in html and "arithmetic, overlapped" in html
     assert f"+ {prompts} prompt tokens, not overlapped" in html and "512" not in html
+    # a 35 ms bar gets ticks every 10 ms: at 5 ms, "30 ms" and "35 ms" overlapped at 1280 px
+    assert ">10 ms<" in html and ">40 ms<" in html and ">5 ms<" not in html
 
 
 def test_d03_9_the_bill_picture_prices_prompts_three_ways():
