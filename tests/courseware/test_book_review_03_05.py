@@ -90,7 +90,7 @@ def test_g03_m1_the_bill_names_its_prefill_assumption_and_the_colocated_cost(tex
     assert needed < free  # the verdict the text prints
     # The book prints the count as a whole number; since the eighth pass (F-7) the chunked-
     # prefill section counts the slack at the operating point and the cost section cites it.
-    assert f"long enough for the tensor cores to process {round(free)} more tokens" in t
+    assert f"long enough for the tensor cores to process {round(free):,} more tokens" in t
     assert f"the server must prefill {format_number(needed, 3)} prompt tokens per pass" in t
     # The chunk's slack and the bill both charge the bytes a decode pass reads.
     decode_time = (DECODE8 + KV8 * 2 * 2500 * batch) / BANDWIDTH
