@@ -77,7 +77,7 @@ def test_f7_the_exercise_on_chunking_runs_at_the_operating_point(text):
     step = _pass(batch)
     free = math.floor(step * H100_PEAK / (2 * L8_MATMUL) - batch)
     assert f"Our engine runs its full batch of {batch} conversations at 2,500 tokens" in text
-    assert f"which the tensor cores could fill with {free} more tokens" in text
+    assert f"which the tensor cores could fill with {free:,} more tokens" in text
 
 
 def test_f9_the_stream_caveat_is_one_sentence_where_the_number_is(text):
