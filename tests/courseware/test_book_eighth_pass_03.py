@@ -51,6 +51,13 @@ def test_f7_the_running_example_states_its_one_operating_point_up_front(text):
     assert "64 sequences" not in main and "64 conversations" not in main
 
 
+def test_f7_the_takeaways_carry_the_operating_point(text):
+    batch = _batch()
+    critical = 2 * H100_PEAK / H100_BW / 2  # R · s / 2 with s = 2 bytes
+    share = round(100 * batch / critical)
+    assert f"Our H100 holds {batch} conversations of 2,500 tokens, {share}% of the critical" in text
+
+
 def test_f7_every_section_works_at_that_batch(text):
     batch, main = _batch(), _main(text)
     step = _pass(batch)
