@@ -198,3 +198,15 @@ def test_f21_the_mi300x_paragraph_is_per_pair_and_the_note_says_why_the_mesh_mat
     assert f"so one pair of GPUs talks at {pair} per direction" in wires
     assert "all eight GPUs together get" not in wires
     assert "one ring sends to one neighbour at a time and so runs at one link's rate" in t
+
+
+def test_an_explicit_sig_is_the_authors_rounding_of_whole_digits_too():
+    # Without sig a derived value keeps its whole digits (4096/3 is 1,365); an author's sig=2
+    # beside "about" rounds them ("about 9,500 tokens", not "about 9,451 tokens").
+    from content.expressions.live import render_live
+
+    assert render_live("{{ 4096 / 3 }}").text == "1,365"
+    assert render_live("about {{ 9451.3 | sig=2 }} tokens").text == "about 9,500 tokens"
+    assert render_live("{{ 9451.3 | tokens | sig=2 }}").text == "9,500 tokens"
+    assert render_live("{{ 15873.2 | FLOP/B | sig=3 }}").text == "15,900 FLOP/byte"
+    assert render_live("{{ 1024 | sig=2 }}").text == "1,024"  # an exact count stays exact
