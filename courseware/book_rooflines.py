@@ -156,8 +156,9 @@ def block_roofline_html() -> SafeString:
         f"{BLOCK_CONTEXT:,} tokens of context. Batching moves the projections right along the "
         f"slope; decode attention stays at one FLOP per byte at every batch. Prefill's projections "
         f"pass the ridge. Its causal attention, about N ÷ 4 FLOPs per byte while L2 catches the "
-        f"re-reads of keys and values, sits at the ridge at {BLOCK_CONTEXT:,} tokens and passes "
-        f"it from about {format_number(4 * ridge_point(ACCELERATOR, 'bf16'), 2)} tokens (read "
+        f"re-reads of keys and values, sits just below the ridge at {BLOCK_CONTEXT:,} tokens "
+        f"(at the rates kernels achieve, its arithmetic is the limit) and passes it from about "
+        f"{format_number(4 * ridge_point(ACCELERATOR, 'bf16'), 2, approx=True)} tokens (read "
         f"again from HBM, it sits further below).",
         figure_sources(*_part_sources("bf16"), model(INTRO_MODEL)),
     )

@@ -14,7 +14,7 @@ without the value labels.  Units are SI: intensity in FLOP/byte, rates in FLOP/s
 Two lighter lines add what the single roof leaves out: the lower flat ceiling of the ordinary
 fp32 lanes, under which elementwise work and softmax run (drawn when the format's peak is a
 tensor-core rate above it), and the slope of the L2 cache where the catalog has a measured L2
-bandwidth (a working set that fits in L2 sees that steeper slope and a ridge further left).
+bandwidth (a working set that fits in L2 sees that higher line and a ridge further left).
 """
 
 from __future__ import annotations
@@ -428,7 +428,8 @@ def _context(
                 for name, f in chart.ceilings
             )
             + "".join(
-                f" A steeper slope marks the {name} cache at {format_quantity(b, 'B/s')}."
+                f" A higher line of the same slope marks the {name} cache at "
+                f"{format_quantity(b, 'B/s')}."
                 for name, b in chart.slopes
             )
             + "".join(

@@ -81,9 +81,10 @@ def test_c02_1_the_worked_example_counts_causal_flops(text):
     intensity = causal / _l2_bytes(N)
     assert intensity == pytest.approx(256.25)
     assert intensity < H100_RIDGE
+    # Eighth review (G-14): just below the datasheet's ridge, not "memory-bound, by a hair".
     assert (
-        f"at {format_number(intensity, 3)} FLOP/byte against {H100_RIDGE:.0f} it is still "
-        "memory-bound, by a hair" in roofline
+        f"sits just below the datasheet's ridge: {format_number(intensity, 3)} FLOP/byte against "
+        f"{H100_RIDGE:.0f}." in roofline
     )
     assert "prefill attention moves under the compute roof" not in roofline
 
@@ -94,11 +95,12 @@ def test_c02_1_the_crossing_is_where_the_causal_count_passes_the_ridge(text):
     printed = 4 * H100_RIDGE
     assert abs(crossing - printed) / crossing < 0.02  # N/4 for (N + 1)/4: 1,181 against 1,181.4
     assert (
-        f"passes under the compute roof only from about {format_number(printed, 2)} tokens"
-        in roofline
+        f"passes under the compute roof only from about {format_number(printed, 2, approx=True)} "
+        "tokens" in roofline
     )
-    # the one rule for digits (eighth pass): every whole digit, 1,181, not "1,200"
-    assert format_number(printed, 2) == "1,181"
+    # An author's sig=2 rounds whole digits ("about 1,200"), and the caption says the same
+    # (eighth review, G-20: one number for one thing).
+    assert format_number(printed, 2, approx=True) == "1,200"
 
 
 def test_c02_1_the_block_table_row_and_the_chart_use_the_causal_count(text):
@@ -110,9 +112,11 @@ def test_c02_1_the_block_table_row_and_the_chart_use_the_causal_count(text):
     )
     assert row in roofline
     assert q(nbytes / H100_PEAK, "s") == "10 µs"  # 17.4 µs with the non-causal count
-    assert "causal attention sits at the ridge (past it only for longer prompts)" in roofline
+    assert "causal attention sits just below the datasheet's ridge, yet at the rates" in roofline
     assert "its causal attention, about N ÷ 4 FLOPs per byte" in roofline.replace("Its", "its")
-    assert f"passes it from about {format_number(4 * H100_RIDGE, 2)} tokens" in roofline
+    assert (
+        f"passes it from about {format_number(4 * H100_RIDGE, 2, approx=True)} tokens" in roofline
+    )
 
 
 # ---- The quick imprecise items: C00-3, C00-5, C00-9, C01-5, C01-6 ------------------------------

@@ -161,7 +161,7 @@ def test_square_matmuls_are_labelled_as_one_series_on_the_chart():
 
 def test_the_fp32_lanes_and_the_l2_cache_are_drawn_as_lighter_lines():
     # The review's 02-S3: elementwise kernels run under the lanes' lower ceiling, and a working
-    # set that fits in L2 sees a steeper slope.
+    # set that fits in L2 sees a higher line of the same slope.
     chart = roofline("H100", "bf16")
     assert chart.ceilings == (("fp32 lanes", 67e12),)
     assert chart.slopes == (("L2 (H200)", 10e12),)  # F-6: measured on the H200
