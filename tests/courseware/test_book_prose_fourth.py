@@ -44,7 +44,7 @@ def test_p05_2_the_moe_section_opens_on_its_thread_and_budgets_the_pass_in_a_tab
 def test_p00_5_the_ridge_section_is_titled_by_its_rule_and_p00_4_splits_the_two_levers():
     text = _text(_html("00-intro.md"))
     assert "Compute outran bandwidth" not in text
-    assert "Every chip needs over a hundred FLOPs per byte" in text
+    assert "Every accelerator's tensor units need over a hundred FLOPs per byte" in text
     assert "The trend is not a law of every generation" not in text
     assert "Batching raises the FLOPs per byte." in text
     assert "A mixture of experts reads fewer bytes, at the same ratio." in text
@@ -54,7 +54,7 @@ def test_p02_9_one_block_opens_on_what_it_shows_and_keeps_its_scope_in_a_note():
     html = _html("02-roofline.md")
     section = html.split('id="one-block"')[1].split('id="napkin"')[0]
     opening = _text(section.split("block-roofline")[0])
-    assert "The block holds all three regimes of this chapter" in opening
+    assert "The block holds three operating points (decode at batch 1 and 64, prefill)" in opening
     assert "elementwise kernels" not in opening
     # C02-3 (sixth review): the note counts them, per token and for the prompt.
     assert (

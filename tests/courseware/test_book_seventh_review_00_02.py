@@ -117,7 +117,7 @@ def test_e16_prefill_attention_is_forecast_at_flashattention2s_rate(text):
     flops = 4 * 1024 * 1025 / 2 * 128 * 32  # causal, one layer
     forecast = flops / FA2_H100
     assert 25e-6 < forecast < 27e-6
-    block = roofline.split("One block on the roofline")[1].split("Three regimes in one")[0]
+    block = roofline.split("One block on the roofline")[1].split("Three operating points in one")[0]
     assert f"prefill 1024 attention {q(flops, 'FLOP')} {q(4 * 1024 * 128 * 2 * 32, 'B')}" in block
     floor = 4 * 1024 * 128 * 2 * 32 / 3.35e12  # Q, K, V and O once, at the datasheet bandwidth
     assert block.rstrip().endswith(f"256 FLOP/byte {q(floor, 's')} {q(forecast, 's')}")

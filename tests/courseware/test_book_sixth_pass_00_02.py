@@ -224,7 +224,7 @@ def test_a02_9_the_running_example_keeps_its_1024_tokens(text):
     time = minimum / H100.memory_bandwidth
     row = f"{q(minimum, 'B')} {format_number(flops / minimum, 3)} memory, {q(time, 's')}"
     assert row in body
-    block = _between(roofline, "One block on the roofline", "Three regimes in one block")
+    block = _between(roofline, "One block on the roofline", "Three operating points in one block")
     assert q(time, "s") in block
 
 
@@ -273,7 +273,7 @@ def test_a02_6_the_block_chart_and_its_table_round_one_point_alike(text):
     # One rounding for chart and table, and the eighth pass's rule (E-19): an exact integer,
     # b = N = 1024, prints in full in both.
     assert "1,024 FLOP/byte" in html and "64 FLOP/byte" in html
-    table = _between(text["02-roofline.md"], "One block on the roofline", "Three regimes in one")
+    table = _between(text["02-roofline.md"], "One block on the roofline", "Three operating points in one")
     assert "prefill 1024 projections, MLP" in table
     assert "1020 FLOP/byte" not in table and table.count("1,024 FLOP/byte") >= 2
 
@@ -291,7 +291,7 @@ def test_a02_7_the_napkin_budgets_with_the_checked_forecast(text):
     rule = (LLAMA7_BYTES + kv) / H100.memory_bandwidth / FRACTION
     assert recipe * error < rule
     assert "rougher rule" not in napkin and q(rule, "s") not in napkin
-    assert "forecast, the same the introduction and the GPUs chapter quote" in napkin
+    assert "forecast, as in the earlier chapters" in napkin
 
 
 def test_a02_8_p02_10_the_bound_is_a_note_and_the_fractions_live_in_the_forecast_table(text):
