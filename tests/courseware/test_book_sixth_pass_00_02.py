@@ -273,7 +273,8 @@ def test_a02_6_the_block_chart_and_its_table_round_one_point_alike(text):
     # One rounding for chart and table, and the eighth pass's rule (E-19): an exact integer,
     # b = N = 1024, prints in full in both.
     assert "1,024 FLOP/byte" in html and "64 FLOP/byte" in html
-    table = _between(text["02-roofline.md"], "One block on the roofline", "Three operating points in one")
+    roofline = text["02-roofline.md"]
+    table = _between(roofline, "One block on the roofline", "Three operating points in one")
     assert "prefill 1024 projections, MLP" in table
     assert "1020 FLOP/byte" not in table and table.count("1,024 FLOP/byte") >= 2
 
