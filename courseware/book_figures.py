@@ -1,8 +1,9 @@
 """Figures of chapters 03 and 04, each computed from ``content.physics`` when the page renders.
 
 ``serving_roofline_html()``: chapter 03's running example (Llama-3-8B in bf16 on an H100) on
-the roofline, decode at batch 1, 64 and the critical batch, a batch of 64 that also reads its
-KV caches, and one 2,000-token prefill.  Each point's intensity is its FLOPs over the bytes it
+the roofline, decode at batch 1, at the batch its memory holds (the chapter's one operating
+point) and at the critical batch, that batch again reading its KV caches, and one 2,000-token
+prefill.  Each point's intensity is its FLOPs over the bytes it
 reads (weights, plus caches where named), as the chapter computes them; the chart and its table
 are the roofline chart's own (``courseware.charts``).
 
@@ -15,6 +16,9 @@ the chapter's live expressions).
 """
 
 from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
@@ -29,6 +33,7 @@ from content.physics import (
     format_number,
     forward_flops_per_token,
     kv_cache_bytes,
+    max_batch_for_memory,
     memory_hierarchy,
     model,
     source,
@@ -57,7 +62,26 @@ def figure_sources(*found) -> list[Source]:
     return out
 
 
+# The sources every figure drawn inside ``recording_figure_sources`` listed: the chapter's
+# "Sources" holds them beside its text's (F-10: the figures' figures are the chapter's too).
+_DRAWN: ContextVar[list[Source] | None] = ContextVar("figure_sources_drawn", default=None)
+
+
+@contextmanager
+def recording_figure_sources():
+    """Collect the sources of the figures drawn in the block, in order, each once."""
+    drawn: list[Source] = []
+    token = _DRAWN.set(drawn)
+    try:
+        yield drawn
+    finally:
+        _DRAWN.reset(token)
+
+
 def sources_html(found: list[Source]) -> SafeString:
+    drawn = _DRAWN.get()
+    if drawn is not None:
+        drawn.extend(s for s in dict.fromkeys(found) if s not in drawn)
     return render_to_string("courseware/_figure_sources.html", {"sources": found})
 
 
@@ -80,17 +104,20 @@ def serving_points() -> list[tuple[str, float, None]]:
     flops = forward_flops_per_token(MODEL)
     weights = decode_weight_bytes(MODEL, DTYPE)
     critical = int(critical_batch_size(ACCELERATOR, DTYPE))
+    # The chapter's one operating point (eighth pass, F-7): as many conversations as memory holds.
+    batch = max_batch_for_memory(MODEL, ACCELERATOR, DTYPE, CONTEXT)
     points = [
-        (f"decode, batch {b}", arithmetic_intensity(flops * b, weights)) for b in (1, 64, critical)
+        (f"decode, batch {b}", arithmetic_intensity(flops * b, weights))
+        for b in (1, batch, critical)
     ]
-    caches = kv_cache_bytes(MODEL, CONTEXT, DTYPE, 64)
+    caches = kv_cache_bytes(MODEL, CONTEXT, DTYPE, batch)
     # With the caches come their FLOPs: each cached token's scores and weighted values (sixth
     # review, D03-7), so the point is the whole pass's FLOPs over the whole pass's bytes.
-    attention = attention_flops(MODEL, 1, CONTEXT, 64)
+    attention = attention_flops(MODEL, 1, CONTEXT, batch)
     points.append(
         (
-            f"decode, batch 64 at {CONTEXT:,} tokens",
-            arithmetic_intensity(flops * 64 + attention, weights + caches),
+            f"decode, batch {batch} at {CONTEXT:,} tokens",
+            arithmetic_intensity(flops * batch + attention, weights + caches),
         )
     )
     points.append(

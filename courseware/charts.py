@@ -43,7 +43,14 @@ from content.physics import (
     ridge_point,
     weights_bytes,
 )
-from courseware.chart_labels import _CHAR_WIDTH, _LABEL_HEIGHT, free_spot, inside, label_box
+from courseware.chart_labels import (
+    _CHAR_WIDTH,
+    _LABEL_HEIGHT,
+    free_spot,
+    inside,
+    label_box,
+    measured_name,
+)
 from courseware.chart_labels import crosses as _crosses
 from courseware.chart_labels import leader as leader_line
 from courseware.chart_labels import overlaps as _overlaps
@@ -108,11 +115,12 @@ def _lower_ceilings(part, fmt) -> tuple[tuple[str, float], ...]:
 
 
 def _faster_slopes(part) -> tuple[tuple[str, float], ...]:
-    """The L2 cache's slope, where the catalog has a measured L2 bandwidth."""
+    """The L2 cache's slope, where the catalog has a measured L2 bandwidth, labelled with the
+    part it was measured on when that is another one ("L2 (H200)")."""
     l2 = memory_hierarchy(part)[2]
     if l2.bandwidth is None or not l2.bandwidth > part.memory_bandwidth:
         return ()
-    return (("L2", l2.bandwidth),)
+    return ((measured_name("L2", l2), l2.bandwidth),)
 
 
 def example_kernels(acc, dt) -> list[tuple[str, float, float]]:
@@ -296,6 +304,7 @@ def _context(
     x_range: tuple[float, float] | None = None,
     y_range: tuple[float, float] | None = None,
     values: bool = True,
+    bounds: bool = True,
     width: int = WIDTH,
     height: int = HEIGHT,
     numbered: bool = False,
@@ -303,7 +312,9 @@ def _context(
 ) -> dict:
     """What the chart's template draws.  ``x_range``/``y_range`` fix the axes (the decades
     holding them) instead of fitting them to the points; ``values=False`` leaves the peak, the
-    bandwidth and the ridge point unlabelled (a question asks for one of them).  ``numbered``
+    bandwidth and the ridge point unlabelled (a question asks for one of them); ``bounds=False``
+    draws every point alike and leaves "memory-bound" out of the description (a question asks
+    which side of the ridge a point is on).  ``numbered``
     labels each point with its number, left to right, and returns the ``key`` of numbers to
     labels (the phone's drawing of a book figure, whose labels would not fit beside the
     points)."""
@@ -326,6 +337,8 @@ def _context(
             "x": x_axis(p.intensity),
             "y": y_axis(p.flops),
             "memory_bound": p.memory_bound,
+            # drawn alike: a diamond, neither the square nor the circle the book's legend names
+            "shape": ("square" if p.memory_bound else "circle") if bounds else "diamond",
             "example": p.example,
         }
         for p, label in zip(chart.points, _chart_labels(chart.points), strict=True)
@@ -384,7 +397,7 @@ def _context(
             "y": round(y0 + (y1 - y0) * along - 8, 1),
             "angle": angle,
         }
-        text = f"{name}: {format_quantity(bandwidth, 'B/s')}" + ("" if compact else " (measured)")
+        text = f"{name}: {format_quantity(bandwidth, 'B/s')}"
         slopes.append({"points": f"{x0},{y0} {x1},{y1}", "label": text, "at": at})
         reserved += _along(at, len(text) * _CHAR_WIDTH)
     ridge_line = ((ridge_x, roof_y), (ridge_x, plot_bottom))
@@ -420,8 +433,8 @@ def _context(
             )
             + "".join(
                 f"{' ' if i == 0 else '; '}{p.label}: {format_quantity(p.intensity, 'FLOP/B')}, "
-                f"{format_quantity(p.flops, 'FLOP/s')}, "
-                f"{'memory' if p.memory_bound else 'compute'}-bound"
+                f"{format_quantity(p.flops, 'FLOP/s')}"
+                + (f", {'memory' if p.memory_bound else 'compute'}-bound" if bounds else "")
                 for i, p in enumerate(chart.points)
             )
             + ("." if chart.points else "")
@@ -591,6 +604,7 @@ def roofline_chart_html(
     x_range: tuple[float, float] | None = None,
     y_range: tuple[float, float] | None = None,
     values: bool = True,
+    bounds: bool = True,
     compact: bool = False,
 ) -> SafeString:
     """``chart`` (from ``roofline_of``) as an inline SVG, on fixed axes if given; ``compact``
@@ -602,6 +616,7 @@ def roofline_chart_html(
         x_range=x_range,
         y_range=y_range,
         values=values,
+        bounds=bounds,
         width=size[0],
         height=size[1],
     )

@@ -119,8 +119,9 @@ def format_value(
 ) -> str:
     """Write ``value`` as ``fmt`` asks; raise ValueError or TypeError when it cannot.
 
-    Numbers of five or more whole digits are grouped in threes ("81,559"); ``group=False``
-    leaves the bare digits (for text a parser reads back, such as a formula answer)."""
+    Numbers of four or more whole digits are grouped in threes ("1,024", "81,559"), except a
+    value that says it is a label (``grouped = False``: a year); ``group=False`` leaves the bare
+    digits (for text a parser reads back, such as a formula answer)."""
     if fmt.mode in ("table", "aligned") or _is_explanation(value):
         if in_math:
             raise ValueError("a worked explanation is a block: put it on its own line, not in math")
@@ -134,8 +135,14 @@ def format_value(
         raise ValueError(f"the value is not finite ({value})")
     format_number, format_quantity = _formatters(names)
     sig = fmt.sig or 3
+    group = group and getattr(value, "grouped", True)
     if fmt.mode == "quantity":
-        text = format_quantity(value, fmt.unit, sig=sig, approx=fmt.approx, fixed=fmt.fixed)
+        # An explicit sig=N is the author's rounding, whole digits included ("9,500 tokens");
+        # without it a whole part keeps every digit (1,365, not 1,370)
+        rounding = {"round_whole": True} if fmt.sig is not None and not fmt.approx else {}
+        text = format_quantity(
+            value, fmt.unit, sig=sig, approx=fmt.approx, fixed=fmt.fixed, **rounding
+        )
         text = text if group else _ungrouped(text)
         if in_math:
             return _math_quantity(text)
@@ -149,8 +156,11 @@ def format_value(
         # Ratios below ten read best with one decimal ("8.0×"), as the book writes them.
         digits = fmt.sig or (2 if abs(value) < 10 else 3)
         text = format_number(value, digits) + ("\\times" if in_math else "×")
+    elif fmt.approx:
+        # "About": the one place a large whole part is rounded (~15,900, not ~15,873).
+        text = format_number(value, sig, approx=True)
     else:
-        text = format_number(value, sig)
+        text = format_number(value, sig, **({"approx": True} if fmt.sig is not None else {}))
     text = _grouped(text) if group else _ungrouped(text)
     if in_math:
         text = math_separators(text)

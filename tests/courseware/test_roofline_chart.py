@@ -164,10 +164,10 @@ def test_the_fp32_lanes_and_the_l2_cache_are_drawn_as_lighter_lines():
     # set that fits in L2 sees a steeper slope.
     chart = roofline("H100", "bf16")
     assert chart.ceilings == (("fp32 lanes", 67e12),)
-    assert chart.slopes == (("L2", 10e12),)
+    assert chart.slopes == (("L2 (H200)", 10e12),)  # F-6: measured on the H200
     svg = roofline_svg("H100", "bf16")
     assert 'class="secondary-roof"' in svg
-    assert "fp32 lanes: 67 TFLOP/s" in svg and "L2: 10 TB/s (measured)" in svg
+    assert "fp32 lanes: 67 TFLOP/s" in svg and "L2 (H200): 10 TB/s" in svg
     assert "A lower ceiling marks the fp32 lanes at 67 TFLOP/s." in svg
     # In fp32 the lanes are the roof; a part without a measured L2 gets no slope.
     assert roofline("H100", "fp32").ceilings == ()
@@ -215,7 +215,7 @@ def test_a_compact_chart_is_narrow_with_short_labels_and_the_book_chart_is_uncha
     assert ">3.35 TB/s<" in compact and "memory bandwidth" not in compact
     assert "989 TFLOP/s peak<" in compact and ">ridge 295<" in compact
     wide = roofline_chart_html(chart)
-    assert 'viewBox="0 0 760 460"' in wide and ">1000<" in wide and "exponent" not in wide
+    assert 'viewBox="0 0 760 460"' in wide and ">1,000<" in wide and "exponent" not in wide
     assert "3.35 TB/s memory bandwidth" in wide and "ridge point 295 FLOP/byte" in wide
 
 
