@@ -15,8 +15,13 @@ The section is rendered with unguessable placeholders in their place and the req
 are put in on the way out. An entry that is not what this module wrote (a damaged or foreign
 cache value) is ignored and the section is rendered afresh.
 
-Keep `_block_facts` in step with the section in `templates/quizzes/attempt_detail.html`: a
-value the section reads that is not in the digest would be served stale.
+A fresh section (nothing shown yet but the question and the student's typed text, as on a first
+view) comes from its template version's skeleton instead (`presenters.skeletons`), kept in this
+module's store under keys of its own.
+
+Keep `_block_facts` (and `skeletons._shape` with its slots) in step with the section in
+`templates/quizzes/attempt_detail.html`: a value the section reads that is not in the digest
+would be served stale.
 """
 
 from __future__ import annotations
