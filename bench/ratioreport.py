@@ -265,6 +265,14 @@ about 17 %). Those are per-variant work: the numbers differ between students, so
 can be shared; the next step is to keep what Start already computes of each variant's texts
 (Start renders them to record the catalog entries they read) for its first view, which is
 Start's draw (`engine/variants.py`, `services/questions.py`).
+
+The ratios suite itself on SQLite (`python -m bench.djangoside ratios --quick`, wall time, 6
+blocks × 8 rounds, main then this branch on copies of one prepared database, 06:12-06:17 UTC,
+load average 15-16): the homework first view 22.5× the interleaved floor (block IQR
+14.1–27.9×) and 27.6× the floor alone on main, 11.3× (8.9–14.4×) and 12.0× on this branch, 6
+queries each. On a machine this loaded the wall times are mostly waiting (the floor took 5.4
+and 12.1 ms), so the CPU table above is the one to read; the committed table at the top of
+this section was not rerun for this step.
 """
     return text, targets
 
