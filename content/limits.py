@@ -400,7 +400,7 @@ LIMITS: dict[str, Limits] = {
         check=_explained,
     ),
     "explainable": Limits(),
-    "format_number": Limits(x=ANY_NUMBER, sig=SIG, group=Flag()),
+    "format_number": Limits(x=ANY_NUMBER, sig=SIG, group=Flag(), approx=Flag()),
     "format_quantity": Limits(
         value=ANY_NUMBER, unit=UNIT, sig=SIG, approx=Flag(), fixed=Flag(), group=Flag()
     ),

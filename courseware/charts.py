@@ -296,6 +296,7 @@ def _context(
     x_range: tuple[float, float] | None = None,
     y_range: tuple[float, float] | None = None,
     values: bool = True,
+    bounds: bool = True,
     width: int = WIDTH,
     height: int = HEIGHT,
     numbered: bool = False,
@@ -303,7 +304,9 @@ def _context(
 ) -> dict:
     """What the chart's template draws.  ``x_range``/``y_range`` fix the axes (the decades
     holding them) instead of fitting them to the points; ``values=False`` leaves the peak, the
-    bandwidth and the ridge point unlabelled (a question asks for one of them).  ``numbered``
+    bandwidth and the ridge point unlabelled (a question asks for one of them); ``bounds=False``
+    draws every point alike and leaves "memory-bound" out of the description (a question asks
+    which side of the ridge a point is on).  ``numbered``
     labels each point with its number, left to right, and returns the ``key`` of numbers to
     labels (the phone's drawing of a book figure, whose labels would not fit beside the
     points)."""
@@ -326,6 +329,7 @@ def _context(
             "x": x_axis(p.intensity),
             "y": y_axis(p.flops),
             "memory_bound": p.memory_bound,
+            "shape": ("square" if p.memory_bound else "circle") if bounds else "plain",
             "example": p.example,
         }
         for p, label in zip(chart.points, _chart_labels(chart.points), strict=True)
@@ -420,8 +424,8 @@ def _context(
             )
             + "".join(
                 f"{' ' if i == 0 else '; '}{p.label}: {format_quantity(p.intensity, 'FLOP/B')}, "
-                f"{format_quantity(p.flops, 'FLOP/s')}, "
-                f"{'memory' if p.memory_bound else 'compute'}-bound"
+                f"{format_quantity(p.flops, 'FLOP/s')}"
+                + (f", {'memory' if p.memory_bound else 'compute'}-bound" if bounds else "")
                 for i, p in enumerate(chart.points)
             )
             + ("." if chart.points else "")
@@ -591,6 +595,7 @@ def roofline_chart_html(
     x_range: tuple[float, float] | None = None,
     y_range: tuple[float, float] | None = None,
     values: bool = True,
+    bounds: bool = True,
     compact: bool = False,
 ) -> SafeString:
     """``chart`` (from ``roofline_of``) as an inline SVG, on fixed axes if given; ``compact``
@@ -602,6 +607,7 @@ def roofline_chart_html(
         x_range=x_range,
         y_range=y_range,
         values=values,
+        bounds=bounds,
         width=size[0],
         height=size[1],
     )

@@ -119,8 +119,9 @@ def format_value(
 ) -> str:
     """Write ``value`` as ``fmt`` asks; raise ValueError or TypeError when it cannot.
 
-    Numbers of five or more whole digits are grouped in threes ("81,559"); ``group=False``
-    leaves the bare digits (for text a parser reads back, such as a formula answer)."""
+    Numbers of four or more whole digits are grouped in threes ("1,024", "81,559"), except a
+    value that says it is a label (``grouped = False``: a year); ``group=False`` leaves the bare
+    digits (for text a parser reads back, such as a formula answer)."""
     if fmt.mode in ("table", "aligned") or _is_explanation(value):
         if in_math:
             raise ValueError("a worked explanation is a block: put it on its own line, not in math")
@@ -134,6 +135,7 @@ def format_value(
         raise ValueError(f"the value is not finite ({value})")
     format_number, format_quantity = _formatters(names)
     sig = fmt.sig or 3
+    group = group and getattr(value, "grouped", True)
     if fmt.mode == "quantity":
         text = format_quantity(value, fmt.unit, sig=sig, approx=fmt.approx, fixed=fmt.fixed)
         text = text if group else _ungrouped(text)
@@ -149,6 +151,9 @@ def format_value(
         # Ratios below ten read best with one decimal ("8.0×"), as the book writes them.
         digits = fmt.sig or (2 if abs(value) < 10 else 3)
         text = format_number(value, digits) + ("\\times" if in_math else "×")
+    elif fmt.approx:
+        # "About": the one place a large whole part is rounded (~15,900, not ~15,873).
+        text = format_number(value, sig, approx=True)
     else:
         text = format_number(value, sig)
     text = _grouped(text) if group else _ungrouped(text)

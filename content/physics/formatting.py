@@ -1,15 +1,26 @@
 """How a physical quantity is written for people: "3.35 TB/s", "4.02 ms", "~990 TFLOP/s".
 
-Used by the book, the question prompts and the grader's feedback, so a figure reads the same
-everywhere.  Values come in the SI base of their unit (bytes, seconds, FLOP, ...); an engineer's
-prefix is picked so the number lands in [1, 1000).  Capacities and rates use decimal prefixes.
-Numbers are rounded half-up to ``sig`` significant figures (as the grader rounds) and trailing zeros
-dropped.  A whole part of five or more digits is grouped in threes with commas ("81,559 MiB",
-"15,900 tokens/s"), as careful technical books print them; four digits stay as they are ("4096",
-"5460 FLOP/byte"), where a separator helps no one.  ``group=False`` prints the bare digits, for
-text a machine reads back (a formula answer).  With the commas removed, output parses back with
-the shared registry (``ureg.Quantity``), except dollars and count words, and numbers beyond the
-prefixes, which use "×10ⁿ".  The grader accepts what students copy, with or without commas.
+Used by the book, its charts, the question prompts and the grader's feedback, so a figure reads
+the same everywhere.  Values come in the SI base of their unit (bytes, seconds, FLOP, ...); an
+engineer's prefix is picked so the number lands in [1, 1000).  Capacities and rates use decimal
+prefixes.
+
+The book's one rule for digits, as careful technical books print them:
+
+- An exact integer (a count of tokens, a dimension, an integral FLOP or byte figure) prints in
+  full: 1024 tokens are "1,024", never "1020".
+- Any other value prints at ``sig`` significant figures (3 unless asked), rounded half-up (as the
+  grader rounds), trailing zeros dropped; but a whole part of four or more digits is never
+  rounded into zeros: 4096/3 prints "1,365", not "1,370", so the figure a reader recomputes from
+  the formula is the figure on the page.  (A number meant as "about", ``approx=True``, keeps the
+  rounding and its "~".)
+- A whole part of four or more digits is grouped in threes with commas ("1,024", "81,559 MiB",
+  "14,336"); a year is a label, not a quantity, and never takes one (``Year``).
+
+``group=False`` prints the bare digits, for text a machine reads back (a formula answer).  With the
+commas removed, output parses back with the shared registry (``ureg.Quantity``), except dollars and
+count words, and numbers beyond the prefixes, which use "×10ⁿ".  The grader accepts what students
+copy, with or without commas.
 """
 
 from __future__ import annotations
@@ -60,7 +71,7 @@ _LABELS = {
 _PREFIX_PATTERN = re.compile(r"^(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E|m|µ|μ|u|n|p)?(.+)$")
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 # The whole part of a number written as text: its sign and its digits (before any point).
-_WHOLE_PART = re.compile(r"^([-−~$]?)(\d{5,})(?![\d,])")
+_WHOLE_PART = re.compile(r"^([-−~$]?)(\d{4,})(?![\d,])")
 _BASE_SYMBOLS = {
     "[information]": "B",
     "[time]": "s",
@@ -88,9 +99,19 @@ def _plain(number: Decimal) -> str:
     return "0" if text in ("-0", "0") else text
 
 
+class Year(int):
+    """A calendar year: an integer that prints as its bare digits ("2022", never "2,022"), as a
+    label does.  Arithmetic on it gives plain integers (2022 - 2017 is a count of years)."""
+
+    grouped = False
+
+    def __round__(self, ndigits=None):
+        return self
+
+
 def group_digits(text: str) -> str:
-    """Commas between groups of three in a leading whole part of five or more digits:
-    "81559" -> "81,559", "-123456.5" -> "-123,456.5"; "4096", "3.35×10¹²" are unchanged."""
+    """Commas between groups of three in a leading whole part of four or more digits:
+    "1024" -> "1,024", "-123456.5" -> "-123,456.5"; "512", "3.35×10¹²" are unchanged."""
     return _WHOLE_PART.sub(lambda m: m.group(1) + f"{int(m.group(2)):,}", text, count=1)
 
 
@@ -101,15 +122,28 @@ def _scientific(value: float, sig: int) -> str:
     return f"{mantissa}×10{str(exponent).translate(_SUPERSCRIPT)}"
 
 
-def format_number(x: float, sig: int = 3, *, group: bool = True) -> str:
-    """A number without unit: integers in full ("819,200"), other values rounded to ``sig``
-    significant figures ("295", "4.02", "15,900"), and very large or small ones as "3.35×10¹²".
-    ``group=False`` leaves out the thousands separators ("819200")."""
-    text = _number_text(x, sig)
-    return group_digits(text) if group else text
+def format_number(x: float, sig: int = 3, *, group: bool = True, approx: bool = False) -> str:
+    """A number without unit: integers in full ("819,200", "1,024"), other values at ``sig``
+    significant figures ("295", "4.02") but every whole digit from 1,000 up ("1,365", "15,873"),
+    and very large or small ones as "3.35×10¹²".  ``approx=True`` rounds a large whole part too
+    ("15,900", for text that says "about").  ``group=False`` leaves out the thousands separators
+    ("819200"); a ``Year`` never takes them."""
+    text = _number_text(x, sig, whole=not approx)
+    return group_digits(text) if group and getattr(x, "grouped", True) else text
 
 
-def _number_text(x: float, sig: int) -> str:
+def _round_real(value: float, sig: int, *, whole: bool = True) -> Decimal:
+    """``value`` at ``sig`` significant figures; with ``whole``, never fewer than its whole
+    digits (1365.33 -> 1365, not 1370: a zero standing for a dropped digit reads as a second
+    number for the same thing)."""
+    rounded = _round_sig(value, sig)
+    if whole and abs(rounded) >= 1000:
+        exact = Decimal(repr(float(value)))
+        rounded = _round_sig(value, max(sig, exact.adjusted() + 1))
+    return rounded
+
+
+def _number_text(x: float, sig: int, *, whole: bool = True) -> str:
     if isinstance(x, bool):
         raise TypeError("format_number needs a number, not a bool")
     if not math.isfinite(x):
@@ -119,7 +153,7 @@ def _number_text(x: float, sig: int) -> str:
     if x == 0:
         return "0"
     if 1e-3 <= abs(x) < 1e6:
-        rounded = _round_sig(x, sig)
+        rounded = _round_real(x, sig, whole=whole)
         if abs(rounded) < 1e6:
             return _plain(rounded)
     return _scientific(x, sig)
@@ -174,23 +208,23 @@ def _with_scale(value: float, sig: int, scales: tuple[tuple[float, str], ...]) -
     return _plain(rounded), ordered[index][1]
 
 
-def _format_seconds(value: float, sig: int) -> str:
+def _format_seconds(value: float, sig: int, approx: bool = False) -> str:
     magnitude = abs(value)
     if magnitude >= 2 * _HOUR:
-        return f"{group_digits(_plain(_round_sig(value / _HOUR, sig)))} h"
+        return f"{format_number(value / _HOUR, sig, approx=approx)} h"
     if magnitude >= 2 * _MINUTE:
-        return f"{group_digits(_plain(_round_sig(value / _MINUTE, sig)))} min"
+        return f"{format_number(value / _MINUTE, sig, approx=approx)} min"
     number, symbol = _with_scale(value, sig, _TIME_SCALES)
     return f"{number} {symbol}"
 
 
-def _format_dollars(value: float, sig: int) -> str:
+def _format_dollars(value: float, sig: int, approx: bool = False) -> str:
     sign = "-" if value < 0 else ""
     magnitude = abs(value)
     if magnitude == 0 or 0.01 <= magnitude < 100:
         # Money under $100 shows cents, as prices do: "$2.49", "$3.20".
         return f"{sign}${Decimal(repr(magnitude)).quantize(Decimal('0.01'), ROUND_HALF_UP)}"
-    return f"{sign}${format_number(float(magnitude), sig)}"
+    return f"{sign}${format_number(float(magnitude), sig, approx=approx)}"
 
 
 def format_quantity(
@@ -206,9 +240,10 @@ def format_quantity(
 
     (3.35e12, "B/s") -> "3.35 TB/s"; (0.0042, "s") -> "4.2 ms"; (295.3, "FLOP/B") ->
     "295 FLOP/byte"; ``approx=True`` keeps one figure fewer and adds "~" ("~990 TFLOP/s");
-    ``fixed=True`` renders in exactly ``unit`` ((3.35e12, "GB/s", fixed=True) -> "3350 GB/s").
-    Seconds use ns, µs, ms, s, then min and h; dollars print as "$2.49".  Five-digit and longer
-    whole parts are grouped ("81,559 MiB", "15,700 FLOP/byte") unless ``group=False``.
+    ``fixed=True`` renders in exactly ``unit`` ((3.35e12, "GB/s", fixed=True) -> "3,350 GB/s").
+    Seconds use ns, µs, ms, s, then min and h; dollars print as "$2.49".  Four-digit and longer
+    whole parts print every digit, grouped ("1,024 tokens", "15,749 FLOP/byte") unless
+    ``group=False``.
     """
     text = _quantity_text(value, unit, sig=sig, approx=approx, fixed=fixed)
     if group:
@@ -223,16 +258,17 @@ def _quantity_text(value: float, unit: str, *, sig: int, approx: bool, fixed: bo
     digits = max(1, sig - 1) if approx else sig
     mark = "~" if approx else ""
     if unit in ("$", "USD"):
-        return mark + _format_dollars(value, digits)
+        return mark + _format_dollars(value, digits, approx)
     if fixed:
-        return f"{mark}{format_number(to_unit(value, unit), digits)} {unit_label(unit)}"
+        number = format_number(to_unit(value, unit), digits, approx=approx)
+        return f"{mark}{number} {unit_label(unit)}"
     base = _split_prefix(unit)
     if base == "s":
-        return mark + _format_seconds(value, digits)
+        return mark + _format_seconds(value, digits, approx)
     if base in _PREFIXABLE:
         scales = _DECIMAL_PREFIXES + (_SUBUNIT_PREFIXES if _PREFIXABLE[base] else ())
         if abs(value) >= 1000 * _DECIMAL_PREFIXES[0][0]:
-            return f"{mark}{format_number(float(value), digits)} {base}"
+            return f"{mark}{format_number(float(value), digits, approx=approx)} {base}"
         number, prefix = _with_scale(value, digits, scales)
         return f"{mark}{number} {prefix}{base}"
-    return f"{mark}{format_number(float(value), digits)} {unit_label(unit)}"
+    return f"{mark}{format_number(float(value), digits, approx=approx)} {unit_label(unit)}"

@@ -157,6 +157,8 @@ class Figure:
     dtype: Expr | None = None
     points: tuple[FigurePoint, ...] = ()
     values: bool = True
+    # false: every point drawn alike and no "memory-bound" in the description (a question asks it)
+    bounds: bool = True
 
 
 @dataclass(frozen=True)

@@ -216,6 +216,7 @@ def _roofline(drawn) -> SafeString:
         x_range=drawn.x_range,
         y_range=drawn.y_range,
         values=drawn.values,
+        bounds=drawn.bounds,
         compact=True,
     )
     rows = [

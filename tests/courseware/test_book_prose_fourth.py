@@ -174,13 +174,14 @@ def test_p03_10_the_moe_section_recalls_chapter_00_and_moves_to_the_experts_batc
     text = _text(_html("03-inference.md"))
     section = text.split("Worked example: an expert's critical batch")[1][:500]
     assert "Worked example: how quickly a batch reads every expert" not in text
-    assert f"{int(moe_critical_batch('mixtral-8x7b', 'H100', 'bf16'))} tokens on an H100" in section
+    experts_batch = int(moe_critical_batch("mixtral-8x7b", "H100", "bf16"))
+    assert f"{experts_batch:,} tokens on an H100" in section
     assert f"against {int(critical_batch_size('H100', 'bf16'))} for a dense model" in section
 
 
 def test_fifth_review_errors_and_misleading_claims_are_fixed_in_the_text():
     gpus = _text(_html("01-gpus.md"))
-    assert "1979 TFLOP/s 2 ≈ 989 TFLOP/s" in gpus  # A01-1: the operand at four figures
+    assert "1,979 TFLOP/s 2 ≈ 989 TFLOP/s" in gpus  # A01-1: the operand at four figures
     roofline = _text(_html("02-roofline.md"))
     assert "Mistral-7B v0.1" in roofline and "(Mistral-7B: " not in roofline  # A02-3
     inference = _text(_html("03-inference.md"))

@@ -89,7 +89,7 @@ def test_g03_m1_the_bill_names_its_prefill_assumption_and_the_colocated_cost(tex
     needed = 2000 * batch / 499
     assert needed < free  # the verdict the text prints
     # The book prints the count as a whole number.
-    assert f"each pass has room for {round(free)} prompt tokens" in t
+    assert f"each pass has room for {round(free):,} prompt tokens" in t
     assert f"must prefill only {format_number(needed, 3)} prompt tokens per pass" in t
     # The chunk's slack and the bill both charge the bytes a decode pass reads.
     decode_time = (DECODE8 + KV8 * 2 * 2500 * batch) / BANDWIDTH

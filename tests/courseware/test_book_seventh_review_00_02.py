@@ -76,9 +76,9 @@ def test_e1_the_batch_check_makes_the_batch_forecast_a_range(text):
     assert fast == pytest.approx(0.086, abs=1e-3) and slow == pytest.approx(0.095, abs=1e-3)
     assert physics.decode_batch_check() == pytest.approx((fast, -slow))
     claim = f"{_pct(fast)} below the recipe and {_pct(slow)} above the forecast"
-    assert "1928 tokens/s" in text["02-roofline.md"] and claim in text["02-roofline.md"]
+    assert "1,928 tokens/s" in text["02-roofline.md"] and claim in text["02-roofline.md"]
     intro = text["00-intro.md"]
-    assert f"1928 tokens/s, {_pct(slow)} more than the forecast and {_pct(fast)} less" in intro
+    assert f"1,928 tokens/s, {_pct(slow)} more than the forecast and {_pct(fast)} less" in intro
     assert "one program, one model, one A100, one sequence" in intro
     # The napkin's batch rows are ranges: recipe to forecast, both recomputed.
     napkin = text["02-roofline.md"].split("The napkin: a token at three")[1]

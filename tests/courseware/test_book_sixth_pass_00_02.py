@@ -268,11 +268,12 @@ def test_a02_6_the_block_chart_and_its_table_round_one_point_alike(text):
     from courseware.book_rooflines import block_roofline_html
 
     html = str(block_roofline_html())
-    # One rounding for chart and table: three significant figures, as every intensity prints.
-    assert "1020 FLOP/byte" in html and "64 FLOP/byte" in html
+    # One rounding for chart and table, and the eighth pass's rule (E-19): an exact integer,
+    # b = N = 1024, prints in full in both.
+    assert "1,024 FLOP/byte" in html and "64 FLOP/byte" in html
     table = _between(text["02-roofline.md"], "One block on the roofline", "Three regimes in one")
     assert "prefill 1024 projections, MLP" in table
-    assert "1024 FLOP/byte" not in table and table.count("1020 FLOP/byte") >= 2
+    assert "1020 FLOP/byte" not in table and table.count("1,024 FLOP/byte") >= 2
 
 
 def test_a02_7_the_napkin_budgets_with_the_checked_forecast(text):

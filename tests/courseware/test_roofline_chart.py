@@ -215,7 +215,7 @@ def test_a_compact_chart_is_narrow_with_short_labels_and_the_book_chart_is_uncha
     assert ">3.35 TB/s<" in compact and "memory bandwidth" not in compact
     assert "989 TFLOP/s peak<" in compact and ">ridge 295<" in compact
     wide = roofline_chart_html(chart)
-    assert 'viewBox="0 0 760 460"' in wide and ">1000<" in wide and "exponent" not in wide
+    assert 'viewBox="0 0 760 460"' in wide and ">1,000<" in wide and "exponent" not in wide
     assert "3.35 TB/s memory bandwidth" in wide and "ridge point 295 FLOP/byte" in wide
 
 

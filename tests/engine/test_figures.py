@@ -205,6 +205,23 @@ def test_the_roofline_figure_draws_the_variants_chip():
     assert y == min(float(acc.peak("bf16")), x * float(acc.memory_bandwidth))
 
 
+def _roofline_with(extra: str) -> str:
+    return BARS.replace("draw: bars", "draw: roofline").split("  unit: B")[0] + (
+        f"  accelerator: acc\n  dtype: \"'bf16'\"\n{extra}  points:\n"
+        '    - {label: "kernel", intensity: "gb"}\n'
+        + BARS.split('  line: {label: budget, value: "acc.memory_bytes"}\n')[1]
+    )
+
+
+def test_bounds_false_is_carried_to_the_drawing_and_only_a_boolean_is_accepted():
+    template = parse_template(_roofline_with("  bounds: false\n"), source="f.yaml")
+    assert template.figure.bounds is False
+    assert draw_figure(template, generate_variant(template, 3)).bounds is False
+    assert parse_template(_roofline_with(""), source="f.yaml").figure.bounds is True
+    [issue] = issues_of(_roofline_with("  bounds: hide\n"))
+    assert issue.field == "bounds" and "must be true or false" in issue.message
+
+
 # -- the answer is never drawn ----------------------------------------------------------------
 
 

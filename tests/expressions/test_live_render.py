@@ -23,7 +23,7 @@ def test_options_sig_approx_and_fixed_unit(names):
 
 def test_percent_ratio_int_and_text(names):
     text = "{{ 0.25 | % }} {{ 8 | x }} {{ 1234.6 | int }} {{ acc | text }} {{ acc }}"
-    assert render_live(text, names).text == "25% 8× 1235 H100 H100"
+    assert render_live(text, names).text == "25% 8× 1,235 H100 H100"
 
 
 def test_catalog_object_renders_its_name(names):

@@ -88,7 +88,7 @@ def test_a_range_exactly_max_ratio_wide_in_units_is_accepted():
         ("1 to 1.2000001", 1.2, "a little more than a factor of 1.2"),
         ("1 to 1.21", 1.2, "a factor of 1.21"),
         ("1 to 10.00001", 10, "a little more than a factor of 10"),
-        ("0.1 to 100", 10, "a factor of 1000"),
+        ("0.1 to 100", 10, "a factor of 1,000"),
     ],
 )
 def test_a_range_wider_than_max_ratio_is_too_wide_and_says_by_how_much(response, max_ratio, says):

@@ -16,13 +16,13 @@ from quizzes.grading.numbers import format_number
         (81559, "81,559"),
         (-123456, "-123,456"),
         (Fraction(163185, 2), "81,592.5"),
-        (4096, "4096"),  # four digits stay bare, as in the book
+        (4096, "4,096"),  # four digits take their comma too (eighth pass)
         (999, "999"),
         (Fraction(1, 20), "0.05"),
         (3350000000000, "3.35×10¹²"),
     ],
 )
-def test_the_grader_groups_a_whole_part_of_five_or_more_digits(value, shown):
+def test_the_grader_groups_a_whole_part_of_four_or_more_digits(value, shown):
     assert format_number(Fraction(value)) == shown
 
 

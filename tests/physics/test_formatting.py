@@ -23,7 +23,7 @@ from content.physics import format_number, format_quantity, to_unit, unit_label
         (700, "W", {}, "700 W"),
         (50e9, "bit/s", {}, "50 Gbit/s"),
         (2, "GPUs", {}, "2 GPUs"),
-        (3.35e12, "GB/s", {"fixed": True}, "3350 GB/s"),
+        (3.35e12, "GB/s", {"fixed": True}, "3,350 GB/s"),
         (13.476831232e9, "GB", {"fixed": True}, "13.5 GB"),
         (4.0229e-3, "ms", {"fixed": True, "sig": 2}, "4 ms"),
         (0, "B", {}, "0 B"),
@@ -52,9 +52,9 @@ def test_prefixed_unit_without_fixed_still_auto_picks():
     [
         (819200, "819,200"),
         (68976648192, "68,976,648,192"),
-        (4096, "4096"),
+        (4096, "4,096"),
         (65504, "65,504"),
-        (15923.4, "15,900"),
+        (15923.4, "15,923"),
         (295.343, "295"),
         (4.0229, "4.02"),
         (0.5, "0.5"),
@@ -88,14 +88,60 @@ def test_non_finite_values_are_refused():
         format_number(float("inf"))
 
 
-def test_five_digit_figures_are_grouped_in_threes_and_four_digit_ones_are_not():
+# The book's one rule for digits (docs/review.md, "Eighth pass: number formatting"); each test
+# fails on the formatter before it, which printed 1024.0 as "1020", 4096/3 as "1370" and 4096
+# without its comma.
+
+
+def test_an_exact_integer_prints_in_full_even_when_it_arrives_as_a_float():
+    # b = N = 1024 FLOP/byte for a 1,024-token prompt's projections (E-19).
+    assert format_quantity(1024.0, "FLOP/B") == "1,024 FLOP/byte"
+    assert format_quantity(1024.0, "tokens") == "1,024 tokens"
+    assert format_number(122880.0) == "122,880"
+
+
+def test_a_derived_value_never_rounds_its_whole_digits_into_zeros():
+    # n/3 for the 4096³ and 16384³ products (C00-4, C02-4): the figure the formula gives.
+    assert format_quantity(4096 / 3, "FLOP/B") == "1,365 FLOP/byte"
+    assert format_quantity(16384 / 3, "FLOP/B") == "5,461 FLOP/byte"
+    assert format_quantity(12345.6, "$") == "$12,346"
+    # Below 1,000, and after a prefix, significant figures rule as before.
+    assert format_quantity(295.343, "FLOP/B") == "295 FLOP/byte"
+    assert format_quantity(16.06e9, "B") == "16.1 GB"
+
+
+def test_four_digit_figures_are_grouped_like_longer_ones():
+    # F-8: "4096 wide and 14,336 tall" printed one dimension two ways.
+    from content.expressions import format_value, parse_options
+
     mib = 2**20
+    assert format_value(4096, parse_options("int")) == "4,096"
+    assert format_value(7680.0, parse_options("int")) == "7,680"
     assert format_quantity(81559 * mib, "MiB", fixed=True, sig=5) == "81,559 MiB"
     assert format_quantity(15700, "FLOP/B") == "15,700 FLOP/byte"
-    assert format_quantity(5460, "FLOP/B") == "5460 FLOP/byte"
-    assert format_quantity(15900, "tokens/s", approx=True) == "~16,000 tokens/s"
-    assert format_quantity(12345.6, "$") == "$12,300"
-    assert format_quantity(3.35e12, "GB/s", fixed=True) == "3350 GB/s"
+    assert format_quantity(3.35e12, "GB/s", fixed=True) == "3,350 GB/s"
+
+
+def test_a_year_is_a_label_and_never_takes_a_separator():
+    from content.expressions import format_value, parse_options
+    from content.physics import accelerator
+    from content.physics.formatting import Year
+
+    year = accelerator("H100").year
+    assert isinstance(year, Year) and year == 2022
+    assert format_value(year, parse_options("int")) == "2022"
+    assert format_value(year, parse_options("")) == "2022"
+    assert format_number(year) == "2022"
+    # The years between two parts are a count, a plain integer.
+    assert type(year - accelerator("V100").year) is int
+
+
+def test_about_is_the_one_place_a_large_figure_is_rounded():
+    from content.expressions import format_value, parse_options
+
+    assert format_quantity(15923.4, "tokens/s", approx=True) == "~16,000 tokens/s"
+    assert format_value(15923.4, parse_options("approx")) == "~15,900"
+    assert format_value(15923.4, parse_options("")) == "15,923"
 
 
 def test_group_false_prints_the_bare_digits_for_machine_readers():

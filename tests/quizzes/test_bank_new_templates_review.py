@@ -190,7 +190,7 @@ def test_explain_texts_read_as_written():
     t, vs = variants("precision-explain-weight-only-fades", range(4))
     for v in vs:
         prompt = render_prompt(t, v)
-        assert prompt.startswith("An 8192") and "1× faster" not in prompt
+        assert prompt.startswith("An 8,192") and "1× faster" not in prompt
     t, vs = variants("roofline-explain-which-lever", range(2))
     assert "the same memory bandwidth" in render_prompt(t, vs[0])
     assert "steeper slope" in explain_texts(t, vs[0])

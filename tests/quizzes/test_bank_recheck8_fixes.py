@@ -35,7 +35,7 @@ def test_s8_2_the_batch_is_its_own_intensity_to_four_figures():
         if v.params["b"] == 1024:
             seen += 1
             solution = flat(render_solution(t, v))
-            assert "sit at 1024 FLOP/byte, the batch size, 1024" in solution
+            assert "sit at 1,024 FLOP/byte, the batch size, 1,024" in solution
             assert "1020 FLOP/byte" not in solution
     assert seen
 

@@ -78,10 +78,11 @@ def kv_cache_bytes(m, tokens, dt, batch, window):
         steps.insert(
             0,
             Step(
-                f"Tokens cached: the context, capped by the {mdl.sliding_window}-token window",
+                f"Tokens cached: the context, capped by the {plain_num(mdl.sliding_window)}-token "
+                "window",
                 "T = \\min(n, W)",
                 f"\\min({num(tokens)}, {num(mdl.sliding_window)})",
-                f"{num(held)} tokens",
+                f"{plain_num(held)} tokens",
             ),
         )
     return f"KV cache of {mdl.name} in {dtype(dt).name}", steps
@@ -232,7 +233,7 @@ def critical_batch_size(acc, dt, compute_dt=None):
             "Decode intensity is 2·batch FLOP per b bytes of weight; set it equal to R",
             "\\text{batch}^{*} = \\frac{R \\cdot b}{2}",
             frac(f"{q(ridge, 'FLOP/B')} \\times {q(fmt.bytes, 'B')}", "2"),
-            f"{num(batch, 3)} sequences",
+            f"{plain_num(batch, 3)} sequences",
         ),
     ]
 

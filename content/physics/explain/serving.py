@@ -167,7 +167,7 @@ def speculative_expected_tokens(acceptance_rate, draft_tokens):
             "Geometric series: the first rejection ends the run, the target adds one token",
             "E = \\frac{1 - a^{k+1}}{1 - a}",
             frac(f"1 - {num(a)}^{{{k + 1}}}", f"1 - {num(a)}") if a != 1 else f"{k} + 1",
-            f"{num(value, 3)} tokens",
+            f"{plain_num(value, 3)} tokens",
         )
     ]
 

@@ -45,6 +45,7 @@ class DrawnFigure:
     bandwidth: float = 0.0
     points: tuple[tuple[str, float, float], ...] = ()
     values: bool = True
+    bounds: bool = True
     x_range: tuple[float, float] = (1.0, 10.0)
     y_range: tuple[float, float] = (1.0, 10.0)
 
@@ -154,6 +155,7 @@ def _roofline(template: Template, figure: Figure, names, title: str) -> DrawnFig
         bandwidth=bandwidth,
         points=tuple(points),
         values=figure.values,
+        bounds=figure.bounds,
         x_range=x_range,
         y_range=y_range,
     )

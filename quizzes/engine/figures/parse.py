@@ -23,7 +23,7 @@ from quizzes.engine.yamlnodes import Loc
 
 _FIELDS = {
     "bars": ["draw", "title", "unit", "scale", "series", "bars", "line"],
-    "roofline": ["draw", "title", "accelerator", "dtype", "points", "values"],
+    "roofline": ["draw", "title", "accelerator", "dtype", "points", "values", "bounds"],
 }
 
 
@@ -128,11 +128,12 @@ class FigureRules(ParserBase):
         fields: dict = {}
         for key in ("accelerator", "dtype"):
             fields[key] = self.expr(loc.get(key), key, names)
-        values = loc.get("values")
-        if values is not None and not isinstance(values.value, bool):
-            self.issue(values, "values", "must be true or false")
-        elif values is not None:
-            fields["values"] = values.value
+        for key in ("values", "bounds"):
+            flag = loc.get(key)
+            if flag is not None and not isinstance(flag.value, bool):
+                self.issue(flag, key, "must be true or false")
+            elif flag is not None:
+                fields[key] = flag.value
         points = loc.get("points")
         items = points.items() if points is not None else []
         if points is not None and not isinstance(points.children, list):

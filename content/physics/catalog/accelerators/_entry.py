@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from content.physics._lookup import FrozenMap, freeze
 from content.physics.catalog.dtypes import DType, dtype
 from content.physics.catalog.sources import Source, cite
+from content.physics.formatting import Year
 
 # Vendors size SRAM and caches in powers of two: NVIDIA's "256 KB per SM" is 256 KiB and "50 MB
 # of L2" is 50 MiB, as microbenchmark papers report them.  HBM capacity and every bandwidth are
@@ -60,7 +61,7 @@ class Accelerator:
     memory_bandwidth: float
     peak_flops: Mapping[str, float]
     sparse_peak_flops: Mapping[str, float]
-    year: int
+    year: int  # a Year: it prints "2022", never "2,022"
     sm_count: int | None
     sm_label: str
     l2_bytes: float | None
@@ -99,6 +100,7 @@ class Accelerator:
         object.__setattr__(self, "sparse_peak_flops", freeze(self.sparse_peak_flops))
         object.__setattr__(self, "sources", freeze(self.sources))
         object.__setattr__(self, "aliases", tuple(self.aliases))
+        object.__setattr__(self, "year", Year(self.year))
 
     def peak(self, dt: str | DType) -> float:
         """Dense peak FLOP/s (or OP/s) for dtype ``dt``; KeyError names the supported dtypes."""
