@@ -110,8 +110,10 @@ def test_every_templates_first_view_is_the_same_page_drawn_either_way(course, pa
         filled = pages.draw(client, attempt)
         assert TOKENS.sub("", filled) == TOKENS.sub("", drawn)
         assert fragments.MARK not in filled
-        # Not vacuous: most sections came from a skeleton.
-        assert len(pages.fills) > sections // 2, (len(pages.fills), sections)
+        # Not vacuous: many sections came from a skeleton (94-105 of 165 measured; a choice
+        # whose options show the variant's numbers, a roofline's chart, have a shape per
+        # variant and are drawn as before).
+        assert len(pages.fills) > sections // 3, (len(pages.fills), sections)
 
 
 def _exam(course):
