@@ -1,8 +1,9 @@
 """Figures of chapters 03 and 04, each computed from ``content.physics`` when the page renders.
 
 ``serving_roofline_html()``: chapter 03's running example (Llama-3-8B in bf16 on an H100) on
-the roofline, decode at batch 1, 64 and the critical batch, a batch of 64 that also reads its
-KV caches, and one 2,000-token prefill.  Each point's intensity is its FLOPs over the bytes it
+the roofline, decode at batch 1, at the batch its memory holds (the chapter's one operating
+point) and at the critical batch, that batch again reading its KV caches, and one 2,000-token
+prefill.  Each point's intensity is its FLOPs over the bytes it
 reads (weights, plus caches where named), as the chapter computes them; the chart and its table
 are the roofline chart's own (``courseware.charts``).
 
@@ -29,6 +30,7 @@ from content.physics import (
     format_number,
     forward_flops_per_token,
     kv_cache_bytes,
+    max_batch_for_memory,
     memory_hierarchy,
     model,
     source,
@@ -80,17 +82,20 @@ def serving_points() -> list[tuple[str, float, None]]:
     flops = forward_flops_per_token(MODEL)
     weights = decode_weight_bytes(MODEL, DTYPE)
     critical = int(critical_batch_size(ACCELERATOR, DTYPE))
+    # The chapter's one operating point (eighth pass, F-7): as many conversations as memory holds.
+    batch = max_batch_for_memory(MODEL, ACCELERATOR, DTYPE, CONTEXT)
     points = [
-        (f"decode, batch {b}", arithmetic_intensity(flops * b, weights)) for b in (1, 64, critical)
+        (f"decode, batch {b}", arithmetic_intensity(flops * b, weights))
+        for b in (1, batch, critical)
     ]
-    caches = kv_cache_bytes(MODEL, CONTEXT, DTYPE, 64)
+    caches = kv_cache_bytes(MODEL, CONTEXT, DTYPE, batch)
     # With the caches come their FLOPs: each cached token's scores and weighted values (sixth
     # review, D03-7), so the point is the whole pass's FLOPs over the whole pass's bytes.
-    attention = attention_flops(MODEL, 1, CONTEXT, 64)
+    attention = attention_flops(MODEL, 1, CONTEXT, batch)
     points.append(
         (
-            f"decode, batch 64 at {CONTEXT:,} tokens",
-            arithmetic_intensity(flops * 64 + attention, weights + caches),
+            f"decode, batch {batch} at {CONTEXT:,} tokens",
+            arithmetic_intensity(flops * batch + attention, weights + caches),
         )
     )
     points.append(

@@ -1,10 +1,11 @@
 """Chapter 03's serving pictures, computed from ``content.physics`` when the page renders.
 
 ``pass_time_html()``: one decode pass of the running example (Llama-3-8B in bf16 on an H100,
-64 conversations at 2,500 tokens) as a time bar: the weights' read, the caches' read, and the
-arithmetic of a 512-token prefill chunk, laid beside the memory time when the kernels overlap
-and after it when they do not.  It draws what the chunked-prefill section computes: the chunk
-is free only at perfect overlap (sixth review, D03-1 and D03-9).
+the batch its memory holds at 2,500 tokens) as a time bar: the weights' read, the caches' read,
+and the arithmetic of the prompt tokens a pass must prefill in steady state, laid beside the
+memory time when the kernels overlap and after it when they do not.  It draws what the
+chunked-prefill section and the napkin compute: the prompts are free only at perfect overlap
+(sixth review, D03-1 and D03-9; one operating point since the eighth pass, F-7).
 
 ``request_bill_html()``: where one request's GPU time goes, prefill and its share of 499
 decode passes at the memory-limited batch, for the three arrangements the cost section prices
@@ -37,7 +38,14 @@ from courseware.book_figures import figure_sources, sources_html
 
 MODEL, ACCELERATOR, DTYPE = "llama-3-8b", "h100-sxm", "bf16"
 PROMPT, ANSWER, CONTEXT, CACHED = 2000, 500, 2500, 1500
-BATCH, CHUNK = 64, 512
+
+
+def operating_point() -> tuple[int, int]:
+    """(batch, prompt tokens per pass): as many conversations as memory holds, and the prompt
+    tokens a pass must prefill so that as many requests start as finish (each stays for
+    ANSWER - 1 passes), as the chapter's chunked-prefill section counts them."""
+    batch = max_batch_for_memory(MODEL, ACCELERATOR, DTYPE, CONTEXT)
+    return batch, round(PROMPT * batch / (ANSWER - 1))
 
 
 def _ms(seconds: float, sig: int = 2) -> str:
@@ -107,24 +115,30 @@ def _render(css: str, title: str, description: str, bars, ticks, keys, head, tab
 
 def pass_time_rows() -> list[tuple[str, list[tuple[str, float, float]]]]:
     part = accelerator(ACCELERATOR)
+    batch, prompts = operating_point()
     weights = decode_weight_bytes(MODEL, DTYPE) / part.memory_bandwidth
-    caches = kv_cache_bytes(MODEL, CONTEXT, DTYPE, BATCH) / part.memory_bandwidth
+    caches = kv_cache_bytes(MODEL, CONTEXT, DTYPE, batch) / part.memory_bandwidth
     per_token = decode_flops_per_token(MODEL) / part.peak(DTYPE)
-    own, chunk = BATCH * per_token, (BATCH + CHUNK) * per_token
+    own, chunk = batch * per_token, (batch + prompts) * per_token
     memory = [("weights", 0.0, weights), ("cache", weights, caches)]
     if own > weights + caches or chunk > weights + caches:
         raise ValueError("the pass is no longer memory-bound: the picture's premise fails")
     return [
-        (f"decode pass, {BATCH} conversations", [*memory, ("hidden", 0.0, own)]),
-        (f"+ {CHUNK}-token chunk, overlapped", [*memory, ("hidden", 0.0, chunk)]),
-        (f"+ {CHUNK}-token chunk, not overlapped", [*memory, ("compute", weights + caches, chunk)]),
+        (f"decode pass, {batch} conversations", [*memory, ("hidden", 0.0, own)]),
+        (f"+ {prompts} prompt tokens, overlapped", [*memory, ("hidden", 0.0, chunk)]),
+        (
+            f"+ {prompts} prompt tokens, not overlapped",
+            [*memory, ("compute", weights + caches, chunk)],
+        ),
     ]
 
 
 def pass_time_html() -> SafeString:
     rows = pass_time_rows()
     ends = [max(s + d for _, s, d in parts) for _, parts in rows]
-    top = 5e-3 * (int(max(ends) / 5e-3) + 1)
+    # ticks every 5 ms while they fit; past 20 ms their labels touch at the phone's width
+    step = 5e-3 if max(ends) <= 20e-3 else 10e-3
+    top = step * (int(max(ends) / step) + 1)
     name = model(MODEL).name
     title = f"One decode pass of {name} on an H100, with and without a prefill chunk"
 
@@ -148,19 +162,21 @@ def pass_time_html() -> SafeString:
         )
         + "."
     )
+    batch, prompts = operating_point()
     caption = (
-        f"Memory time (weights, then {BATCH} caches of {CONTEXT:,} tokens) sets a decode pass. "
-        f"A {CHUNK}-token piece of a prompt brings arithmetic (with the batch's own {BATCH} "
-        f"tokens) that the idle tensor cores absorb only if the kernels overlap it with the "
-        f"memory traffic; if they do not, it adds to the pass, and every user waits that much "
-        f"longer for the next token. Roofline floors at the datasheet peaks."
+        f"Memory time (weights, then {batch} caches of {CONTEXT:,} tokens) sets a decode pass. "
+        f"The {prompts} prompt tokens a pass must prefill in steady state bring arithmetic "
+        f"(with the batch's own {batch} tokens) that the idle tensor cores absorb only if the "
+        f"kernels overlap it with the memory traffic; if they do not, it adds to the pass, and "
+        f"every user waits that much longer for the next token. Roofline floors at the "
+        f"datasheet peaks."
     )
     return _render(
         "pass-time",
         title,
         description,
         _bars(rows, top),
-        _ticks(top, 5e-3),
+        _ticks(top, step),
         [
             ("weights", "weights read"),
             ("cache", "KV caches read"),

@@ -329,7 +329,8 @@ def _context(
             "x": x_axis(p.intensity),
             "y": y_axis(p.flops),
             "memory_bound": p.memory_bound,
-            "shape": ("square" if p.memory_bound else "circle") if bounds else "plain",
+            # drawn alike: a diamond, neither the square nor the circle the book's legend names
+            "shape": ("square" if p.memory_bound else "circle") if bounds else "diamond",
             "example": p.example,
         }
         for p, label in zip(chart.points, _chart_labels(chart.points), strict=True)

@@ -63,4 +63,5 @@ DIAGNOSIS_CODES: dict[str, str] = {
     "amdahl-ignored": "applied a speed-up to the whole job where it speeds up only part (Amdahl)",
     "steps-forgotten": "timed one step where the work takes several (one chunk for the prompt)",
     "distinct-experts-assumed": "counted every token's experts as distinct, as if none shared one",
+    "embedding-table": "left the input embedding table out where the whole checkpoint was asked",
 }

@@ -13,7 +13,6 @@ from content.physics import (
     decode_weight_bytes,
     dtype,
     format_quantity,
-    kv_cache_bytes,
     model_flops_per_token,
     ridge_point,
     weights_bytes,
@@ -42,17 +41,21 @@ def test_serving_points_are_the_chapters_intensities():
     assert weights < weights_bytes("llama-3-8b", "bf16")
     assert flops / weights == pytest.approx(1)
     assert points["decode, batch 1"] == pytest.approx(flops / weights)
-    assert points["decode, batch 64"] == pytest.approx(64 * flops / weights)
+    # The chapter's one operating point (eighth pass, F-7): as many conversations at 2,500
+    # tokens as vLLM's budget holds (recomputed from vLLM's log in test_book_serving_chapters).
+    batch = 174
+    assert "decode, batch 64" not in points
+    assert points[f"decode, batch {batch}"] == pytest.approx(batch * flops / weights)
     critical = int(critical_batch_size("H100", "bf16"))
     assert points[f"decode, batch {critical}"] == pytest.approx(critical * flops / weights)
-    caches = kv_cache_bytes("llama-3-8b", 2500, "bf16", 64)
+    caches = 2500 * 131072 * batch  # 128 KiB of keys and values per token
     # With the caches come attention's FLOPs on them (sixth review, D03-7): 2 · layers · heads
     # · (d_k + d_v) per cached token and sequence.
-    attention = 2 * 32 * 32 * (128 + 128) * 2500 * 64
-    assert points["decode, batch 64 at 2,500 tokens"] == pytest.approx(
-        (64 * flops + attention) / (weights + caches)
+    attention = 2 * 32 * 32 * (128 + 128) * 2500 * batch
+    assert points[f"decode, batch {batch} at 2,500 tokens"] == pytest.approx(
+        (batch * flops + attention) / (weights + caches)
     )
-    assert points["decode, batch 64 at 2,500 tokens"] == pytest.approx(29.0, abs=0.05)
+    assert points[f"decode, batch {batch} at 2,500 tokens"] == pytest.approx(39.4, abs=0.05)
     assert points["prefill, 2,000 tokens"] > ridge_point("H100", "bf16")
 
 
@@ -92,10 +95,13 @@ def test_chapters_place_their_figures_in_the_sections_that_explain_them():
     text = " ".join(re.sub(r"<[^>]+>", " ", batching).split())
     flops = model_flops_per_token("llama-3-8b") - 2 * 128256 * 4096  # no matmul in the lookup
     weights = decode_weight_bytes("llama-3-8b", "bf16")
-    caches = kv_cache_bytes("llama-3-8b", 2500, "bf16", 64)
-    attention = 2 * 32 * 32 * 256 * 2500 * 64  # attention's FLOPs on the caches (D03-7)
-    empty, full = 64 * flops / weights, (64 * flops + attention) / (weights + caches)
-    assert f"pull it back from {empty:.2g} FLOP/byte to {full:.2g}, counting attention" in text
+    batch = 174  # the chapter's operating point (eighth pass, F-7)
+    caches = 2500 * 131072 * batch
+    attention = 2 * 32 * 32 * 256 * 2500 * batch  # attention's FLOPs on the caches (D03-7)
+    empty, full = batch * flops / weights, (batch * flops + attention) / (weights + caches)
+    assert f"caches of our {batch} conversations at 2,500 tokens pull it back from" in text
+    # one rounding with the figure's own table (39.4), eighth pass
+    assert f"pull it back from {empty:.3g} FLOP/byte to {full:.3g}, counting attention" in text
     precision = _render("04-precision.md")
     built = precision.split("How a floating-point number is built")[1].split("The formats one")[0]
     assert "format-bits" in built

@@ -72,9 +72,11 @@ def test_a_thousand_requests_on_their_own_gpus_charge_the_decode_pass(text):
 
 def test_the_fleet_ratio_prices_the_prompt_on_the_forward_count(text):
     t = text["03-inference.md"]
-    step = (2 * MATMUL8 + KV8 * 2500 * 64) / BANDWIDTH
-    ratio = (2 * MATMUL8 * 2000 / PEAK) / (499 * step / 64)
+    batch = full_batch()  # the chapter's one operating point (eighth pass, F-7)
+    step = (2 * MATMUL8 + KV8 * 2500 * batch) / BANDWIDTH
+    ratio = (2 * MATMUL8 * 2000 / PEAK) / (499 * step / batch)
     assert f"runs about {n(ratio, 2)} prefill GPUs per decode GPU" in t
+    assert t.count("prefill GPUs per decode GPU") == 1  # one ratio, not a second at 64
 
 
 def test_tensor_parallel_prefill_counts_the_weights_a_layer_multiplies(text):

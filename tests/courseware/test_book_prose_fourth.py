@@ -73,9 +73,11 @@ def test_p01_2_the_four_ideas_are_the_chapters_sections():
         "Idea 4: nothing runs until the CPU asks",
     ]
     html = str(rendered.html)
-    # Occupancy sits with Little's law under idea 2, before the memory ladder of idea 3.
+    # Occupancy is named with Little's law under idea 2, before the memory ladder of idea 3; its
+    # worked tables are in the reference section since the eighth pass (E-15).
     idea2 = html.split('id="work-in-flight"')[1].split('id="ladder"')[0]
-    assert 'id="occupancy"' in idea2 and "Little" in idea2
+    assert 'href="#occupancy"' in idea2 and "Little" in idea2
+    assert 'id="occupancy"' in html.split('id="reference"')[1]
     assert 'id="memory-hierarchy"' in html.split('id="ladder"')[1].split('id="cpu-asks"')[0]
     assert 'id="overhead"' in html.split('id="cpu-asks"')[1]
 
@@ -102,8 +104,9 @@ def test_p01_3_the_cpu_comparison_runs_the_token_and_p01_9_explains_the_graph_ti
     assert "measured on a consumer card, an RTX 5070 Ti" in notes
     # The overhead figure's source line names the card, as every figure names its sources.
     assert "RTX 5070 Ti" not in body.replace("measured launch costs (RTX 5070 Ti", "")
-    # C01-2 (sixth review): that they were measured on a consumer card is said beside them.
-    assert "were measured on a consumer Blackwell card" in body
+    # C01-2 (sixth review): that they were measured on a consumer card is said beside them, in
+    # the table's provenance column since the eighth pass (E-12).
+    assert "per node a consumer Blackwell card" in body
     assert "The stream and the graph tie here" in text
     assert format_number(cpu, 3) == str(cpu)
 
@@ -112,7 +115,7 @@ def test_p02_7_and_p02_8_the_napkin_labels_its_recipe_and_drops_the_duplicate_co
     from content.physics import kv_cache_bytes, usable_memory_bytes, weights_bytes
 
     text = _text(_html("02-roofline.md"))
-    napkin = text.split("The napkin: a token at three batch sizes")[1].split("By the numbers")[0]
+    napkin = text.split("The napkin: a token at three batch sizes")[1].split("Key takeaways")[0]
     # A02-7 (fifth review): the column is now chapter 01's checked forecast, and its lead says so.
     # Seventh review (E-1): one forecast at batch one, recipe-to-forecast ranges at 16 and 64.
     assert "step time (recipe)" not in napkin
@@ -132,7 +135,8 @@ def test_p01_7_the_on_chip_total_counts_the_registers_in_one_unit():
     registers = memory_hierarchy(part)[0].size_bytes
     total = part.sm_count * (registers + part.sram_per_sm_bytes) + part.l2_bytes
     text = _text(_html("01-gpus.md"))
-    assert f"the chip holds {total / 2**20:.0f} MiB, or {format_quantity(total, 'B')}:" in text
+    # Eighth pass (E-15): one figure, in the L2 paragraph, beside our token's weights.
+    assert f"L2 together, holds {format_quantity(total, 'B')}, and our token's weights" in text
     assert "just under a tenth of a gigabyte" not in text
     assert "on an H100, about a tenth of a gigabyte" in text  # the exercise's answer agrees
 

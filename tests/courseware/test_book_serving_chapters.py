@@ -93,6 +93,12 @@ def decode_step(model_name: str, part_name: str, batch: int, context: float) -> 
     return max(read / part.memory_bandwidth, 2 * m.active_params * batch / part.peak("bf16"))
 
 
+def full_batch() -> int:
+    """Chapter 03's one operating point (eighth pass, F-7): Llama-3-8B conversations of 2,500
+    tokens that vLLM's budget on one H100 holds beside the bf16 weights."""
+    return math.floor((serving_memory("H100") - weights("llama-3-8b", 2)) / (2500 * 131072))
+
+
 def step(model_name: str, part_name: str, batch: int, context: float, b: float = 2) -> float:
     m, part = physics.model(model_name), physics.accelerator(part_name)
     read = m.params * b + batch * context * kv_per_token(model_name, b)
@@ -214,12 +220,16 @@ def test_3_2_chunking_moves_the_cost_to_the_newcomers_first_token(text):
     t = text["03-inference.md"]
     assert "at almost no cost to the users already being served" not in t
     part = physics.accelerator("H100")
+    batch = full_batch()  # the chapter's one operating point (eighth pass, F-7)
+    read = decode_weights("llama-3-8b", 2) + batch * 2500 * 131072
+    per_token = 2 * decode_weights("llama-3-8b", 1)  # FLOPs of one token's pass
+    chunk = math.floor(read / part.memory_bandwidth * part.peak("bf16") / per_token - batch)
     total = 0.0
-    for i in range(4):  # 2,000 tokens in chunks of 512, beside 64 sequences of 2,500
-        piece = min(512, 2000 - 512 * i)
+    for i in range(math.ceil(2000 / chunk)):  # 2,000 tokens in chunks of the free size
+        piece = min(chunk, 2000 - chunk * i)
         # the bytes a decode pass reads and the weights it multiplies by (sixth pass, B03-3)
-        read = decode_weights("llama-3-8b", 2) + (64 * 2500 + 512 * i) * 131072
-        flops = 2 * decode_weights("llama-3-8b", 1) * (64 + piece)
+        read = decode_weights("llama-3-8b", 2) + (batch * 2500 + chunk * i) * 131072
+        flops = 2 * decode_weights("llama-3-8b", 1) * (batch + piece)
         total += max(read / part.memory_bandwidth, flops / part.peak("bf16"))
     assert "its first token arrives after " + q(total, "s", 2) in t
     assert "Chunking trades the new request's time to first token" in t
@@ -251,7 +261,7 @@ def test_3_6_the_batch_of_64_reads_as_the_same_time_not_a_glitch(text):
     t = text["03-inference.md"]
     # A decode pass multiplies by the weights it reads: the embedding lookup does none (B03-1).
     decoded = physics.model("llama-3-8b").params - 128256 * 4096
-    arithmetic = 64 * 2 * decoded / physics.accelerator("H100").peak("bf16")
+    arithmetic = full_batch() * 2 * decoded / physics.accelerator("H100").peak("bf16")
     assert "the same as one sequence: its " + q(arithmetic, "s", 2) + " of arithmetic" in t
 
 
@@ -265,15 +275,16 @@ def test_3_7_no_claim_about_every_accelerator_ever_built(text):
 def test_3_8_floors_are_printed_to_two_figures(text):
     t = text["03-inference.md"]
     assert "15,900 tokens/s" not in t and "0.0559 dollars" not in t
-    rate = 64 / decode_step("llama-3-8b", "H100", 64, 0)
+    rate = full_batch() / decode_step("llama-3-8b", "H100", full_batch(), 0)
     assert "to " + q(rate, "tokens/s", 2) in t
 
 
 def test_the_cache_sets_the_batch_at_the_serving_level(text):
     t = text["03-inference.md"]
-    batch = math.floor((serving_memory("H100") - weights("llama-3-8b", 2)) / (2500 * 131072))
+    batch = full_batch()
     assert batch < physics.critical_batch_size("H100", "bf16")
-    assert f"With a bf16 cache, memory binds at {batch} conversations" in t
+    assert f"so memory admits {batch} conversations" in t
+    assert f"Memory binds at {batch}, " in t
     assert q(serving_memory("H100"), "B") + " for weights and caches" in t
 
 
@@ -298,7 +309,8 @@ def test_prefix_caching_and_disaggregation_are_priced(text):
     params = matmul_params("llama-3-8b")  # prefill multiplies what a decode pass multiplies
     assert q(2 * params * 500 / peak, "s", 2) + " instead of" in t
     prefill = 2 * params * 2000 / peak
-    decode = 499 * decode_step("llama-3-8b", "H100", 64, 2500) / 64
+    batch = full_batch()  # one operating point (eighth pass, F-7)
+    decode = 499 * decode_step("llama-3-8b", "H100", batch, 2500) / batch
     assert "take " + q(decode, "s", 2) + " of a decode GPU" in t
     assert "runs about " + n(prefill / decode, 2) + " prefill GPUs per decode GPU" in t
     hits = physics.published("deepseek-cached-input-tokens").value

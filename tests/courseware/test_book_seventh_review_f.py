@@ -49,7 +49,7 @@ def test_f1_the_napkin_tpot_is_a_range_and_breaks_the_promise_without_overlap(te
     )
     assert no_overlap > 25e-3 > memory and largest < batch
     assert f"the {round(prompts)} prompt tokens each pass carries stretch it to" in t
-    assert f"{q(no_overlap, 's', sig=2)} at the floor: past the 25 ms promise that sized" in t
+    assert f"{q(no_overlap, 's', sig=2)} at the floor: past the 25 ms promise. Keeping" in t
     assert f"means a batch of at most {largest}, or prompts on GPUs of their own" in t
 
 

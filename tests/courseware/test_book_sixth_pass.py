@@ -55,23 +55,25 @@ def test_b03_2_a_one_layer_draft_speculates_better_at_the_full_batch(text):
     cache = KV8 * 2500 * batch
     draft_bytes = 2 * draft + cache / 32  # its own weights and one layer's cache
     pass_bytes = 2 * MATMUL8 + cache
-    assert f"a draft step reads {q(draft_bytes, 'B', sig=2)}" in t
+    # eighth pass (F-7, F-9): the full batch is the worked example; batch one is its note
+    assert f"of each conversation's: {q(draft_bytes, 'B', sig=2)} at our batch of {batch}" in t
     assert f"the model's pass reads {q(pass_bytes, 'B', sig=2)}" in t
     full_c = draft_bytes / pass_bytes
-    assert f"c falls to {n(full_c, 2)}" in t
+    assert f"So c ≈ {n(full_c, 2)} , and with k = 1 the speed-up is" in t
     speedup = (1 + low) / (1 + full_c)
     assert n(speedup) == "1.77"  # the review's figure, from raw inputs
-    assert f"the speed-up rises to {n(speedup)}×" in t
+    assert f"the speed-up is {n(speedup)}× : the cache that makes a pass long" in t
     assert "So does our full batch of" not in t  # the 1.69× of an empty pass's draft cost
 
 
 def test_b03_3_the_fleet_ratio_divides_its_printed_figures(text):
     t = text["03-inference.md"]
     prefill = 2 * MATMUL8 * 2000 / PEAK  # prefill multiplies what a decode pass multiplies
-    decode = 499 * (2 * MATMUL8 + KV8 * 2500 * 64) / BANDWIDTH / 64
+    batch = full_batch()  # one operating point since the eighth pass (F-7)
+    decode = 499 * (2 * MATMUL8 + KV8 * 2500 * batch) / BANDWIDTH / batch
     assert f"take {q(decode, 's', sig=2)} of a decode GPU" in t
     assert f"runs about {n(prefill / decode, 2)} prefill GPUs per decode GPU" in t
-    assert n(prefill / decode, 2) == "0.36"  # 30.3 ms / 83.7 ms, as a reader divides them
+    assert n(prefill / decode, 2) == "0.49"  # 30.3 ms / 61.7 ms, as a reader divides them
 
 
 def test_b03_3_the_latency_limited_batches_charge_decode_bytes(text):

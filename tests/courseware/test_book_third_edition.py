@@ -174,7 +174,8 @@ def test_01_e1_a_reuse_of_r_yields_r_over_two_flops_per_byte(text):
     assert f"A 128 × 128 tile reaches {q(tile, 'FLOP/B')}" in gpus
     assert "so those t reuses yield t / 2 FLOPs per byte" in gpus
     # The quiz's rectangular tile: 2·128·256 / (384·2).
-    assert f"= {q(2 * 128 * 256 / (384 * 2), 'FLOP/B')}, against a ridge" in gpus
+    # Eighth pass (E-14): a block formula in the roofline chapter's symbols, then the ridge.
+    assert f"= {q(2 * 128 * 256 / (384 * 2), 'FLOP/B')} against a ridge" in gpus
 
 
 def test_01_i1_core_counts_of_the_largest_sockets(text):
@@ -252,14 +253,17 @@ def test_01_i7_flashattention_3_estimates_the_exponential_share(text):
     assert "the FlashAttention-3 paper estimates it" in gpus
 
 
-def test_01_i8_one_decoder_block_not_the_model_over_its_layers(text):
+def test_01_i8_the_l2_beside_the_running_examples_weights(text):
     gpus = text["01-gpus.md"]
-    m = physics.model("llama-2-70b")
-    block = (m.params - 2 * m.vocab_size * m.d_model - m.d_model) / m.layers
-    assert block == 855_654_400
+    # Eighth pass (E-15): the L2 is set beside our token's weights and the whole on-chip total
+    # (registers, shared memory and L2), not beside a Llama-2-70B block.
+    assert "times the L2" not in gpus
+    on_chip = 132 * (256 * 2**10 + 256 * 2**10) + 50 * 2**20
+    ratio = round(LLAMA7_FP16 / on_chip)  # the int filter rounds
+    assert ratio == 111
     assert (
-        f"{q(block * 2, 'B')} in bf16, {format_number(block * 2 / H100.l2_bytes, 3)} times the L2"
-        in gpus
+        f"registers, shared memory and L2 together, holds {q(on_chip, 'B')}, and our token's "
+        f"weights are {ratio} times that" in gpus
     )
 
 
