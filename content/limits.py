@@ -402,7 +402,13 @@ LIMITS: dict[str, Limits] = {
     "explainable": Limits(),
     "format_number": Limits(x=ANY_NUMBER, sig=SIG, group=Flag(), approx=Flag()),
     "format_quantity": Limits(
-        value=ANY_NUMBER, unit=UNIT, sig=SIG, approx=Flag(), fixed=Flag(), group=Flag()
+        value=ANY_NUMBER,
+        unit=UNIT,
+        sig=SIG,
+        approx=Flag(),
+        fixed=Flag(),
+        group=Flag(),
+        round_whole=Flag(),
     ),
     "to_unit": Limits(value=ANY_NUMBER, unit=UNIT),
     "unit_label": Limits(unit=UNIT),

@@ -13,6 +13,7 @@ def configure() -> None:
     import content.physics as physics
     from content.expressions import configure_subject
     from content.limits import LIMITS
+    from content.physics._lookup import reading_fields
     from content.physics.formatting import group_digits
     from content.physics.units import ureg
 
@@ -24,4 +25,5 @@ def configure() -> None:
         check_unit=ureg.parse_units,
         group_digits=group_digits,
         limits=LIMITS,
+        reading_fields=reading_fields,
     )

@@ -18,6 +18,7 @@ from django.utils.safestring import SafeString
 
 from content.physics import accelerator, format_quantity, link, memory_hierarchy, source
 from courseware.book_figures import figure_sources, sources_html
+from courseware.chart_labels import measured_name
 
 PART = "h100-sxm"
 SUBPARTITIONS = 4  # per SM (Hopper whitepaper, "H100 SM architecture")
@@ -76,7 +77,9 @@ def anatomy() -> dict:
         }
         for i in range(SUBPARTITIONS)
     ]
-    l2_text = f"L2 cache: {_mib(l2.size_bytes)}, about {format_quantity(l2.bandwidth, 'B/s')}"
+    # The bandwidth's part named from its catalog entry: "L2 (H200): about 10 TB/s" (F-6).
+    l2_rate = f"{measured_name('L2', l2)}: about {format_quantity(l2.bandwidth, 'B/s')}"
+    l2_text = f"L2 cache: {_mib(l2.size_bytes)}; {l2_rate}"
     hbm_text = (
         f"{hbm.name}: {format_quantity(part.memory_bytes, 'B', sig=3)} "
         f"(sold as {format_quantity(part.memory_label_bytes, 'B', sig=2)}), "
@@ -94,9 +97,9 @@ def anatomy() -> dict:
         f"{SUBPARTITIONS} sub-partitions, each with a warp scheduler, {LANES} fp32 lanes, one "
         f"tensor core and {_kib(registers / SUBPARTITIONS)} of registers, around "
         f"{_kib(part.sram_per_sm_bytes)} of L1 cache and shared memory. All SMs share the "
-        f"{_mib(l2.size_bytes)} L2 cache (about {format_quantity(l2.bandwidth, 'B/s')}, "
-        f"measured), which sits in front of {hbm_text}. Two links leave the chip: {nvlink_text}, "
-        f"to the other GPUs of the server, and {host_text}."
+        f"{_mib(l2.size_bytes)} L2 cache ({l2_rate}, measured), which sits in front of "
+        f"{hbm_text}. Two links leave the chip: {nvlink_text}, to the other GPUs of the server, "
+        f"and {host_text}."
     )
     return {
         "width": WIDTH,

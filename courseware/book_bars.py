@@ -37,6 +37,7 @@ from content.physics import (
     weights_bytes,
 )
 from courseware.book_figures import figure_sources, sources_html
+from courseware.chart_labels import measured_name
 
 MODEL, ACCELERATOR, DTYPE, CONTEXT = "llama-3-8b", "h100-sxm", "bf16", 2500
 WIDTH, LEFT, PLOT = 360, 4, 300  # SVG units: the bars run from LEFT to LEFT + PLOT
@@ -207,9 +208,9 @@ def staircase_rows() -> list[dict]:
             "cited": (smem,),
         },
         {
-            "name": "L2 cache",
+            "name": measured_name("L2 cache", l2),
             "bandwidth": l2.bandwidth,
-            "scope": "per GPU, measured on an H200",
+            "scope": "per GPU, measured",
             "kind": "level",
             "cited": (l2,),
         },

@@ -17,6 +17,9 @@ the chapter's live expressions).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
@@ -59,7 +62,26 @@ def figure_sources(*found) -> list[Source]:
     return out
 
 
+# The sources every figure drawn inside ``recording_figure_sources`` listed: the chapter's
+# "Sources" holds them beside its text's (F-10: the figures' figures are the chapter's too).
+_DRAWN: ContextVar[list[Source] | None] = ContextVar("figure_sources_drawn", default=None)
+
+
+@contextmanager
+def recording_figure_sources():
+    """Collect the sources of the figures drawn in the block, in order, each once."""
+    drawn: list[Source] = []
+    token = _DRAWN.set(drawn)
+    try:
+        yield drawn
+    finally:
+        _DRAWN.reset(token)
+
+
 def sources_html(found: list[Source]) -> SafeString:
+    drawn = _DRAWN.get()
+    if drawn is not None:
+        drawn.extend(s for s in dict.fromkeys(found) if s not in drawn)
     return render_to_string("courseware/_figure_sources.html", {"sources": found})
 
 

@@ -105,3 +105,16 @@ def leader(x: float, y: float, box: Box) -> dict:
         "x2": round(min(max(x, bx), bx + bw), 1),
         "y2": round(min(max(y, by), by + bh), 1),
     }
+
+
+def measured_name(name: str, level, figure: str = "bandwidth") -> str:
+    """``name`` with the part ``level``'s ``figure`` was measured on, when the catalog entry
+    says it is another part's: "L2 (H200)" for the H100's L2 bandwidth (F-6, F-19).  Read from
+    the entry (``MemoryLevel.measured_on``), never typed, so a label cannot outlive its figure."""
+    from content.physics import accelerator
+
+    key = level.measured_on.get(figure)
+    if not key:
+        return name
+    part = accelerator(key)
+    return f"{name} ({part.aliases[0] if part.aliases else part.name})"

@@ -43,7 +43,14 @@ from content.physics import (
     ridge_point,
     weights_bytes,
 )
-from courseware.chart_labels import _CHAR_WIDTH, _LABEL_HEIGHT, free_spot, inside, label_box
+from courseware.chart_labels import (
+    _CHAR_WIDTH,
+    _LABEL_HEIGHT,
+    free_spot,
+    inside,
+    label_box,
+    measured_name,
+)
 from courseware.chart_labels import crosses as _crosses
 from courseware.chart_labels import leader as leader_line
 from courseware.chart_labels import overlaps as _overlaps
@@ -108,11 +115,12 @@ def _lower_ceilings(part, fmt) -> tuple[tuple[str, float], ...]:
 
 
 def _faster_slopes(part) -> tuple[tuple[str, float], ...]:
-    """The L2 cache's slope, where the catalog has a measured L2 bandwidth."""
+    """The L2 cache's slope, where the catalog has a measured L2 bandwidth, labelled with the
+    part it was measured on when that is another one ("L2 (H200)")."""
     l2 = memory_hierarchy(part)[2]
     if l2.bandwidth is None or not l2.bandwidth > part.memory_bandwidth:
         return ()
-    return (("L2", l2.bandwidth),)
+    return ((measured_name("L2", l2), l2.bandwidth),)
 
 
 def example_kernels(acc, dt) -> list[tuple[str, float, float]]:
@@ -389,7 +397,7 @@ def _context(
             "y": round(y0 + (y1 - y0) * along - 8, 1),
             "angle": angle,
         }
-        text = f"{name}: {format_quantity(bandwidth, 'B/s')}" + ("" if compact else " (measured)")
+        text = f"{name}: {format_quantity(bandwidth, 'B/s')}"
         slopes.append({"points": f"{x0},{y0} {x1},{y1}", "label": text, "at": at})
         reserved += _along(at, len(text) * _CHAR_WIDTH)
     ridge_line = ((ridge_x, roof_y), (ridge_x, plot_bottom))

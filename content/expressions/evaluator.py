@@ -27,8 +27,10 @@ from content.expressions.policy import (
 class SafeEvaluator(simpleeval.SimpleEval):
     """simpleeval with our node set, operators, call rule and attribute policy.
 
-    It also records every catalog object that an evaluation returned, received or read, so a
-    chapter can list the sources of the figures it printed.
+    It also records what of the catalog an evaluation used, so a chapter can list the sources
+    of the figures it printed: a field read from an entry (``accelerator("H100").memory_bandwidth``)
+    as ``FieldRead(entry, field)``, whose source alone is cited; an entry used whole (passed to a
+    function, returned, named by a string argument) as the entry, all of whose sources are.
     """
 
     def __init__(self, names: Mapping[str, object], *, track: bool = True) -> None:
@@ -59,6 +61,7 @@ class SafeEvaluator(simpleeval.SimpleEval):
         raise _Refused(f"unknown name '{node.id}'{did_you_mean(node.id, self.names)}")
 
     def _eval_call(self, node: ast.Call) -> Any:
+        method_owner = None
         if isinstance(node.func, ast.Name):
             name = node.func.id
             if name not in self.names:
@@ -71,7 +74,7 @@ class SafeEvaluator(simpleeval.SimpleEval):
             func = self._eval(node.func)
             if not callable(func):
                 raise _Refused(f"'.{node.func.attr}' is a value, not a method")
-            owner = getattr(func, "__self__", None)
+            owner = method_owner = getattr(func, "__self__", None)
             if is_catalog_object(owner):
                 from content.expressions.namespace import bounded_method
 
@@ -81,8 +84,35 @@ class SafeEvaluator(simpleeval.SimpleEval):
         args = [self._eval(a) for a in node.args]
         kwargs = dict(self._eval(k) for k in node.keywords)
         if isinstance(node.func, ast.Name):
+            if self.track and FIELD_READER is not None and node.func.id not in _CATALOG_LOOKUPS:
+                return self._call_reading(node.func.id, func, args, kwargs)
             self._touch_arguments(node.func.id, args, kwargs)
+        elif self.track and is_catalog_object(method_owner):
+            # A method reads one figure of its entry: acc.peak("bf16") is peak_flops.bf16.
+            self._read(method_owner, _method_field(node.func.attr, args))
         return func(*args, **kwargs)
+
+    def _call_reading(self, name: str, func, args: list, kwargs: dict) -> Any:
+        """Call ``func`` noting the subject data it reads: each field it read is cited alone;
+        a function that looked nothing up by name is credited with the entries its string
+        arguments name, whole."""
+        with FIELD_READER() as reads:
+            result = func(*args, **kwargs)
+        for entry, field in reads:
+            self._read(entry, field)
+        if not reads:
+            self._touch_arguments(name, args, kwargs)
+        return result
+
+    def _read(self, entry: object, field: str | None) -> None:
+        namespace = getattr(entry, "__dict__", None)
+        if isinstance(namespace, dict):
+            entry = namespace.get("_read_origin", entry)
+        if field is not None and not any(
+            isinstance(seen, FieldRead) and seen.entry is entry and seen.field == field
+            for seen in self.touched
+        ):
+            self.touched.append(FieldRead(entry, field))
 
     def _touch_arguments(self, func_name: str, args: list, kwargs: dict) -> None:
         # A physics function given "H100" reads the catalog itself; resolving the same string
@@ -102,13 +132,17 @@ class SafeEvaluator(simpleeval.SimpleEval):
         attr = node.attr
         if attr.startswith("_"):
             raise _Refused(f"attribute '{attr}' is not allowed")
-        obj = self._eval(node.value)
+        # The entry an attribute is read from is not used whole: only the field is cited.
+        obj = check_sequence(super()._eval(node.value))
         if is_catalog_object(obj):
             allowed = _public_members(type(obj))
             if attr not in allowed:
                 hint = did_you_mean(attr, allowed)
                 raise _Refused(f"{type(obj).__name__} has no field '{attr}'{hint}")
-            return getattr(obj, attr)
+            value = getattr(obj, attr)
+            if self.track and not callable(value):
+                self._read(obj, attr)
+            return value
         for kind, methods in ALLOWED_METHODS.items():
             if type(obj) is kind and attr in methods:
                 return getattr(obj, attr)
@@ -132,6 +166,38 @@ class SafeEvaluator(simpleeval.SimpleEval):
 
 
 _CATALOG_LOOKUPS = ("accelerator", "dtype", "model", "link")
+# The subject's context manager noting the data a function call reads (``configure_subject``):
+# it yields a list that fills with (entry, field) pairs, field None for a bare look-up.
+FIELD_READER = None
+
+
+class FieldRead(tuple):
+    """One field of one catalog entry, as an expression read it: ``(entry, "memory_bandwidth")``.
+    Its citations are the source of that field alone (``collect_citations``)."""
+
+    __slots__ = ()
+
+    def __new__(cls, entry: object, field: str):
+        return super().__new__(cls, (entry, field))
+
+    @property
+    def entry(self) -> object:
+        return self[0]
+
+    @property
+    def field(self) -> str:
+        return self[1]
+
+
+def _method_field(name: str, args: list) -> str | None:
+    """The field a catalog method reads: ``peak(dt)`` -> "peak_flops.<dt>", ``shown()`` ->
+    "value"; None for a method that reads no figure (``noun``, ``citations``)."""
+    if name == "peak" and args:
+        dt = args[0]
+        return f"peak_flops.{getattr(dt, 'name', dt)}"
+    if name == "shown":
+        return "value"
+    return None
 
 
 @functools.lru_cache(maxsize=1024)

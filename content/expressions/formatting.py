@@ -137,7 +137,12 @@ def format_value(
     sig = fmt.sig or 3
     group = group and getattr(value, "grouped", True)
     if fmt.mode == "quantity":
-        text = format_quantity(value, fmt.unit, sig=sig, approx=fmt.approx, fixed=fmt.fixed)
+        # An explicit sig=N is the author's rounding, whole digits included ("9,500 tokens");
+        # without it a whole part keeps every digit (1,365, not 1,370)
+        rounding = {"round_whole": True} if fmt.sig is not None and not fmt.approx else {}
+        text = format_quantity(
+            value, fmt.unit, sig=sig, approx=fmt.approx, fixed=fmt.fixed, **rounding
+        )
         text = text if group else _ungrouped(text)
         if in_math:
             return _math_quantity(text)
@@ -155,7 +160,7 @@ def format_value(
         # "About": the one place a large whole part is rounded (~15,900, not ~15,873).
         text = format_number(value, sig, approx=True)
     else:
-        text = format_number(value, sig)
+        text = format_number(value, sig, **({"approx": True} if fmt.sig is not None else {}))
     text = _grouped(text) if group else _ungrouped(text)
     if in_math:
         text = math_separators(text)

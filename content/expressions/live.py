@@ -278,11 +278,17 @@ def check_live(
 
 
 def collect_citations(objects: list[object]) -> tuple[Any, ...]:
-    """The sources of the catalog objects, in first-seen order, without duplicates."""
+    """The sources of what the expressions used, in first-seen order, without duplicates: a
+    field read (``FieldRead``) cites that field's source alone, an entry used whole all of its
+    sources (tenth pass, F-10: a chapter lists the sources of the figures it prints, not every
+    source of every entry it names)."""
+    from content.expressions.evaluator import FieldRead
+
     found: list[Any] = []
     for obj in objects:
-        citations = getattr(obj, "citations", None)
-        if callable(citations):
+        if isinstance(obj, FieldRead):
+            items = _field_citations(obj.entry, obj.field)
+        elif callable(citations := getattr(obj, "citations", None)):
             items = citations()
         else:
             items = getattr(obj, "sources", ()) or ()
@@ -292,3 +298,29 @@ def collect_citations(objects: list[object]) -> tuple[Any, ...]:
             if not any(item == known for known in found):
                 found.append(item)
     return tuple(found)
+
+
+def _field_citations(entry: object, field: str) -> tuple[Any, ...]:
+    """The source of one field of ``entry``: its own ("peak_flops.bf16"), else its head's
+    ("peak_flops"); none for a field no source covers (a name, a key); every source of the
+    entry for a derived property, which may read any of its fields."""
+    import dataclasses
+
+    if field in getattr(type(entry), "definitional_fields", ()):
+        return ()  # a definition, such as a format's width, is not a sourced figure
+    citations = getattr(entry, "citations", None)
+    every = tuple(citations()) if callable(citations) else ()
+    sources = getattr(entry, "sources", None)
+    if not isinstance(sources, Mapping):
+        return every  # an entry without per-field sources is cited whole
+    head = field.split(".", 1)[0]
+    key = sources.get(field) or sources.get(head)
+    # A whole mapping read (``peak_flops``) is covered by its items' sources ("peak_flops.bf16").
+    keys = (
+        {key} if key is not None else {v for k, v in sources.items() if k.startswith(f"{field}.")}
+    )
+    if keys:
+        return tuple(c for c in every if getattr(c, "key", c) in keys)
+    if any(f.name == head for f in dataclasses.fields(entry)):
+        return ()
+    return every

@@ -106,11 +106,12 @@ def configure_subject(
     check_unit: Callable[[str], object] | None = None,
     group_digits: Callable[[str], str] | None = None,
     limits: Mapping[str, Limits] | None = None,
+    reading_fields: Callable[[], Any] | None = None,
 ) -> None:
     """Hand the language a subject: its names, trusted modules, formatters, unit check, digit
     grouping (thousands separators; without one, numbers print ungrouped) and the argument
     limits of its functions (`limits.py`; a callable without any is refused when called)."""
-    from content.expressions import formatting, policy
+    from content.expressions import evaluator, formatting, policy
 
     _SUBJECT_NAMES.clear()
     _SUBJECT_NAMES.update(names)
@@ -121,6 +122,8 @@ def configure_subject(
     _METHOD_LIMITS.clear()
     _METHOD_LIMITS.update({k: v for k, v in (limits or {}).items() if "." in k})
     policy.TRUSTED_MODULE_PREFIXES = tuple(trusted_modules)
+    # What a function call read of the subject's data, for a chapter's sources (F-10).
+    evaluator.FIELD_READER = reading_fields
     formatting.configure(
         format_number=format_number,
         format_quantity=format_quantity,

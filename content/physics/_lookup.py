@@ -11,6 +11,7 @@ import difflib
 import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Generic, TypeVar
 
@@ -24,6 +25,78 @@ REGISTRIES: dict[str, Registry] = {}
 RECORDING: ContextVar[dict[tuple[str, str], Any] | None] = ContextVar(
     "catalog_recording", default=None
 )
+# While set, look-ups by name hand out a view of their entry that notes each dataclass field
+# read from it, as (entry, field); a look-up itself is noted as (entry, None).  The chapter
+# renderer cites the source of each field a physics function read (F-10), not every source of
+# every entry it was given by name.
+READING: ContextVar[list[tuple[Any, str | None]] | None] = ContextVar(
+    "catalog_reading", default=None
+)
+
+
+@contextmanager
+def reading_fields() -> Iterator[list[tuple[Any, str | None]]]:
+    """Note, while the block runs, every entry looked up by name and every field read from it."""
+    reads: list[tuple[Any, str | None]] = []
+    token = READING.set(reads)
+    try:
+        yield reads
+    finally:
+        READING.reset(token)
+
+
+def read_origin(entry: Any) -> Any:
+    """The catalog entry behind a reading view (the entry itself otherwise)."""
+    namespace = getattr(entry, "__dict__", None)
+    return namespace.get("_read_origin", entry) if isinstance(namespace, dict) else entry
+
+
+_VIEW_CLASSES: dict[type, type] = {}
+
+
+def _view_class(cls: type) -> type:
+    view = _VIEW_CLASSES.get(cls)
+    if view is not None:
+        return view
+    fields = frozenset(getattr(cls, "__dataclass_fields__", ()))
+
+    def __getattribute__(self, name):  # noqa: N807 - the data model's name
+        if name in fields:
+            reads = READING.get()
+            origin = object.__getattribute__(self, "__dict__").get("_read_origin")
+            if reads is not None and origin is not None:
+                reads.append((origin, name))
+        return object.__getattribute__(self, name)
+
+    def __eq__(self, other):  # noqa: N807
+        origin = read_origin(self)
+        return type(origin).__eq__(origin, read_origin(other))
+
+    def __hash__(self):  # noqa: N807
+        return hash(read_origin(self))
+
+    namespace = {
+        "__getattribute__": __getattribute__,
+        "__eq__": __eq__,
+        "__hash__": __hash__,
+        "__module__": cls.__module__,
+        "__qualname__": cls.__qualname__,
+    }
+    view = _VIEW_CLASSES[cls] = type(cls.__name__, (cls,), namespace)
+    return view
+
+
+def _reading_view(entry: Any, reads: list) -> Any:
+    """``entry`` as a view that notes its field reads in ``reads`` (a look-up is noted now)."""
+    reads.append((entry, None))
+    if not hasattr(entry, "__dict__") or not hasattr(type(entry), "__dataclass_fields__"):
+        return entry
+    view = object.__new__(_view_class(type(entry)))
+    view.__dict__.update(entry.__dict__)
+    view.__dict__["_read_origin"] = entry
+    return view
+
+
 # While set, look-ups by name resolve here first: kind -> {folded name -> entry}.
 OVERLAY: ContextVar[Mapping[str, Mapping[str, Any]] | None] = ContextVar(
     "catalog_overlay", default=None
@@ -147,6 +220,9 @@ class Registry(Generic[T]):
         used = RECORDING.get()
         if used is not None:
             used[(self.kind, getattr(entry, "key", None) or entry.name)] = entry
+        reads = READING.get()
+        if reads is not None:
+            return _reading_view(entry, reads)
         return entry
 
     def missing_message(self, name: str) -> str:

@@ -235,6 +235,7 @@ def format_quantity(
     approx: bool = False,
     fixed: bool = False,
     group: bool = True,
+    round_whole: bool = False,
 ) -> str:
     """Write ``value`` (in the SI base of ``unit``) with an engineer's prefix.
 
@@ -243,24 +244,27 @@ def format_quantity(
     ``fixed=True`` renders in exactly ``unit`` ((3.35e12, "GB/s", fixed=True) -> "3,350 GB/s").
     Seconds use ns, µs, ms, s, then min and h; dollars print as "$2.49".  Four-digit and longer
     whole parts print every digit, grouped ("1,024 tokens", "15,749 FLOP/byte") unless
-    ``group=False``.
+    ``group=False``, or ``round_whole=True`` (an author's explicit ``sig=N``: "9,500 tokens").
     """
-    text = _quantity_text(value, unit, sig=sig, approx=approx, fixed=fixed)
+    text = _quantity_text(value, unit, sig=sig, approx=approx, fixed=fixed, whole=not round_whole)
     if group:
         return text
     number, space, rest = text.partition(" ")
     return number.replace(",", "") + space + rest
 
 
-def _quantity_text(value: float, unit: str, *, sig: int, approx: bool, fixed: bool) -> str:
+def _quantity_text(
+    value: float, unit: str, *, sig: int, approx: bool, fixed: bool, whole: bool = True
+) -> str:
     if not math.isfinite(value):
         raise ValueError(f"cannot format {value!r}")
     digits = max(1, sig - 1) if approx else sig
     mark = "~" if approx else ""
+    rounds = approx or not whole
     if unit in ("$", "USD"):
         return mark + _format_dollars(value, digits, approx)
     if fixed:
-        number = format_number(to_unit(value, unit), digits, approx=approx)
+        number = format_number(to_unit(value, unit), digits, approx=rounds)
         return f"{mark}{number} {unit_label(unit)}"
     base = _split_prefix(unit)
     if base == "s":
@@ -268,7 +272,7 @@ def _quantity_text(value: float, unit: str, *, sig: int, approx: bool, fixed: bo
     if base in _PREFIXABLE:
         scales = _DECIMAL_PREFIXES + (_SUBUNIT_PREFIXES if _PREFIXABLE[base] else ())
         if abs(value) >= 1000 * _DECIMAL_PREFIXES[0][0]:
-            return f"{mark}{format_number(float(value), digits, approx=approx)} {base}"
+            return f"{mark}{format_number(float(value), digits, approx=rounds)} {base}"
         number, prefix = _with_scale(value, digits, scales)
         return f"{mark}{number} {prefix}{base}"
-    return f"{mark}{format_number(float(value), digits, approx=approx)} {unit_label(unit)}"
+    return f"{mark}{format_number(float(value), digits, approx=rounds)} {unit_label(unit)}"

@@ -184,8 +184,8 @@ def sources_html(citations: tuple[Citation, ...]) -> str:
         link = f'<a href="{escape(c.url)}" rel="noopener">{title}</a>' if c.url else title
         items.append(f"<li>{link}</li>")
     return (
-        '<p class="sources-intro">The live figures in this chapter come from these catalog '
-        'sources:</p>\n<ul class="catalog-sources">\n' + "\n".join(items) + "\n</ul>"
+        '<p class="sources-intro">The live figures and the charts in this chapter come from '
+        'these catalog sources:</p>\n<ul class="catalog-sources">\n' + "\n".join(items) + "\n</ul>"
     )
 
 
@@ -230,13 +230,18 @@ def render_body(body: str, *, source: str = "<chapter>", first_line: int = 1) ->
     live = render_live(body, source=source, math_aware=True, first_line=first_line)
     marked = _mark_directives(live.text, source=source, first_line=first_line)
     result = render_book_markdown(marked)
-    citations = _citations(live.citations)
-    html = result.html.replace(_rendered_marker("sources"), sources_html(citations))
+    html = result.html
     if _rendered_marker("roofline_chart") in html:
         html = html.replace(_rendered_marker("roofline_chart"), _chart_html())
-    for name, figure in _figures().items():
-        if _rendered_marker(name) in html:
-            html = html.replace(_rendered_marker(name), figure())
+    from courseware.book_figures import recording_figure_sources
+
+    with recording_figure_sources() as drawn:
+        for name, figure in _figures().items():
+            if _rendered_marker(name) in html:
+                html = html.replace(_rendered_marker(name), figure())
+    # The sources of what the text printed, then of what its figures drew (F-10).
+    citations = _citations([*live.citations, *drawn])
+    html = html.replace(_rendered_marker("sources"), sources_html(citations))
     # result.html is sanitized; what the directives add is the site's own escaped markup.
     return RenderedChapter(mark_safe(html), tuple(result.toc), citations, result.title)  # noqa: S308
 

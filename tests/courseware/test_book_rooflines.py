@@ -99,9 +99,9 @@ def test_each_figure_names_its_sources_and_model():
     # The block chart draws the measured L2 slope, so it cites its measurement; the intro's
     # draws only the HBM slope and the bf16 roof (A00-4, fifth review), and cites neither.
     block = str(block_roofline_html())
-    assert "L2: " in block and "gpu-benches" in block
+    assert "L2 (H200): " in block and "gpu-benches" in block
     intro = str(intro_roofline_html())
-    assert "L2: " not in intro and "gpu-benches" not in intro and "fp32 lanes" not in intro
+    assert "L2 (H200): " not in intro and "gpu-benches" not in intro and "fp32 lanes" not in intro
 
 
 def test_chapters_place_the_running_examples_roofline_where_they_explain_it():

@@ -85,9 +85,11 @@ def test_d04_5_mxfp8_elements_and_the_two_gpu_all_reduces(text):
 def test_d04_6_d04_8_one_metric_in_the_table_and_the_foil_rounded(text):
     t = text["04-precision.md"]
     assert "except in the last row" not in t
-    assert "$39.23" not in t and "$39 reference" in t
-    assert "The first row is a foil no one would deploy" in t
-    assert "runs from $0.74 in bf16 on four H100s (the foil aside)" in t
+    assert "$39.23" not in t
+    # F-14 (eighth pass): the foil row is gone, and with it its $39 and its aside
+    assert "$39 reference" not in t and "bf16 weights and cache, H100 2 " not in t
+    assert "The first row is a foil no one would deploy" not in t
+    assert "runs from $0.74 in bf16 on four H100s to" in t
 
 
 def test_d05_6_the_staircase_says_which_bandwidths_are_not_h100_measurements():
@@ -95,7 +97,8 @@ def test_d05_6_the_staircase_says_which_bandwidths_are_not_h100_measurements():
 
     scopes = {r["name"]: r["scope"] for r in staircase_rows()}
     assert scopes["shared memory / L1"] == "all SMs together, derived"
-    assert scopes["L2 cache"] == "per GPU, measured on an H200"
+    # F-19 (eighth pass): the part it was measured on is in the name, read from the catalog
+    assert scopes["L2 cache (H200)"] == "per GPU, measured"
 
 
 def test_d04_4_nvfp4s_accuracy_label_has_no_number_it_lacks(text):

@@ -164,10 +164,10 @@ def test_the_fp32_lanes_and_the_l2_cache_are_drawn_as_lighter_lines():
     # set that fits in L2 sees a steeper slope.
     chart = roofline("H100", "bf16")
     assert chart.ceilings == (("fp32 lanes", 67e12),)
-    assert chart.slopes == (("L2", 10e12),)
+    assert chart.slopes == (("L2 (H200)", 10e12),)  # F-6: measured on the H200
     svg = roofline_svg("H100", "bf16")
     assert 'class="secondary-roof"' in svg
-    assert "fp32 lanes: 67 TFLOP/s" in svg and "L2: 10 TB/s (measured)" in svg
+    assert "fp32 lanes: 67 TFLOP/s" in svg and "L2 (H200): 10 TB/s" in svg
     assert "A lower ceiling marks the fp32 lanes at 67 TFLOP/s." in svg
     # In fp32 the lanes are the roof; a part without a measured L2 gets no slope.
     assert roofline("H100", "fp32").ceilings == ()

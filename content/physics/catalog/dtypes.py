@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from content.physics._lookup import FrozenMap, Registry, freeze
 from content.physics.catalog.sources import Source, cite
@@ -18,6 +19,11 @@ from content.physics.catalog.sources import Source, cite
 @dataclass(frozen=True)
 class DType:
     """A number format: ``bits`` of information, ``bytes`` of storage per element."""
+
+    # A format's width is its definition (bf16 is 16 bits), not a figure a calculation cites:
+    # a chapter whose arithmetic reads it does not list the format's source (F-10); one that
+    # prints the format's range or draws its bits does.
+    definitional_fields: ClassVar[frozenset[str]] = frozenset({"bits", "bytes"})
 
     name: str
     bits: int

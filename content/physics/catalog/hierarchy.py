@@ -36,9 +36,14 @@ class MemoryLevel:
     latency: float | None
     scope: str
     sources: Mapping[str, str] = field(default_factory=FrozenMap)
+    # The accelerator (catalog key) a figure was measured on, where that is another part than
+    # the one described: the H100 SXM's L2 bandwidth is the H200's (same die), and every label
+    # of it says so (F-6).
+    measured_on: Mapping[str, str] = field(default_factory=FrozenMap)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sources", freeze(self.sources))
+        object.__setattr__(self, "measured_on", freeze(self.measured_on))
 
     def citations(self) -> tuple[Source, ...]:
         return cite(self)
@@ -55,14 +60,20 @@ class MeasuredLevel:
     bandwidth: float | None = None
     latency: float | None = None
     sources: Mapping[str, str] = field(default_factory=FrozenMap)
+    # figure -> the accelerator key it was measured on, when not ``part`` itself
+    measured_on: Mapping[str, str] = field(default_factory=FrozenMap)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sources", freeze(self.sources))
+        object.__setattr__(self, "measured_on", freeze(self.measured_on))
         if self.level not in LEVELS:
             raise ValueError(f"unknown memory level {self.level!r}; use one of {LEVELS}")
         for name in ("size_bytes", "bandwidth", "latency"):
             if getattr(self, name) is not None and name not in self.sources:
                 raise ValueError(f"{self.key}: {name} has no source")
+        for name in self.measured_on:
+            if getattr(self, name, None) is None:
+                raise ValueError(f"{self.key}: measured_on names {name!r}, which it does not give")
 
     @property
     def key(self) -> str:
@@ -96,6 +107,7 @@ _MEASURED = (
         bandwidth=10e12,
         latency=142e-9,
         sources={"bandwidth": "rrze-gpu-benches", "latency": "rrze-gpu-benches"},
+        measured_on={"bandwidth": "h200"},
     ),
     MeasuredLevel("h100-sxm", "main", latency=350e-9, sources={"latency": "rrze-gpu-benches"}),
     # An example server's host memory (2 TB in an 8-GPU H200 server), shared by all its GPUs.
@@ -157,13 +169,18 @@ def _published(part: Accelerator) -> tuple[MemoryLevel, ...]:
 def _with_measured(level: MemoryLevel, measured: MeasuredLevel) -> MemoryLevel:
     """``level`` with every figure ``measured`` holds (and its source) in place of the
     published one."""
-    figures, sources = {}, dict(level.sources)
+    figures, sources, devices = {}, dict(level.sources), dict(level.measured_on)
     for name in ("size_bytes", "bandwidth", "latency"):
         value = getattr(measured, name)
         figures[name] = getattr(level, name) if value is None else value
         if value is not None:
             sources[name] = measured.sources[name]
-    return MemoryLevel(level.name, scope=level.scope, sources=sources, **figures)
+            devices.pop(name, None)
+            if name in measured.measured_on:
+                devices[name] = measured.measured_on[name]
+    return MemoryLevel(
+        level.name, scope=level.scope, sources=sources, measured_on=devices, **figures
+    )
 
 
 def memory_hierarchy(acc: str | Accelerator = "H100") -> tuple[MemoryLevel, ...]:
