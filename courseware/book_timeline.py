@@ -161,6 +161,7 @@ def timeline(width: int = WIDTH, left: int = LEFT) -> dict:
 def overhead_timeline_html() -> SafeString:
     context = timeline()
     context["sources"] = sources_html(context.pop("found"))
+    context["eager_launch"] = format_quantity(measurement(EAGER_KEY).value, "s")
     context["narrow_svg"] = render_to_string(
         "courseware/_overhead_timeline_svg.html", timeline(NARROW_WIDTH, NARROW_LEFT)
     )

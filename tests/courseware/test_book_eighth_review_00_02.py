@@ -217,3 +217,14 @@ def test_g21_llama_3_8b_at_its_memory_limit_is_still_memory_bound(text):
         f"{q(nbytes / H100_BW, 's')} of traffic against "
         f"{q(flops / H100_PEAK, 's')} of arithmetic, most of the traffic cache." in roofline
     )
+
+
+def test_g11_the_timeline_caption_names_its_launch_cost_and_the_graphs_share():
+    from courseware.book_timeline import overhead_timeline_html
+
+    caption = overhead_timeline_html().split("<figcaption>", 1)[1].split("</figcaption>", 1)[0]
+    eager = physics.measurement("launch/eager-cpu-high").value
+    assert eager == 20e-6  # the dear end of PyTorch's 5-20 µs
+    assert f"Eager at the dear end of PyTorch's range ({q(eager, 's')} per launch)" in caption
+    assert "a token launches one graph for all its blocks" in caption
+    assert "a consumer laptop card under WSL2" in caption
