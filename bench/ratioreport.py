@@ -223,6 +223,65 @@ distinct parameter sets among 103 variants of `allreduce-latency-or-bandwidth`, 
 of `decode-intensity-batch-one` (12 among 97 of `bandwidth-staircase`). The 5× target needs a
 section skeleton per template version (its HTML drawn once with a slot for each variant's
 values, checked over the whole bank as `slotted` is), which is not done.
+
+The first view from skeletons (issue 34, 2026-12-07, branch perf-j). Profiled first (cProfile,
+36 first views, SQLite, commit 8a5a101): the question sections drawn through the template
+engine were about 36 % of the view, the question views drawn per variant about 31 % (their
+two stores in the shared cache, one pickle each, among them), the attempt's rows about 10 %.
+Now a fresh section (no result, hint, answer or solution shown, nothing picked: a first view's,
+an exam's after a save) is filled from one skeleton per template version and shape
+(`quizzes/presenters/skeletons.py`, docs/architecture.md "Caches"): drawn once through the
+templates with a marker for each value that differs between students (the variant's texts, the
+ids and links, the question's number, the student's typed text and its read-back, the autosave
+sequence), checked once against its own section byte for byte, kept in the section memo's
+store, and filled per view by splitting at the markers; `tests/quizzes/test_section_skeleton.py`
+draws every template of the bank's first view both ways, homework and exam, at several seeds,
+and compares the pages (only the CSRF token normalised). And a variant's question view goes
+to the shared cache once, under its content's key (the row's key stays in the process). CPU
+per first view (`time.process_time`, median of 20 per run; each run one process timing the
+floor, a homework first view and an exam first view of the bench's 8-question quizzes, each a
+fresh student's, in shuffled rounds, 4 blocks of 5, the floor also alone, 8 in a row before
+each block), main (8a5a101) and this branch alternated on copies of one prepared database,
+two runs each, branch first (load average 10-17: the machine was shared):
+
+| database | request | CPU ms, main → branch | queries |
+| --- | --- | --- | --- |
+| SQLite | floor | 1.36, 1.68 → 1.46, 1.47 | 2 |
+| SQLite | homework, first view | 22.3, 24.1 → 17.7, 17.0 | 6 |
+| SQLite | exam, first view | 21.8, 23.6 → 17.5, 17.1 | 7 |
+| PostgreSQL | floor | 3.07, 2.77 → 2.98, 3.17 | 2 |
+| PostgreSQL | homework, first view | 33.8, 30.8 → 23.3, 27.0 | 6 |
+| PostgreSQL | exam, first view | 33.9, 30.5 → 24.1, 27.3 | 7 |
+
+| database | request | × floor interleaved, main → branch | × floor alone, main → branch |
+| --- | --- | --- | --- |
+| SQLite | floor | 1.0 | 1.2, 1.3 → 1.1, 1.2 |
+| SQLite | homework, first view | 16.4, 14.3 → 12.1, 11.6 | 19.9, 18.4 → 13.4, 14.5 |
+| SQLite | exam, first view | 16.1, 14.1 → 12.0, 11.6 | 19.5, 18.1 → 13.2, 14.5 |
+| PostgreSQL | floor | 1.0 | 1.0, 1.2 → 1.1, 1.1 |
+| PostgreSQL | homework, first view | 11.0, 11.1 → 7.8, 8.5 | 11.4, 13.8 → 8.3, 9.6 |
+| PostgreSQL | exam, first view | 11.0, 11.0 → 8.1, 8.6 | 11.4, 13.7 → 8.6, 9.7 |
+
+A first view costs about a quarter less CPU than on main (SQLite 24-25 %, PostgreSQL 20-22 %)
+with the same queries. **The 5× target is still not met** (7.8-12.1× interleaved, 8.3-14.5× the
+floor alone). What is left, by the profile after (cProfile, 46 first views, SQLite): the
+question view drawn for each new variant about 40 % of the view (the engine's live values,
+`engine.prompt_pieces`, 12 %; decoding the stored variant, `questions.engine_variant`, 7 %;
+the parts and their slotted texts, the render cache's keys), the attempt's rows with their
+JSON (variants with their catalog snapshots) about 17 %, the page's templates about 31 % (the
+sections' fills, and the skeletons drawn and checked by the first students of each shape,
+about 17 %). Those are per-variant work: the numbers differ between students, so no drawing
+can be shared; the next step is to keep what Start already computes of each variant's texts
+(Start renders them to record the catalog entries they read) for its first view, which is
+Start's draw (`engine/variants.py`, `services/questions.py`).
+
+The ratios suite itself on SQLite (`python -m bench.djangoside ratios --quick`, wall time, 6
+blocks × 8 rounds, main then this branch on copies of one prepared database, 06:12-06:17 UTC,
+load average 15-16): the homework first view 22.5× the interleaved floor (block IQR
+14.1–27.9×) and 27.6× the floor alone on main, 11.3× (8.9–14.4×) and 12.0× on this branch, 6
+queries each. On a machine this loaded the wall times are mostly waiting (the floor took 5.4
+and 12.1 ms), so the CPU table above is the one to read; the committed table at the top of
+this section was not rerun for this step.
 """
     return text, targets
 

@@ -139,7 +139,7 @@ def format_value(
     if fmt.mode == "quantity":
         # An explicit sig=N is the author's rounding, whole digits included ("9,500 tokens");
         # without it a whole part keeps every digit (1,365, not 1,370)
-        rounding = {"round_whole": True} if fmt.sig is not None and not fmt.approx else {}
+        rounding = {"round_whole": True} if _author_rounds(value, fmt) and not fmt.approx else {}
         text = format_quantity(
             value, fmt.unit, sig=sig, approx=fmt.approx, fixed=fmt.fixed, **rounding
         )
@@ -160,13 +160,19 @@ def format_value(
         # "About": the one place a large whole part is rounded (~15,900, not ~15,873).
         text = format_number(value, sig, approx=True)
     else:
-        text = format_number(value, sig, **({"approx": True} if fmt.sig is not None else {}))
+        text = format_number(value, sig, **({"approx": True} if _author_rounds(value, fmt) else {}))
     text = _grouped(text) if group else _ungrouped(text)
     if in_math:
         text = math_separators(text)
     if fmt.approx:
         text = ("\\sim " if in_math else "~") + text
     return text
+
+
+def _author_rounds(value, fmt: LiveFormat) -> bool:
+    """An explicit ``sig=N`` rounds a whole part too ("about 9,500 tokens"), except for an exact
+    integer, which prints in full whatever its type (1,024 FLOP/byte, never 1,000)."""
+    return fmt.sig is not None and not float(value).is_integer()
 
 
 def _grouped(text: str) -> str:

@@ -6,6 +6,7 @@ generating or validating a variant point at the file.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -184,6 +185,15 @@ class Template:
     plausible: tuple[PlausibleCheck, ...] = ()
     figure: Figure | None = None
     text: str = field(default="", repr=False, compare=False)
+
+    @functools.cached_property
+    def text_plan(self):
+        """Which of its texts' expressions a draw evaluates to learn the catalog entries they
+        look up (``engine.lookups.TextPlan``): worked out once per parsed template, kept with
+        it (a new version is a new object; ``dataclasses.replace`` makes a new one too)."""
+        from quizzes.engine.lookups import text_plan
+
+        return text_plan(self)
 
     def part(self, part_id: str) -> Part:
         for part in self.parts:

@@ -20,18 +20,15 @@ import hmac
 import json
 import math
 import random
-import threading
 import time
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from cachetools import LRUCache
-
 from content.expressions import ExpressionError, evaluate, is_catalog_object
 from content.physics.catalog import snapshot as catalog_snapshot
-from quizzes.engine import kinds
+from quizzes.engine import kinds, lookups
 from quizzes.engine.errors import GenerationError, OverBudget
 from quizzes.engine.model import CATALOGS, Expr, Parameter, Part, Template
 from quizzes.engine.namespace import base_names, names_for
@@ -188,49 +185,16 @@ def generate_variant(
     return dataclasses.replace(variant, catalog=catalog_snapshot.snapshot(used))
 
 
-# Rendering every text of a new variant, only to record the catalog entries its texts look up,
-# was about two thirds of a draw and so most of a student's Start (8 questions). Those entries
-# depend on nothing but the template and what its texts are rendered from: the variant's drawn
-# and computed values, never its seed (the option order is one of the values). Many templates
-# draw from a few choices, so in a class most students' numbers coincide with someone's: the
-# entries are kept per process under the template (by identity: a new version is a new object),
-# the variant's values and the live catalog's fingerprint (a corrected figure misses).
-TEXT_LOOKUPS_KEPT = 4096
-_text_lookups: LRUCache = LRUCache(maxsize=TEXT_LOOKUPS_KEPT)
-_text_lookups_lock = threading.Lock()
-
-
-def _values_key(variant: Variant) -> str:
-    data = variant.to_json()
-    data.pop("seed")
-    data.pop("catalog", None)
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), default=repr)
-
-
 def text_lookups(template: Template, variant: Variant) -> dict[tuple[str, str], Any]:
-    """The catalog entries ``variant``'s texts look up (rendered once per distinct values)."""
-    try:
-        key = (id(template), catalog_snapshot.fingerprint(), _values_key(variant))
-    except (TypeError, ValueError):
-        key = None  # values that do not serialise: render, keep nothing
-    if key is not None:
-        with _text_lookups_lock:
-            kept = _text_lookups.get(key)
-        # The template is kept with its entries, so its id cannot name another object here.
-        if kept is not None and kept[0] is template:
-            return kept[1]
+    """The catalog entries ``variant``'s texts look up: read off the expressions that can look
+    something up (``engine.lookups``), or, where the template's plan says so or one of them
+    fails, by rendering every text of the variant."""
+    found = lookups.looked_up(template, variant)
+    if found is not None:
+        return found
     with catalog_snapshot.recording(propagate=False) as used:
         _touch_texts(template, variant)
-    found = dict(used)
-    if key is not None:
-        with _text_lookups_lock:
-            _text_lookups[key] = (template, found)
-    return found
-
-
-def clear_text_lookups() -> None:
-    with _text_lookups_lock:
-        _text_lookups.clear()
+    return dict(used)
 
 
 def generate_variant_at(
@@ -311,7 +275,7 @@ def restamp(template: Template, variant: Variant) -> Variant:
             outcome=outcome,
             catalog=None,
         )
-        _touch_texts(template, fresh)
+        catalog_snapshot.keep(text_lookups(template, fresh))
     return dataclasses.replace(fresh, catalog=catalog_snapshot.snapshot(used))
 
 

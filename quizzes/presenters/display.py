@@ -118,7 +118,12 @@ def _cached(what: str, row, build: Callable[[], Any], *extra) -> Any:
         value = build()
         if shared is not None:
             _renders.set(f"quizzes:{what}:content:{shared}{tail}", value)
-    _renders.set(key, value)
+    if shared is None:
+        _renders.set(key, value)
+    else:
+        # Another server finds it under its content: storing it there under the row's key
+        # too cost a second pickle per question of every first view.
+        _renders.local.set(key, value)
     return value
 
 

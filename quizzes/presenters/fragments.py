@@ -15,8 +15,13 @@ The section is rendered with unguessable placeholders in their place and the req
 are put in on the way out. An entry that is not what this module wrote (a damaged or foreign
 cache value) is ignored and the section is rendered afresh.
 
-Keep `_block_facts` in step with the section in `templates/quizzes/attempt_detail.html`: a
-value the section reads that is not in the digest would be served stale.
+A fresh section (nothing shown yet but the question and the student's typed text, as on a first
+view) comes from its template version's skeleton instead (`presenters.skeletons`), kept in this
+module's store under keys of its own.
+
+Keep `_block_facts` (and `skeletons._shape` with its slots) in step with the section in
+`templates/quizzes/attempt_detail.html`: a value the section reads that is not in the digest
+would be served stale.
 """
 
 from __future__ import annotations
@@ -150,9 +155,13 @@ def _block_facts(block, attempt) -> tuple:
     )
 
 
-def block_key(block, attempt) -> str:
-    facts = repr(_block_facts(block, attempt)).encode()
-    return f"quizzes:section:{hashlib.sha256(facts).hexdigest()}"
+def block_key(block, attempt) -> str | None:
+    """The section's memo key, or None when something it shows holds this process's marker
+    (text a student typed could, were the marker known): such a section is drawn, not kept."""
+    facts = repr(_block_facts(block, attempt))
+    if MARK in facts:
+        return None
+    return f"quizzes:section:{hashlib.sha256(facts.encode()).hexdigest()}"
 
 
 def _valid(entry) -> bool:
@@ -213,21 +222,37 @@ def fill(entry: tuple[str, str], csrf: str, keys: list[str], now: str | None = N
     return mark_safe("".join(out))  # noqa: S308 - rendered by our own templates
 
 
-def render_section(block, context, render: Callable[[], str]) -> SafeString | str:
-    """`render()` of one question section, or its memoised HTML with this request's CSRF token
-    and form keys."""
+def sections() -> caching.Layered:
+    """The sections' store: `presenters.skeletons` keeps a fresh section's skeleton there too."""
+    return _sections
+
+
+def plain_tokens(block, context) -> tuple[str, list[str]] | None:
+    """(the CSRF token, the parts' form keys) of a section that may come from a memo, or None:
+    an htmx fragment's (never kept), a page without an attempt or token, or tokens that are not
+    plain letters and digits (never with Django's; the template escapes them then)."""
     attempt = context.get("attempt")
     token = context.get("csrf_token")
     if attempt is None or not token or any(context.get(name) for name in _FRAGMENT_ONLY):
-        return render()
-    try:
-        key = block_key(block, attempt)
-        csrf = str(token)
-    except Exception:  # noqa: BLE001 - a section that cannot be keyed is simply drawn
-        return render()
+        return None
+    csrf = str(token)
     keys = [p.view.idempotency_key for p in block.parts]
     if not _PLAIN.fullmatch(csrf) or not all(_PLAIN.fullmatch(k or "") for k in keys):
-        return render()  # never happens with Django's tokens; the template escapes it then
+        return None
+    return csrf, keys
+
+
+def render_section(block, context, render: Callable[[], str]) -> SafeString | str:
+    """`render()` of one question section, or its memoised HTML with this request's CSRF token
+    and form keys."""
+    try:
+        tokens = plain_tokens(block, context)
+        key = block_key(block, context["attempt"]) if tokens is not None else None
+    except Exception:  # noqa: BLE001 - a section that cannot be keyed is simply drawn
+        return render()
+    if tokens is None or key is None:
+        return render()
+    csrf, keys = tokens
     entry = _sections.get(key)
     if entry is not None:
         try:

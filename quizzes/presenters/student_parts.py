@@ -184,6 +184,11 @@ class StudentPart:
     def is_final(self) -> bool:
         return self.state.is_final
 
+    @cached_property
+    def next_sequence(self) -> int:
+        """What the page's next autosave of this part sends: above the stored save's."""
+        return self.save_sequence + 1
+
     @property
     def last(self) -> Response | None:
         return self.state.last

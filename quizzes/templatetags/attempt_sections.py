@@ -1,11 +1,12 @@
 """`{% section_cache block %}...{% endsection_cache %}`: one question section of the attempt
-page, memoised by `quizzes.presenters.fragments` (see there for what the key holds)."""
+page, a fresh one filled from its template version's skeleton (`quizzes.presenters.skeletons`),
+any other memoised by `quizzes.presenters.fragments` (see there for what each key holds)."""
 
 from __future__ import annotations
 
 from django import template
 
-from quizzes.presenters import fragments
+from quizzes.presenters import skeletons
 
 register = template.Library()
 
@@ -17,7 +18,7 @@ class SectionCacheNode(template.Node):
 
     def render(self, context):
         block = self.block.resolve(context)
-        return fragments.render_section(block, context, lambda: self.nodelist.render(context))
+        return skeletons.render_section(block, context, lambda: self.nodelist.render(context))
 
 
 @register.tag("section_cache")

@@ -10,7 +10,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-from content.physics import format_quantity
+from content.physics import format_number, format_quantity
 from courseware.rendering import render_chapter_text
 
 BOOK = Path(__file__).resolve().parents[2] / "content" / "book"
@@ -25,6 +25,12 @@ def chapter_text(name: str) -> str:
 
 def chapter_texts(names) -> dict[str, str]:
     return {name: chapter_text(name) for name in names}
+
+
+def authored(value, sig):
+    """A number as a chapter prints ``{{ value | sig=N }}``: the author's rounding, whole digits
+    included, unless the value is an exact integer (9,500, but 1,024)."""
+    return format_number(value, sig, approx=not float(value).is_integer())
 
 
 def q(value, unit, **kw):

@@ -209,4 +209,6 @@ def test_an_explicit_sig_is_the_authors_rounding_of_whole_digits_too():
     assert render_live("about {{ 9451.3 | sig=2 }} tokens").text == "about 9,500 tokens"
     assert render_live("{{ 9451.3 | tokens | sig=2 }}").text == "9,500 tokens"
     assert render_live("{{ 15873.2 | FLOP/B | sig=3 }}").text == "15,900 FLOP/byte"
-    assert render_live("{{ 1024 | sig=2 }}").text == "1,024"  # an exact count stays exact
+    # an exact count stays exact, whatever its type
+    assert render_live("{{ 1024 | sig=2 }}").text == "1,024"
+    assert render_live("{{ 2048 / 2 | FLOP/B | sig=2 }}").text == "1,024 FLOP/byte"

@@ -13,7 +13,7 @@ import pytest
 
 import content.physics as physics
 from content.physics import format_number
-from tests.courseware.book_text import chapter_text, q
+from tests.courseware.book_text import authored, chapter_text, q
 
 # Llama-2-7B's config.json: 32 layers, 32 heads of 128 (no GQA); fp16 is 2 bytes.
 PARAMS = physics.model("llama-2-7b").params
@@ -115,8 +115,7 @@ def test_the_precision_napkin_forecasts_each_pass_from_its_parts_stream_fraction
     dollars = physics.price("H200").dollars_per_hour / 3600 / (batch / forecast) * 1e6
     assert (
         f"fp8 weights and cache, H200 1 {batch} {q(floor, 's', sig=2)} "
-        f"{q(forecast, 's', sig=2)} {format_number(batch / forecast, 2)} {q(dollars, 'USD')}"
-        in text
+        f"{q(forecast, 's', sig=2)} {authored(batch / forecast, 2)} {q(dollars, 'USD')}" in text
     )
     assert "its row uses the H200's (93%" in text
 

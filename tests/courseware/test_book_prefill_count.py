@@ -15,7 +15,7 @@ import pytest
 
 import content.physics as physics
 from content.physics import format_number
-from tests.courseware.book_text import chapter_texts, q
+from tests.courseware.book_text import authored, chapter_texts, q
 
 H100 = physics.accelerator("H100")
 PEAK, BANDWIDTH = H100.peak("bf16"), H100.memory_bandwidth  # 989.4 TFLOP/s, 3.35 TB/s
@@ -84,6 +84,7 @@ def test_tensor_parallel_prefill_counts_the_weights_a_layer_multiplies(text):
     per_layer = 2 * MATMUL70 / 80 / 8
     sent = 2 * 2 * 7 / 8 * 8192 * 2
     assert "( P the weights a pass multiplies)" in t
-    assert f"= {q(per_layer, 'FLOP', sig=3)} {q(sent, 'B', sig=3)} ≈ {n(per_layer / sent, 2)}" in t
+    ratio = authored(per_layer / sent, 2)
+    assert f"= {q(per_layer, 'FLOP', sig=3)} {q(sent, 'B', sig=3)} ≈ {ratio}" in t
     prefill = 2 * MATMUL70 * 2048 / PEAK / 8
     assert f"for a 2,048-token prompt, {q(prefill, 's', sig=2)} of compute per GPU" in t

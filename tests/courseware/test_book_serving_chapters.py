@@ -276,7 +276,7 @@ def test_3_8_floors_are_printed_to_two_figures(text):
     t = text["03-inference.md"]
     assert "15,900 tokens/s" not in t and "0.0559 dollars" not in t
     rate = full_batch() / decode_step("llama-3-8b", "H100", full_batch(), 0)
-    assert "to " + q(rate, "tokens/s", 2) in t
+    assert "to " + format_quantity(rate, "tokens/s", sig=2, round_whole=True) in t
 
 
 def test_the_cache_sets_the_batch_at_the_serving_level(text):

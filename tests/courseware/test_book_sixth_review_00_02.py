@@ -13,7 +13,7 @@ import pytest
 from content import physics
 from content.physics import format_number, format_quantity, link
 from courseware.book_anatomy import anatomy
-from tests.courseware.book_text import chapter_texts, q
+from tests.courseware.book_text import authored, chapter_texts, q
 
 CHAPTERS = ("00-intro.md", "01-gpus.md", "02-roofline.md")
 GPT_FAST = 104.9  # tokens/s, Llama-2-7B bf16 on an A100 80 GB at 330 W (gpt-fast README)
@@ -94,8 +94,7 @@ def test_c02_1_the_crossing_is_where_the_causal_count_passes_the_ridge(text):
     printed = 4 * H100_RIDGE
     assert abs(crossing - printed) / crossing < 0.02  # N/4 for (N + 1)/4: 1,181 against 1,181.4
     assert (
-        f"passes under the compute roof only from about {format_number(printed, 2)} tokens"
-        in roofline
+        f"passes under the compute roof only from about {authored(printed, 2)} tokens" in roofline
     )
     # the one rule for digits (eighth pass): every whole digit, 1,181, not "1,200"
     assert format_number(printed, 2) == "1,181"

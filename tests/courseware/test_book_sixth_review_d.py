@@ -13,7 +13,7 @@ import math
 import pytest
 
 import content.physics as physics
-from tests.courseware.book_text import chapter_texts, q
+from tests.courseware.book_text import authored, chapter_texts, q
 from tests.courseware.test_book_sixth_pass import (
     BANDWIDTH,
     KV8,
@@ -128,5 +128,5 @@ def test_d04_3_the_one_gpu_fp8_fit_is_on_paper(text):
     fp8 = (L70.params - 2 * TABLE70) + 2 * TABLE70 * 2
     spare = 0.9 * H100_RUNTIME - ENGINE - fp8
     assert f"fp8 fits on one, on paper, with {q(spare, 'B', sig=2)} to spare" in t
-    assert f"That margin holds about {n(spare / (KV70 / 2), 2)} tokens of fp8 cache" in t
+    assert f"That margin holds about {authored(spare / (KV70 / 2), 2)} tokens of fp8 cache" in t
     assert "a fit within a couple of GB of the limit is a fit on paper" in t

@@ -16,6 +16,7 @@ import pytest
 import content.physics as physics
 from content.physics import format_number, format_quantity
 from courseware.rendering import render_chapter_text
+from tests.courseware.book_text import authored
 
 # vLLM's own log (vllm-project/vllm#10511): an activation peak of 1.26 GiB and 1.79 GiB of
 # non-torch memory, set aside inside its 0.9 before the KV cache gets the rest.
@@ -239,8 +240,8 @@ def test_01_i6_offloading_pays_with_a_large_batch_or_a_fast_link(text):
     pcie_batch = H100.peak("bf16") / 63e9
     c2c_batch = H100.peak("bf16") / 450e9
     assert (
-        f"{format_number(pcie_batch, 2)} tokens per pass over PCIe, "
-        f"{format_number(c2c_batch, 2)} over NVLink-C2C" in gpus
+        f"{authored(pcie_batch, 2)} tokens per pass over PCIe, "
+        f"{authored(c2c_batch, 2)} over NVLink-C2C" in gpus
     )
     # Seventh review (E-9): the typical, symmetric server in the text, the outlier in a note.
     assert f"reach {q(51e9, 'B/s')} from host to GPU and {q(52e9, 'B/s')} back" in gpus

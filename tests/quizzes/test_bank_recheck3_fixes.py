@@ -53,7 +53,7 @@ def test_s3_2_the_printed_figures_give_the_conversation_counts():
         w = shown(r"\(([\d,.]+) (GB|MB|B) of bf16 weights", text)
         room = shown(r"may use ([\d,.]+) (GB|MB|B)", text)
         per_token = shown(r"KV cache ([\d,]+) (B) per token", text)
-        ctx = int(re.search(r"room for (\d+) tokens", text).group(1))
+        ctx = int(re.search(r"room for ([\d,]+) tokens", text).group(1).replace(",", ""))
         assert math.floor((room - w) / (per_token * ctx)) == v.answers["bf16"], v.seed
         assert math.floor((room - w) / (per_token / 2 * ctx)) == v.answers["fp8"], v.seed
 
@@ -66,9 +66,9 @@ def test_s3_2_the_printed_figures_give_the_paged_counts():
         cap = shown(r"may use ([\d,.]+) (GB|MB|B)", text)
         w = shown(r"the weights take ([\d,.]+) (GB|MB|B)", text)
         per_token = whole(r"takes ([\d,]+) bytes per token", text)
-        max_ctx = int(re.search(r"may grow to (\d+) tokens", text).group(1))
-        used = int(re.search(r"holds about (\d+) tokens", text).group(1))
-        page = int(re.search(r"pages of (\d+) tokens", text).group(1))
+        max_ctx = int(re.search(r"may grow to ([\d,]+) tokens", text).group(1).replace(",", ""))
+        used = int(re.search(r"holds about ([\d,]+) tokens", text).group(1).replace(",", ""))
+        page = int(re.search(r"pages of ([\d,]+) tokens", text).group(1).replace(",", ""))
         assert math.floor((cap - w) / (per_token * max_ctx)) == v.answers["reserved"], v.seed
         paged = math.floor((cap - w) / (per_token * page * math.ceil(used / page)))
         assert paged == v.answers["paged"], v.seed
@@ -100,7 +100,7 @@ def test_s3_2_the_printed_figures_give_the_max_batch():
         cap = shown(r"may use ([\d,.]+) (GB|MB|B)", text)
         params = float(re.search(r"\(([\d.]+) billion parameters\)", text).group(1)) * 1e9
         per_token = whole(r"takes ([\d,]+) bytes per token", text)
-        tokens = int(re.search(r"room for (\d+) tokens", text).group(1))
+        tokens = int(re.search(r"room for ([\d,]+) tokens", text).group(1).replace(",", ""))
         assert math.floor((cap - 2 * params) / (per_token * tokens)) == v.answers["n"], v.seed
         # the solution's division uses the whole conversation, not its three-figure size
         assert f"= {per_token * tokens:,} B" in render_solution(t, v), v.seed
@@ -154,7 +154,9 @@ def test_s3_2_the_printed_figures_give_the_latency_and_memory_batches():
         cap = shown(r"may use ([\d,.]+) (GB|MB|B)", text)
         bw = shown(r"\(([\d,.]+) (GB|TB)/s\)", text)
         per_seq = whole(r"KV cache ([\d,]+) B per token", text) * v.params["context"]
-        rate = int(re.search(r"at least (\d+) tokens per second", text).group(1))
+        rate = int(
+            re.search(r"at least ([\d,]+) tokens per second", text).group(1).replace(",", "")
+        )
         # memory holds the whole checkpoint; a step reads it less the input embedding table
         # (book-g: the serving helpers charge the bytes a decode pass reads)
         checkpoint = whole(r"the checkpoint's ([\d,]+) B", text)

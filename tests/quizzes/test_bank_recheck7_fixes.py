@@ -149,7 +149,7 @@ def test_s7_5_the_last_steps_hint_says_what_changed():
         first, last = hint_texts(t, v, "first"), hint_texts(t, v, "last")
         assert first and last and first != last, v.seed
         p = v.params
-        assert f"{p['start']} + {p['answer_len']}" in flat(last[0]), v.seed
+        assert f"{p['start']:,} + {p['answer_len']:,}" in flat(last[0]), v.seed
 
 
 def test_s7_6_the_roofline_step_names_the_batch_size():
@@ -157,7 +157,7 @@ def test_s7_6_the_roofline_step_names_the_batch_size():
     for v in vs:
         solution = flat(render_solution(t, v))
         assert "about the batch:" not in solution, v.seed
-        assert f"the batch size, {v.params['b']}, itself" in solution, v.seed
+        assert f"the batch size, {v.params['b']:,}, itself" in solution, v.seed
 
 
 def test_s7_7_one_colon_in_the_coalescing_same_time_sentence():

@@ -239,3 +239,15 @@ def test_a_first_view_renders_no_hint(logged_in, course, student, monkeypatch):
     check_answer(attempt.variants.get(), student, "1 s")
     logged_in.get(attempt.get_absolute_url())
     assert len(renders) == 1
+
+
+def test_a_first_view_stores_each_question_once_in_the_shared_cache(logged_in, course, student):
+    """Under its content's key only (the row's key stays in this process): a second pickle
+    per question of every first view bought nothing another server could not find."""
+    quiz = make_quiz(course)
+    attempt = service.start_attempt(quiz=quiz, student=student, now=timezone.now())
+    cache.clear()
+    display.clear_local_cache()
+    assert logged_in.get(attempt.get_absolute_url()).status_code == 200
+    shared = [key for key in cache._cache if ":quizzes:question:" in key]  # noqa: SLF001
+    assert len(shared) == 1 and ":content:" in shared[0], shared

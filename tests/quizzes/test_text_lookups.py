@@ -1,7 +1,8 @@
-"""A draw keeps the catalog entries its texts look up once per distinct values
-(`engine.variants.text_lookups`): the snapshot is the one a draw rendering every text gives,
-for every template of the bank; students whose numbers coincide share one rendering; a
-corrected catalog figure or a new template object is never served the old entries."""
+"""A draw learns the catalog entries its texts look up from their expressions
+(`engine.lookups`) instead of rendering every text: for every template of the bank, at several
+seeds, the variant it stores (its snapshot above all) is the one a draw rendering every text
+stores; the plan reads every text the full render renders; and most of the bank is drawn
+without rendering a text (the hostile cases are in tests/engine/test_lookups.py)."""
 
 from __future__ import annotations
 
@@ -10,119 +11,92 @@ from pathlib import Path
 import pytest
 
 import content
-from content.physics import accelerator
-from quizzes.engine import generate_variant, load_template_file, template_paths
+from content.expressions import live
+from quizzes.engine import generate_variant, load_template_file, restamp, template_paths
+from quizzes.engine import lookups as engine_lookups
 from quizzes.engine import variants as engine_variants
-from tests.catalog_patching import patch_entry
+from quizzes.engine.render import render_everything
 
 QUESTIONS = Path(content.__file__).resolve().parent / "questions"
 PATHS = template_paths(QUESTIONS)
 SEEDS = (1, 2, 3, 17, 40)
 
 
-@pytest.fixture(autouse=True)
-def empty_memo():
-    engine_variants.clear_text_lookups()
-    yield
-    engine_variants.clear_text_lookups()
+@pytest.fixture(scope="module")
+def bank():
+    return [load_template_file(path, root=QUESTIONS.parent) for path in PATHS]
 
 
-def _rendered_texts(monkeypatch) -> list[str]:
-    """Count the renders of every text (the work the memo saves), by template slug."""
-    calls: list[str] = []
+def _entries(variant) -> set[tuple[str, str]]:
+    return {(e["kind"], e["key"]) for e in variant.catalog["entries"]}
+
+
+def test_every_template_stores_the_snapshot_of_a_draw_that_renders_every_text(bank, monkeypatch):
+    renders: list[str] = []
     touch = engine_variants._touch_texts
 
     def counting(template, variant):
-        calls.append(template.slug)
+        renders.append(template.slug)
         return touch(template, variant)
 
     monkeypatch.setattr(engine_variants, "_touch_texts", counting)
-    return calls
-
-
-def test_every_template_stores_the_same_snapshot_with_the_memo():
-    """Each bank template's variants, drawn with the memo warm (a second draw of the same seed
-    reads the kept entries), store exactly the snapshot of a draw that renders every text."""
-    checked = 0
-    for path in PATHS:
-        template = load_template_file(path, root=QUESTIONS.parent)
+    checked, texts_added = 0, 0
+    for template in bank:
         for seed in SEEDS:
-            engine_variants.clear_text_lookups()
-            fresh = generate_variant(template, seed)
-            kept = generate_variant(template, seed)  # its texts' entries from the memo
-            assert kept.catalog == fresh.catalog, (path.stem, seed)
-            assert kept.to_json() == fresh.to_json(), (path.stem, seed)
+            variant = generate_variant(template, seed)
+            with monkeypatch.context() as old_way:
+                old_way.setattr(engine_lookups, "looked_up", lambda template, variant: None)
+                rendered = generate_variant(template, seed)
+            assert variant.catalog == rendered.catalog, (template.slug, seed)
+            assert variant.to_json() == rendered.to_json(), (template.slug, seed)
+            drawn_only = generate_variant(template, seed, record_texts=False)
+            texts_added += bool(_entries(variant) - _entries(drawn_only))
             checked += 1
-    assert checked == len(PATHS) * len(SEEDS) > 100
+    assert checked == len(bank) * len(SEEDS) > 800
+    # Not an empty comparison: many variants hold entries only their texts look up.
+    assert texts_added > 100
+    # One full render per comparison; a new draw renders only where its plan says so.
+    full = {t.slug for t in bank if t.text_plan.render}
+    assert len(renders) == checked + len(full) * len(SEEDS)
+    assert len(full) < len(bank) / 5
 
 
-def _coinciding_seeds(template, wanted: int = 2) -> list[int]:
-    """Seeds whose variants have the same values (a template with few choices gives some)."""
-    by_values: dict[str, list[int]] = {}
-    for seed in range(400):
-        variant = generate_variant(template, seed, record_texts=False)
-        same = by_values.setdefault(engine_variants._values_key(variant), [])
-        same.append(seed)
-        if len(same) == wanted:
-            return same
-    raise AssertionError(f"no {wanted} coinciding seeds for {template.slug}")
+def test_a_restamp_records_the_texts_entries_as_rendering_them_does(bank, monkeypatch):
+    for template in bank[::7]:
+        variant = generate_variant(template, 3)
+        fresh = restamp(template, variant)
+        with monkeypatch.context() as old_way:
+            old_way.setattr(engine_lookups, "looked_up", lambda template, variant: None)
+            rendered = restamp(template, variant)
+        assert fresh.to_json() == rendered.to_json(), template.slug
 
 
-def _template_with_catalog_texts():
-    """A bank template whose snapshot holds an accelerator entry, with two coinciding seeds."""
-    for path in PATHS:
-        template = load_template_file(path, root=QUESTIONS.parent)
-        variant = generate_variant(template, 1)
-        kinds = {e["kind"] for e in variant.catalog["entries"]}
-        if "accelerator" in kinds:
-            try:
-                return template, _coinciding_seeds(template)
-            except AssertionError:
-                continue
-    raise AssertionError("no bank template looks up an accelerator with few choices")
+def test_the_plan_holds_every_text_the_full_render_renders(bank, monkeypatch):
+    """Each text that rendering a variant scans for live values is one the plan read."""
+    scanned: list[str] = []
+    scan = live.scan_live
+
+    def recording(text, **kwargs):
+        scanned.append(text)
+        return scan(text, **kwargs)
+
+    monkeypatch.setattr(live, "scan_live", recording)
+    planned = 0
+    for template in bank:
+        if template.text_plan.render:
+            continue
+        planned += 1
+        read = {text.text for text, _ in engine_lookups._texts(template)}
+        scanned.clear()
+        render_everything(template, generate_variant(template, 2))
+        assert scanned and set(scanned) <= read, template.slug
+    assert planned > 100
 
 
-def test_coinciding_numbers_render_the_texts_once(monkeypatch):
-    template, (first, second) = _template_with_catalog_texts()
-    calls = _rendered_texts(monkeypatch)
-    one = generate_variant(template, first)
-    other = generate_variant(template, second)
-    assert calls == [template.slug]  # the second student's draw rendered nothing
-    assert other.catalog == one.catalog
-    assert other.seed != one.seed
-
-
-def test_a_corrected_figure_is_recorded_afresh(monkeypatch):
-    template, (first, second) = _template_with_catalog_texts()
-    before = generate_variant(template, first)
-    name = next(e["key"] for e in before.catalog["entries"] if e["kind"] == "accelerator")
-    old = accelerator(name)
-    patch_entry(monkeypatch, "accelerator", old.key, memory_bandwidth=3 * old.memory_bandwidth)
-    calls = _rendered_texts(monkeypatch)
-    after = generate_variant(template, second)
-    assert calls == [template.slug]  # the catalog's fingerprint changed: no kept entries
-    stored = next(
-        e["fields"]
-        for e in after.catalog["entries"]
-        if e["kind"] == "accelerator" and e["key"] == name
-    )
-    assert stored["memory_bandwidth"] == 3 * old.memory_bandwidth
-    assert after.catalog["fingerprint"] != before.catalog["fingerprint"]
-
-
-def test_a_new_template_object_is_not_served_another_ones_entries(monkeypatch):
-    template, (first, _) = _template_with_catalog_texts()
-    generate_variant(template, first)
-    again = load_template_file(
-        next(
-            p for p in PATHS if load_template_file(p, root=QUESTIONS.parent).slug == template.slug
-        ),
-        root=QUESTIONS.parent,
-    )
-    calls = _rendered_texts(monkeypatch)
-    generate_variant(again, first)
-    assert calls == [template.slug]
-
-
-def test_the_memo_is_bounded():
-    assert engine_variants._text_lookups.maxsize == engine_variants.TEXT_LOOKUPS_KEPT <= 10_000
+def test_a_template_with_a_figure_or_a_roofline_part_renders_every_text(bank):
+    special = {
+        t.slug
+        for t in bank
+        if t.figure is not None or any(p.kind == "roofline_point" for p in t.parts)
+    }
+    assert special and {t.slug for t in bank if t.text_plan.render} == special

@@ -23,6 +23,12 @@ MARK_SAFE_ALLOWED = {
     # before it goes in (tests/quizzes/test_slotted.py: hostile values, and the whole bank
     # drawing the same HTML with and without the slots).
     "quizzes/presenters/slotted.py",
+    # A fresh question section from its template version's skeleton (our own templates'
+    # output, checked against its own section once) with each slot's value written as the
+    # template writes a value (`render_value_in_context`: escaped unless our renderers made it
+    # safe), after the skeleton was split at its markers (tests/quizzes/
+    # test_section_skeleton.py: hostile saved text, and the whole bank drawn both ways).
+    "quizzes/presenters/skeletons.py",
 }
 SAFE_FILTER_ALLOWED = {
     # Django's password validators' help text: server-made, never user text.

@@ -13,7 +13,8 @@ Pure Python like the rest of the engine.  What each side calls:
 - validation: ``validate`` (with the shared ``Checks`` toolbox), ``number_scale``;
 - rendering: ``render`` (what the student may see of the part, as named lists of Markdown
   items and plain facts), ``render_feedback`` (every feedback text, for the catalog snapshot
-  and for validation);
+  and for validation), ``rendered_texts`` (those texts, when rendering them is all the two do:
+  a new variant reads the catalog entries they look up off their expressions);
 - answering: ``clean`` (with the part), ``draft``, ``stored``, ``from_stored``, ``too_long``,
   ``grade``, ``read_back`` (an exam's "Read as"), ``live_preview``;
 - showing: ``input_state`` (what the input shows for a stored answer), ``reading`` (how a
@@ -35,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from quizzes.engine.model import CommonErrorSpec, Part, Template
+    from quizzes.engine.model import CommonErrorSpec, Part, Template, Text
     from quizzes.engine.variants import Variant
     from quizzes.engine.yamlnodes import Loc
 
@@ -161,6 +162,13 @@ class AnswerKind:
     def render_feedback(self, template: Template, part: Part, variant: Variant) -> None:
         """Render every feedback text of this part once (raising ExpressionError for one that
         fails), so generation records its catalog look-ups and validation finds its errors."""
+
+    def rendered_texts(self, part: Part) -> tuple[Text | None, ...] | None:
+        """Every live text `render` and `render_feedback` render with `render_text`, when that
+        is all they do (no expression of their own): a new variant then learns the catalog
+        entries they look up from their expressions (`engine/lookups.py`). None (the default)
+        has every text of a new variant rendered to learn them, which is always right."""
+        return None
 
     # -- answering ----------------------------------------------------------------------------
 

@@ -116,6 +116,10 @@ class ChoiceKind(AnswerKind):
         for option in part.settings.options:
             render_text(template, option.feedback, names)
 
+    def rendered_texts(self, part):
+        options = part.settings.options
+        return tuple(o.text for o in options) + tuple(o.feedback for o in options)
+
     # -- answering ----------------------------------------------------------------------------
 
     def clean(self, raw, part) -> list[str]:

@@ -114,6 +114,9 @@ class ExplainKind(AnswerKind):
             render_text(template, item.text, names)
         render_text(template, part.settings.model_answer, names)
 
+    def rendered_texts(self, part):
+        return (*(item.text for item in part.settings.rubric), part.settings.model_answer)
+
     # -- answering ----------------------------------------------------------------------------
 
     def too_long(self, text: str) -> str | None:

@@ -88,6 +88,9 @@ class FormulaKind(AnswerKind):
     def render(self, template, part, variant, names) -> Rendered:
         return Rendered({}, {"variables": tuple(name for name, _ in part.settings.variables)})
 
+    def rendered_texts(self, part):
+        return ()  # its formula is evaluated with the answer, never rendered
+
     # -- answering ----------------------------------------------------------------------------
 
     def grade(self, template, variant, part, response, *, earlier, grade_fn):

@@ -65,6 +65,9 @@ class IntervalKind(AnswerKind):
     def render(self, template, part, variant, names) -> Rendered:
         return Rendered({}, {"unit_hint": unit_hint(part.settings.unit)})
 
+    def rendered_texts(self, part):
+        return ()
+
     def validate(self, checks, part, variant, seed) -> None:
         answer = variant.answers[part.id]
         if not finite_and_plausible(checks, part.id, answer, part.settings.plausible, seed):

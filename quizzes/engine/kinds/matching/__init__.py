@@ -110,6 +110,11 @@ class MatchingKind(AnswerKind):
         )
         return Rendered({"items": items, "categories": categories}, {})
 
+    def rendered_texts(self, part):
+        return tuple(i.text for i in part.settings.items) + tuple(
+            c.text for c in part.settings.categories
+        )
+
     # -- answering ----------------------------------------------------------------------------
 
     def clean(self, raw, part) -> dict[str, str]:

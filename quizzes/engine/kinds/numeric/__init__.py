@@ -91,6 +91,9 @@ class NumericKind(AnswerKind):
         for spec in part.settings.common_errors:
             render_text(template, spec.feedback, names)
 
+    def rendered_texts(self, part):
+        return tuple(spec.feedback for spec in part.settings.common_errors)
+
     # -- answering ----------------------------------------------------------------------------
 
     def grade(self, template, variant, part, response, *, earlier, grade_fn):

@@ -139,6 +139,9 @@ class OrderingKind(AnswerKind):
         items = tuple((iid, render_text(template, by_id[iid].text, names)) for iid in order)
         return Rendered({"items": items}, {"positions": tuple(range(1, len(items) + 1))})
 
+    def rendered_texts(self, part):
+        return tuple(item.text for item in part.settings.items)
+
     # -- answering ----------------------------------------------------------------------------
 
     def clean(self, raw, part) -> list[str]:
