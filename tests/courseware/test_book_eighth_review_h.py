@@ -145,3 +145,16 @@ def test_h16_the_data_parallel_example_shards_the_optimizer_state():
         f"the optimizer state is sharded across the eight copies (ZeRO, FSDP)" in text
     )
     assert "the optimizer state sharded across the eight copies. How long" in text
+
+
+def test_h8_h11_h12_h20_the_limits_are_stated_where_the_claims_are():
+    texts = chapter_texts(("04-precision.md", "05-interconnect.md"))
+    precision, interconnect = texts["04-precision.md"], texts["05-interconnect.md"]
+    # H-8: per-row rounding is what costs points (OPT-175B); with g = 128 it costs 0.14
+    assert "nearest level, with one scale per row, costs a large model points" in precision
+    # H-12: DeepSeek-V3 scales activations per 1 x 128 tile, weights per 128 x 128 block
+    assert "a scale per 128 activations and per 128 × 128 weights" in precision
+    # H-11: the default belongs to a tool
+    assert "GPTQ as AutoGPTQ runs it quantizes symmetrically by default" in precision
+    # H-20: 5 and 7 become 8 for tensor parallelism; the counts are before that rule
+    assert "MI300Xs before that rule, each within one eight-GPU server" in interconnect
