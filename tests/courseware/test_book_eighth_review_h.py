@@ -158,3 +158,41 @@ def test_h8_h11_h12_h20_the_limits_are_stated_where_the_claims_are():
     assert "GPTQ as AutoGPTQ runs it quantizes symmetrically by default" in precision
     # H-20: 5 and 7 become 8 for tensor parallelism; the counts are before that rule
     assert "MI300Xs before that rule, each within one eight-GPU server" in interconnect
+
+
+def test_h3_h21_the_attributions_and_crossovers_say_what_they_rest_on():
+    texts = chapter_texts(("03-inference.md", "05-interconnect.md"))
+    # H-3: which forecast the fp8 rows' errors belong to, and the attribution as a hypothesis
+    assert (
+        "high with overlap (the forecast above); the likelier reason, not a measured one, is"
+        in (texts["03-inference.md"])
+    )
+    # H-21: all three crossovers rest on one borrowed step latency
+    assert (
+        "The lines cross where the rule changes sides, in this model, which charges every "
+        "algorithm the step latency measured for NCCL's blocking calls"
+        in texts["05-interconnect.md"]
+    )
+
+
+def test_h9_the_exercise_quotes_the_4_bit_rows_range():
+    from content.physics import measurement, price
+
+    text = chapter_texts(("04-precision.md",))["04-precision.md"]
+    stream = measurement("h100-sxm/stream-dot").value  # Azure's STREAM dot on an H100
+    hourly = price("H100").dollars_per_hour
+    # the napkin's batches: 107 on four H100s in bf16, 49 on one in GPTQ int4 with an fp8 cache
+    assert "bf16 weights and cache, H100 4 107" in text and "fp8 cache, H100 1 49" in text
+    weights70 = 70_553_706_496 - 128256 * 8192  # Llama-3-70B less its input table
+    kv70 = 2 * 80 * 8 * 128  # elements per cached token
+    table = 128256 * 8192
+    # the body in int4 with an fp16 scale and an int4 zero per 128 weights; the head stays fp16
+    gptq = (weights70 - table) * (0.5 + 2 / 128 + 0.5 / 128) + 2 * table
+
+    def dollars(gpus, batch, read, compute=0.0):
+        return hourly * gpus / 3600 / (batch / (read / stream + compute)) * 1e6
+
+    bf16 = dollars(4, 107, (2 * weights70 + 2 * kv70 * 4096 * 107) / 4)
+    flops = 49 * 2 * weights70 / 989.4e12
+    top = dollars(1, 49, gptq + kv70 * 4096 * 49, flops)
+    assert f"({format_number(100 * (1 - top / bf16), 2)}% at its top, if its arithmetic" in text
