@@ -305,9 +305,11 @@ LIMITS: dict[str, Limits] = {
         prompt_tokens=COUNT,
         chunk=Number(1, 1e12),
         **_RUNNING,
+        by_kernel=Flag(),
         check=_prefill_chunks,
     ),
-    "free_prefill_chunk": Limits(**_M_ACC_DT, **_RUNNING),
+    "free_prefill_chunk": Limits(**_M_ACC_DT, **_RUNNING, by_kernel=Flag()),
+    "decode_pass_time_by_kernel": Limits(**_M_ACC_DT, **_RUNNING, extra_tokens=COUNT),
     "paged_kv_waste_fraction": Limits(tokens=COUNT, block_tokens=COUNT),
     "prefill_to_decode_gpu_ratio": Limits(
         **_M_ACC_DT, prompt_tokens=COUNT, output_tokens=COUNT, **_RUNNING
@@ -322,6 +324,7 @@ LIMITS: dict[str, Limits] = {
         draft_cost_ratio=QUANTITY,
         **_RUNNING,
         draft_cache_ratio=FRACTION,
+        by_kernel=Flag(),
     ),
     # mixture of experts
     "all_to_all_pass_time": Limits(

@@ -2,15 +2,15 @@
 
 ``pass_time_html()``: one decode pass of the running example (Llama-3-8B in bf16 on an H100,
 the batch its memory holds at 2,500 tokens) as a time bar: the weights' read, the caches' read,
-and the arithmetic of the prompt tokens a pass must prefill in steady state, laid beside the
-memory time when the kernels overlap and after it when they do not.  It draws what the
-chunked-prefill section and the napkin compute: the prompts are free only at perfect overlap
-(sixth review, D03-1 and D03-9; one operating point since the eighth pass, F-7).
+and the arithmetic of the prompt tokens a pass must prefill in steady state.  The kernels run
+one after another: the matmuls' arithmetic hides under the weights' read only, the caches are
+read by the attention kernels after it (``decode_pass_time_by_kernel``; eighth review of 03-05,
+H-1).  A third bar draws the bound an engine running attention beside other matmuls would reach.
 
 ``request_bill_html()``: where one request's GPU time goes, prefill and its share of 499
 decode passes at the memory-limited batch, for the three arrangements the cost section prices
-(prompts on GPUs of their own, the system prompt cached, prompts in the decode passes' idle
-tensor cores).  Times are roofline floors, as the section's prices are.
+(prompts on GPUs of their own, the system prompt cached, prompts in the decode passes, which
+they lengthen).  Times are roofline floors, as the section's prices are.
 
 Both reuse the bar figure of ``courseware.book_bars`` (labels above the bars, a table of the
 same numbers, sources under the caption).
@@ -24,6 +24,7 @@ from django.utils.safestring import SafeString
 from content.physics import (
     accelerator,
     decode_flops_per_token,
+    decode_pass_time_by_kernel,
     decode_weight_bytes,
     format_quantity,
     kv_cache_bytes,
@@ -120,16 +121,21 @@ def pass_time_rows() -> list[tuple[str, list[tuple[str, float, float]]]]:
     caches = kv_cache_bytes(MODEL, CONTEXT, DTYPE, batch) / part.memory_bandwidth
     per_token = decode_flops_per_token(MODEL) / part.peak(DTYPE)
     own, chunk = batch * per_token, (batch + prompts) * per_token
+    if own > weights or chunk < weights or chunk > weights + caches:
+        raise ValueError("the matmuls' regimes have moved: the picture's premise fails")
     memory = [("weights", 0.0, weights), ("cache", weights, caches)]
-    if own > weights + caches or chunk > weights + caches:
-        raise ValueError("the pass is no longer memory-bound: the picture's premise fails")
     return [
         (f"decode pass, {batch} conversations", [*memory, ("hidden", 0.0, own)]),
-        (f"+ {prompts} prompt tokens, overlapped", [*memory, ("hidden", 0.0, chunk)]),
         (
-            f"+ {prompts} prompt tokens, not overlapped",
-            [*memory, ("compute", weights + caches, chunk)],
+            f"+ {prompts} prompt tokens, kernels in turn",
+            [
+                ("weights", 0.0, weights),
+                ("hidden", 0.0, weights),
+                ("compute", weights, chunk - weights),
+                ("cache", chunk, caches),
+            ],
         ),
+        (f"+ {prompts} prompt tokens, bound", [*memory, ("hidden", 0.0, chunk)]),
     ]
 
 
@@ -164,12 +170,12 @@ def pass_time_html() -> SafeString:
     )
     batch, prompts = operating_point()
     caption = (
-        f"Memory time (weights, then {batch} caches of {CONTEXT:,} tokens) sets a decode pass. "
-        f"The {prompts} prompt tokens a pass must prefill in steady state bring arithmetic "
-        f"(with the batch's own {batch} tokens) that the idle tensor cores absorb only if the "
-        f"kernels overlap it with the memory traffic; if they do not, it adds to the pass, and "
-        f"every user waits that much longer for the next token. Roofline floors at the "
-        f"datasheet peaks."
+        f"A decode pass runs its matmuls (reading the weights) and then its attention kernels "
+        f"(reading {batch} caches of {CONTEXT:,} tokens). The {prompts} prompt tokens a pass "
+        f"must prefill in steady state load the matmuls only, whose arithmetic outlasts the "
+        f"weights' read, so the pass grows and every user waits longer for the next token. The "
+        f"last bar is the bound for an engine that runs one group's attention beside another "
+        f"group's matmuls. Roofline floors at the datasheet peaks."
     )
     return _render(
         "pass-time",
@@ -180,8 +186,8 @@ def pass_time_html() -> SafeString:
         [
             ("weights", "weights read"),
             ("cache", "KV caches read"),
-            ("hidden", "arithmetic, overlapped"),
-            ("compute", "arithmetic, after"),
+            ("hidden", "arithmetic, hidden"),
+            ("compute", "arithmetic, exposed"),
         ],
         ["pass", "weights", "caches", "arithmetic", "pass time"],
         table,
@@ -201,6 +207,12 @@ def request_time_rows() -> list[tuple[str, list[tuple[str, float, float]]]]:
     if batch * decode_flops_per_token(MODEL) / part.peak(DTYPE) > pass_time:
         raise ValueError("the full batch's pass is compute-bound: the bill's premise fails")
     decode = (ANSWER - 1) * pass_time / batch
+    _, prompts = operating_point()
+    colocated = (
+        (ANSWER - 1)
+        * decode_pass_time_by_kernel(MODEL, ACCELERATOR, DTYPE, batch, CONTEXT, prompts)
+        / batch
+    )
     whole = prefill_time(MODEL, ACCELERATOR, DTYPE, PROMPT)
     cached = prefix_cache_prefill_time(MODEL, ACCELERATOR, DTYPE, PROMPT, CACHED)
     return [
@@ -209,7 +221,7 @@ def request_time_rows() -> list[tuple[str, list[tuple[str, float, float]]]]:
             f"the same, {CACHED:,} tokens cached",
             [("compute", 0.0, cached), ("cache", cached, decode)],
         ),
-        ("prompt in the passes' idle cores", [("cache", 0.0, decode)]),
+        ("prompt in the decode passes", [("cache", 0.0, colocated)]),
     ]
 
 
@@ -247,7 +259,8 @@ def request_bill_html() -> SafeString:
         f"A request pays for its prefill and for a 1/{batch} share of each of its {ANSWER - 1} "
         f"decode passes at the memory-limited batch of {batch}. On a GPU of its own the prompt "
         f"is {share:.0%} of the time; caching a shared system prompt cuts that, and riding in "
-        f"the decode passes' idle tensor cores removes it, at perfect overlap. Roofline floors; "
+        f"the decode passes removes it but lengthens every pass the request shares. Roofline "
+        f"floors; "
         f"multiply by the GPU's price per second for dollars."
     )
     return _render(

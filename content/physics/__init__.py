@@ -189,6 +189,7 @@ from content.physics.roofline import (
 )
 from content.physics.serving import (
     chunked_prefill_ttft,
+    decode_pass_time_by_kernel,
     free_prefill_chunk,
     max_batch_for_memory,
     max_batch_under_latency,
@@ -322,6 +323,7 @@ __all__ = [
     "tile_intensity",
     # serving
     "chunked_prefill_ttft",
+    "decode_pass_time_by_kernel",
     "free_prefill_chunk",
     "max_batch_for_memory",
     "max_batch_under_latency",

@@ -201,19 +201,27 @@ def request_latency(
 
 
 def free_prefill_chunk(
-    m: ModelLike, acc: AcceleratorLike, dt: DTypeLike, batch: int = 1, context: float = 0
+    m: ModelLike,
+    acc: AcceleratorLike,
+    dt: DTypeLike,
+    batch: int = 1,
+    context: float = 0,
+    *,
+    by_kernel: bool = False,
 ) -> float:
     """Prompt tokens a memory-bound decode step can absorb before it turns compute-bound:
     the step's memory time (decode weight bytes + the batch's cache) × peak ÷ decode FLOPs per
     token − batch (0 if already compute-bound).
 
     Chunked prefill (Sarathi-Serve) adds at most this many prompt tokens to each step without
-    slowing the users already being served."""
+    slowing the users already being served.  ``by_kernel``: the step's kernels run one after
+    another, and the caches are read by the attention kernels, which the prompt's matmuls do not
+    share; only the weights' read hides arithmetic, so the memory time is the weights' alone
+    (eighth review of 03-05, H-1)."""
     _check_batch(batch)
     part, fmt = accelerator(acc), dtype(dt)
-    memory = (decode_weight_bytes(m, fmt) + kv_cache_bytes(m, context, fmt, batch)) / (
-        part.memory_bandwidth
-    )
+    cache = 0 if by_kernel else kv_cache_bytes(m, context, fmt, batch)
+    memory = (decode_weight_bytes(m, fmt) + cache) / part.memory_bandwidth
     return max(0.0, memory * _compute_peak(part, fmt) / decode_flops_per_token(m) - batch)
 
 
@@ -229,6 +237,8 @@ def chunked_prefill_ttft(
     chunk: float,
     batch: int = 1,
     context: float = 0,
+    *,
+    by_kernel: bool = False,
 ) -> float:
     """Time to first token of a prompt fed ``chunk`` tokens per decode step of a running batch:
     the sum over ⌈prompt ÷ chunk⌉ steps of max(bytes ÷ bandwidth, FLOPs ÷ peak), where step i
@@ -237,7 +247,9 @@ def chunked_prefill_ttft(
 
     The new request pays with its first token; the users already served wait no longer while
     chunk ≤ ``free_prefill_chunk``.  The time is summed step by step, so the steps are capped
-    at ``MAX_PREFILL_CHUNKS`` (a million-token prompt in chunks of 100 tokens)."""
+    at ``MAX_PREFILL_CHUNKS`` (a million-token prompt in chunks of 100 tokens).  ``by_kernel``:
+    each step is priced as ``decode_pass_time_by_kernel`` prices it, the matmuls' bound plus the
+    attention kernels' cache read."""
     _check_tokens("prompt_tokens", prompt_tokens)
     _check_tokens("chunk", chunk)
     _check_batch(batch)
@@ -257,8 +269,43 @@ def chunked_prefill_ttft(
         piece = min(chunk, prompt_tokens - done)
         read = base + kv_cache_bytes(m, done, fmt, 1)
         flops = decode_flops_per_token(m) * (batch + piece)
-        total += max(read / part.memory_bandwidth, flops / peak)
+        if by_kernel:
+            weights = decode_weight_bytes(m, fmt)
+            total += max(weights / part.memory_bandwidth, flops / peak)
+            total += (read - weights) / part.memory_bandwidth
+        else:
+            total += max(read / part.memory_bandwidth, flops / peak)
     return total
+
+
+def decode_pass_time_by_kernel(
+    m: ModelLike,
+    acc: AcceleratorLike,
+    dt: DTypeLike,
+    batch: int = 1,
+    context: float = 0,
+    extra_tokens: float = 0,
+) -> float:
+    """Roofline time of one decode pass priced kernel by kernel: the matmuls (projections and
+    MLP) read the weights and compute every token of the pass, batch + ``extra_tokens`` (prompt
+    tokens of a chunk, or a verification pass's extra positions), so they take
+    max(weight bytes ÷ bandwidth, tokens × decode FLOPs per token ÷ peak); the attention
+    kernels read the batch's caches, ``context`` tokens each, at 4 FLOP per byte or so, and take
+    cache bytes ÷ bandwidth.  The kernels run one after another, so their times add.
+
+    Pricing the whole pass as one roofline point (``kernel_time`` of its total FLOPs and bytes)
+    lets cache reads hide matmul arithmetic they never run beside (eighth review of 03-05, H-1).
+    Attention arithmetic of the extra tokens is left out, as ``decode_flops_per_token`` leaves
+    it out."""
+    _check_batch(batch)
+    _check_tokens("extra_tokens", extra_tokens, minimum=0)
+    _check_tokens("context", context, minimum=0)
+    part, fmt = accelerator(acc), dtype(dt)
+    flops = decode_flops_per_token(m) * (batch + extra_tokens)
+    matmuls = max(
+        decode_weight_bytes(m, fmt) / part.memory_bandwidth, flops / _compute_peak(part, fmt)
+    )
+    return matmuls + kv_cache_bytes(m, context, fmt, batch) / part.memory_bandwidth
 
 
 def paged_kv_waste_fraction(tokens: float, block_tokens: int = 16) -> float:
@@ -329,6 +376,8 @@ def speculative_speedup_at_batch(
     batch: int = 1,
     context: float = 0,
     draft_cache_ratio: float | None = None,
+    *,
+    by_kernel: bool = False,
 ) -> float:
     """Speed-up of speculative decoding for a batch of ``batch`` sequences: expected tokens per
     pass × plain pass ÷ (verification pass + k × draft step).
@@ -342,7 +391,12 @@ def speculative_speedup_at_batch(
     draft step is max((c × weights + f × cache) ÷ bandwidth, c × FLOPs ÷ peak): a long cache
     lengthens the model's pass far more than the draft's, and speculation gains from it.  At
     batch 1 and no context this is ``speculative_speedup``; past the critical batch the
-    verification pass is compute-bound and the gain fades, then turns into a loss."""
+    verification pass is compute-bound and the gain fades, then turns into a loss.
+
+    ``by_kernel``: each pass and draft step is priced as ``decode_pass_time_by_kernel`` prices
+    it, the matmuls' max(weights, arithmetic) plus the attention kernels' cache read: the
+    (k + 1) × batch positions load the matmuls, which the caches do not keep memory-bound
+    (eighth review of 03-05, H-E1)."""
     if draft_cost_ratio < 0:
         raise ValueError("draft_cost_ratio must not be negative")
     if draft_cache_ratio is not None and not 0 <= draft_cache_ratio <= 1:
@@ -356,6 +410,12 @@ def speculative_speedup_at_batch(
     cache = kv_cache_bytes(m, context, fmt, batch)
     flops = decode_flops_per_token(m) * batch
     peak = _compute_peak(part, fmt)
+    if by_kernel:
+        bw = part.memory_bandwidth
+        plain = max(weights / bw, flops / peak) + cache / bw
+        verify = max(weights / bw, flops * (draft_tokens + 1) / peak) + cache / bw
+        draft = max(c * weights / bw, c * flops / peak) + f * cache / bw
+        return expected * plain / (verify + draft_tokens * draft)
     plain = max((weights + cache) / part.memory_bandwidth, flops / peak)
     verify = max((weights + cache) / part.memory_bandwidth, flops * (draft_tokens + 1) / peak)
     draft = max((c * weights + f * cache) / part.memory_bandwidth, c * flops / peak)

@@ -64,7 +64,8 @@ def test_f7_every_section_works_at_that_batch(text):
     # the batching, KV-cache, chunked-prefill, disaggregation and cost sections, and the napkin
     assert f"Our batch of {batch}, with no context yet" in main
     assert f"Our batch of {batch} reads {q(KV_TOKEN * 2500 * batch, 'B', sig=2)} of cache" in main
-    assert f"A pass of our {batch} conversations takes {q(step, 's', sig=2)} of memory time" in main
+    # eighth review of 03-05 (H-1): the pass is priced kernel by kernel
+    assert f"A pass of our {batch} conversations reads the weights in" in main
     assert f"shared among {batch} conversations at {q(step, 's', sig=2)} each" in main
     assert f"An output token, a 1 / {batch} share of a {q(step, 's', sig=2)} pass" in main
     assert f"a batch of {batch} conversations sized at 2,500" in main
@@ -82,9 +83,11 @@ def test_f7_the_mean_context_is_said_once_as_the_worst_cases_alternative(text):
 def test_f7_the_exercise_on_chunking_runs_at_the_operating_point(text):
     batch = _batch()
     step = _pass(batch)
-    free = math.floor(step * H100_PEAK / (2 * L8_MATMUL) - batch)
+    # eighth review of 03-05 (H-1): only the weights' read hides a chunk's arithmetic
+    free = math.floor(2 * L8_MATMUL / H100_BW * H100_PEAK / (2 * L8_MATMUL) - batch)
+    assert step > 0
     assert f"Our engine runs its full batch of {batch} conversations at 2,500 tokens" in text
-    assert f"which the tensor cores could fill with {free:,} more tokens" in text
+    assert f"so a chunk of up to {free:,} tokens is free" in text
 
 
 def test_f9_the_stream_caveat_is_one_sentence_where_the_number_is(text):
@@ -115,4 +118,4 @@ def test_the_main_line_has_one_worked_number_per_mechanism(text):
     # one fleet ratio, one speculative speed-up at the running batch, one free-chunk count
     assert main.count("prefill GPUs per decode GPU") == 1
     assert main.count("with k = 1 the speed-up is") == 1
-    assert main.count("more tokens") == 1
+    assert main.count("tokens rides free") == 1

@@ -111,6 +111,6 @@ def test_p04_2_the_floor_comparison_names_the_deployable_bf16(text):
 
 def test_p03_8_the_napkin_prices_one_deployment(text):
     t = text["03-inference.md"]
-    assert "On this colocated server the prompts ride in the decode passes' idle tensor" in t
+    assert "On this colocated server the prompts ride in the decode passes and lengthen them" in t
     assert "A disaggregated fleet, whose prefill runs on GPUs of its own, adds" in t
     assert "the forecast of chapter 00 turns it" not in t

@@ -1,0 +1,64 @@
+"""A decode pass priced kernel by kernel (eighth review of 03-05, H-E1 and H-1): the matmuls'
+max(weights, arithmetic) plus the attention kernels' cache read, from raw datasheet and config
+inputs; the one-point defaults the bank uses are unchanged."""
+
+from __future__ import annotations
+
+import pytest
+
+from content.physics import (
+    chunked_prefill_ttft,
+    decode_pass_time_by_kernel,
+    free_prefill_chunk,
+    speculative_speedup_at_batch,
+)
+
+PEAK, BW = 989.4e12, 3.35e12  # H100 SXM dense bf16, HBM3
+MATMUL = 8_030_261_248 - 128256 * 4096  # Llama-3-8B less its input table
+KV = 2 * 32 * 8 * 128 * 2  # bf16 bytes per cached token
+ARGS = ("llama-3-8b", "H100", "bf16")
+
+
+def _by_kernel(batch, context, extra=0):
+    return max(2 * MATMUL / BW, 2 * MATMUL * (batch + extra) / PEAK) + KV * context * batch / BW
+
+
+@pytest.mark.parametrize(
+    ("batch", "context", "extra"), [(1, 0, 0), (174, 2500, 0), (174, 2500, 697)]
+)
+def test_the_pass_adds_the_matmuls_bound_and_the_caches_read(batch, context, extra):
+    got = decode_pass_time_by_kernel(*ARGS, batch, context, extra)
+    assert got == pytest.approx(_by_kernel(batch, context, extra), rel=1e-9)
+
+
+def test_only_the_weights_read_hides_a_chunk():
+    assert free_prefill_chunk(*ARGS, 174, 2500, by_kernel=True) == pytest.approx(
+        (2 * MATMUL / BW) * PEAK / (2 * MATMUL) - 174
+    )
+    # the one-point default, which the bank uses, still counts the caches as slack
+    assert free_prefill_chunk(*ARGS, 174, 2500) > 1200
+
+
+def test_chunked_first_token_sums_kernel_priced_steps():
+    steps = [
+        max(2 * MATMUL / BW, 2 * MATMUL * (174 + 1000) / PEAK) + KV * (2500 * 174 + done) / BW
+        for done in (0, 1000)
+    ]
+    got = chunked_prefill_ttft(*ARGS, 2000, 1000, 174, 2500, by_kernel=True)
+    assert got == pytest.approx(sum(steps), rel=1e-9)
+    assert got > chunked_prefill_ttft(*ARGS, 2000, 1000, 174, 2500)
+
+
+def test_four_guesses_at_the_full_batch_gain_far_less_than_the_one_point_model_says():
+    per_kernel = speculative_speedup_at_batch(*ARGS, 0.7, 4, 0.05, 174, 2500, by_kernel=True)
+    assert per_kernel == pytest.approx(1.73, abs=0.01)  # the review's recomputation
+    assert speculative_speedup_at_batch(*ARGS, 0.7, 4, 0.05, 174, 2500) == pytest.approx(
+        2.31, abs=0.01
+    )
+
+
+def test_bad_extra_tokens_are_refused():
+    with pytest.raises(ValueError, match="extra_tokens"):
+        decode_pass_time_by_kernel(*ARGS, 174, 2500, -1)
+    with pytest.raises(ValueError, match="context"):
+        decode_pass_time_by_kernel(*ARGS, 174, float("nan"))
