@@ -88,7 +88,7 @@ def test_g7_the_stream_row_is_a_best_case_and_the_graph_saving_is_measured(text)
 
 def test_g8_the_launch_platform_is_named_and_the_threshold_rounded(text):
     gpus = text["01-gpus.md"]
-    assert "per node a consumer Blackwell laptop card, under WSL2" in gpus
+    assert "per node a Blackwell laptop card, WSL2" in gpus
     assert "RTX 5070 Ti Laptop GPU under CUDA 13.3 and WSL2" in gpus
     threshold = H100_BW * 2.65e-6
     assert q(threshold, "B") not in gpus  # 8.88 MB

@@ -106,7 +106,7 @@ def test_p01_3_the_cpu_comparison_runs_the_token_and_p01_9_explains_the_graph_ti
     assert "RTX 5070 Ti" not in body.replace("measured launch costs (RTX 5070 Ti", "")
     # C01-2 (sixth review): that they were measured on a consumer card is said beside them, in
     # the table's provenance column since the eighth pass (E-12).
-    assert "per node a consumer Blackwell laptop card, under WSL2" in body
+    assert "per node a Blackwell laptop card, WSL2" in body
     # Eighth review (G-7): the stream row is the stream's best case, not a tie.
     assert "so it is the stream's best case, not a tie" in text
     assert format_number(cpu, 3) == str(cpu)
