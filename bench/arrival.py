@@ -28,7 +28,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from bench.stats import cpu_summary, json_main, percentile
+from bench.stats import close_block, cpu_summary, json_main, percentile, run_facts
 
 STEPS = ("floor", "login page", "log in", "quiz page", "start attempt")
 WARM_UP_ROUNDS = 3
@@ -134,18 +134,9 @@ def run(args) -> dict:
                 spent, elapsed, queries[step] = _once(arrival, step)
                 block[step].append(spent * 1000)
                 wall[step].append(elapsed * 1000)
-        floor, floor_alone = percentile(block["floor"], 50), percentile(alone, 50)
-        for step in STEPS:
-            cpu[step] += block[step]
-            ratios[step].append(percentile(block[step], 50) / floor)
-            ratios_alone[step].append(percentile(block[step], 50) / floor_alone)
+        close_block(block, STEPS, cpu, ratios, alone=alone, ratios_alone=ratios_alone)
     return {
-        "vendor": connection.vendor,
-        "started": started,
-        "load_start": load_start,
-        "load_end": os.getloadavg(),
-        "blocks": blocks,
-        "rounds": rounds,
+        **run_facts(connection.vendor, started, load_start, blocks, rounds),
         "floor_alone_cpu_ms": percentile(alone_cpu, 50),
         "steps": cpu_summary(cpu, wall, ratios, queries, STEPS, ratios_alone=ratios_alone),
     }

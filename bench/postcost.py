@@ -27,7 +27,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from bench.stats import cpu_summary, json_main, percentile
+from bench.stats import close_block, cpu_summary, json_main, run_facts
 
 KINDS = ("floor", "autosave", "check")
 WARM_UP_ROUNDS = 5
@@ -144,17 +144,9 @@ def run(args) -> dict:
                 spent, elapsed, queries[kind] = _once(posts, kind)
                 block[kind].append(spent * 1000)
                 wall[kind].append(elapsed * 1000)
-        floor = percentile(block["floor"], 50)
-        for kind in KINDS:
-            cpu[kind] += block[kind]
-            ratios[kind].append(percentile(block[kind], 50) / floor)
+        close_block(block, KINDS, cpu, ratios)
     return {
-        "vendor": connection.vendor,
-        "started": started,
-        "load_start": load_start,
-        "load_end": os.getloadavg(),
-        "blocks": blocks,
-        "rounds": rounds,
+        **run_facts(connection.vendor, started, load_start, blocks, rounds),
         "kinds": cpu_summary(cpu, wall, ratios, queries, KINDS),
     }
 

@@ -29,7 +29,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from bench.djangoside import unit_of
-from bench.stats import percentile
+from bench.stats import close_block, percentile, run_facts
 
 STUDENT = "bench-ratio-student"
 PAGES = (
@@ -242,19 +242,9 @@ def run(args) -> dict:
                 elapsed, count, _size = _once(pages[name])
                 block[name].append(elapsed * 1000)
                 queries[name] = count
-        floor = percentile(block["floor"], 50)
-        floor_alone = percentile(alone, 50)
-        for name in PAGES:
-            times[name] += block[name]
-            ratios[name].append(percentile(block[name], 50) / floor)
-            ratios_alone[name].append(percentile(block[name], 50) / floor_alone)
+        close_block(block, PAGES, times, ratios, alone=alone, ratios_alone=ratios_alone)
     return {
-        "vendor": connection.vendor,
-        "started": started,
-        "load_start": load_start,
-        "load_end": os.getloadavg(),
-        "blocks": blocks,
-        "rounds": rounds,
+        **run_facts(connection.vendor, started, load_start, blocks, rounds),
         **facts,
         "floor_alone_ms": percentile(alone_times, 50),
         "pages": {

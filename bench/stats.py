@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
 
@@ -68,6 +69,33 @@ def growth_exponent(sizes: Sequence[float], values: Sequence[float]) -> float | 
     if spread == 0:
         return None
     return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
+
+
+def close_block(block, names, totals, ratios, *, alone=None, ratios_alone=None) -> None:
+    """End one block of side-by-side rounds: each name's samples join ``totals``, and its median
+    over the block's floor median (interleaved) joins ``ratios``; with ``alone`` (the floor timed
+    in a row before the rounds), its median over that floor's joins ``ratios_alone`` too."""
+    floor = percentile(block["floor"], 50)
+    floor_alone = percentile(alone, 50) if alone is not None else None
+    for name in names:
+        median = percentile(block[name], 50)
+        totals[name] += block[name]
+        ratios[name].append(median / floor)
+        if floor_alone is not None:
+            ratios_alone[name].append(median / floor_alone)
+
+
+def run_facts(vendor: str, started: str, load_start, blocks: int, rounds: int) -> dict:
+    """The facts every side-by-side run reports first: the database, when it began, the load
+    average before and now, and its blocks of rounds."""
+    return {
+        "vendor": vendor,
+        "started": started,
+        "load_start": load_start,
+        "load_end": os.getloadavg(),
+        "blocks": blocks,
+        "rounds": rounds,
+    }
 
 
 def cpu_summary(cpu, wall, ratios, queries, names, *, ratios_alone=None) -> dict[str, dict]:
