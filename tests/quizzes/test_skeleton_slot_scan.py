@@ -1,0 +1,385 @@
+"""The templates a fresh question section is drawn from write every slotted value only in the
+form the section skeleton (`quizzes.presenters.skeletons`) can fill: as a plain value.
+
+A skeleton is drawn once with a marker in each slot (the variant's texts, the ids, a kind's
+string facts, the student's typed text) and filled per view with each student's values, written
+as `{{ value }}` writes them. So a template that compares a slotted value, filters it (`upper`,
+`length`, `escapejs`), iterates it, passes it to a filter or a tag, draws every later student
+the branch or the transformation of the marker, not of their own value; the check on the second
+section refuses a skeleton only when that section's value happens to differ. These scans read
+the templates' parsed nodes and fail on any such use, in every kind's input template and in the
+section itself. Allowed: `{{ value }}`, `default`/`default_if_none` (a slotted value is never
+empty: an empty one is keyed, not slotted), an alias of it by `{% with %}` or
+`{% include ... with %}`, and a bare truth test (`{% if value %}`, `{% firstof %}`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.template import engines
+from django.template.base import FilterExpression, TextNode, VariableNode
+from django.template.defaulttags import (
+    CommentNode,
+    CsrfTokenNode,
+    FirstOfNode,
+    ForNode,
+    IfNode,
+    LoadNode,
+    WithNode,
+)
+from django.template.loader_tags import BlockNode, IncludeNode
+
+import content
+from quizzes.engine import generate_variant, kinds, load_template_file, template_paths
+from quizzes.engine.render import render_parts
+from quizzes.templatetags.attempt_sections import SectionCacheNode
+
+QUESTIONS = Path(content.__file__).resolve().parent / "questions"
+SAFE_FILTERS = {"default", "default_if_none"}
+# The values `skeletons._block_in`, `_view_in` and `_part_in` put in slots (a kind's string
+# facts and a text kind's `p.current` are added per kind below). `[]` is an element of a list.
+SLOTS = {
+    "block.number",
+    "block.variant.pk",
+    "block.question.prompt_html",
+    "block.question.figure_html",
+    "p.dom",
+    "p.check_url",
+    "p.autosave_url",
+    "p.preview_url",
+    "p.save_message",
+    "p.next_sequence",
+    "p.view.prompt_html",
+    "p.view.idempotency_key",
+}
+LIST_TOKEN = "p.view.lists.{}.[].token"
+# A kind whose input is drawn from its slotted values by a tag: its sections are never filled
+# from a skeleton (the chart's ids hash its title and names, so the check always refuses them;
+# `test_a_roofline_section_is_never_filled_from_a_skeleton` holds that).
+DRAWN_WHOLE = {"roofline_point"}
+# What `skeletons.fresh` refuses a skeleton for (and the htmx fragments' own context values,
+# with which no section is slotted: `fragments.plain_tokens`): a branch that needs one of them
+# is never in a skeleton.
+FALSE_IN_FRESH = {
+    "block.error",
+    "block.hints",
+    "block.solution",
+    "block.can_ask_new_numbers",
+    "p.answer_html",
+    "p.hints",
+    "error",
+    "oob",
+}
+SECTION_TEMPLATES = (
+    "quizzes/attempt_detail.html",
+    "quizzes/_answer_input.html",
+    "quizzes/_part_name.html",
+    "quizzes/_question_figure.html",
+)
+
+
+def _engine():
+    return engines["django"].engine
+
+
+class Scan:
+    """The slotted values of one kind (None: any kind) and what a template does with them."""
+
+    def __init__(self, string_facts: set[str] | None, other_facts: set[str], text_current: bool):
+        self.string_facts = string_facts
+        self.other_facts = other_facts
+        self.text_current = text_current
+        self.found: list[str] = []
+        self.used: set[str] = set()  # the slotted values written (not vacuous)
+
+    # -- what a path holds ------------------------------------------------------------------
+
+    def role(self, path: str | None) -> str | None:
+        """The role of `path`: a slot, an object or mapping holding one ("holds"), or None."""
+        if path is None:
+            return None
+        if path == "SLOT" or path in SLOTS or (path == "p.current" and self.text_current):
+            return "slot"
+        parts = path.split(".")
+        if any(self.role(".".join(parts[:n])) == "slot" for n in range(1, len(parts))):
+            return "slot"  # read through a slotted value: never the value as written
+        if path.startswith("p.view.lists.") and parts[4:] == ["[]", "token"]:
+            return "slot"
+        if path.startswith("p.view.facts.") and len(parts) == 4:
+            name = parts[3]
+            if name in self.other_facts and (
+                self.string_facts is None or name not in self.string_facts
+            ):
+                return None
+            return "slot"  # a string fact, or one no draw showed: taken as a string
+        holders = {"p", "p.view", "p.view.facts", "p.view.lists", "block", "block.question"}
+        holders.add("block.variant")
+        if path in holders or (path.startswith("p.view.lists.") and len(parts) <= 5):
+            return "holds"
+        return None
+
+    @staticmethod
+    def path(fe, aliases: dict[str, str]) -> str | None:
+        """The path a filter expression's variable reads, its first name an alias resolved."""
+        if fe is None:
+            return None
+        var = fe.var if isinstance(fe, FilterExpression) else fe
+        lookups = getattr(var, "lookups", None)
+        if not lookups:
+            return None
+        head, *rest = lookups
+        base = aliases.get(head, head)
+        return ".".join([base, *rest])
+
+    # -- uses -------------------------------------------------------------------------------
+
+    def flag(self, where: str, what: str, fe) -> None:
+        self.found.append(f"{where}: {what}: {fe.token if hasattr(fe, 'token') else fe}")
+
+    def arguments(self, fe: FilterExpression, aliases, where) -> None:
+        for _func, args in fe.filters:
+            for is_lookup, arg in args:
+                if is_lookup and self.role(self.path(arg, aliases)):
+                    self.flag(where, "a slotted value given to a filter", fe)
+
+    def output(self, fe: FilterExpression, aliases, where) -> None:
+        self.arguments(fe, aliases, where)
+        role = self.role(self.path(fe, aliases))
+        names = [func.__name__ for func, _ in fe.filters]
+        if role == "slot":
+            self.used.add(self.path(fe, aliases))
+        if role == "slot" and (
+            any(name not in SAFE_FILTERS for name in names) or self._through_slot(fe, aliases)
+        ):
+            self.flag(where, "a slotted value filtered or read through", fe)
+        if role == "holds" and not names:
+            self.flag(where, "an object holding slots written whole", fe)
+
+    def _through_slot(self, fe, aliases) -> bool:
+        path = self.path(fe, aliases)
+        parts = path.split(".") if path else []
+        return any(self.role(".".join(parts[:n])) == "slot" for n in range(1, len(parts)))
+
+    def never(self, node, aliases) -> bool:
+        """Whether a condition is false in every fresh section (it needs what one never shows)."""
+        value = getattr(node, "value", None)
+        if isinstance(value, FilterExpression):
+            return not value.filters and self.path(value, aliases) in FALSE_IN_FRESH
+        if getattr(node, "id", None) == "and":
+            if self.never(node.first, aliases) or self.never(node.second, aliases):
+                return True
+            sides = {
+                self.path(getattr(side, "value", None), aliases)
+                for side in (node.first, node.second)
+            }
+            return sides == {"p.show_result", "p.result"}  # a result shown, never fresh
+        return False
+
+    def condition(self, node, aliases, where, operator=None) -> None:
+        value = getattr(node, "value", None)
+        if isinstance(value, FilterExpression):
+            self.arguments(value, aliases, where)
+            role = self.role(self.path(value, aliases))
+            if role == "slot" and (value.filters or operator not in (None, "and", "or", "not")):
+                self.flag(where, "a slotted value compared or filtered in a condition", value)
+            if role == "holds" and operator not in (None, "and", "or", "not"):
+                self.flag(where, "an object holding slots compared", value)
+            return
+        for child in (getattr(node, "first", None), getattr(node, "second", None)):
+            if child is not None:
+                self.condition(child, aliases, where, getattr(node, "id", None))
+
+    def alias(self, fe: FilterExpression, aliases, where) -> str | None:
+        """What a name bound to `fe` by `with` or `include ... with` holds."""
+        self.arguments(fe, aliases, where)
+        path = self.path(fe, aliases)
+        names = [func.__name__ for func, _ in fe.filters]
+        if self.role(path) == "slot":
+            if any(name not in SAFE_FILTERS for name in names):
+                self.flag(where, "a slotted value filtered", fe)
+            return "SLOT"
+        return path if not names else None
+
+    def tag_arguments(self, node, aliases, where) -> None:
+        for value in vars(node).values():
+            found = value if isinstance(value, (list, tuple)) else [value]
+            if isinstance(value, dict):
+                found = list(value.values())
+            for fe in found:
+                if isinstance(fe, FilterExpression):
+                    self.arguments(fe, aliases, where)
+                    if self.role(self.path(fe, aliases)):
+                        self.flag(where, f"a slotted value given to {type(node).__name__}", fe)
+
+    # -- the walk ---------------------------------------------------------------------------
+
+    def walk(self, nodelist, aliases: dict[str, str], where: str) -> None:
+        for node in nodelist:
+            self.node(node, aliases, where)
+
+    def node(self, node, aliases, where) -> None:  # noqa: C901, PLR0912 - one case per tag
+        if isinstance(node, (TextNode, CommentNode, LoadNode, CsrfTokenNode)):
+            return
+        if isinstance(node, VariableNode):
+            self.output(node.filter_expression, aliases, where)
+        elif isinstance(node, FirstOfNode):
+            for fe in node.vars:
+                self.output(fe, aliases, where)
+        elif isinstance(node, IfNode):
+            for condition, nodelist in node.conditions_nodelists:
+                if condition is not None:
+                    if self.never(condition, aliases):
+                        continue  # a branch no fresh section takes (skeletons.fresh)
+                    self.condition(condition, aliases, where)
+                self.walk(nodelist, aliases, where)
+        elif isinstance(node, ForNode):
+            self.arguments(node.sequence, aliases, where)
+            path = self.path(node.sequence, aliases)
+            if self.role(path) == "slot":
+                self.flag(where, "a slotted value iterated", node.sequence)
+            inner = dict(aliases)
+            for var in node.loopvars:
+                inner[var] = "p" if path == "block.parts" else f"{path}.[]"
+            self.walk(node.nodelist_loop, inner, where)
+            self.walk(node.nodelist_empty, aliases, where)
+        elif isinstance(node, WithNode):
+            inner = dict(aliases)
+            for name, fe in node.extra_context.items():
+                inner[name] = self.alias(fe, aliases, where) or f"<{name}>"
+            self.walk(node.nodelist, inner, where)
+        elif isinstance(node, IncludeNode):
+            self.include(node, aliases, where)
+        elif isinstance(node, (BlockNode, SectionCacheNode)) or hasattr(node, "partial_name"):
+            self.walk(node.nodelist, aliases, where)
+        else:
+            self.tag_arguments(node, aliases, where)
+            for attr in getattr(node, "child_nodelists", ()):
+                self.walk(getattr(node, attr, None) or [], aliases, where)
+
+    def include(self, node: IncludeNode, aliases, where) -> None:
+        inner = dict(aliases)
+        for name, fe in node.extra_context.items():
+            inner[name] = self.alias(fe, aliases, where) or f"<{name}>"
+        name = node.template.var
+        if not isinstance(name, str):  # `{% include p.view.input_template %}`: scanned as a kind's
+            return
+        self.walk(_engine().get_template(name).nodelist, inner, f"{where} > {name}")
+
+
+@pytest.fixture(scope="module")
+def facts() -> dict[str, tuple[set[str], set[str]]]:
+    """Per kind, (the facts a bank draw showed as a string, those it showed as anything else)."""
+    seen: dict[str, tuple[set[str], set[str]]] = {}
+    for path in template_paths(QUESTIONS):
+        template = load_template_file(path, root=QUESTIONS.parent)
+        for part in render_parts(template, generate_variant(template, 1)):
+            strings, others = seen.setdefault(part.kind, (set(), set()))
+            for name, value in part.facts.items():
+                (strings if isinstance(value, str) else others).add(name)
+    return seen
+
+
+def _text_current(kind) -> bool:
+    try:
+        return isinstance(kind.input_state({}, "typed text"), str)
+    except Exception:  # noqa: BLE001 - a kind that reads its facts: taken as text
+        return True
+
+
+def _scan_kind(kind, facts) -> Scan:
+    strings, others = facts.get(kind.name, (set(), set()))
+    scan = Scan(strings, others, _text_current(kind))
+    scan.walk(_engine().get_template(kind.input_template).nodelist, {}, kind.input_template)
+    return scan
+
+
+def _section_nodes():
+    template = _engine().get_template(SECTION_TEMPLATES[0])
+    found = template.nodelist.get_nodes_by_type(SectionCacheNode)
+    assert len(found) == 1
+    return found[0].nodelist
+
+
+@pytest.mark.parametrize("kind", [k for k in kinds.all_kinds() if k.name not in DRAWN_WHOLE])
+def test_every_kinds_input_template_writes_its_slotted_values_only_as_plain_values(kind, facts):
+    scan = _scan_kind(kind, facts)
+    assert scan.found == []
+    assert "p.dom" in scan.used or kind.name == "choice"  # not vacuous
+
+
+def test_the_section_writes_its_slotted_values_only_as_plain_values():
+    scan = Scan(None, set(), text_current=True)
+    scan.walk(_section_nodes(), {}, SECTION_TEMPLATES[0])
+    assert scan.found == []
+    # Not vacuous: the scan met the section's slots where it writes them.
+    assert {
+        "block.number",
+        "block.question.prompt_html",
+        "SLOT",  # the figure, through `{% include ... with figure=... %}`
+        "p.dom",
+        "p.view.prompt_html",
+        "p.autosave_url",
+        "p.check_url",
+        "p.next_sequence",
+        "p.save_message",
+        "p.view.idempotency_key",
+    } <= scan.used, scan.used
+
+
+def test_a_kind_drawn_whole_still_needs_to_be():
+    """The exemption is not stale: the roofline's input does give its slotted values to a tag."""
+    for kind in kinds.all_kinds():
+        if kind.name in DRAWN_WHOLE:
+            assert _scan_kind(kind, {}).found, kind.name
+
+
+def test_the_scan_knows_each_kinds_facts(facts):
+    """Not vacuous: the facts the scans classify were seen (a unit hint is a string)."""
+    assert "unit_hint" in facts["numeric"][0]
+    assert "p.view.facts.unit_hint" in _scan_kind(kinds.kind_named("numeric"), facts).used
+    assert "multiple" in facts["choice"][1] and "max_length" in facts["explain"][1]
+
+
+UNSAFE = [
+    '{% if p.view.facts.unit_hint == "Answer with a plain number (no unit)." %}x{% endif %}',
+    "{% if p.current|length > 3 %}long{% endif %}",
+    '{% if "ms" in p.current %}ms{% endif %}',
+    "{{ p.current|upper }}",
+    "{{ p.current|escapejs }}",
+    "{{ p.dom|slugify }}",
+    '{{ "answer-"|add:p.dom }}',
+    "{% with x=p.current %}{{ x|truncatechars:5 }}{% endwith %}",
+    "{% with x=p.current|lower %}{{ x }}{% endwith %}",
+    "{% for c in p.current %}{{ c }}{% endfor %}",
+    "{% for o in p.view.lists.options %}{{ o.token|cut:'a' }}{% endfor %}",
+    "{% for o in p.view.lists.options %}{% if o.token == 'x' %}y{% endif %}{% endfor %}",
+    "{{ p.view.facts }}",
+    "{% load charts %}{% roofline_chart p.view.facts %}",
+    '{% include "quizzes/_part_name.html" with block=p.dom %}',
+]
+SAFE = [
+    "{{ p.dom }}{{ p.current }}{{ p.view.facts.unit_hint }}{{ block.number }}",
+    "{% for o in p.view.lists.options %}{{ o.token|default:o.id }}{{ o.html }}{% endfor %}",
+    "{% for o in p.view.lists.items %}{% with n=o.token|default:o.id %}{{ n }}{% endwith %}"
+    "{% endfor %}",
+    "{% if not disabled and p.preview_url %}{{ p.preview_url }}{% endif %}",
+    "{% firstof save_message p.save_message %}",
+    "{% if p.view.facts.multiple %}many{% endif %}{{ p.view.facts.max_length|default:3 }}",
+    '{% include "quizzes/_part_name.html" %}',
+]
+
+
+@pytest.mark.parametrize("text", UNSAFE)
+def test_the_scan_finds_a_slotted_value_branched_on_or_filtered(text):
+    scan = Scan({"unit_hint"}, {"multiple", "max_length"}, text_current=True)
+    scan.walk(_engine().from_string(text).nodelist, {}, "<text>")
+    assert scan.found, text
+
+
+@pytest.mark.parametrize("text", SAFE)
+def test_the_scan_passes_slotted_values_written_plainly(text):
+    scan = Scan({"unit_hint"}, {"multiple", "max_length"}, text_current=True)
+    scan.walk(_engine().from_string(text).nodelist, {}, "<text>")
+    assert scan.found == [], text
