@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from content.physics import link
-from quizzes.engine import generate_variant, parse_template
+from quizzes.engine import generate_variant, parse_template, restamp
 from quizzes.engine import lookups as engine_lookups
 from quizzes.engine.errors import TemplateError
 
@@ -162,6 +162,14 @@ NAME_TRICKS = {
         + "x" * 4000
         + ' {{ accelerator("H200").memory_bandwidth | B/s }}.'
     },
+    # A string naming an entry, printed in a citing text: text, no entry touched.
+    "string printed": {"solution": "On the {{ gpu | text }}: {{ part_t | s }}."},
+    # One entry read in a part prompt (cites nothing) and again in a citing text: the second
+    # must still cite it, whatever the first evaluation left behind.
+    "one entry twice": {
+        "part_prompt": 'At {{ accelerator("H200").peak("fp32") | FLOP/s }}, how long?',
+        "solution": 'It takes {{ part_t | s }}; {{ accelerator("H200").memory_bandwidth | B/s }}.',
+    },
     # A list of entries' names (a stored value may not be an entry), read by subscript.
     "list of names": {
         "extra": "pair: {value: \"['H200', 'B200']\"}",
@@ -182,6 +190,11 @@ def test_names_subscripts_conditions_and_failures_store_what_rendering_stores(mo
     for seed in range(6):
         variant = generate_variant(template, seed)
         assert variant.to_json() == _full_render(monkeypatch, template, seed).to_json(), seed
+        # A regrade's restamp learns them the same way.
+        again = restamp(template, variant)
+        with monkeypatch.context() as old_way:
+            old_way.setattr(engine_lookups, "looked_up", lambda template, variant: None)
+            assert again.to_json() == restamp(template, variant).to_json(), seed
 
 
 def test_a_parameter_cannot_shadow_a_function_that_looks_up():
@@ -190,3 +203,16 @@ def test_a_parameter_cannot_shadow_a_function_that_looks_up():
     shadow = BASE.replace("  {extra}", "  link: {{choice: [nvlink4, pcie5]}}").format(**PLAIN)
     with pytest.raises(TemplateError, match="already a function"):
         parse_template(shadow, source="hostile-names.yaml")
+
+
+def test_a_look_up_in_a_formulas_answer_is_the_draws_own(monkeypatch):
+    """A formula's `answer` may hold live expressions; they are evaluated with the answer (the
+    draw's own recording), not as a text: the entry is stored with or without texts."""
+    starter = yaml.safe_load((KINDS / "formula" / "starter.yaml").read_text())
+    starter["parts"][0]["answer"] = '2 * {{ k * link("nvlink4").bandwidth / 1e9 }} * m * n'
+    template = parse_template(yaml.safe_dump(starter, sort_keys=False), source="formula.yaml")
+    wanted = ("link", link("nvlink4").key)
+    for seed in SEEDS:
+        variant = generate_variant(template, seed)
+        assert variant.to_json() == _full_render(monkeypatch, template, seed).to_json()
+        assert wanted in _entries(generate_variant(template, seed, record_texts=False))
