@@ -15,6 +15,7 @@ empty: an empty one is keyed, not slotted), an alias of it by `{% with %}` or
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,7 @@ class Scan:
         self.text_current = text_current
         self.found: list[str] = []
         self.used: set[str] = set()  # the slotted values written (not vacuous)
+        self.reads: set[str] = set()  # every path the templates read, aliases resolved
 
     # -- what a path holds ------------------------------------------------------------------
 
@@ -139,8 +141,10 @@ class Scan:
         self.found.append(f"{where}: {what}: {fe.token if hasattr(fe, 'token') else fe}")
 
     def arguments(self, fe: FilterExpression, aliases, where) -> None:
+        self.reads.add(self.path(fe, aliases))
         for _func, args in fe.filters:
             for is_lookup, arg in args:
+                self.reads.add(self.path(arg, aliases) if is_lookup else None)
                 if is_lookup and self.role(self.path(arg, aliases)):
                     self.flag(where, "a slotted value given to a filter", fe)
 
@@ -295,6 +299,63 @@ def _scan_kind(kind, facts) -> Scan:
     return scan
 
 
+# What the skeleton's key (`skeletons._shape`, `_part_shape`, `_option_shape`) holds, as the
+# paths the templates read it by; `*` is any one name. A path read but neither slotted nor here
+# would be drawn from the first section of its key for every later student.
+SHAPED = {
+    "attempt.quiz.is_exam",
+    "attempt.is_open",
+    "block.anchor",
+    "block.question",  # not None in a fresh section
+    "block.question.title",
+    "block.parts",  # their number: one shape per part
+    "block.variant.index",
+    "block.variant.is_practice",
+    "block.variant.item.points",
+    "block.new_numbers_counts",
+    "p.view.kind",
+    "p.view.input_template",  # the kind's
+    "p.view.facts",
+    "p.view.facts.*",
+    "p.view.facts.*.[]",
+    "p.view.lists.*",
+    "p.view.lists.*.[].id",
+    "p.view.lists.*.[].html",
+    "p.number",
+    "p.label",
+    "p.is_final",
+    "p.save_state",
+    "p.state.tries_left",
+    "p.show_result",
+    "p.current",
+    "p.input_name",
+    "p.max_length",
+    # The request's own (`fragments.plain_tokens`), a loop's, the include's literals, and the
+    # htmx fragments' own values (a section drawn with one is never slotted).
+    "csrf_token",
+    "forloop.*",
+    "disabled",
+    "True",
+    "False",
+    "None",
+    "save_status",
+    "save_message",
+}
+
+
+def _pattern(shaped: str) -> str:
+    return r"\.".join("[^.]+" if name == "*" else re.escape(name) for name in shaped.split("."))
+
+
+def _unkeyed(scan: Scan) -> set[str]:
+    def covered(path: str) -> bool:
+        if path.startswith("<") or scan.role(path) == "slot":
+            return True
+        return any(re.fullmatch(_pattern(shaped), path) for shaped in SHAPED)
+
+    return {path for path in scan.reads if path and not covered(path)}
+
+
 def _section_nodes():
     template = _engine().get_template(SECTION_TEMPLATES[0])
     found = template.nodelist.get_nodes_by_type(SectionCacheNode)
@@ -326,6 +387,30 @@ def test_the_section_writes_its_slotted_values_only_as_plain_values():
         "p.save_message",
         "p.view.idempotency_key",
     } <= scan.used, scan.used
+
+
+@pytest.mark.parametrize("kind", [k for k in kinds.all_kinds() if k.name not in DRAWN_WHOLE])
+def test_every_value_a_kinds_input_reads_is_slotted_or_in_the_skeletons_key(kind, facts):
+    assert _unkeyed(_scan_kind(kind, facts)) == set()
+
+
+def test_every_value_the_section_reads_is_slotted_or_in_the_skeletons_key():
+    scan = Scan(None, set(), text_current=True)
+    scan.walk(_section_nodes(), {}, SECTION_TEMPLATES[0])
+    assert _unkeyed(scan) == set()
+    assert {"block.question.title", "p.state.tries_left", "attempt.quiz.is_exam"} <= scan.reads
+
+
+def test_the_key_scan_finds_a_value_the_key_leaves_out():
+    text = "{{ attempt.student.username }}{% for o in p.view.lists.options %}{{ o.feedback }}"
+    text += "{% endfor %}{% if p.state.locked %}x{% endif %}"
+    scan = Scan(None, set(), text_current=True)
+    scan.walk(_engine().from_string(text).nodelist, {}, "<text>")
+    assert _unkeyed(scan) == {
+        "attempt.student.username",
+        "p.view.lists.options.[].feedback",
+        "p.state.locked",
+    }
 
 
 def test_a_kind_drawn_whole_still_needs_to_be():
