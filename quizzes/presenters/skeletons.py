@@ -16,7 +16,8 @@ request's CSRF token and form keys into `fragments`' placeholders.
 
 Why this is the same page:
 
-- A slot's value is one the section's templates write only as `{{ value }}`. An empty value is
+- A slot's value is one the section's templates write only as `{{ value }}`
+  (`tests/quizzes/test_skeleton_slot_scan.py` reads the templates for it). An empty value is
   not slotted (the templates test some for emptiness), so emptiness is part of the key.
 - The slot markers are `fragments.MARK` (random per process, never sent) with an upper-case
   letter, so a filter that changes case or a tag that parses them breaks the marker, and the
