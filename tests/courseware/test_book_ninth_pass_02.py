@@ -77,19 +77,31 @@ def test_one_picture_per_regime_on_the_running_block():
     assert "Worked example: predicting a measured matrix product" not in main
 
 
-def test_the_ways_to_cut_the_cache_are_one_table_in_the_attention_section():
+def test_the_ways_to_cut_the_cache_are_one_sentence_in_the_attention_section():
+    # pre-02 (bk-b2): the survey table moved to the reference section (#attention-variants), where
+    # each row is one model and the window and fp8 rows say what their figures come from.
     html = _html()
     attention = html.split('id="attention"', 1)[1].split('id="forecast"', 1)[0]
-    table = attention.split("<table", 1)[1].split("</table>", 1)[0]
-    for design in ("full multi-head", "grouped-query, multi-query", "latent (MLA)",
-                   "sliding window", "quantized cache"):
-        assert design in table, design
+    assert "<table" not in attention.split("What moves an operating point", 1)[0]
+    main = _main_text()
+    assert "which divides the bytes by $h / h_{kv}$" in _source() or "divides the bytes by" in main
+    assert "only latent attention, one cached latent for all heads, brings decode attention near" in main
+    variants = html.split('id="attention-variants"', 1)[1].split('id="wave-reuse"', 1)[0]
+    for design in ("Llama-2-7B", "Llama-3-8B", "Llama-3-70B, fp8 cache", "DeepSeek-V3 (latent)"):
+        assert design in variants, design
+    assert "A sliding window" in variants and "cuts nothing at our 1,024 tokens" in variants
 
 
 def test_floor_recipe_forecast_have_one_meaning_each():
+    # pre-02 (bk-b2): the main text names a time "floor" (datasheet) or "at achieved rates";
+    # "forecast" appears only in the napkin, defined there in one clause; "recipe" not at all.
     main = _main_text()
-    assert "The book's recipe is the floor at achieved rates, plus the launches" in main
-    assert "A token's forecast is its recipe slowed by the recipe's error" in main
+    assert "Priced at achieved rates instead" in main
+    assert "recipe" not in main.lower()
+    before_napkin = main.split("The napkin: a token at three batch sizes", 1)[0]
+    assert "forecast" not in before_napkin.lower()
+    assert "Each step time is the step's forecast" in main
+    assert "the one term this section adds" in main
     assert "is its operating point" in main
     text = chapter_text("02-roofline.md")
     # A kernel's time is a recipe or a prediction, never a forecast (G-18's drift).

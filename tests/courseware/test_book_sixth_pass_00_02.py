@@ -253,9 +253,13 @@ def test_p02_3_p02_4_softmax_and_prefill_attention_are_tables_with_their_formula
 def test_a02_4_the_on_chip_total_is_chapter_01s(text):
     registers, sram, l2 = 256 * 2**10, 256 * 2**10, 50 * 2**20
     total = 132 * (registers + sram) + l2
+    # pre-02 (bk-b2): the reason to tile is one SM's shared memory, not the chip's total (a
+    # 1024-cubed product fits in L2 and is still tiled); the total stays chapter 01's.
+    assert "against an on-chip total" not in text["02-roofline.md"]
     assert (
-        f"against an on-chip total of about {q(total, 'B')} on an H100, registers included"
-        in (text["02-roofline.md"])
+        "A tensor core multiplies only what its own SM holds, in registers and at most 228 KiB "
+        "of shared memory on an H100, so even a product whose operands fit in L2 is cut into "
+        "tiles." in text["02-roofline.md"]
     )
     assert f"L2 together, holds {q(total, 'B')}, and our token's" in text["01-gpus.md"]
 
@@ -293,7 +297,10 @@ def test_a02_7_the_napkin_budgets_with_the_checked_forecast(text):
     rule = (LLAMA7_BYTES + kv) / H100.memory_bandwidth / FRACTION
     assert recipe * error < rule
     assert "rougher rule" not in napkin and q(rule, "s") not in napkin
-    assert "forecast, as in the earlier chapters" in napkin
+    # pre-02 (bk-b2): the forecast is defined in one clause, without the opaque "as in the
+    # earlier chapters".
+    assert "forecast, as in the earlier chapters" not in napkin
+    assert "Each step time is the step's forecast" in napkin
 
 
 def test_a02_8_p02_10_the_bound_is_a_note_and_the_fractions_live_in_the_forecast_table(text):
@@ -301,7 +308,8 @@ def test_a02_8_p02_10_the_bound_is_a_note_and_the_fractions_live_in_the_forecast
     body = _body(roofline)
     intensity = _between(body, "Arithmetic intensity", "Counting FLOPs")
     assert "√" not in intensity and "sqrt" not in intensity
-    # Ninth pass (bk-b): "what moves an operating point" is one paragraph, without figures.
-    moving = _between(body, "What moves an operating point", "From floor to forecast")
-    assert not re.search(r"\d", moving.replace("L2", ""))  # no figure from the measured ceilings
-    assert "Up , toward the roof" in moving or "Up, toward the roof" in moving
+    # Ninth pass (bk-b2, pre-02): "what moves an operating point" is a three-row table, with no
+    # figure from the measured ceilings (the chart's intensities, 1 to 64 to 1,024, are its inputs).
+    moving = _between(body, "What moves an operating point", "Floors and achieved rates")
+    assert not re.search(r"\d", moving.replace("1 to 64 to 1,024", ""))
+    assert "up, toward the roof" in moving
