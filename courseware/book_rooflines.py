@@ -147,6 +147,18 @@ def block_points() -> list[tuple[str, float, None]]:
     return [(label, intensity, None) for label, intensity in points]
 
 
+def _l2_stand_in() -> str:
+    """The caption's clause for the dashed L2 slope when its figure was measured on another part
+    (pre-02: "L2 (H200)" on an H100 chart otherwise reads as an error); empty when it was not."""
+    level = memory_hierarchy(ACCELERATOR)[2]
+    key = level.measured_on.get("bandwidth")
+    if not key or not level.bandwidth:
+        return ""
+    other = accelerator(key)
+    name = other.aliases[0] if other.aliases else other.name
+    return f"The dashed L2 slope was measured on an {name}, whose die is the H100's."
+
+
 def block_roofline_html() -> SafeString:
     figure = roofline_figure_html(ACCELERATOR, "bf16", block_points(), examples=False)
     return _figure(
@@ -156,10 +168,11 @@ def block_roofline_html() -> SafeString:
         f"{BLOCK_CONTEXT:,} tokens of context. Batching moves the projections right along the "
         f"slope; decode attention stays at one FLOP per byte at every batch. Prefill's projections "
         f"pass the ridge. Its causal attention, about N ÷ 4 FLOPs per byte while L2 catches the "
-        f"re-reads of keys and values, sits just below the ridge at {BLOCK_CONTEXT:,} tokens "
-        f"(at the rates kernels achieve, its arithmetic is the limit) and passes it from about "
-        f"{format_number(4 * ridge_point(ACCELERATOR, 'bf16'), 2, approx=True)} tokens (read "
-        f"again from HBM, it sits further below).",
+        f"re-reads of keys and values, sits near the ridge at {BLOCK_CONTEXT:,} tokens, where both "
+        f"limits matter (the chart, at the datasheet peaks, marks it on the memory side), and "
+        f"passes it from about "
+        f"{format_number(4 * ridge_point(ACCELERATOR, 'bf16'), 2, approx=True)} tokens. "
+        f"{_l2_stand_in()}",
         figure_sources(*_part_sources("bf16"), model(INTRO_MODEL)),
     )
 

@@ -166,3 +166,24 @@ def overhead_timeline_html() -> SafeString:
         "courseware/_overhead_timeline_svg.html", timeline(NARROW_WIDTH, NARROW_LEFT)
     )
     return render_to_string("courseware/_overhead_timeline.html", context)
+
+
+def block_timeline_html() -> SafeString:
+    """The same drawing for chapter 02's overhead regime, captioned in that chapter's terms (the
+    block's elementwise kernels last their node cost, not their bytes) and without chapter 01's
+    references to its own table (pre-02, bk-b2)."""
+    context = timeline()
+    context["sources"] = sources_html(context.pop("found"))
+    context["narrow_svg"] = render_to_string(
+        "courseware/_overhead_timeline_svg.html", timeline(NARROW_WIDTH, NARROW_LEFT)
+    )
+    eager = format_quantity(measurement(EAGER_KEY).value, "s")
+    node = format_quantity(measurement("launch/graph-node").value, "s")
+    context["caption"] = (
+        f"Our block at decode on an H100, drawn to scale: its twelve kernels issued eagerly at "
+        f"{eager} per launch, then replayed as one CUDA graph. The long bars are the four "
+        f"projections; the slivers are the elementwise kernels, each lasting about its {node} "
+        f"node cost, not its bytes. Eager, the GPU idles between kernels; as a graph, they run "
+        f"back to back. The launch costs were measured on a consumer card."
+    )
+    return render_to_string("courseware/_overhead_timeline.html", context)

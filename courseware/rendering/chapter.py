@@ -27,7 +27,7 @@ from .markdown import TocEntry, render_book_markdown
 # A directive stands alone on its line: {% sources %}, {% roofline_chart %}; the chapter figures
 # {% allreduce_chart %}, {% serving_roofline %}, {% format_bits %} and the running examples'
 # rooflines {% intro_roofline %}, {% block_roofline %}, {% precision_roofline %}, and chapter
-# 01's {% gpu_anatomy %} and {% overhead_timeline %}, and chapter 03's {% pass_time %} and
+# 01's {% gpu_anatomy %} and {% overhead_timeline %} (chapter 02's {% block_timeline %}), and chapter 03's {% pass_time %} and
 # {% request_bill %}.
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*\{%\s*([A-Za-z_]+)\s*%\}[ \t]*$", re.MULTILINE)
 _STRAY_TAG = re.compile(r"\{%.*?(%\}|$)", re.MULTILINE)
@@ -44,6 +44,7 @@ DIRECTIVES = (
     "precision_roofline",
     "gpu_anatomy",
     "overhead_timeline",
+    "block_timeline",
     "pass_time",
     "request_bill",
 )
@@ -207,7 +208,7 @@ def _figures() -> dict:
         precision_roofline_html,
     )
     from courseware.book_serving import pass_time_html, request_bill_html
-    from courseware.book_timeline import overhead_timeline_html
+    from courseware.book_timeline import block_timeline_html, overhead_timeline_html
 
     return {
         "allreduce_chart": allreduce_figure_html,
@@ -220,6 +221,7 @@ def _figures() -> dict:
         "precision_roofline": precision_roofline_html,
         "gpu_anatomy": h100_anatomy_html,
         "overhead_timeline": overhead_timeline_html,
+        "block_timeline": block_timeline_html,
         "pass_time": pass_time_html,
         "request_bill": request_bill_html,
     }

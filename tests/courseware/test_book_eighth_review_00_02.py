@@ -52,9 +52,11 @@ def test_g13_the_batch_check_states_the_predictions_errors(text):
     # The measurement's distance from each is 7.9 % and 10.5 %: the old sentence flipped the base.
     assert 1 - TRTLLM_60 / recipe == pytest.approx(0.079, abs=1e-3)
     assert "below the recipe and" not in roofline and "above the forecast" not in roofline
+    # pre-02 (bk-b2): the check is a note under the napkin's one forecast per cell.
     assert (
-        f"1,928 tokens/s: the recipe predicts {_pct(recipe / TRTLLM_60 - 1)} more and the "
-        f"forecast {_pct(1 - forecast / TRTLLM_60)} less" in roofline
+        f"measured 1,928 tokens/s; the forecast predicts {_pct(1 - forecast / TRTLLM_60)} fewer, "
+        f"and the estimate at achieved rates without its correction "
+        f"{_pct(recipe / TRTLLM_60 - 1)} more" in roofline
     )
 
 
@@ -125,15 +127,17 @@ def test_g14_prefill_attention_is_arithmetic_limited_at_achieved_rates(text):
     assert flops / nbytes > practical and ratio == pytest.approx(2.49, abs=0.01)  # ...past FA2's
     assert "memory-bound, by a hair" not in roofline
     assert "sits at the ridge" not in roofline
-    assert f"a ridge near {int(practical)} FLOP/byte) it is limited by its arithmetic." in roofline
+    # pre-02 (bk-b2): "ridge" is P/B only; the achieved-rate comparison is one note, and the
+    # verdict in the text and the chart's caption is one: near the ridge, both limits matter.
+    assert f"a ridge near {int(practical)}" not in roofline
     assert f"its arithmetic takes {format_number(ratio, 2)}× as long as its traffic" in roofline
-    assert "sits just below the ridge at 1,024 tokens (at the rates kernels achieve" in roofline
+    assert "sits near the ridge at 1,024 tokens, where both limits matter" in roofline
 
 
 def test_g15_the_l2_line_is_higher_not_steeper(text):
     roofline = text["02-roofline.md"]
     assert "steeper" not in roofline
-    assert "The higher dashed line is the L2 cache" in roofline
+    assert "the higher dashed slope is the L2 cache" in roofline
 
 
 def test_g16_question_8_uses_the_rate_convention(text):
@@ -159,9 +163,9 @@ def test_g17_step_by_step_attention_computes_every_score(text):
 
 def test_g18_the_block_table_says_achieved_rates_not_forecast(text):
     roofline = text["02-roofline.md"]
-    assert "floor at achieved rates" in roofline
+    assert "Priced at achieved rates instead" in roofline
     assert "at their forecasts" not in roofline
-    assert "at achieved rates, without launches or correction)" in roofline
+    assert "the table prices each part at achieved rates, without launches" in roofline
 
 
 def test_g20_one_number_for_the_crossing_in_text_and_caption(text):
@@ -200,7 +204,10 @@ def test_g19_the_block_shows_three_operating_points(text):
     roofline = text["02-roofline.md"]
     assert "all three regimes of this chapter" not in roofline
     assert "Three regimes in one block" not in roofline
-    assert "Three operating points in one block." in roofline
+    # pre-02 (bk-b2): three phases, four points on the chart, six rows: named as such.
+    assert "operating points in one block" not in roofline
+    assert "in three phases: decode at batch 1 and 64, and prefill" in roofline
+    assert "The chart shows four points" in roofline
 
 
 def test_g21_llama_3_8b_at_its_memory_limit_is_still_memory_bound(text):
@@ -212,10 +219,12 @@ def test_g21_llama_3_8b_at_its_memory_limit_is_still_memory_bound(text):
     nbytes = 2 * cfg.params + kv
     flops = 2 * cfg.params * batch + 4 * 32 * 32 * 128 * 1024 * batch
     assert nbytes / H100_BW > 3 * flops / H100_PEAK and kv > nbytes / 2
+    # pre-02 (bk-b2): the step is memory-bound, its projections are not; the note says which.
+    assert "past the ridge, yet memory-bound" not in roofline
     assert (
-        f"holds {batch}, past the ridge, yet memory-bound: its step then takes "
+        f"The step as a whole stays memory-bound, its traffic mostly cache: "
         f"{q(nbytes / H100_BW, 's')} of traffic against "
-        f"{q(flops / H100_PEAK, 's')} of arithmetic, most of the traffic cache." in roofline
+        f"{q(flops / H100_PEAK, 's')} of arithmetic." in roofline
     )
 
 

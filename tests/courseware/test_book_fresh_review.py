@@ -63,10 +63,12 @@ def test_f01_m1_the_roofline_napkin_says_its_times_are_the_recipes(text):
     # A02-7 (fifth review): the napkin's times are the recipe scaled by this error.
     # Seventh review (E-1): at batch one; at 16 and 64 the napkin gives recipe-to-forecast ranges.
     assert (
-        f"raised by its {format_number(100 * error, 2)}% error on gpt-fast's measured token"
+        f"raised by that estimate's {format_number(100 * error, 2)}% error on one measured token"
         in roofline
     )
-    assert "At batch one the step time is the part's one forecast" in roofline
+    # pre-02 (bk-b2): one forecast per cell at every batch, its batch error stated once.
+    assert "Each step time is the step's forecast" in roofline
+    assert "In a batch the forecast errs by about ten percent, on the slow side" in roofline
 
 
 def test_f01_m1_the_intro_no_longer_calls_the_a100_and_h100_alike(text):

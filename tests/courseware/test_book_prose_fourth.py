@@ -54,7 +54,7 @@ def test_p02_9_one_block_opens_on_what_it_shows_and_keeps_its_scope_in_a_note():
     html = _html("02-roofline.md")
     section = html.split('id="one-block"')[1].split('id="napkin"')[0]
     opening = _text(section.split("block-roofline")[0])
-    assert "The block holds three operating points (decode at batch 1 and 64, prefill)" in opening
+    assert "in three phases: decode at batch 1 and 64, and prefill" in opening
     assert "elementwise kernels" not in opening
     # C02-3 (sixth review): the note counts them, per token and for the prompt.
     assert (
@@ -120,13 +120,16 @@ def test_p02_7_and_p02_8_the_napkin_labels_its_recipe_and_drops_the_duplicate_co
     # A02-7 (fifth review): the column is now chapter 01's checked forecast, and its lead says so.
     # Seventh review (E-1): one forecast at batch one, recipe-to-forecast ranges at 16 and 64.
     assert "step time (recipe)" not in napkin
-    assert "At batch one the step time is the part's one forecast" in napkin
+    assert "Each step time is the step's forecast" in napkin
     assert "rougher rule" not in napkin  # C02-5: one method, not a third correction
     assert "Read the tokens per second as what a server as tight" not in napkin
-    assert "A decode step reads everything it holds" in napkin
+    # pre-02 (bk-b2): the sentence that makes bytes per step the memory in use introduces the
+    # table, and the share column, bytes per step over the budget, is gone.
+    assert "A decode step reads everything it holds" in napkin.split("batch bytes per step")[0]
+    assert "share of the serving budget" not in napkin
     held = weights_bytes("llama-2-7b", "bf16") + kv_cache_bytes("llama-2-7b", 1024, "bf16", 64)
     share = round(100 * held / usable_memory_bytes("H100"))
-    assert f"{share}% $" in napkin
+    assert f"{share}% $" not in napkin
 
 
 def test_p01_7_the_on_chip_total_counts_the_registers_in_one_unit():

@@ -211,7 +211,8 @@ def test_p01_11_question_2_is_diagnostic(text):
 
 def test_a02_9_the_running_example_keeps_its_1024_tokens(text):
     roofline = text["02-roofline.md"]
-    body = _between(roofline, "Softmax #", "Shrinking the cache.")
+    # Ninth pass (bk-b): softmax and the prefill traffic table are reference sections now.
+    body = _between(roofline, "Softmax #", "The KV cache of five attention designs")
     assert "4096" not in body and "4,096" not in body
     scores = 32 * 1024 * 1024 * 2
     assert f"that is {q(scores, 'B')}" in body
@@ -252,9 +253,13 @@ def test_p02_3_p02_4_softmax_and_prefill_attention_are_tables_with_their_formula
 def test_a02_4_the_on_chip_total_is_chapter_01s(text):
     registers, sram, l2 = 256 * 2**10, 256 * 2**10, 50 * 2**20
     total = 132 * (registers + sram) + l2
+    # pre-02 (bk-b2): the reason to tile is one SM's shared memory, not the chip's total (a
+    # 1024-cubed product fits in L2 and is still tiled); the total stays chapter 01's.
+    assert "against an on-chip total" not in text["02-roofline.md"]
     assert (
-        f"against an on-chip total of about {q(total, 'B')} on an H100, registers included"
-        in (text["02-roofline.md"])
+        "A tensor core multiplies only what its own SM holds, in registers and at most 228 KiB "
+        "of shared memory on an H100, so even a product whose operands fit in L2 is cut into "
+        "tiles." in text["02-roofline.md"]
     )
     assert f"L2 together, holds {q(total, 'B')}, and our token's" in text["01-gpus.md"]
 
@@ -292,7 +297,10 @@ def test_a02_7_the_napkin_budgets_with_the_checked_forecast(text):
     rule = (LLAMA7_BYTES + kv) / H100.memory_bandwidth / FRACTION
     assert recipe * error < rule
     assert "rougher rule" not in napkin and q(rule, "s") not in napkin
-    assert "forecast, as in the earlier chapters" in napkin
+    # pre-02 (bk-b2): the forecast is defined in one clause, without the opaque "as in the
+    # earlier chapters".
+    assert "forecast, as in the earlier chapters" not in napkin
+    assert "Each step time is the step's forecast" in napkin
 
 
 def test_a02_8_p02_10_the_bound_is_a_note_and_the_fractions_live_in_the_forecast_table(text):
@@ -300,6 +308,8 @@ def test_a02_8_p02_10_the_bound_is_a_note_and_the_fractions_live_in_the_forecast
     body = _body(roofline)
     intensity = _between(body, "Arithmetic intensity", "Counting FLOPs")
     assert "√" not in intensity and "sqrt" not in intensity
-    moving_up = _between(body, "Moving up: getting closer to the roof.", "Raising the roof")
-    assert not re.search(r"\d", moving_up)  # no figure repeated from the forecast table
-    assert "the measured ceilings show" in moving_up
+    # Ninth pass (bk-b2, pre-02): "what moves an operating point" is a three-row table, with no
+    # figure from the measured ceilings (the chart's intensities, 1 to 64 to 1,024, are its inputs).
+    moving = _between(body, "What moves an operating point", "Floors and achieved rates")
+    assert not re.search(r"\d", moving.replace("1 to 64 to 1,024", ""))
+    assert "up, toward the roof" in moving
