@@ -57,7 +57,7 @@ def test_c00_6_one_number_per_quantity_in_the_introduction(text):
     for old in ("6.03 ms", "5.38 ms", "4.02 ms", "$3.58", "$5.36", "$5.16", "≈ 3.6 dollars"):
         assert old not in intro, old
     assert f"= {q(FLOOR, 's')}" in intro
-    assert f"= {q(FORECAST, 's')}" in intro
+    assert f"the forecast is {q(FORECAST, 's')} per token" in intro
     assert f"time per token {q(FLOOR, 's')} {q(FORECAST, 's')}" in intro
     cost = PRICE / 3600 * FORECAST * 1e6
     assert f"× 10 6 = $ {q(cost, 'USD').lstrip('$')}" in intro  # the cost example's equation
@@ -69,9 +69,10 @@ def test_c00_6_one_number_per_quantity_in_the_introduction(text):
 
 def test_c00_1_the_method_is_stated_with_its_check_and_its_error(text):
     intro = text["00-intro.md"]
-    assert f"the recipe predicts {q(1 / _recipe(WEIGHTS, 'A100'), 'tokens/s')}" in intro
-    assert f"The recipe is {format_number(100 * ERROR, 2)}% optimistic" in intro
-    assert "Forecast = (bytes ÷ STREAM bandwidth + launches) × (1 + the recipe's error)" in intro
+    # Ninth pass: the method in the note on gpt-fast, its formula in chapter 01's napkin.
+    assert f"it predicts {q(1 / _recipe(WEIGHTS, 'A100'), 'tokens/s')} where" in intro
+    assert f"so it is {format_number(100 * ERROR, 2)}% optimistic" in intro
+    assert "the forecast is the recipe slowed by that much" in intro
     assert "rule of thumb" not in intro and "as gpt-fast does" not in intro
 
 
@@ -100,7 +101,9 @@ def test_c01_3_tensor_cores_are_16_times_the_lanes_at_one_clock(text):
 def test_c01_4_and_c01_2_caveats_that_change_numbers_sit_beside_them(text):
     gpus = text["01-gpus.md"]
     # Seventh review (E-8): an H100 SXM pointer chase is published; the text cites it.
-    assert "(a pointer chase on a GH200, which has the same die; one on an H100 SXM" in gpus
+    # Ninth pass: the ladder's lead names the GH200 once; the H100 SXM chase is in its note.
+    assert "every latency is a pointer chase on a GH200, which has the H100's die" in gpus
+    assert "A pointer chase on an H100 SXM" in gpus.split(" Sources ", 1)[1]
     assert "per node a Blackwell laptop card, WSL2" in gpus  # the launch table's provenance column
 
 
