@@ -55,8 +55,10 @@ def test_g1_the_batch_one_forecast_is_stated_as_one_calibration(text):
     intro = _main(text["00-intro.md"])
     floor = (WEIGHTS + KV_1024) / H100_BW
     assert f"= {q(floor, 's')}" in intro
-    assert "calibrated on one published run of this model (gpt-fast, on an A100)" in intro
-    assert "an estimate from that one calibration, to be measured against, not a law" in intro
+    # Fresh-eyes edit (bk-a2): the caveat once, in the forecast paragraph.
+    assert "one measured correction, 20%" in intro
+    assert "an estimate from one calibration, to be measured against, not a law" in intro
+    assert intro.count("calibrat") == 1
     # The calibration's arithmetic is in the note, not the argument.
     assert "optimistic" not in intro
 
@@ -84,7 +86,7 @@ def test_g6_chapter_01_is_a_fifth_shorter_and_keeps_its_subjects(text):
     for subject in (
         "overhead-bound",
         "CUDA graph",
-        "STREAM dot fraction",
+        "STREAM benchmark's \"dot\" kernel only reads",
         "The check. Applied to the A100 80 GB on which gpt-fast was measured",
         "against the serving budget",
     ):
@@ -93,10 +95,14 @@ def test_g6_chapter_01_is_a_fifth_shorter_and_keeps_its_subjects(text):
 
 def test_ladder_table_names_the_part_behind_each_figure(text):
     gpus = _main(text["01-gpus.md"])
-    assert "level capacity bandwidth bandwidth from latency scope" in gpus
-    assert "every latency is a pointer chase on a GH200, which has the H100's die" in gpus
+    # Fresh-eyes edit (bk-a2): the provenance moved from a column and the lead to [^ladder].
+    full = text["01-gpus.md"]
+    assert "level capacity bandwidth latency scope" in gpus
+    assert "The same ladder as numbers, for the H100:" in gpus
     for cell in ("H100, derived", "H200, measured", "H100, datasheet"):
-        assert cell in gpus
+        assert cell not in gpus
+    assert "L2's is measured on an H200 (see L2), HBM's is the H100's datasheet" in full
+    assert "RRZE's pointer-chase measurements on a GH200" in full
     assert "measured on H200" not in gpus  # the old mixed "kind" column
 
 

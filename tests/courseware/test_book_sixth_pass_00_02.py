@@ -156,8 +156,8 @@ def test_a01_4_the_launch_table_says_its_gpu_figure_is_a_graph_nodes(text):
     gpus = text["01-gpus.md"]
     table = _between(gpus, "how kernels are issued", "The CPU issues asynchronously")
     assert table.count("≥ 580 ns") == 2
-    # Eighth pass (E-12): the table's provenance is a column, not a hedge in the prose.
-    assert "GPU cost per kernel measured on" in table and "580 ns per node" in table
+    # Eighth pass (E-12); fresh-eyes edit (bk-a2): the provenance column moved to [^launch].
+    assert "GPU cost per kernel measured on" not in table and "580 ns per node" in table
     notes = gpus.split(" Sources ", 1)[1]
     assert "a kernel launched from a stream pays at least as much" in notes
 
@@ -165,7 +165,7 @@ def test_a01_4_the_launch_table_says_its_gpu_figure_is_a_graph_nodes(text):
 def test_a01_6_provenance_of_l2_and_launch_costs_is_in_the_notes(text):
     gpus = text["01-gpus.md"]
     body = _body(gpus)
-    assert "Think of it as two to three times faster than HBM." in body
+    assert "Think of it as about three times faster than HBM." in body  # 10 TB/s vs 3.35 (bk-a2)
     assert "sister parts" not in body and "quoted most often" not in body
     prose = body.replace("measured launch costs (RTX 5070 Ti", "")  # the figure's source line
     assert "RTX 5070 Ti" not in prose and "5.5 TB/s" not in body
