@@ -55,7 +55,7 @@ def test_batching_does_not_divide_the_cost_by_the_batch_at_1024_tokens(text):
 
 def test_tensor_cores_also_run_fp64_and_double_per_sm_each_generation(text):
     gpus = _main(text["01-gpus.md"])
-    assert "and, on data-centre parts, fp64" in gpus
+    assert "and, on data-centre parts from the A100 on, fp64" in gpus
     assert "Each completes 16-bit multiply-adds per clock" not in gpus
     assert "Each completes a fixed number of 16-bit multiply-adds per clock" in gpus
     # V100: 8 tensor cores x 64 FMA; A100: 4 x 256; H100: 4 x 512 (whitepapers): 2x per SM.

@@ -100,7 +100,7 @@ def test_r01_i_tensor_core_rates_and_fp64_are_stated_per_part(text):
     # cores per SM, the A100 and H100 four); fp64 is named.
     assert "64 on the V100, 256 on the A100 and 512 on the H100" not in gpus
     assert "per SM that number has doubled with each generation: the V100 has eight tensor cores" in gpus
-    assert "and, on data-centre parts, fp64" in gpus
+    assert "and, on data-centre parts from the A100 on, fp64" in gpus
     per_sm = [physics.accelerator(a).tensor_flops_per_clock_per_sm[d]
               for a, d in (("V100", "fp16"), ("A100", "bf16"), ("H100", "bf16"))]
     assert per_sm[1] == 2 * per_sm[0] and per_sm[2] == 2 * per_sm[1]
