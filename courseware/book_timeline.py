@@ -3,7 +3,8 @@
 ``overhead_timeline_html()`` draws two timelines of one decoder block of the running example's
 token (Llama-2-7B, fp16, one H100, a 1,024-token cache): issued eagerly at the expensive end of
 Python dispatch, and replayed as one CUDA graph.  Each has a CPU lane (the launches) and a GPU
-lane (the kernels).  A kernel starts when both its launch and the kernel before it are done,
+lane (the kernels).  A token launches one graph for all its blocks, so the graph row charges the
+block its share of that launch, the launch ÷ the number of blocks, not the whole of it.  A kernel starts when both its launch and the kernel before it are done,
 and lasts the catalog's per-node cost plus its bytes at the H100's STREAM-dot bandwidth: the
 ``overhead`` module's model, drawn.  The twelve kernels per block are chapter 01's count; the
 norms, rotary embedding, cache write, adds and activation move kilobytes and are drawn at the
@@ -72,13 +73,14 @@ def timeline(width: int = WIDTH, left: int = LEFT) -> dict:
     node = measurement("launch/graph-node").value
     eager = measurement(EAGER_KEY).value
     graph = measurement("launch/graph").value
+    graph_share = graph / model(MODEL).layers
     bandwidth = achievable_bandwidth(PART)
     kernels = block_kernels()
     durations = [node + nbytes / bandwidth for _, nbytes in kernels]
     count = len(kernels)
     eager_cpu = [(i * eager, (i + 1) * eager) for i in range(count)]
     eager_gpu = _schedule([end for _, end in eager_cpu], durations)
-    graph_gpu = _schedule([graph] * count, durations)
+    graph_gpu = _schedule([graph_share] * count, durations)
     total = max(eager_gpu[-1][1], eager_cpu[-1][1])
     scale = (width - left - RIGHT) / total
 
@@ -94,7 +96,7 @@ def timeline(width: int = WIDTH, left: int = LEFT) -> dict:
     for i, (label, cpu, gpu) in enumerate(
         (
             (f"eager, {format_quantity(eager, 's')} per launch", eager_cpu, eager_gpu),
-            ("one CUDA graph", [(0.0, graph)], graph_gpu),
+            ("one CUDA graph", [(0.0, graph_share)], graph_gpu),
         )
     ):
         y = TOP + i * ROW_H
@@ -132,12 +134,14 @@ def timeline(width: int = WIDTH, left: int = LEFT) -> dict:
         f"1,024-token cache. Eager, each launch costs the CPU {format_quantity(eager, 's')}; the "
         f"GPU finishes most kernels before the next launch arrives and sits idle "
         f"{eager_row['idle']:.0%} of the time; the block takes "
-        f"{format_quantity(eager_row['end'], 's')}. As one CUDA graph, a single "
-        f"{format_quantity(graph, 's')} launch is followed by the kernels back to back; the "
-        f"block takes {format_quantity(graph_row['end'], 's')}. The four projections are the "
+        f"{format_quantity(eager_row['end'], 's')}. As one CUDA graph, the token's single "
+        f"{format_quantity(graph, 's')} launch is shared by its {model(MODEL).layers} blocks, "
+        f"so this block's share is {format_quantity(graph_share, 's')} and its kernels run back "
+        f"to back; the block takes {format_quantity(graph_row['end'], 's')}. The four projections are the "
         f"long kernels; the norms, adds, rotary embedding and activation are slivers."
     )
     return {
+        "graph_share": graph_share,
         "width": width,
         "height": TOP + 2 * ROW_H,
         "left": left,
@@ -162,6 +166,9 @@ def overhead_timeline_html() -> SafeString:
     context = timeline()
     context["sources"] = sources_html(context.pop("found"))
     context["eager_launch"] = format_quantity(measurement(EAGER_KEY).value, "s")
+    context["graph_launch"] = format_quantity(measurement("launch/graph").value, "s")
+    context["graph_share"] = format_quantity(context["graph_share"], "s")
+    context["blocks"] = model(MODEL).layers
     context["narrow_svg"] = render_to_string(
         "courseware/_overhead_timeline_svg.html", timeline(NARROW_WIDTH, NARROW_LEFT)
     )

@@ -94,12 +94,15 @@ def test_e5_the_introduction_states_the_forecast_in_one_paragraph_and_points_to_
     napkin = text["01-gpus.md"].split("The napkin: one token through the chip", 1)[1]
     napkin = napkin.split("Key takeaways", 1)[0]
     assert "The check. Applied to the A100 80 GB on which gpt-fast was measured" in napkin
-    assert "one program, one model, one A100, one sequence" in napkin
+    # Ninth pass: the check's limits in one caveat.
+    assert "one calibration on one measurement, one program on one power-capped card" in napkin
 
 
 def test_e12_the_launch_table_names_its_provenance_in_a_column(text):
     gpus = text["01-gpus.md"]
-    assert "GPU cost per kernel measured on" in gpus
+    # Fresh-eyes edit (bk-a2): the platform moved from a table column to [^launch].
+    assert "GPU cost per kernel measured on" not in gpus
+    assert "RTX 5070 Ti Laptop GPU under CUDA 13.3 and WSL2" in gpus
     assert "The stream and graph costs were measured on a consumer Blackwell card." not in gpus
     assert "The GPU column is a replayed graph's cost per node" not in gpus
     assert "Read these figures as a lower bound: the latency is that of one warp" not in gpus

@@ -43,11 +43,15 @@ def test_p05_2_the_moe_section_opens_on_its_thread_and_budgets_the_pass_in_a_tab
 
 def test_p00_5_the_ridge_section_is_titled_by_its_rule_and_p00_4_splits_the_two_levers():
     text = _text(_html("00-intro.md"))
-    assert "Compute outran bandwidth" not in text
-    assert "Every accelerator's tensor units need over a hundred FLOPs per byte" in text
+    # Fresh-eyes edit (bk-a2): the rule is the section's first sentence; the heading names the
+    # trend (its anchor already did) instead of repeating it word for word.
+    assert "Compute outran bandwidth" in text
+    assert "Every accelerator's tensor units need over a hundred FLOPs per byte" not in text
+    assert "Every GPU and TPU in this book needs over a hundred FLOPs per byte" in text
     assert "The trend is not a law of every generation" not in text
-    assert "Batching raises the FLOPs per byte." in text
-    assert "A mixture of experts reads fewer bytes, at the same ratio." in text
+    # Ninth pass: the two levers in one paragraph each sentence.
+    assert "Batching is what moves the point right" in text
+    assert "so it lowers the floor without changing the ratio" in text
 
 
 def test_p02_9_one_block_opens_on_what_it_shows_and_keeps_its_scope_in_a_note():
@@ -94,22 +98,29 @@ def test_p01_3_the_cpu_comparison_runs_the_token_and_p01_9_explains_the_graph_ti
     from content.physics import accelerator, format_number, weights_bytes
 
     text = _text(_html("01-gpus.md"))
-    weights = weights_bytes("llama-2-7b", "fp16")
-    cpu = round(accelerator("EPYC 9654").memory_bandwidth / weights)
-    gpu = round(accelerator("H100").memory_bandwidth / weights)
-    assert f"at most {cpu} tokens a second against the H100's {gpu}" in text
-    assert cpu < 40 < 200 < gpu
+    # Fresh-eyes edit (bk-a2): the token's bytes include its cache, as the introduction's floor
+    # does (one value for the H100's batch-one floor), and in ms per token.
+    from content.physics import format_quantity, kv_cache_bytes
+    weights = weights_bytes("llama-2-7b", "bf16") + kv_cache_bytes("llama-2-7b", 1024, "bf16")
+    cpu = weights / accelerator("EPYC 9654").memory_bandwidth
+    gpu = weights / accelerator("H100").memory_bandwidth
+    assert (
+        f"the EPYC needs at least {format_quantity(cpu, 's')} against the H100's "
+        f"{format_quantity(gpu, 's')}" in text
+    )
+    assert "249" not in text.split(" Sources ", 1)[0]
+    assert cpu > 7 * gpu
     # A01-6 (fifth review): where the costs were measured is provenance: in the note, not the text.
     body, notes = text.split(" Sources ", 1)
     assert "measured on a consumer card, an RTX 5070 Ti" in notes
     # The overhead figure's source line names the card, as every figure names its sources.
     assert "RTX 5070 Ti" not in body.replace("measured launch costs (RTX 5070 Ti", "")
-    # C01-2 (sixth review): that they were measured on a consumer card is said beside them, in
-    # the table's provenance column since the eighth pass (E-12).
-    assert "per node a Blackwell laptop card, WSL2" in body
+    # C01-2 (sixth review): that they were measured on a consumer card is said in [^launch]
+    # since the fresh-eyes edit (bk-a2), which moved the eighth pass's column (E-12) there.
+    assert "per node a Blackwell laptop card, WSL2" not in body
     # Eighth review (G-7): the stream row is the stream's best case, not a tie.
-    assert "so it is the stream's best case, not a tie" in text
-    assert format_number(cpu, 3) == str(cpu)
+    # Fresh-eyes edit (bk-a2): the stream row is charged a measured gap, so it is no best case.
+    assert "the stream row charges the gap that one graph removed" in text and " tie" not in text
 
 
 def test_p02_7_and_p02_8_the_napkin_labels_its_recipe_and_drops_the_duplicate_column():
@@ -212,10 +223,10 @@ def test_multi_gpu_fits_use_the_split_serving_level():
     assert split < alone  # each GPU of a split keeps vLLM's larger reserve
     intro = _text(_html("00-intro.md"))
     weights = wb("llama-2-70b", "fp16")
-    assert f"may use {format_quantity(split, 'B')} of each (a little less than on one GPU" in intro
+    # Ninth pass: the example ends on the GPU count; the spare room is question 3's subject.
+    assert f"Split over several H100s, each gives the model {format_quantity(split, 'B')}" in intro
     spare = spare_memory_bytes(weights, "H100", gpus=2)
     assert spare == 2 * split - weights
-    assert f"leaving {format_quantity(spare, 'B')} between them" in intro
     interconnect = _text(_html("05-interconnect.md"))
     assert (
         f"H100s of {format_quantity(split, 'B', sig=3)} each (a GPU that holds part" in interconnect

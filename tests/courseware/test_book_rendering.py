@@ -200,13 +200,15 @@ def test_chapter_one_gives_on_chip_sizes_in_binary_units(rendered_book):
     hierarchy = _table_after(html, "memory-hierarchy")
     cells = re.findall(r"<td>(.*?)</td>", hierarchy)
     # registers and shared memory are both 256 KiB per SM; L2 is 50 MiB (six columns a row, the
-    # fourth saying what kind of figure each bandwidth is: A01-3, fifth review).
-    assert cells[1] == cells[7] == "256 KiB"
-    assert cells[13] == "50 MiB"
-    assert cells[9] == "derived peak" and cells[21] == "datasheet peak"
-    assert cells[15] == "measured on H200"
+    # fourth saying what kind of figure each bandwidth is: A01-3, fifth review; since the ninth
+    # pass (G-6 of the eighth review's prose note) it names the part each bandwidth comes from).
+    # Fresh-eyes edit (bk-a2): five columns a row; the part behind each bandwidth is in
+    # [^ladder], no longer a column.
+    assert cells[1] == cells[6] == "256 KiB"
+    assert cells[11] == "50 MiB"
+    assert "H100, derived" not in cells and "H200, measured" not in cells
     assert "kB" not in hierarchy
-    assert re.search(r"SRAM of about 256 KiB on the H100", html)
+    assert re.search(r"Each SM has about 256 KiB of SRAM", html)
     parts = re.findall(r"<td>(\d+ KiB)</td>\s*<td>(\d+ MiB)</td>", html)
     assert ("256 KiB", "50 MiB") in parts and ("192 KiB", "40 MiB") in parts
 

@@ -42,12 +42,12 @@ def test_c00_1_the_forecast_is_one_measured_check_to_be_measured_against(text):
     assert "The 69% is one measured point" not in intro
     # Eighth pass (E-5): the limits of the check are weighed in chapter 01's napkin.
     gpus = text["01-gpus.md"]
-    assert "it rests on one measurement: one program, one model, one A100, one sequence" in gpus
-    assert "Read it as a first estimate to be measured against, not a law." in gpus
+    assert "one calibration on one measurement, one program on one power-capped card" in gpus
+    assert "read the forecast as a first estimate to measure against, not a law" in gpus
     # The H100 streams a larger share of its datasheet than the A100: the recipe takes each
     # chip's own STREAM figure, so the A100's 86% is not carried to the H100's 95%.
     assert _pct(A100_DOT / A100_PEAK) == "86%" and _pct(H100_DOT / H100_PEAK) == "95%"
-    assert f"reaches {_pct(H100_DOT / H100_PEAK)} of it on an H100" in intro
+    assert f"reaches {_pct(H100_DOT / H100_PEAK)} of the datasheet on an H100" in intro
 
 
 # ---- C01-1: TMA makes the copy asynchronous; overlap needs a pipeline ---------------------------
@@ -136,7 +136,8 @@ def test_c00_5_and_c00_9_the_moe_claims_state_their_assumption_and_their_subject
     intro = text["00-intro.md"]
     assert (1 - 2 / 8) ** 16 == pytest.approx(0.01, abs=0.001)
     # Seventh pass (C00-7): the body names the effect; question 5 counts it, with its assumption.
-    assert "a batch of tokens soon touches every expert again (question 5 counts how soon)" in intro
+    # Ninth pass: the body names the effect on the floor; question 5 counts the batch effect.
+    assert "so it lowers the floor without changing the ratio (question 5)" in intro
     assert "if they chose uniformly and independently, at a batch of sixteen" in intro
     assert "fewer bytes per token but does not raise the FLOPs per byte." in intro
 
