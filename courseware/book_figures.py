@@ -2,9 +2,9 @@
 
 ``serving_roofline_html()``: chapter 03's running example (Llama-3-8B in bf16 on an H100) on
 the roofline, decode at batch 1, at the batch its memory holds (the chapter's one operating
-point) and at the critical batch, that batch again reading its KV caches, and one 2,000-token
-prefill.  Each point's intensity is its FLOPs over the bytes it
-reads (weights, plus caches where named), as the chapter computes them; the chart and its table
+point) and at the critical batch, the attention kernels that read the KV caches (one point
+whatever the batch), and one 2,000-token prefill.  Each point's intensity is its kernels'
+FLOPs over the bytes they read, as the chapter computes them; the chart and its table
 are the roofline chart's own (``courseware.charts``).
 
 ``format_bits_html()``: chapter 04's bit layouts, one row of sign, exponent and mantissa cells
@@ -26,13 +26,12 @@ from django.utils.safestring import SafeString
 from content.physics import (
     accelerator,
     arithmetic_intensity,
-    attention_flops,
     critical_batch_size,
+    decode_attention_intensity,
     decode_weight_bytes,
     dtype,
     format_number,
     forward_flops_per_token,
-    kv_cache_bytes,
     max_batch_for_memory,
     memory_hierarchy,
     model,
@@ -106,20 +105,16 @@ def serving_points() -> list[tuple[str, float, None]]:
     critical = int(critical_batch_size(ACCELERATOR, DTYPE))
     # The chapter's one operating point (eighth pass, F-7): as many conversations as memory holds.
     batch = max_batch_for_memory(MODEL, ACCELERATOR, DTYPE, CONTEXT)
-    points = [
-        (f"decode, batch {b}", arithmetic_intensity(flops * b, weights))
-        for b in (1, batch, critical)
+    points = [("decode, batch 1", arithmetic_intensity(flops, weights))]
+    points += [
+        (f"decode matmuls, batch {b}", arithmetic_intensity(flops * b, weights))
+        for b in (batch, critical)
     ]
-    caches = kv_cache_bytes(MODEL, CONTEXT, DTYPE, batch)
-    # With the caches come their FLOPs: each cached token's scores and weighted values (sixth
-    # review, D03-7), so the point is the whole pass's FLOPs over the whole pass's bytes.
-    attention = attention_flops(MODEL, 1, CONTEXT, batch)
-    points.append(
-        (
-            f"decode, batch {batch} at {CONTEXT:,} tokens",
-            arithmetic_intensity(flops * batch + attention, weights + caches),
-        )
-    )
+    # The caches are read by the attention kernels, which run after the matmuls, not beside
+    # them: a point of their own, whatever the batch (ninth pass, bk-c; eighth review of 03-05,
+    # H-1: one point for the whole pass averaged 174 and 4 FLOP/byte into a 39 neither kernel
+    # runs at).
+    points.append(("decode attention, any batch", decode_attention_intensity(MODEL, DTYPE)))
     points.append(
         (
             f"prefill, {PROMPT:,} tokens",
@@ -137,9 +132,10 @@ def serving_roofline_html() -> SafeString:
             "class": "serving-roofline",
             "figure": figure,
             "caption": (
-                f"{model(MODEL).name} in bf16 on the H100's roofline. Batching moves decode right "
-                f"along the slope, each sequence's KV cache pulls it back left, and a prefill of "
-                f"{PROMPT:,} tokens sits far past the ridge point. The dashed L2 slope is a "
+                f"{model(MODEL).name} in bf16 on the H100's roofline. Batching moves the decode "
+                f"matmuls right along the slope; the attention kernels, which read each "
+                f"sequence's KV cache, stay far left whatever the batch; a prefill of "
+                f"{PROMPT:,} tokens sits past the ridge point. The dashed L2 slope is a "
                 f"measurement on the H200, whose die is the H100's."
             ),
             "sources": sources_html(serving_sources()),
