@@ -85,3 +85,17 @@ def test_h7_the_napkin_is_a_table_of_one_value_per_quantity():
 def test_the_main_text_is_down_a_fifth_from_the_eighth_pass(main):
     # rendered words before "Key takeaways": 5,412 at the eighth pass's end (book-t)
     assert len(main.split()) <= 0.8 * 5412
+
+
+def test_exercise_2_twice_the_flops_speed_the_colocated_pass_only_by_its_arithmetic():
+    # the chapter's TPOT is the colocated pass, whose matmuls are compute-bound: twice the FLOP/s
+    # halves their 13 ms but not the caches' 17 ms (the old answer said TPOT "does not move")
+    text = chapter_text("03-inference.md")
+    arithmetic = (BATCH + 2000 * BATCH / 499) * 2 * L8_MATMUL / H100_PEAK
+    weights = 2 * L8_MATMUL / H100_BW
+    faster = max(weights, arithmetic / 2) + KV_TOKEN * 2500 * BATCH / H100_BW
+    assert "Time per output token does not move" not in text
+    assert (
+        f"the time per output token falls from {q(_pass(2000 * BATCH / 499), 's', sig=2)} to "
+        f"{q(faster, 's', sig=2)}, far from half" in text
+    )
