@@ -46,8 +46,10 @@ def test_serving_points_are_the_chapters_intensities():
     batch = 174
     assert "decode, batch 64" not in points
     assert points[f"decode matmuls, batch {batch}"] == pytest.approx(batch * flops / weights)
+    # bk-c2 (fresh-eyes edit, item 5): the critical batch's matmuls sit on the ridge, which the
+    # chart marks; their own point read "memory-bound" by a hair
     critical = int(critical_batch_size("H100", "bf16"))
-    assert points[f"decode matmuls, batch {critical}"] == pytest.approx(critical * flops / weights)
+    assert f"decode matmuls, batch {critical}" not in points
     # Ninth pass (bk-c; eighth review of 03-05, H-1): the caches are read by the attention
     # kernels, a point of their own: 2 · heads · (d_k + d_v) FLOPs per cached token and layer
     # over 2 · kv_heads · 128 · 2 bytes, 4 FLOP/byte whatever the batch; no averaged pass point.
@@ -116,7 +118,8 @@ def test_each_figure_names_the_catalog_sources_of_what_it_draws():
     serving = {url for url, _ in _cited(str(serving_roofline_html()))}
     assert source(h100.source_key("memory_bandwidth")).url in serving
     assert source(h100.source_key("peak_flops.bf16")).url in serving
-    assert {s.url for s in memory_hierarchy(h100)[2].citations()} <= serving  # the L2 slope
+    # bk-c2: no L2 slope drawn, so none of its measurements cited
+    assert not {s.url for s in memory_hierarchy(h100)[2].citations()} & serving
     assert model("llama-3-8b").citations()[0].url in serving
 
     formats = _cited(str(format_bits_html()))

@@ -252,8 +252,8 @@ def test_g03_i5_one_operating_point_and_one_fleet_ratio(text):
     batch = serving_batch(2500)
     step = (DECODE8 + KV8 * 2 * 2500 * batch) / BANDWIDTH
     ratio = (DECODE8 * 2000 / PEAK) / (499 * step / batch)  # prefill: the forward count
-    assert f"runs about {n(ratio, 2)} prefill GPUs per decode GPU" in t
-    assert t.count("prefill GPUs per decode GPU") == 1  # one ratio, not a second at 64
+    assert f"about one prefill GPU for every {n(1 / ratio, 1)} decode GPUs" in t  # bk-c2
+    assert t.count("prefill GPU for every") == 1  # one ratio, not a second at 64
 
 
 def test_g03_i6_the_takeaway_carries_prefills_limit(text):

@@ -127,7 +127,9 @@ def test_d03_7_the_figure_counts_attention_and_names_the_l2_measurement():
     from courseware.book_figures import serving_roofline_html
 
     html = serving_roofline_html()
-    assert "The dashed L2 slope is a measurement on the H200" in html
+    # bk-c2: the L2 slope and the fp32 ceiling are chapter 02's; this figure draws neither
+    assert "L2 (H200)" not in html and "fp32 lanes" not in html
+    assert "the attention kernels, which read each sequence&#x27;s KV cache" in html
 
 
 def test_d03_8_one_rounding_for_the_conversation_cache_and_the_floor(text):

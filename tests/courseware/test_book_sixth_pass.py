@@ -60,7 +60,7 @@ def test_b03_2_a_one_layer_draft_speculates_better_at_the_full_batch(text):
     assert f"and a one-layer cache: {q(draft_bytes, 'B', sig=2)} at our batch." in t
     assert f"The model's pass reads {q(pass_bytes, 'B', sig=2)}" in t
     full_c = draft_bytes / pass_bytes
-    assert f"so c ≈ {n(full_c, 2)} . With k = 1 the speed-up is" in t
+    assert f"so c ≈ {n(full_c, 2)} . Verification sends" in t  # bk-c2: step 3 prices it
     assert n((1 + low) / (1 + full_c)) == "1.77"  # the one-point model's figure, from raw inputs
     # Eighth review of 03-05 (H-E1): each pass is priced kernel by kernel, the matmuls'
     # max(weights, arithmetic) plus the attention kernels' cache read.
@@ -79,9 +79,10 @@ def test_b03_3_the_fleet_ratio_divides_its_printed_figures(text):
     prefill = 2 * MATMUL8 * 2000 / PEAK  # prefill multiplies what a decode pass multiplies
     batch = full_batch()  # one operating point since the eighth pass (F-7)
     decode = 499 * (2 * MATMUL8 + KV8 * 2500 * batch) / BANDWIDTH / batch
-    assert f"answer {q(decode, 's', sig=2)} of a decode GPU" in t
-    assert f"runs about {n(prefill / decode, 2)} prefill GPUs per decode GPU" in t
+    assert f"its answer takes {q(decode, 's', sig=2)} of a decode GPU" in t
     assert n(prefill / decode, 2) == "0.49"  # 30.3 ms / 61.7 ms, as a reader divides them
+    # bk-c2 (fresh-eyes edit, item 9): said as a reader holds it, one prefill GPU for every two
+    assert f"about one prefill GPU for every {n(decode / prefill, 1)} decode GPUs" in t
 
 
 def test_b03_3_the_latency_limited_batches_charge_decode_bytes(text):
@@ -113,8 +114,9 @@ def test_b03_7_one_user_is_priced_at_the_same_context(text):
     t = text["03-inference.md"]
     step = (2 * MATMUL8 + KV8 * 2500) / BANDWIDTH
     dollars = physics.price("H100").dollars_per_hour / 3600 * step * 1e6
-    assert f"at the same 2,500 tokens of context, would cost {q(dollars, 'USD')}" in t
+    # bk-c2 (fresh-eyes edit, item 6): in cents, as the bill's table beside it
     assert q(dollars, "USD") == "$4.07"
+    assert f"would cost {n(100 * dollars)} cents per million output tokens" in t
 
 
 def test_b04_1_the_4_bit_pass_at_256_counts_matmul_flops(text):
