@@ -170,7 +170,7 @@ def kv_memory_html() -> SafeString:
             "class": "kv-memory",
             "height": TOP + len(chart["bars"]) * ROW + 20,
             "width": WIDTH,
-            "title": f"{name} on one H100: weights and KV cache against usable memory",
+            "title": f"{name} on one H100: weights and KV cache against the serving budget",
             "description": description,
             "chart": chart,
             "axis_y": TOP + len(chart["bars"]) * ROW - 6,
