@@ -118,6 +118,7 @@ _GENERATION = Limits(
     kv_dt=MAYBE_ENTRY,
     rate_dt=MAYBE_ENTRY,
     overlap=Flag(),
+    by_kernel=Flag(),
 )
 
 LIMITS: dict[str, Limits] = {

@@ -170,7 +170,7 @@ def kv_memory_html() -> SafeString:
             "class": "kv-memory",
             "height": TOP + len(chart["bars"]) * ROW + 20,
             "width": WIDTH,
-            "title": f"{name} on one H100: weights and KV cache against usable memory",
+            "title": f"{name} on one H100: weights and KV cache against the serving budget",
             "description": description,
             "chart": chart,
             "axis_y": TOP + len(chart["bars"]) * ROW - 6,
@@ -184,8 +184,18 @@ def kv_memory_html() -> SafeString:
                 f"engine's budget at a batch of {max(r['batch'] for r in fits)}. "
                 f"Past a few dozen conversations the cache, not the model, fills the GPU."
             ),
-            "sources": sources_html(_kv_sources()),
+            "sources": _kv_sources_note(),
         },
+    )
+
+
+def _kv_sources_note() -> SafeString:
+    """The figure's sources go to the chapter's list (recorded there by ``sources_html``); under
+    the caption, a pointer: vLLM's profiling log filled a phone's screen (bk-c2's edit)."""
+    sources_html(_kv_sources())
+    return SafeString(
+        "<p class=\"figure-sources\">Sources: the model's config, the H100's memory and vLLM's "
+        'memory profile, in the <a href="#sources">chapter\'s list</a>.</p>'
     )
 
 

@@ -2,9 +2,9 @@
 
 ``serving_roofline_html()``: chapter 03's running example (Llama-3-8B in bf16 on an H100) on
 the roofline, decode at batch 1, at the batch its memory holds (the chapter's one operating
-point) and at the critical batch, that batch again reading its KV caches, and one 2,000-token
-prefill.  Each point's intensity is its FLOPs over the bytes it
-reads (weights, plus caches where named), as the chapter computes them; the chart and its table
+point), the attention kernels that read the KV caches (one point
+whatever the batch), and one 2,000-token prefill.  Each point's intensity is its kernels'
+FLOPs over the bytes they read, as the chapter computes them; the chart and its table
 are the roofline chart's own (``courseware.charts``).
 
 ``format_bits_html()``: chapter 04's bit layouts, one row of sign, exponent and mantissa cells
@@ -17,6 +17,7 @@ the chapter's live expressions).
 
 from __future__ import annotations
 
+import dataclasses
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -26,20 +27,18 @@ from django.utils.safestring import SafeString
 from content.physics import (
     accelerator,
     arithmetic_intensity,
-    attention_flops,
     critical_batch_size,
+    decode_attention_intensity,
     decode_weight_bytes,
     dtype,
     format_number,
     forward_flops_per_token,
-    kv_cache_bytes,
     max_batch_for_memory,
-    memory_hierarchy,
     model,
     source,
 )
 from content.physics.catalog.sources import Source
-from courseware.charts import roofline_figure_html
+from courseware.charts import chart_figure_html, roofline
 
 MODEL, ACCELERATOR, DTYPE = "llama-3-8b", "h100-sxm", "bf16"
 PROMPT, CONTEXT = 2000, 2500
@@ -86,13 +85,10 @@ def sources_html(found: list[Source]) -> SafeString:
 
 
 def serving_sources() -> list[Source]:
-    """The H100's peak and bandwidth, its measured L2 (the dashed slope), the model's shape."""
+    """The H100's peak and bandwidth and the model's shape (the L2 slope left with bk-c2)."""
     part = accelerator(ACCELERATOR)
     keys = (part.source_key(f"peak_flops.{DTYPE}"), part.source_key("memory_bandwidth"))
-    l2 = memory_hierarchy(part)[2]
-    return figure_sources(
-        *(source(k) for k in keys if k), *(l2.citations() if l2.bandwidth else ()), model(MODEL)
-    )
+    return figure_sources(*(source(k) for k in keys if k), model(MODEL))
 
 
 def serving_points() -> list[tuple[str, float, None]]:
@@ -103,23 +99,17 @@ def serving_points() -> list[tuple[str, float, None]]:
     # The table lookup does no multiply-adds: one FLOP count for both phases.
     flops = forward_flops_per_token(MODEL)
     weights = decode_weight_bytes(MODEL, DTYPE)
-    critical = int(critical_batch_size(ACCELERATOR, DTYPE))
     # The chapter's one operating point (eighth pass, F-7): as many conversations as memory holds.
     batch = max_batch_for_memory(MODEL, ACCELERATOR, DTYPE, CONTEXT)
-    points = [
-        (f"decode, batch {b}", arithmetic_intensity(flops * b, weights))
-        for b in (1, batch, critical)
-    ]
-    caches = kv_cache_bytes(MODEL, CONTEXT, DTYPE, batch)
-    # With the caches come their FLOPs: each cached token's scores and weighted values (sixth
-    # review, D03-7), so the point is the whole pass's FLOPs over the whole pass's bytes.
-    attention = attention_flops(MODEL, 1, CONTEXT, batch)
-    points.append(
-        (
-            f"decode, batch {batch} at {CONTEXT:,} tokens",
-            arithmetic_intensity(flops * batch + attention, weights + caches),
-        )
-    )
+    points = [("decode, batch 1", arithmetic_intensity(flops, weights))]
+    # The critical batch's matmuls sit on the ridge itself, which the chart marks: no point of
+    # their own, whose "memory-bound" by a hair read as a contradiction (fresh-eyes edit, bk-c2).
+    points.append((f"decode matmuls, batch {batch}", arithmetic_intensity(flops * batch, weights)))
+    # The caches are read by the attention kernels, which run after the matmuls, not beside
+    # them: a point of their own, whatever the batch (ninth pass, bk-c; eighth review of 03-05,
+    # H-1: one point for the whole pass averaged 174 and 4 FLOP/byte into a 39 neither kernel
+    # runs at).
+    points.append(("decode attention, any batch", decode_attention_intensity(MODEL, DTYPE)))
     points.append(
         (
             f"prefill, {PROMPT:,} tokens",
@@ -130,17 +120,21 @@ def serving_points() -> list[tuple[str, float, None]]:
 
 
 def serving_roofline_html() -> SafeString:
-    figure = roofline_figure_html(ACCELERATOR, DTYPE, serving_points(), examples=False)
+    # The fp32 lanes' ceiling and the L2 slope are chapter 02's (fresh-eyes edit, bk-c2), and
+    # the table folds away like the chapter's other figures'.
+    chart = roofline(ACCELERATOR, DTYPE, serving_points(), examples=False)
+    figure = chart_figure_html(dataclasses.replace(chart, ceilings=(), slopes=()), collapsed=True)
     return render_to_string(
         "courseware/_book_figure.html",
         {
             "class": "serving-roofline",
             "figure": figure,
             "caption": (
-                f"{model(MODEL).name} in bf16 on the H100's roofline. Batching moves decode right "
-                f"along the slope, each sequence's KV cache pulls it back left, and a prefill of "
-                f"{PROMPT:,} tokens sits far past the ridge point. The dashed L2 slope is a "
-                f"measurement on the H200, whose die is the H100's."
+                f"{model(MODEL).name} in bf16 on the H100's roofline. Batching moves the decode "
+                f"matmuls right along the slope; the attention kernels, which read each "
+                f"sequence's KV cache, stay far left whatever the batch; the matmuls reach the "
+                f"ridge at the critical batch, {int(critical_batch_size(ACCELERATOR, DTYPE))}, "
+                f"and a prefill of {PROMPT:,} tokens sits past it."
             ),
             "sources": sources_html(serving_sources()),
         },

@@ -4,8 +4,8 @@
 token (Llama-2-7B, fp16, one H100, a 1,024-token cache): issued eagerly at the expensive end of
 Python dispatch, and replayed as one CUDA graph.  Each has a CPU lane (the launches) and a GPU
 lane (the kernels).  A token launches one graph for all its blocks, so the graph row charges the
-block its share of that launch, the launch ÷ the number of blocks, not the whole of it.  A kernel starts when both its launch and the kernel before it are done,
-and lasts the catalog's per-node cost plus its bytes at the H100's STREAM-dot bandwidth: the
+block its share of that launch, the launch ÷ the number of blocks, not the whole of it.  A kernel
+starts when both its launch and the kernel before it are done, and lasts the catalog's per-node cost plus its bytes at the H100's STREAM-dot bandwidth: the
 ``overhead`` module's model, drawn.  The twelve kernels per block are chapter 01's count; the
 norms, rotary embedding, cache write, adds and activation move kilobytes and are drawn at the
 node cost alone.  Every duration is computed when the page renders.
@@ -137,7 +137,8 @@ def timeline(width: int = WIDTH, left: int = LEFT) -> dict:
         f"{format_quantity(eager_row['end'], 's')}. As one CUDA graph, the token's single "
         f"{format_quantity(graph, 's')} launch is shared by its {model(MODEL).layers} blocks, "
         f"so this block's share is {format_quantity(graph_share, 's')} and its kernels run back "
-        f"to back; the block takes {format_quantity(graph_row['end'], 's')}. The four projections are the "
+        f"to back; the block takes {format_quantity(graph_row['end'], 's')}. "
+        "The four projections are the "
         f"long kernels; the norms, adds, rotary embedding and activation are slivers."
     )
     return {

@@ -635,7 +635,7 @@ def roofline_figure_html(
     return chart_figure_html(roofline(acc, dt, points, examples=examples))
 
 
-def chart_figure_html(chart: Roofline) -> SafeString:
+def chart_figure_html(chart: Roofline, *, collapsed: bool = False) -> SafeString:
     """``chart`` (built by the caller, e.g. with a second, lower roof) as the SVG and its table.
 
     Two drawings of one chart: the wide one with its labels beside the points, and for a phone
@@ -647,6 +647,7 @@ def chart_figure_html(chart: Roofline) -> SafeString:
     narrow = _context(chart, None, width=COMPACT_WIDTH, height=COMPACT_HEIGHT, numbered=True)
     context["narrow_svg"] = render_to_string("courseware/_roofline_chart.html", narrow)
     context["narrow_key"] = narrow["key"]
+    context["collapsed"] = collapsed  # the table folded into a <details>, as the bar figures'
     return render_to_string("courseware/_roofline_figure.html", context)
 
 

@@ -211,6 +211,7 @@ def forecast_batch_generation_time(
     kv_dt: DTypeLike | None = None,
     rate_dt: DTypeLike | None = None,
     overlap: bool = True,
+    by_kernel: bool = False,
 ) -> float:
     """Estimated seconds for a static batch of ``batch`` requests, each ``prompt_tokens`` in and
     ``output_tokens`` out, on one ``acc``: one prefill (which emits the first token) plus
@@ -225,8 +226,11 @@ def forecast_batch_generation_time(
     is the best measured matmul rate in ``rate_dt`` (default ``dt``; the A100's fp16 and bf16 share
     one tensor rate), bytes/s the STREAM dot rate.  ``overlap=True`` takes the larger of the two
     times per phase (the roofline's perfect overlap), ``False`` their sum (no overlap): a batch
-    whose two times are close lands between them.  Attention FLOPs, launches, sampling and
-    scheduling are not charged.
+    whose two times are close lands between them.  ``by_kernel=True`` (overrides ``overlap``)
+    prices a decode step as ``serving.decode_pass_time_by_kernel`` does, at the measured rates:
+    the matmuls take max(arithmetic, weights' read), the attention kernels the caches' read, and
+    the two add; prefill is one set of matmuls, max of its two times.  Attention FLOPs, launches,
+    sampling and scheduling are not charged.
     """
     _checked_run(batch, prompt_tokens, output_tokens)
     rate = achievable_flops(acc, rate_dt or dt)
@@ -234,9 +238,16 @@ def forecast_batch_generation_time(
     combine = max if overlap else (lambda a, b: a + b)
     weights = weights_bytes(m, dt)
     per_token = forward_flops_per_token(m)
+    if by_kernel:
+        combine = max
     prefill = combine(per_token * prompt_tokens * batch / rate, weights / bandwidth)
     context = prompt_tokens + output_tokens / 2
     cache = kv_cache_bytes(m, context, kv_dt or dt, batch)
+    if by_kernel:
+        matmuls = max(
+            decode_flops_per_token(m) * batch / rate, decode_weight_bytes(m, dt) / bandwidth
+        )
+        return prefill + (output_tokens - 1) * (matmuls + cache / bandwidth)
     step = combine(
         decode_flops_per_token(m) * batch / rate,
         (decode_weight_bytes(m, dt) + cache) / bandwidth,
@@ -255,6 +266,7 @@ def forecast_output_throughput(
     kv_dt: DTypeLike | None = None,
     rate_dt: DTypeLike | None = None,
     overlap: bool = True,
+    by_kernel: bool = False,
 ) -> float:
     """Output tokens per second of a static batch, as serving benchmarks report it:
     batch × output ÷ ``forecast_batch_generation_time``.  Llama-2-7B in fp16 on an A100 SXM,
@@ -269,6 +281,7 @@ def forecast_output_throughput(
         kv_dt=kv_dt,
         rate_dt=rate_dt,
         overlap=overlap,
+        by_kernel=by_kernel,
     )
     return batch * output_tokens / seconds
 

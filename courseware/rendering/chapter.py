@@ -27,8 +27,8 @@ from .markdown import TocEntry, render_book_markdown
 # A directive stands alone on its line: {% sources %}, {% roofline_chart %}; the chapter figures
 # {% allreduce_chart %}, {% serving_roofline %}, {% format_bits %} and the running examples'
 # rooflines {% intro_roofline %}, {% block_roofline %}, {% precision_roofline %}, and chapter
-# 01's {% gpu_anatomy %} and {% overhead_timeline %} (chapter 02's {% block_timeline %}), and chapter 03's {% pass_time %} and
-# {% request_bill %}.
+# 01's {% gpu_anatomy %} and {% overhead_timeline %} (chapter 02's {% block_timeline %}), and
+# chapter 03's {% pass_time %}, {% pass_batch %} and {% request_bill %}.
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*\{%\s*([A-Za-z_]+)\s*%\}[ \t]*$", re.MULTILINE)
 _STRAY_TAG = re.compile(r"\{%.*?(%\}|$)", re.MULTILINE)
 DIRECTIVES = (
@@ -46,6 +46,7 @@ DIRECTIVES = (
     "overhead_timeline",
     "block_timeline",
     "pass_time",
+    "pass_batch",
     "request_bill",
 )
 CACHE_SECONDS = 60 * 60 * 24
@@ -207,7 +208,7 @@ def _figures() -> dict:
         intro_roofline_html,
         precision_roofline_html,
     )
-    from courseware.book_serving import pass_time_html, request_bill_html
+    from courseware.book_serving import pass_batch_html, pass_time_html, request_bill_html
     from courseware.book_timeline import block_timeline_html, overhead_timeline_html
 
     return {
@@ -223,6 +224,7 @@ def _figures() -> dict:
         "overhead_timeline": overhead_timeline_html,
         "block_timeline": block_timeline_html,
         "pass_time": pass_time_html,
+        "pass_batch": pass_batch_html,
         "request_bill": request_bill_html,
     }
 

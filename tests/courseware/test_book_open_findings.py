@@ -42,8 +42,9 @@ def test_x_i1_the_introduction_names_the_reserve_and_matches_vllms_log(text):
 def test_x_i1_the_running_example_admits_what_vllm_would(text):
     per_conversation = 2 * 32 * 8 * 128 * 2 * 2500  # Llama-3-8B, bf16
     assert math.floor(LOGGED_KV / per_conversation) == 174
-    assert "so memory admits 174 conversations" in text["03-inference.md"]
-    assert "Memory binds at 174, 59% of the critical batch" in text["03-inference.md"]
+    assert (
+        "So memory admits 174 conversations, 59% of the critical batch" in text["03-inference.md"]
+    )
 
 
 def test_g04_i1_every_quantized_row_keeps_its_tables_in_16_bits(text):
@@ -111,6 +112,12 @@ def test_p04_2_the_floor_comparison_names_the_deployable_bf16(text):
 
 def test_p03_8_the_napkin_prices_one_deployment(text):
     t = text["03-inference.md"]
-    assert "On this colocated server the prompts ride in the decode passes and lengthen them" in t
-    assert "A disaggregated fleet, whose prefill runs on GPUs of its own, adds" in t
+    # ninth pass (bk-c): one deployment, the colocated server, in a table; the prompts'
+    # own-GPU price is the reference's
+    napkin = t[t.index("Our service on one napkin") : t.index("Key takeaways")]
+    # bk-c2 (fresh-eyes edit, E): the entries are worst-context bounds, not floors
+    assert "Every entry is priced kernel by kernel at the datasheet rates" in napkin
+    assert "a worst-context bound, not a floor" in napkin and "Every entry is a floor" not in t
+    assert napkin.count("cents per thousand requests") == 1
+    assert "disaggregated" not in napkin.replace("disaggregation", "")
     assert "the forecast of chapter 00 turns it" not in t

@@ -56,10 +56,11 @@ def test_b03_2_a_one_layer_draft_speculates_better_at_the_full_batch(text):
     draft_bytes = 2 * draft + cache / 32  # its own weights and one layer's cache
     pass_bytes = 2 * MATMUL8 + cache
     # eighth pass (F-7, F-9): the full batch is the worked example; batch one is its note
-    assert f"of each conversation's: {q(draft_bytes, 'B', sig=2)} at our batch of {batch}" in t
-    assert f"the model's pass reads {q(pass_bytes, 'B', sig=2)}" in t
+    # ninth pass (bk-c): the same figures as numbered steps
+    assert f"and a one-layer cache: {q(draft_bytes, 'B', sig=2)} at our batch." in t
+    assert f"The model's pass reads {q(pass_bytes, 'B', sig=2)}" in t
     full_c = draft_bytes / pass_bytes
-    assert f"So c ≈ {n(full_c, 2)} , and with k = 1 the speed-up is" in t
+    assert f"so c ≈ {n(full_c, 2)} . Verification sends" in t  # bk-c2: step 3 prices it
     assert n((1 + low) / (1 + full_c)) == "1.77"  # the one-point model's figure, from raw inputs
     # Eighth review of 03-05 (H-E1): each pass is priced kernel by kernel, the matmuls'
     # max(weights, arithmetic) plus the attention kernels' cache read.
@@ -69,7 +70,7 @@ def test_b03_2_a_one_layer_draft_speculates_better_at_the_full_batch(text):
     step = max(2 * draft / bw, c * flops) + cache / 32 / bw
     speedup = (1 + low) * plain / (verify + step)
     assert n(speedup) == "1.71"  # the review's per-kernel figure
-    assert f"the speed-up is {n(speedup)}× : the cache that makes a pass long" in t
+    assert f"the speed-up is {n(speedup)}× : the caches that make a pass long" in t
     assert "So does our full batch of" not in t  # the 1.69× of an empty pass's draft cost
 
 
@@ -78,9 +79,10 @@ def test_b03_3_the_fleet_ratio_divides_its_printed_figures(text):
     prefill = 2 * MATMUL8 * 2000 / PEAK  # prefill multiplies what a decode pass multiplies
     batch = full_batch()  # one operating point since the eighth pass (F-7)
     decode = 499 * (2 * MATMUL8 + KV8 * 2500 * batch) / BANDWIDTH / batch
-    assert f"take {q(decode, 's', sig=2)} of a decode GPU" in t
-    assert f"runs about {n(prefill / decode, 2)} prefill GPUs per decode GPU" in t
+    assert f"its answer takes {q(decode, 's', sig=2)} of a decode GPU" in t
     assert n(prefill / decode, 2) == "0.49"  # 30.3 ms / 61.7 ms, as a reader divides them
+    # bk-c2 (fresh-eyes edit, item 9): said as a reader holds it, one prefill GPU for every two
+    assert f"about one prefill GPU for every {n(decode / prefill, 1)} decode GPUs" in t
 
 
 def test_b03_3_the_latency_limited_batches_charge_decode_bytes(text):
@@ -95,8 +97,11 @@ def test_b03_4_both_models_cross_on_the_bytes_a_pass_reads(text):
     t = text["03-inference.md"]
     l2 = physics.model("llama-2-7b")
     crossing = 2 * (l2.params - 32000 * 4096) / (2 * 32 * 32 * 128 * 2)
-    assert f"reaches it at {n(crossing / 1e3)} thousand" in t
     assert n(crossing / 1e3) == "25.2"
+    # ninth pass (bk-c): the Llama-2-7B crossing left with the KV-cache section's trim (a
+    # secondary example); the reference table gives both models' cache per token
+    assert "reaches it at" not in t
+    assert "Llama-2-7B 32 32 KV heads for 32 512 KiB" in t
 
 
 def test_b03_6_deepseeks_cache_discount_is_dated(text):
@@ -109,8 +114,9 @@ def test_b03_7_one_user_is_priced_at_the_same_context(text):
     t = text["03-inference.md"]
     step = (2 * MATMUL8 + KV8 * 2500) / BANDWIDTH
     dollars = physics.price("H100").dollars_per_hour / 3600 * step * 1e6
-    assert f"at the same 2,500 tokens of context, would cost {q(dollars, 'USD')}" in t
+    # bk-c2 (fresh-eyes edit, item 6): in cents, as the bill's table beside it
     assert q(dollars, "USD") == "$4.07"
+    assert f"would cost {n(100 * dollars)} cents per million output tokens" in t
 
 
 def test_b04_1_the_4_bit_pass_at_256_counts_matmul_flops(text):

@@ -208,6 +208,31 @@ def test_no_overlap_sums_the_two_times_and_is_never_faster():
     assert serial > 1.3 * overlap  # the batch of 384: FLOP and byte times are close
 
 
+def test_by_kernel_adds_the_attention_kernels_cache_read_to_the_matmuls_bound():
+    # ninth pass (bk-c), eighth review of 03-05 (H-1): a step's matmuls and attention kernels
+    # run one after another, so the caches' read cannot hide the matmuls' arithmetic
+    bandwidth = physics.achievable_bandwidth("A100")
+    rate = physics.achievable_flops("A100", "bf16")
+    per_token = physics.forward_flops_per_token("llama-2-7b")
+    prefill = max(
+        per_token * 128 * 384 / rate, physics.weights_bytes("llama-2-7b", "fp16") / bandwidth
+    )
+    matmuls = max(
+        physics.decode_flops_per_token("llama-2-7b") * 384 / rate,
+        physics.decode_weight_bytes("llama-2-7b", "fp16") / bandwidth,
+    )
+    caches = physics.kv_cache_bytes("llama-2-7b", 128 + 128 / 2, "fp16", 384) / bandwidth
+    args = ("llama-2-7b", "A100", "fp16", 384, 128, 128)
+    seconds = physics.forecast_batch_generation_time(*args, rate_dt="bf16", by_kernel=True)
+    assert seconds == pytest.approx(prefill + 127 * (matmuls + caches))
+    overlap = physics.forecast_batch_generation_time(*args, rate_dt="bf16")
+    serial = physics.forecast_batch_generation_time(*args, rate_dt="bf16", overlap=False)
+    assert overlap < seconds < serial
+    assert physics.forecast_output_throughput(
+        *args, rate_dt="bf16", by_kernel=True
+    ) == pytest.approx(384 * 128 / seconds)
+
+
 def test_an_fp8_cache_halves_the_cache_bytes_of_a_step():
     args = ("llama-2-7b", "H100", "bf16", 64, 2048, 2048)
     bf16 = physics.forecast_batch_generation_time(*args)
