@@ -27,8 +27,8 @@ from .markdown import TocEntry, render_book_markdown
 # A directive stands alone on its line: {% sources %}, {% roofline_chart %}; the chapter figures
 # {% allreduce_chart %}, {% serving_roofline %}, {% format_bits %} and the running examples'
 # rooflines {% intro_roofline %}, {% block_roofline %}, {% precision_roofline %}, and chapter
-# 01's {% gpu_anatomy %} and {% overhead_timeline %} (chapter 02's {% block_timeline %}), and chapter 03's {% pass_time %} and
-# {% request_bill %}.
+# 01's {% gpu_anatomy %} and {% overhead_timeline %} (chapter 02's {% block_timeline %}), and
+# chapter 03's {% pass_time %} and {% request_bill %}.
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*\{%\s*([A-Za-z_]+)\s*%\}[ \t]*$", re.MULTILINE)
 _STRAY_TAG = re.compile(r"\{%.*?(%\}|$)", re.MULTILINE)
 DIRECTIVES = (
