@@ -26,6 +26,7 @@ from django.utils.safestring import SafeString
 
 from content.physics import (
     accelerator,
+    achievable_bandwidth,
     arithmetic_intensity,
     attainable_flops,
     causal_attention_flops,
@@ -38,6 +39,7 @@ from content.physics import (
     layer_params,
     matmul_bytes,
     matmul_flops,
+    measurement,
     memory_hierarchy,
     model,
     model_flops_per_token,
@@ -51,7 +53,6 @@ from courseware.charts import (
     RooflinePoint,
     chart_figure_html,
     roofline,
-    roofline_figure_html,
 )
 
 ACCELERATOR = "h100-sxm"
@@ -159,21 +160,51 @@ def _l2_stand_in() -> str:
     return f"The dashed L2 slope was measured on an {name}, whose die is the H100's."
 
 
+def block_chart() -> Roofline:
+    """The block's points on the H100's bf16 roofline, prefill attention marked compute-bound:
+    at 1,024 tokens it sits just left of the datasheet ridge, but at the rates kernels achieve
+    (FlashAttention-2's measured rate, STREAM's bandwidth) its arithmetic takes longer than its
+    traffic, the one verdict of the chapter's text, table and caption (pre-02b)."""
+    chart = roofline(ACCELERATOR, "bf16", block_points(), examples=False)
+    attention = f"prefill {BLOCK_CONTEXT:,}: attention"
+    points = tuple(
+        dataclasses.replace(p, memory_bound=False) if p.label == attention else p
+        for p in chart.points
+    )
+    return dataclasses.replace(chart, points=points)
+
+
+def prefill_attention_ratio() -> float:
+    """Prefill attention's arithmetic over its traffic at achieved rates, for one layer at
+    ``BLOCK_CONTEXT`` tokens (FlashAttention-2's measured rate against STREAM's bandwidth)."""
+    m, ctx = INTRO_MODEL, BLOCK_CONTEXT
+    flops = causal_attention_flops(m, ctx, ctx) / model(m).layers
+    nbytes = flash_attention_hbm_bytes(
+        ctx, model(m).head_dim, "bf16", heads=model(m).n_heads, block_rows=ctx
+    )
+    compute = flops / measurement("h100-sxm/flash-attention-2").value
+    return compute / (nbytes / achievable_bandwidth(ACCELERATOR))
+
+
 def block_roofline_html() -> SafeString:
-    figure = roofline_figure_html(ACCELERATOR, "bf16", block_points(), examples=False)
+    figure = chart_figure_html(block_chart(), numbered_labels=True, collapsed=True)
+    ratio = format_number(prefill_attention_ratio(), 2)
     return _figure(
         "block-roofline",
         figure,
         f"One decoder block of {model(INTRO_MODEL).name} on the H100's roofline in bf16, at "
-        f"{BLOCK_CONTEXT:,} tokens of context. Batching moves the projections right along the "
-        f"slope; decode attention stays at one FLOP per byte at every batch. Prefill's projections "
-        f"pass the ridge. Its causal attention, about N ÷ 4 FLOPs per byte while L2 catches the "
-        f"re-reads of keys and values, sits near the ridge at {BLOCK_CONTEXT:,} tokens, where both "
-        f"limits matter (the chart, at the datasheet peaks, marks it on the memory side), and "
-        f"passes it from about "
-        f"{format_number(4 * ridge_point(ACCELERATOR, 'bf16'), 2, approx=True)} tokens. "
+        f"{BLOCK_CONTEXT:,} tokens of context. Points 1 and 2: decode, memory-bound; batching "
+        f"moves the projections right along the slope, while decode attention stays at one FLOP "
+        f"per byte at every batch. Point 4: prefill's projections, compute-bound. Point 3: "
+        f"prefill's causal attention, about N ÷ 4 FLOPs per byte while L2 catches the re-reads, "
+        f"just left of the datasheet ridge, but at the rates kernels achieve its arithmetic "
+        f"takes {ratio}× as long as its traffic, so it is marked compute-bound. "
         f"{_l2_stand_in()}",
-        figure_sources(*_part_sources("bf16"), model(INTRO_MODEL)),
+        figure_sources(
+            *_part_sources("bf16"),
+            measurement("h100-sxm/flash-attention-2"),
+            model(INTRO_MODEL),
+        ),
     )
 
 

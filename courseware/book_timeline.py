@@ -5,7 +5,8 @@ token (Llama-2-7B, fp16, one H100, a 1,024-token cache): issued eagerly at the e
 Python dispatch, and replayed as one CUDA graph.  Each has a CPU lane (the launches) and a GPU
 lane (the kernels).  A token launches one graph for all its blocks, so the graph row charges the
 block its share of that launch, the launch ÷ the number of blocks, not the whole of it.  A kernel
-starts when both its launch and the kernel before it are done, and lasts the catalog's per-node cost plus its bytes at the H100's STREAM-dot bandwidth: the
+starts when both its launch and the kernel before it are done, and lasts the catalog's per-node
+cost plus its bytes at the H100's STREAM-dot bandwidth: the
 ``overhead`` module's model, drawn.  The twelve kernels per block are chapter 01's count; the
 norms, rotary embedding, cache write, adds and activation move kilobytes and are drawn at the
 node cost alone.  Every duration is computed when the page renders.
@@ -186,12 +187,24 @@ def block_timeline_html() -> SafeString:
         "courseware/_overhead_timeline_svg.html", timeline(NARROW_WIDTH, NARROW_LEFT)
     )
     eager = format_quantity(measurement(EAGER_KEY).value, "s")
-    node = format_quantity(measurement("launch/graph-node").value, "s")
+    node = measurement("launch/graph-node").value
+    graph = measurement("launch/graph").value
+    graph_row = context["rows"][1]
+    kernels = len(block_kernels())
+    # the graph row's end, taken apart: the bytes at STREAM bandwidth are chapter 02's table's
+    # "at achieved rates" for the block at batch one (pre-02b: name the 155 µs basis)
+    share = context["graph_share"]  # the token's one graph launch, shared by its blocks (G-11)
+    bytes_time = graph_row["end"] - share - kernels * node
     context["caption"] = (
-        f"Our block at decode on an H100, drawn to scale: its twelve kernels issued eagerly at "
-        f"{eager} per launch, then replayed as one CUDA graph. The long bars are the four "
-        f"projections; the slivers are the elementwise kernels, each lasting about its {node} "
-        f"node cost, not its bytes. Eager, the GPU idles between kernels; as a graph, they run "
-        f"back to back. The launch costs were measured on a consumer card."
+        f"Our block at decode on an H100, drawn to scale: its {kernels} kernels issued eagerly at "
+        f"{eager} per launch (the dear end of HTA's range), then replayed as one CUDA graph. The "
+        f"long bars are the four projections; the slivers are the elementwise kernels, each "
+        f"lasting about its {format_quantity(node, 's')} node cost, not its bytes. Eager, the GPU "
+        f"idles between kernels; as a graph, they run back to back, and the block's "
+        f"{format_quantity(graph_row['end'], 's')} is its bytes at the achieved bandwidth "
+        f"({format_quantity(bytes_time, 's')}, the table's time at achieved rates) plus its "
+        f"share of the token's one {format_quantity(graph, 's')} graph launch "
+        f"({format_quantity(share, 's')}) and {kernels} node costs. The graph's costs were "
+        f"measured on a consumer card."
     )
     return render_to_string("courseware/_overhead_timeline.html", context)

@@ -19,6 +19,7 @@ bandwidth (a working set that fits in L2 sees that higher line and a ridge furth
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 from collections.abc import Iterable, Sequence
@@ -635,16 +636,31 @@ def roofline_figure_html(
     return chart_figure_html(roofline(acc, dt, points, examples=examples))
 
 
-def chart_figure_html(chart: Roofline, *, collapsed: bool = False) -> SafeString:
+def chart_figure_html(
+    chart: Roofline, *, numbered_labels: bool = False, collapsed: bool = False
+) -> SafeString:
     """``chart`` (built by the caller, e.g. with a second, lower roof) as the SVG and its table.
+
+    ``numbered_labels`` prefixes each wide label and table row with the number the phone's
+    drawing gives its point, so a text can say "point 3" for both; ``collapsed`` folds the table
+    into a ``<details>``, as the bar figures' (chapters 02 and 03: pre-02b, pre-03).
 
     Two drawings of one chart: the wide one with its labels beside the points, and for a phone
     (a CSS media query shows one and hides the other, so a screen reader meets one) the narrow
     frame with numbered points and a key beneath: scaled to 390 px, the wide drawing's 11-unit
     labels would be under 5 px tall, and its labels do not fit beside the points in 360 units
     (the sixth reviews' C00-8, D03-10)."""
-    context = _context(chart, None)
     narrow = _context(chart, None, width=COMPACT_WIDTH, height=COMPACT_HEIGHT, numbered=True)
+    wide = chart
+    if numbered_labels:
+        order = sorted(range(len(chart.points)), key=lambda i: (chart.points[i].intensity, i))
+        number = {i: n for n, i in enumerate(order, start=1)}
+        points = tuple(
+            dataclasses.replace(p, label=f"{number[i]}. {p.label}")
+            for i, p in enumerate(chart.points)
+        )
+        wide = dataclasses.replace(chart, points=points)
+    context = _context(wide, None)
     context["narrow_svg"] = render_to_string("courseware/_roofline_chart.html", narrow)
     context["narrow_key"] = narrow["key"]
     context["collapsed"] = collapsed  # the table folded into a <details>, as the bar figures'

@@ -65,12 +65,15 @@ def test_every_link_within_the_chapter_lands_on_a_heading():
 
 def test_one_picture_per_regime_on_the_running_block():
     html = _html().split('id="key-takeaways"', 1)[0]
-    for anchor in ("regimes", "memory-bound", "compute-bound", "overhead-bound", "tiling"):
+    for anchor in ("regimes", "memory-bound", "compute-bound", "overhead-bound"):
         assert f'id="{anchor}"' in html, anchor
     main = _main_text()
-    assert "The picture of this regime is a pipe and an idle factory" in main
-    assert "the picture is the reverse of decode's: the factory is busy" in main
-    assert "The picture is a factory that spends its day reading orders" in main
+    # pre-02b (bk-b3): the undrawn pipe and factory are gone; each regime points at its
+    # numbered point on the block's chart, which opens the regimes section.
+    assert "factory" not in main and "pipe" not in main
+    assert "These are points 1 and 2, on the slope" in main
+    assert "point 4, under the flat roof" in main
+    assert "Chapter 1's timeline of this block draws both" in main
     # The step-by-step traffic models and the long worked kernels are reference now.
     assert "Worked example: one layer of Llama-2-7B reads a 1,024-token prompt" not in main
     assert "Worked example: adding two vectors on an H100" not in main
@@ -85,7 +88,10 @@ def test_the_ways_to_cut_the_cache_are_one_sentence_in_the_attention_section():
     assert "<table" not in attention.split("What moves an operating point", 1)[0]
     main = _main_text()
     assert "which divides the bytes by $h / h_{kv}$" in _source() or "divides the bytes by" in main
-    assert "only latent attention, one cached latent for all heads, brings decode attention near" in main
+    assert (
+        "only latent attention, one cached latent for all heads, brings decode attention near"
+        in main
+    )
     variants = html.split('id="attention-variants"', 1)[1].split('id="wave-reuse"', 1)[0]
     for design in ("Llama-2-7B", "Llama-3-8B", "Llama-3-70B, fp8 cache", "DeepSeek-V3 (latent)"):
         assert design in variants, design

@@ -45,11 +45,14 @@ def _html(name: str) -> str:
 def test_c02_2_b_is_the_batch_and_s_the_bytes_per_element():
     source = (BOOK / "02-roofline.md").read_text()
     assert r"\frac{2}{s} \cdot \frac{h}{h_{kv}}" in source
-    assert r"\frac{2\, t_m t_n}{(t_m + t_n)\, s}" in source
+    # pre-02b (bk-b3): a tile's sides are m_t and n_t, since t is a time.
+    assert r"\frac{2\, m_t n_t}{(m_t + n_t)\, s}" in source
+    assert not re.search(r"\bt_[mn]\b", source)  # t stays a time
     assert "elements of $s$ bytes each" in source
     # b never stands for bytes in a formula any more
-    assert not re.search(r"h_\{kv\} d\\, b|\(t_m \+ t_n\)\\, b|h_\{kv\} b\)", source)
-    assert "$I = 2b \\div 2\\ \\text{B} = b$" in source  # b is still the batch
+    assert not re.search(r"h_\{kv\} d\\, b|\(m_t \+ n_t\)\\, b|h_\{kv\} b\)", source)
+    # b is still the batch; pre-02b (bk-b3): B is the bandwidth only, bytes are spelled out.
+    assert "$I = 2b\\ \\text{FLOPs} \\div 2\\ \\text{bytes} = b$ FLOP/byte" in source
 
 
 def test_c02_3_the_block_table_says_weight_bytes_and_the_note_counts_the_rest(text):
@@ -79,7 +82,9 @@ def test_c02_7_reference_material_is_after_the_questions_with_its_anchors():
     html = _html("02-roofline.md")
     body = html.split('id="check-your-understanding"')[1]
     assert 'id="reference"' in body
-    for anchor in ("attention-variants", "wave-reuse", "measured-ceilings"):
+    # pre-02b (bk-b3): tiling is reference now (#tiling, with #wave-reuse inside it).
+    assert 'id="wave-reuse"' in body
+    for anchor in ("attention-variants", "tiling", "measured-ceilings"):
         assert f'id="{anchor}"' in body, anchor
         assert f'href="#{anchor}"' in html.split('id="check-your-understanding"')[0], anchor
     argument = re.sub(r"<[^>]+>", " ", html.split('id="check-your-understanding"')[0])

@@ -414,7 +414,10 @@ def test_02_i2_a_faster_memory_level_steepens_the_slope_under_the_same_roof(text
     assert "higher, further-left ridge" not in roofline
     # pre-02 (bk-b2): on log axes faster memory shifts the slanted line up; its slope stays one.
     assert "lifts the slope" not in roofline
-    assert "faster memory raises the slanted line (its slope stays one) and moves the ridge left" in roofline
+    assert (
+        "faster memory raises the slanted line (its slope stays one) and moves the ridge left"
+        in roofline
+    )
 
 
 def test_02_i3_the_roofline_paper_draws_in_core_ceilings(text):
@@ -486,10 +489,10 @@ def test_02_s4_one_block_in_three_regimes(text):
     kv64 = 64 * 1024 * 2 * 32 * 128 * 2  # one layer: 64 sequences x 1024 tokens x K and V
     assert kv64 > weights
     assert f"reads {q(kv64, 'B')} of cache against {q(weights, 'B')} of weights" in roofline
-    # pre-02 (bk-b2): one time column, at achieved rates.
+    # pre-02 (bk-b2): one time column, at achieved rates; pre-02b: before FLOPs and bytes.
     row = (
-        f"decode, batch 64 attention {q(kv64, 'FLOP')} {q(kv64, 'B')} 1 FLOP/byte "
-        f"{q(kv64 / 3.18e12, 's')}"
+        f"decode, batch 64 attention 1 FLOP/byte {q(kv64 / 3.18e12, 's')} "
+        f"{q(kv64, 'FLOP')} {q(kv64, 'B')}"
     )
     assert row in roofline
 
