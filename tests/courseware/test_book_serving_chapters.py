@@ -419,7 +419,10 @@ def test_the_dollar_napkin_recomputes_from_raw_figures(text):
     forecast = pass_time / (4.48e12 / physics.accelerator("H200").memory_bandwidth)
     dollars = physics.price("B200").dollars_per_hour / 3600 / (batch / forecast) * 1e6
     assert f"holds the weights and {batch} conversations" in t
-    assert "to " + format_quantity(dollars, "USD") + " in NVFP4, forecast" in t
+    # ninth pass (bk-d): the table's row, priced kernel by kernel (memory-bound matmuls here)
+    assert 2 * m.params * batch / part.peak("fp4") < checkpoint / part.memory_bandwidth
+    assert "NVFP4, fp8 cache, B200 1 " + str(batch) in t
+    assert format_quantity(dollars, "USD") + " unproven" in t
 
 
 def test_the_capacity_table_recomputes_from_usable_memory(text):

@@ -89,7 +89,8 @@ def test_d04_6_d04_8_one_metric_in_the_table_and_the_foil_rounded(text):
     # F-14 (eighth pass): the foil row is gone, and with it its $39 and its aside
     assert "$39 reference" not in t and "bf16 weights and cache, H100 2 " not in t
     assert "The first row is a foil no one would deploy" not in t
-    assert "runs from $0.74 in bf16 on four H100s to" in t
+    # ninth pass (bk-d): the napkin's cost bullet, which repeated the table, is gone
+    assert "bf16 weights and cache, H100 4 107 " in t and "$0.74 reference" in t
 
 
 def test_d05_6_the_staircase_says_which_bandwidths_are_not_h100_measurements():

@@ -59,18 +59,16 @@ def test_d04_1_four_bits_are_compared_like_for_like(text):
     two_batch, two_cost = _gptq_row(2)
     assert (one_batch, two_batch) == (49, 153)  # the review's counts, from raw inputs
     assert f"GPTQ int4, fp8 cache, H100 2 {two_batch} " in t
-    # seventh review F-11: the row is a range whose low end is this forecast
-    assert f"{q(two_cost, 'USD')}–$" in t
     # fp8 on two: linear layers in fp8, both tables in bf16
     fp8 = (L70.params - 2 * TABLE70) + 2 * TABLE70 * 2
     fp8_batch = math.floor((2 * (0.9 * H100_RUNTIME - SPLIT_ENGINE) - fp8) / (KV70 / 2 * 4096))
     fp8_cost = _dollars_per_million(2, fp8_batch, fp8 - TABLE70 * 2 + KV70 / 2 * 4096 * fp8_batch)
-    assert one_cost > fp8_cost > two_cost
-    assert f"the 4-bit checkpoint costs {q(one_cost, 'USD')}–$" in t
-    assert (
-        f"on two H100s the same checkpoint holds {two_batch} conversations "
-        f"({n(two_batch / 2, 2)} per GPU) at {q(two_cost, 'USD')}–$" in t
-    )
+    # ninth pass (bk-d): one price a row, priced kernel by kernel; at batch 49 the matmuls are
+    # memory-bound, so the one-GPU row is the read's forecast (the two-GPU row's compute-bound
+    # price is recomputed in test_book_seventh_review_f.py)
+    assert one_cost > fp8_cost
+    assert f"the 4-bit checkpoint costs {q(one_cost, 'USD')}, more than fp8 on two" in t
+    assert f"On two H100s it holds {two_batch}, so many that its bf16 matmuls turn" in t
     assert "Fewer bits do not always mean a smaller bill" not in t
 
 
