@@ -102,10 +102,10 @@ def test_d03_1_chunked_prefill_states_its_overlap_and_gives_the_range(text):
 
 def test_d05_1_the_ring_and_the_one_shot_kernels_are_not_timed_alike(text):
     t = text["05-interconnect.md"]
-    # F-17 (eighth pass): the harness difference is said once, beside the ring's column
-    assert "sglang's harness, behind the other two columns, never waits for the GPU" in t
+    # ninth pass (bk-d, H-22): the ring's column is gone; its limit is a note
+    assert "a decode step captured in a CUDA graph pays neither" in t
     steps = [2 * (gpus - 1) for gpus in (4, 8)]  # a ring's steps per all-reduce
-    assert f"A ring's steps per all-reduce go from {steps[0]} to {steps[1]}, so it gains less" in t
+    assert f"A ring's steps per all-reduce go from {steps[0]} to {steps[1]}, so each start-up" in t
     assert "eight H100s barely beat four" not in t
     assert "time it inside a CUDA graph before choosing" in t
 
