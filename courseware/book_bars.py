@@ -251,8 +251,11 @@ def _log(value: float) -> float:
     return LEFT + PLOT * (math.log10(value) - LOG_LOW) / (LOG_HIGH - LOG_LOW)
 
 
-def staircase_chart() -> dict:
+def staircase_chart(*, from_hbm: bool = False) -> dict:
+    """``from_hbm``: only the rungs from HBM down (chapter 05 draws the links beside HBM)."""
     rows = staircase_rows()
+    if from_hbm:
+        rows = rows[next(i for i, r in enumerate(rows) if r["name"] == "HBM3") :]
     bars = []
     for i, r in enumerate(rows):
         y = TOP + i * ROW
@@ -276,8 +279,13 @@ def staircase_chart() -> dict:
     return {"bars": bars, "ticks": ticks, "line_x": None, "rows": rows}
 
 
-def bandwidth_staircase_html() -> SafeString:
-    chart = staircase_chart()
+def link_staircase_html() -> SafeString:
+    """Chapter 05's staircase: HBM, NVLink, PCIe and one network port (pre-45)."""
+    return bandwidth_staircase_html(from_hbm=True)
+
+
+def bandwidth_staircase_html(*, from_hbm: bool = False) -> SafeString:
+    chart = staircase_chart(from_hbm=from_hbm)
     drawn = [r for r in chart["rows"] if r["bandwidth"]]
     description = (
         "Bandwidths of an H100 system on a logarithmic axis, fastest first: "
@@ -285,7 +293,7 @@ def bandwidth_staircase_html() -> SafeString:
             f"{r['name']} ({r['scope']}) {format_quantity(r['bandwidth'], 'B/s', sig=3)}"
             for r in drawn
         )
-        + ". The register file's bandwidth is not published."
+        + ("" if from_hbm else ". The register file's bandwidth is not published.")
     )
     table = [
         [
@@ -300,11 +308,15 @@ def bandwidth_staircase_html() -> SafeString:
     return render_to_string(
         "courseware/_bar_figure.html",
         {
-            "id": "bandwidth-staircase",
+            "id": "link-staircase" if from_hbm else "bandwidth-staircase",
             "class": "bandwidth-staircase",
             "height": TOP + len(chart["bars"]) * ROW + 20,
             "width": WIDTH,
-            "title": "The bandwidth staircase of an H100 system, on a logarithmic axis",
+            "title": (
+                "From an H100's memory to its links, on a logarithmic axis"
+                if from_hbm
+                else "The bandwidth staircase of an H100 system, on a logarithmic axis"
+            ),
             "description": description,
             "chart": chart,
             "axis_y": TOP + len(chart["bars"]) * ROW - 6,

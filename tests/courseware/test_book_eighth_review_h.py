@@ -141,7 +141,8 @@ def test_h16_the_data_parallel_example_shards_the_optimizer_state():
     assert trainable > server
     assert (
         f"A trainable copy needs about 16 bytes a parameter (bf16 weights and gradients, fp32 "
-        f"Adam state), {q(trainable, 'B', sig=3)} against a server's {q(server, 'B', sig=3)}, so "
+        f"Adam state), {q(trainable, 'B', sig=3)} against the {q(server, 'B', sig=3)} a server's eight GPUs "
+        f"hold in all (raw memory: even all of it is too little), so "
         f"the optimizer state is sharded across the eight copies (ZeRO, FSDP)" in text
     )
     assert "the optimizer state sharded across the eight copies. How long" in text
@@ -169,12 +170,12 @@ def test_h3_h21_the_attributions_and_crossovers_say_what_they_rest_on():
     )
     # H-21: all three crossovers rest on one borrowed step latency
     # (ninth pass: the sentence split in two; the note's fourth crossover says so too)
+    # pre-45 (bk-d2): the main text says the crossovers are the model's; the note gives them
     assert (
-        "The lines cross where the rule changes sides. In this model, which charges every "
-        "algorithm the step latency measured for NCCL's blocking calls"
-        in texts["05-interconnect.md"]
+        "since the model charges every algorithm NCCL's fitted α, where they cross is the "
+        "model's, not the kernels'" in texts["05-interconnect.md"]
     )
-    assert "Also in this model, the one-shot kernel" in texts["05-interconnect.md"]
+    assert "In this model the one-shot kernel's single step wins up to" in texts["05-interconnect.md"]
 
 
 def test_h9_the_exercise_quotes_the_napkins_one_price_per_row():

@@ -23,14 +23,17 @@ def test_p05_4_the_rule_comes_before_the_chart_and_the_crossovers_after():
     rule = "One rule picks the algorithm. Decode's all-reduces are kilobytes"
     assert rule in _text(before)
     assert "KiB the one-shot kernel's single step wins" not in _text(before)
-    assert "the one-shot kernel's single step wins" in _text(after).split("When start-up")[0]
+    # pre-45 (bk-d2): after the chart the text says the crossings are the model's; the note
+    # (after it too) gives them
+    assert "The lines cross where the rule changes sides" in _text(after).split("When start-up")[0]
+    assert "the one-shot kernel's single step wins" in _text(after)
 
 
 def test_p05_2_the_moe_section_opens_on_its_thread_and_budgets_the_pass_in_a_table():
     text = _text(_html("05-interconnect.md"))
     section = text.split("Serving large mixture-of-experts models")[1]
     # ninth pass (bk-d, H-23): it opens on the chapter's argument, at DeepSeek's scale
-    assert section.lstrip(" #").startswith("Expert parallelism is the same trade at a hundred")
+    assert section.lstrip(" #").startswith("Expert parallelism is the same trade, with all-to-alls")
     table = section.split("per decode pass time")[1][:600]
     # D05-2 (seventh pass): the all-to-all at the service's shape, as a range
     for row in (
@@ -167,7 +170,9 @@ def test_p04_8_reference_detail_moves_to_notes():
     html = _html("04-precision.md")
     body, notes = html.split('class="footnotes', 1)
     body_text, notes_text = _text(body), _text(notes)
-    assert "GPTQ and AWQ checkpoints both store a 4-bit zero point per group" in body_text
+    # pre-45 (bk-d2): the repeat is cut; the note sits on the first mention of the zero point
+    assert "GPTQ and AWQ checkpoints both store a 4-bit zero point per group" not in body_text
+    assert "and a packed 4-bit zero point: [" in body_text
     assert "AWQ is asymmetric" not in body_text and "AWQ is asymmetric" in notes_text
     assert "exponent bias one higher" not in body_text
     assert "its E4M3 tops out at 240" in notes_text

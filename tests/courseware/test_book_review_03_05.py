@@ -174,7 +174,7 @@ def test_g04_m1_the_napkin_compares_fp8_with_bf16_on_enough_gpus(text):
 
 def test_g04_i5_the_two_gpu_latency_names_its_all_reduces(text):
     t = text["04-precision.md"]
-    assert "the two-GPU figure leaves out the all-reduces its layers need" in t
+    assert "batch-one floor of the halving example, all-reduces left out: with them" in t
 
 
 # ---- G05-E1: DeepEP's times are bandwidth times ----------------------------------------------

@@ -473,7 +473,8 @@ def test_5_2_deepseeks_experts_run_near_their_critical_batch(text):
     per_unit = 18 * 14.8e3 / speed
     per_expert = per_unit * 8 / (256 + 32)
     # B05-3 (sixth pass): per expert slot, both micro-batches together, one token per pass
-    assert "each slot then sees about " + n(per_expert, 2) + " tokens per pass" in t
+    # pre-45 (bk-d2): "tokens per expert", beside "conversations per GPU"
+    assert "each expert then sees about " + n(per_expert, 2) + " tokens per pass" in t
     assert "each micro-batch carries half, " + n(per_expert / 2, 2) in t
     # D05-2 (seventh pass): DeepEP's 128-token time scaled to the service's 44 per micro-batch
     per_gpu = 14.8e3 / speed / 8
