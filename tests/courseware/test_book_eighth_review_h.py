@@ -141,8 +141,8 @@ def test_h16_the_data_parallel_example_shards_the_optimizer_state():
     assert trainable > server
     assert (
         f"A trainable copy needs about 16 bytes a parameter (bf16 weights and gradients, fp32 "
-        f"Adam state), {q(trainable, 'B', sig=3)} against the {q(server, 'B', sig=3)} a server's eight GPUs "
-        f"hold in all (raw memory: even all of it is too little), so "
+        f"Adam state), {q(trainable, 'B', sig=3)} against the {q(server, 'B', sig=3)} a "
+        f"server's eight GPUs hold in all (raw memory: even all of it is too little), so "
         f"the optimizer state is sharded across the eight copies (ZeRO, FSDP)" in text
     )
     assert "the optimizer state sharded across the eight copies. How long" in text
@@ -175,7 +175,9 @@ def test_h3_h21_the_attributions_and_crossovers_say_what_they_rest_on():
         "since the model charges every algorithm NCCL's fitted α, where they cross is the "
         "model's, not the kernels'" in texts["05-interconnect.md"]
     )
-    assert "In this model the one-shot kernel's single step wins up to" in texts["05-interconnect.md"]
+    assert (
+        "In this model the one-shot kernel's single step wins up to" in texts["05-interconnect.md"]
+    )
 
 
 def test_h9_the_exercise_quotes_the_napkins_one_price_per_row():
