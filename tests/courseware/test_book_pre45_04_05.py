@@ -49,7 +49,7 @@ def test_node_limited_forwarding_is_not_attributed_to_decode(texts):
     moe = main.split("Serving large mixture-of-experts models")[1].split("The napkin")[0]
     assert "node-limited routing sends each token" not in moe
     assert "Decode sends each token straight to its experts' GPUs over InfiniBand" in moe
-    assert "prefill and training instead send it to at most 4 servers" in moe
+    assert "prefill and training, whose transfers are large, send it to at most 4 servers" in moe
 
 
 def test_the_wire_ridge_names_its_condition(texts):
