@@ -11,7 +11,7 @@ import re
 import pytest
 
 from courseware.book_bars import bandwidth_staircase_html, link_staircase_html
-from tests.courseware.book_text import authored, chapter_texts
+from tests.courseware.book_text import authored, chapter_texts, q
 
 NVLINK = 450e9  # NVLink 4, per direction
 ALPHA = 40e-6 / 14  # NCCL, 8 x H200, 32 KiB, blocking: 40 us over the ring's 14 steps
@@ -176,3 +176,15 @@ def test_chapter_04_takeaways_and_caveats(texts):
     assert "The introduction's units apply here too" not in t
     napkin = main.split("The napkin: what a million tokens costs")[1]
     assert "Reads run at the fraction" not in napkin.split("Configuration GPUs")[0]
+
+
+def test_one_value_for_two_gpus_all_reduces_at_batch_one(texts):
+    # Two GPUs hold one conversation; its 160 all-reduces of 16 KiB use vLLM's one-shot kernel
+    # (8.8 us at TP 2, sglang PR #2904) in chapter 05's decode table, its napkin and chapter 04.
+    all_reduces = 160 * 8.8e-6
+    napkin = texts["05-interconnect.md"].split("The napkin: our model across GPUs")[1]
+    assert re.search(rf" 2 1 {re.escape(q(all_reduces, 's', sig=2))} \S+ ms ", napkin)
+    read = 70_553_706_496 - 128_256 * D + D  # a pass reads the head in full, one input row
+    floor = 2 * read / 3.35e12  # bf16, at full bandwidth
+    assert "about 1.4 ms more" not in texts["04-precision.md"]
+    assert f"two GPUs take {q(floor / 2 + all_reduces, 's', sig=2)}" in texts["04-precision.md"]
