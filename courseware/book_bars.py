@@ -247,22 +247,24 @@ def _times(ratio: float) -> str:
 LOG_LOW, LOG_HIGH = 10, 14  # 10 GB/s to 100 TB/s
 
 
-def _log(value: float) -> float:
-    return LEFT + PLOT * (math.log10(value) - LOG_LOW) / (LOG_HIGH - LOG_LOW)
+def _log(value: float, high: int = LOG_HIGH) -> float:
+    return LEFT + PLOT * (math.log10(value) - LOG_LOW) / (high - LOG_LOW)
 
 
 def staircase_chart(*, from_hbm: bool = False) -> dict:
     """``from_hbm``: only the rungs from HBM down (chapter 05 draws the links beside HBM)."""
     rows = staircase_rows()
+    high = LOG_HIGH
     if from_hbm:
         rows = rows[next(i for i, r in enumerate(rows) if r["name"] == "HBM3") :]
+        high = LOG_HIGH - 1  # to 10 TB/s: nothing drawn is faster
     bars = []
     for i, r in enumerate(rows):
         y = TOP + i * ROW
         if r["bandwidth"] is None:
             bars.append(Bar(f"{r['name']}: not published", "", y, (), LEFT, "not published"))
             continue
-        end = _log(r["bandwidth"])
+        end = _log(r["bandwidth"], high)
         bars.append(
             Bar(
                 label=r["name"] if r["kind"] != "level" else f"{r['name']}, {r['scope']}",
@@ -273,8 +275,8 @@ def staircase_chart(*, from_hbm: bool = False) -> dict:
             )
         )
     ticks = [
-        {"x": _log(10.0**e), "text": format_quantity(10.0**e, "B/s", sig=1)}
-        for e in range(LOG_LOW, LOG_HIGH + 1)
+        {"x": _log(10.0**e, high), "text": format_quantity(10.0**e, "B/s", sig=1)}
+        for e in range(LOG_LOW, high + 1)
     ]
     return {"bars": bars, "ticks": ticks, "line_x": None, "rows": rows}
 

@@ -188,3 +188,9 @@ def test_one_value_for_two_gpus_all_reduces_at_batch_one(texts):
     floor = 2 * read / 3.35e12  # bf16, at full bandwidth
     assert "about 1.4 ms more" not in texts["04-precision.md"]
     assert f"two GPUs take {q(floor / 2 + all_reduces, 's', sig=2)}" in texts["04-precision.md"]
+
+
+def test_the_link_staircase_axis_ends_at_10_tb_per_s():
+    html = str(link_staircase_html())
+    assert ">10 TB/s<" in html and ">100 TB/s<" not in html
+    assert ">100 TB/s<" in str(bandwidth_staircase_html())
