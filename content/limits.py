@@ -364,6 +364,8 @@ LIMITS: dict[str, Limits] = {
         kv_dt=ENTRY,
         compute_dt=MAYBE_ENTRY,
         devices=COUNT,
+        by_kernel=Flag(),
+        bandwidth_fraction=FRACTION,
     ),
     "quantized_max_batch": Limits(
         m=ENTRY, acc=ENTRY, fmt=ENTRY, context=COUNT, kv_dt=ENTRY, devices=COUNT, level=NAME

@@ -257,19 +257,24 @@ def _times(ratio: float) -> str:
 LOG_LOW, LOG_HIGH = 10, 14  # 10 GB/s to 100 TB/s
 
 
-def _log(value: float) -> float:
-    return LEFT + PLOT * (math.log10(value) - LOG_LOW) / (LOG_HIGH - LOG_LOW)
+def _log(value: float, high: int = LOG_HIGH) -> float:
+    return LEFT + PLOT * (math.log10(value) - LOG_LOW) / (high - LOG_LOW)
 
 
-def staircase_chart() -> dict:
+def staircase_chart(*, from_hbm: bool = False) -> dict:
+    """``from_hbm``: only the rungs from HBM down (chapter 05 draws the links beside HBM)."""
     rows = staircase_rows()
+    high = LOG_HIGH
+    if from_hbm:
+        rows = rows[next(i for i, r in enumerate(rows) if r["name"] == "HBM3") :]
+        high = LOG_HIGH - 1  # to 10 TB/s: nothing drawn is faster
     bars = []
     for i, r in enumerate(rows):
         y = TOP + i * ROW
         if r["bandwidth"] is None:
             bars.append(Bar(f"{r['name']}: not published", "", y, (), LEFT, "not published"))
             continue
-        end = _log(r["bandwidth"])
+        end = _log(r["bandwidth"], high)
         bars.append(
             Bar(
                 label=r["name"] if r["kind"] != "level" else f"{r['name']}, {r['scope']}",
@@ -280,14 +285,19 @@ def staircase_chart() -> dict:
             )
         )
     ticks = [
-        {"x": _log(10.0**e), "text": format_quantity(10.0**e, "B/s", sig=1)}
-        for e in range(LOG_LOW, LOG_HIGH + 1)
+        {"x": _log(10.0**e, high), "text": format_quantity(10.0**e, "B/s", sig=1)}
+        for e in range(LOG_LOW, high + 1)
     ]
     return {"bars": bars, "ticks": ticks, "line_x": None, "rows": rows}
 
 
-def bandwidth_staircase_html() -> SafeString:
-    chart = staircase_chart()
+def link_staircase_html() -> SafeString:
+    """Chapter 05's staircase: HBM, NVLink, PCIe and one network port (pre-45)."""
+    return bandwidth_staircase_html(from_hbm=True)
+
+
+def bandwidth_staircase_html(*, from_hbm: bool = False) -> SafeString:
+    chart = staircase_chart(from_hbm=from_hbm)
     drawn = [r for r in chart["rows"] if r["bandwidth"]]
     description = (
         "Bandwidths of an H100 system on a logarithmic axis, fastest first: "
@@ -295,7 +305,7 @@ def bandwidth_staircase_html() -> SafeString:
             f"{r['name']} ({r['scope']}) {format_quantity(r['bandwidth'], 'B/s', sig=3)}"
             for r in drawn
         )
-        + ". The register file's bandwidth is not published."
+        + ("" if from_hbm else ". The register file's bandwidth is not published.")
     )
     table = [
         [
@@ -310,11 +320,15 @@ def bandwidth_staircase_html() -> SafeString:
     return render_to_string(
         "courseware/_bar_figure.html",
         {
-            "id": "bandwidth-staircase",
+            "id": "link-staircase" if from_hbm else "bandwidth-staircase",
             "class": "bandwidth-staircase",
             "height": TOP + len(chart["bars"]) * ROW + 20,
             "width": WIDTH,
-            "title": "The bandwidth staircase of an H100 system, on a logarithmic axis",
+            "title": (
+                "From an H100's memory to its links, on a logarithmic axis"
+                if from_hbm
+                else "The bandwidth staircase of an H100 system, on a logarithmic axis"
+            ),
             "description": description,
             "chart": chart,
             "axis_y": TOP + len(chart["bars"]) * ROW - 6,

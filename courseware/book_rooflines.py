@@ -236,6 +236,7 @@ def precision_chart() -> Roofline:
         ridge_point(part, fp8),
         tuple(points),
         (("bf16 roof", part.peak("bf16")),),
+        mixed_formats=True,
     )
 
 

@@ -105,6 +105,9 @@ class Roofline:
     points: tuple[RooflinePoint, ...]
     ceilings: tuple[tuple[str, float], ...] = ()  # lower flat ceilings: (label, FLOP/s)
     slopes: tuple[tuple[str, float], ...] = ()  # faster memory levels: (label, bytes/s)
+    # the points are bounded by roofs of several formats (chapter 04's precision roofline): the
+    # y axis names no format and the ridge label names the format whose ridge it marks (H-14)
+    mixed_formats: bool = False
 
 
 def _lower_ceilings(part, fmt) -> tuple[tuple[str, float], ...]:
@@ -353,6 +356,8 @@ def _context(
     ridge_text = format_quantity(chart.ridge, "FLOP/B")
     peak_label = format_quantity(chart.peak, "FLOP/s") + f" peak ({chart.dtype_name})"
     ridge_label = f"ridge point {ridge_text}"
+    if chart.mixed_formats:
+        ridge_label = f"{chart.dtype_name} ridge point {ridge_text}"
     if compact:  # the format is in the y-axis title, the unit of intensity in the x-axis title
         peak_label = format_quantity(chart.peak, "FLOP/s") + " peak"
         # the number alone: with its unit the label ran over the y axis in the 360-unit frame
@@ -419,7 +424,8 @@ def _context(
         "plot": {"left": LEFT, "top": TOP, "right": plot_right, "bottom": plot_bottom},
         "title": title or f"Roofline of the {chart.accelerator_name} in {chart.dtype_name}",
         "description": (
-            f"Log-log roofline: attainable {chart.dtype_name} FLOP/s against arithmetic intensity. "
+            f"Log-log roofline: attainable {'' if chart.mixed_formats else chart.dtype_name + ' '}"
+            f"FLOP/s against arithmetic intensity. "
             f"The memory-bandwidth slope ({format_quantity(chart.bandwidth, 'B/s')}) meets the "
             f"compute roof ({format_quantity(chart.peak, 'FLOP/s')}) at the ridge point"
             + (f", {ridge_text}." if values else ".")

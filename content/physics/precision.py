@@ -159,23 +159,37 @@ def quantized_decode_step_time(
     kv_dt: str | DType = "bf16",
     compute_dt: str | DType | None = None,
     devices: int = 1,
+    *,
+    by_kernel: bool = False,
+    bandwidth_fraction: float = 1,
 ) -> float:
     """One decode step of ``batch`` sequences with weights stored in ``fmt`` and the cache in
     ``kv_dt``, split evenly over ``devices`` (communication left out: see ``collectives``):
     max((decode_weight_bytes + KV) ÷ devices ÷ bandwidth, decode_flops_per_token · batch ÷
     devices ÷ peak), the peak of the compute format (``_compute_format``): bytes and FLOPs both
     leave out the input embedding table, which a pass only looks up.  A format the part has no
-    rate for (fp4 before Blackwell) falls back to its 16-bit rate, as weights are dequantized."""
+    rate for (fp4 before Blackwell) falls back to its 16-bit rate, as weights are dequantized.
+
+    ``by_kernel=True`` prices the pass kernel by kernel, as ``decode_pass_time_by_kernel`` does:
+    the matmuls take max(weights ÷ bandwidth, FLOPs ÷ peak), the attention kernels the cache's
+    read, and the two add, since cache reads never run beside matmul arithmetic (eighth review
+    of 03-05, H-10).  ``bandwidth_fraction`` (default 1, the floor) scales the bandwidth alone,
+    so a forecast divides the memory times by the achieved fraction and leaves the arithmetic
+    at the peak."""
     if isinstance(batch, bool) or batch < 1 or isinstance(devices, bool) or devices < 1:
         raise ValueError("batch and devices must be at least 1")
+    if not 0 < bandwidth_fraction <= 1:
+        raise ValueError("bandwidth_fraction must be more than 0 and at most 1")
     mdl, part, found = model(m), accelerator(acc), _resolve(fmt)
-    read = decode_weight_bytes(mdl, found) + kv_cache_bytes(mdl, context, kv_dt, batch)
+    bandwidth = part.memory_bandwidth * bandwidth_fraction
+    weights = decode_weight_bytes(mdl, found) / devices / bandwidth
+    cache = kv_cache_bytes(mdl, context, kv_dt, batch) / devices / bandwidth
     compute = _compute_format(found, compute_dt)
-    flops = decode_flops_per_token(mdl) * batch
-    return max(
-        read / devices / part.memory_bandwidth,
-        flops / devices / _compute_peak(part, compute),
-    )
+    arithmetic = decode_flops_per_token(mdl) * batch / devices / _compute_peak(part, compute)
+    if by_kernel:
+        return max(weights, arithmetic) + cache
+    read = decode_weight_bytes(mdl, found) + kv_cache_bytes(mdl, context, kv_dt, batch)
+    return max(read / devices / bandwidth, arithmetic)
 
 
 def quantized_max_batch(

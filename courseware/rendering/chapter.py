@@ -39,6 +39,7 @@ DIRECTIVES = (
     "format_bits",
     "kv_memory",
     "bandwidth_staircase",
+    "link_staircase",
     "intro_roofline",
     "block_roofline",
     "precision_roofline",
@@ -201,7 +202,11 @@ def _figures() -> dict:
     """The chapter figures by directive, each a function returning the site's own markup."""
     from courseware.allreduce_chart import allreduce_figure_html
     from courseware.book_anatomy import h100_anatomy_html
-    from courseware.book_bars import bandwidth_staircase_html, kv_memory_html
+    from courseware.book_bars import (
+        bandwidth_staircase_html,
+        kv_memory_html,
+        link_staircase_html,
+    )
     from courseware.book_figures import format_bits_html, serving_roofline_html
     from courseware.book_rooflines import (
         block_roofline_html,
@@ -215,6 +220,7 @@ def _figures() -> dict:
         "allreduce_chart": allreduce_figure_html,
         "kv_memory": kv_memory_html,
         "bandwidth_staircase": bandwidth_staircase_html,
+        "link_staircase": link_staircase_html,
         "serving_roofline": serving_roofline_html,
         "format_bits": format_bits_html,
         "intro_roofline": intro_roofline_html,

@@ -90,7 +90,7 @@ def test_the_staircase_figure_says_what_it_does_not_draw():
 
 @pytest.mark.parametrize(
     "chapter, marker",
-    [("03-inference.md", "kv-memory-title"), ("05-interconnect.md", "bandwidth-staircase-title")],
+    [("03-inference.md", "kv-memory-title"), ("05-interconnect.md", "link-staircase-title")],
 )
 def test_the_chapters_show_the_figures(chapter, marker):
     html = str(render_chapter_text((BOOK / chapter).read_text(), source=chapter).html)

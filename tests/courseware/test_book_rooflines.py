@@ -112,9 +112,11 @@ def test_chapters_place_the_running_examples_roofline_where_they_explain_it():
     # pre-02b (bk-b3): at the top of the regimes it pictures, before the first of them.
     assert "block-roofline" in _section(roofline, "regimes", "memory-bound")
     precision = _render("04-precision.md")
-    assert (
-        "precision-roofline"
-        in precision.split("Precision and the roofline")[1].split('id="napkin"')[0]
-    )
+    # pre-45 (bk-d2): the picture follows the example where 4-bit and fp8 trade places
+    eight_bit = precision.split('id="eight-bit-arithmetic"')[1].split('id="block-scaling"')[0]
+    assert "precision-roofline" in eight_bit
+    assert eight_bit.index("trade places") < eight_bit.index("precision-roofline")
+    assert eight_bit.index("precision-roofline") < eight_bit.index("SmoothQuant</strong>")
+    assert "Precision and the roofline" not in precision
     text = " ".join(re.sub(r"<[^>]+>", " ", precision).split())
-    assert "At batch 256 the 4-bit weights have already reached the bf16 roof" in text
+    assert "The figure draws both cases for our model, at batch 1 and 256" in text

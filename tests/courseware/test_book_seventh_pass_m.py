@@ -29,14 +29,19 @@ def test_d05_2_the_all_to_all_is_priced_at_the_services_shape_as_a_range(text):
     low = 58 * bench * per_gpu / 128  # bandwidth-bound: two halves cost one whole
     high = 2 * 58 * bench  # latency-bound: each micro-batch pays the full time
     floor = 15.9e-3  # the section's memory floor (the review's recomputation)
-    assert f"its {per_gpu:.0f} tokens per GPU, {per_gpu / 2:.0f} per micro-batch, do" in t
+    # pre-45 (bk-d2): conversations per GPU, one token each a pass
+    assert (
+        f"its {per_gpu:.0f} conversations per GPU (one token each a pass), {per_gpu / 2:.0f} "
+        "per micro-batch, do" in t
+    )
     assert f"{q(bench, 's')} at 128-way expert parallelism and {q(194e-6 + 360e-6, 's')}" in t
     assert "all-to-all, bandwidth-bound " + q(low, "s", sig=2) in t
     assert "all-to-all, latency-bound " + q(high, "s", sig=2) in t
     measured = 2 / (20 + 22)
     assert low > floor and high > measured  # what the conclusion now says
     assert "Even at the low end the all-to-all costs more than the memory read" in t
-    assert "alone would outlast the measured pass" in t
+    # pre-45 (bk-d2): the latency-bound row outlasts the measured pass, so the pass rules it out
+    assert "rules out paying the full benchmark time in series" in t
     assert "The all-to-all, not HBM, sets the pace" not in t
 
 
@@ -79,7 +84,14 @@ def test_d05_9_training_is_a_reference_section_after_the_questions(text):
 def test_d04_5_mxfp8_elements_and_the_two_gpu_all_reduces(text):
     t = text["04-precision.md"]
     assert "MXFP8 fp8 E4M3 or E5M2" in t
-    assert f"about {q(160 * 8.8e-6, 's', sig=2)} more with vLLM's kernel" in t  # 8.8 µs at TP 2
+    # pre-45 (bk-d2): chapter 04 quotes chapter 05's decode table (floor plus 160 one-shot
+    # all-reduces of 8.8 µs at TP 2), one value for one quantity in both chapters
+    import content.physics as physics
+
+    floor = physics.decode_weight_bytes("llama-3-70b", "bf16") / 3.35e12
+    two = q(floor / 2 + 160 * 8.8e-6, "s", sig=2)
+    assert f"with them and vLLM's kernel, two GPUs take {two}" in t
+    assert f"2 {q(floor / 2, 's', sig=2)} {two} " in text["05-interconnect.md"]
 
 
 def test_d04_6_d04_8_one_metric_in_the_table_and_the_foil_rounded(text):
@@ -89,7 +101,8 @@ def test_d04_6_d04_8_one_metric_in_the_table_and_the_foil_rounded(text):
     # F-14 (eighth pass): the foil row is gone, and with it its $39 and its aside
     assert "$39 reference" not in t and "bf16 weights and cache, H100 2 " not in t
     assert "The first row is a foil no one would deploy" not in t
-    assert "runs from $0.74 in bf16 on four H100s to" in t
+    # ninth pass (bk-d): the napkin's cost bullet, which repeated the table, is gone
+    assert "bf16 weights and cache, H100 4 107 " in t and "$0.74 reference" in t
 
 
 def test_d05_6_the_staircase_says_which_bandwidths_are_not_h100_measurements():

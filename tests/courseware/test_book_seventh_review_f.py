@@ -9,6 +9,7 @@ the text a reader sees; each test fails on the text the review read (8145c76).
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -24,11 +25,11 @@ from tests.courseware.test_book_sixth_pass import (
     PEAK,
     full_batch,
 )
-from tests.courseware.test_book_sixth_review_d import TABLE70, _dollars_per_million, _gptq_row
+from tests.courseware.test_book_sixth_review_d import TABLE70, _gptq_row
 
 HOURLY = physics.price("H100").dollars_per_hour
 FLOPS70 = 2 * (L70.params - TABLE70)  # a decode token multiplies by all but the input table
-FP8_PEAK = 1978.9e12  # H100 SXM dense fp8, twice the bf16 rate
+
 L8_PARAMS = physics.model("llama-3-8b").params
 
 
@@ -80,38 +81,26 @@ def test_f3_the_stream_fraction_is_stated_as_a_best_case_with_other_measurements
     assert "the forecast is the fastest a real kernel runs, not a typical time" in t
 
 
-def _no_overlap(gpus: int, batch: int, low: float, peak: float) -> float:
-    """The napkin's price with the pass's arithmetic added to its forecast memory time."""
-    forecast_pass = batch / (gpus * HOURLY / 3600 / low * 1e6)  # seconds per pass
-    serial = forecast_pass + batch * FLOPS70 / (gpus * peak)
-    return gpus * HOURLY / 3600 / (batch / serial) * 1e6
+def test_f11_the_four_bit_rows_are_priced_kernel_by_kernel(text):
+    # Ninth pass (bk-d, H-10/H-15): the seventh review's range (forecast to forecast plus the
+    # arithmetic) is gone; each row is priced kernel by kernel, so it has one price.
+    from tests.courseware.test_book_sixth_review_d import KV70, STREAM_H100
 
-
-def test_f11_the_four_bit_rows_are_priced_as_a_range(text):
     t = text["04-precision.md"]
-    ranges = {}
-    for gpus in (1, 2):
-        batch, low = _gptq_row(gpus)
-        high = _no_overlap(gpus, batch, low, PEAK)  # unpacked to bf16 before the multiply
-        ranges[gpus] = low, high
-        assert f"GPTQ int4, fp8 cache, H100 {gpus} {batch} " in t
-        assert f"{q(low, 'USD')}–{q(high, 'USD')} ≈ int8" in t
-    assert q(ranges[2][0], "USD") == "$0.26" and q(ranges[2][1], "USD") == "$0.38"
-    fp8 = (L70.params - 2 * TABLE70) + 2 * TABLE70 * 2
-    budget = 2 * (0.9 * physics.accelerator("H100").memory_runtime_bytes - (1.26 + 3.58) * 2**30)
-    fp8_batch = math.floor((budget - fp8) / (2 * 80 * 8 * 128 * 4096))
-    fp8_low = _dollars_per_million(
-        2, fp8_batch, fp8 - TABLE70 * 2 + 2 * 80 * 8 * 128 * 4096 * fp8_batch
-    )
-    fp8_high = _no_overlap(2, fp8_batch, fp8_low, FP8_PEAK)
-    low, high = ranges[2]
-    assert high < fp8_high and low < fp8_low
-    assert (
-        f"{q(low, 'USD')} against fp8's {q(fp8_low, 'USD')} with it "
-        f"({format_number(100 * (1 - low / fp8_low), 2)}% cheaper), {q(high, 'USD')} against "
-        f"{q(fp8_high, 'USD')} without ({format_number(100 * (1 - high / fp8_high), 2)}% cheaper)"
-    ) in t
-    assert "the cheapest H100 row in the table under either assumption" in t
+    one_batch, one_cost = _gptq_row(1)
+    assert one_batch * FLOPS70 / PEAK < (one_batch / (HOURLY / 3600 / one_cost * 1e6))
+    assert f"GPTQ int4, fp8 cache, H100 1 {one_batch} " in t
+    assert f"{q(one_cost, 'USD')} ≈ int8" in t  # memory-bound matmuls: the read's forecast
+    two_batch, _ = _gptq_row(2)
+    checkpoint = (L70.params - 2 * TABLE70) * (4 + 20 / 128) / 8 + 2 * TABLE70 * 2
+    weights = (checkpoint - 2 * TABLE70) / 2 / STREAM_H100
+    arithmetic = two_batch * FLOPS70 / (2 * PEAK)
+    assert arithmetic > weights  # compute-bound matmuls at batch 153
+    pass_time = arithmetic + KV70 / 2 * 4096 * two_batch / 2 / STREAM_H100
+    two_cost = 2 * HOURLY / 3600 / (two_batch / pass_time) * 1e6
+    assert f"GPTQ int4, fp8 cache, H100 2 {two_batch} {q(pass_time, 's', sig=2)} " in t
+    assert f"{q(two_cost, 'USD')} ≈ int8" in t
+    assert f"at {q(two_cost, 'USD')} it is the cheapest H100 row" in t
 
 
 def test_f16_the_napkins_all_reduces_are_priced_at_the_measured_rate(text):
@@ -124,7 +113,10 @@ def test_f16_the_napkins_all_reduces_are_priced_at_the_measured_rate(text):
         budget = 0.9 * physics.accelerator("H100").memory_runtime_bytes - (1.26 + 3.58) * 2**30
         batch = math.floor((gpus * budget - 2 * L70.params) / (2 * 80 * 8 * 128 * 2 * 4096))
         added.append(derate * 2 * 80 * (2 * alpha + batch * 8192 * 2 / 450e9))
-    assert f"the all-reduces add {q(added[0], 's', sig=2)} and {q(added[1], 's', sig=2)}" in t
+    # ninth pass (bk-d): the napkin's table has a column for them
+    napkin = t.split("The napkin: our model across GPUs")[1].split("By the numbers")[0]
+    for gpus, time in zip((4, 8), added, strict=True):
+        assert re.search(rf" {gpus} \d+ {re.escape(q(time, 's', sig=2))} ", napkin)
 
 
 # ---- Imprecise and style findings -------------------------------------------------------------
@@ -157,7 +149,8 @@ def test_f12_f13_one_critical_batch_for_the_checkpoint_and_one_symbol_for_bytes(
 def test_f18_f22_no_unsupported_superlative_and_no_doubled_count(text):
     t = text["05-interconnect.md"]
     assert "the largest published deployment" not in t
-    assert "the best-documented deployment of a mixture-of-experts model" in t
+    # ninth pass (bk-d): the opening names DeepSeek-V3 without a superlative at all
+    assert "explains how DeepSeek-V3 serves a mixture of experts" in t
     assert "need two (2)" not in t
     assert "so the bf16 weights need 2 GPUs: the driver's" in t
 

@@ -62,3 +62,24 @@ def test_bad_extra_tokens_are_refused():
         decode_pass_time_by_kernel(*ARGS, 174, 2500, -1)
     with pytest.raises(ValueError, match="context"):
         decode_pass_time_by_kernel(*ARGS, 174, float("nan"))
+
+
+def test_a_quantized_pass_priced_by_kernel_adds_the_caches_read():
+    """Chapter 04's napkin (ninth pass, H-10): GPTQ int4 on two H100s at batch 153 with an fp8
+    cache is compute-bound in its matmuls, so the caches' read adds to their arithmetic."""
+    from content.physics import quantized_decode_step_time
+
+    table = 128256 * 8192
+    body = 70_553_706_496 - 2 * table
+    weights = body * (0.5 + 2 / 128 + 0.5 / 128) + 2 * table
+    flops = 2 * (70_553_706_496 - table) * 153
+    cache = 2 * 80 * 8 * 128 * 4096 * 153
+    args = ("llama-3-70b", "H100", "gptq-int4-g128", 153, 4096, "fp8")
+    got = quantized_decode_step_time(*args, devices=2, by_kernel=True, bandwidth_fraction=0.9)
+    want = max(weights / 2 / (BW * 0.9), flops / 2 / PEAK) + cache / 2 / (BW * 0.9)
+    assert got == pytest.approx(want)
+    # the one-point default, which the bank uses, is unchanged: max(all bytes, arithmetic)
+    one_point = quantized_decode_step_time(*args, devices=2)
+    assert one_point == pytest.approx(max((weights + cache) / 2 / BW, flops / 2 / PEAK))
+    with pytest.raises(ValueError):
+        quantized_decode_step_time(*args, bandwidth_fraction=0)
