@@ -66,19 +66,20 @@ def test_g1_gpt_fast_is_the_calibration_not_the_only_measurement(text):
     # Ninth pass: the calibration moved to the note; the main text names it as one calibration.
     # Fresh-eyes edit (bk-a2): named once in the main text, the other measurements in the note.
     assert "The other measurements the book cites are 4-bit weights or a utilisation range" in intro
-    assert "one measured correction, 20%" in intro
+    # Second fresh-eyes edit (bk-a3): the recipe and its 20% defined once in the main text.
+    assert "by which it undershot a measured token on an A100" in intro
     # The neighbours the text names really price another token: 4-bit weights, a utilisation range.
     assert physics.measurement("decode/llamacpp-llama-2-7b-q4km").dtype != "bf16"
-    assert (
-        f"it predicts {q(1 / _recipe(1, 0, STREAM_A100, MAMF_A100), 'tokens/s')} where"
-        in (intro)
+    assert f"it predicts {q(1 / _recipe(1, 0, STREAM_A100, MAMF_A100), 'tokens/s')} where" in (
+        intro
     )
 
 
 def test_g3_one_recipe_for_every_token(text):
     intro = text["00-intro.md"]
     assert "A floor becomes a forecast one way in this book" not in intro
-    assert "A floor becomes a token's forecast one way in this book" in intro
+    # Second fresh-eyes edit (bk-a3): the one recipe is defined in the forecast section.
+    assert "adds the launches: that sum is the recipe" in intro
 
 
 def test_g7_the_stream_row_is_a_best_case_and_the_graph_saving_is_measured(text):
@@ -90,7 +91,8 @@ def test_g7_the_stream_row_is_a_best_case_and_the_graph_saving_is_measured(text)
     # Fresh-eyes edit (bk-a2): the stream row is charged the measured saving, not a best case.
     assert "The stream row is the stream's best case" not in gpus
     assert f"saving {q(saving, 's')} per token" in gpus
-    assert "the stream row charges the gap that one graph removed from llama.cpp's token" in gpus
+    # Second fresh-eyes edit (bk-a3): the whole per-token saving, labelled as such.
+    assert f"llama.cpp measured {q(saving, 's')} per token without graphs" in gpus
 
 
 def test_g8_the_launch_platform_is_named_and_the_threshold_rounded(text):
@@ -107,7 +109,9 @@ def test_g9_the_forecast_says_it_carries_the_power_cap(text):
     gpus = text["01-gpus.md"]
     capped = 1 / _recipe(1, 0, CAPPED_A100, MAMF_A100) / GPT_FAST - 1
     assert 0.16 < capped < 0.17 < ERROR  # the cap explains about 3 of the 20 points
-    assert "The forecast carries the whole error, the cap's share included, although the H100" in gpus
+    assert (
+        "The forecast carries the whole error, the cap's share included, although the H100" in gpus
+    )
 
 
 def test_g10_the_read_fraction_is_a_range_and_the_recipe_takes_its_top(text):
@@ -115,10 +119,11 @@ def test_g10_the_read_fraction_is_a_range_and_the_recipe_takes_its_top(text):
     rrze, dot = 3.89e12 / 4.8e12, STREAM_H100 / H100_BW
     assert physics.measurement("h200/hbm-read@rrze").value == 3.89e12
     # Fresh-eyes edit (bk-a2): the takeaway keeps the recipe's figure only; RRZE's stays in notes.
-    assert f"reaches about {_pct(dot)} of the datasheet bandwidth (STREAM dot, H100)" in gpus
+    # Second fresh-eyes edit (bk-a3): the takeaway left (reference); the argument keeps it.
+    assert f"sustains {q(STREAM_H100, 'B/s')} on an H100, {_pct(dot)} of the datasheet" in gpus
     assert "RRZE's read benchmark, H200" not in gpus
     assert rrze < dot
-    assert "the recipe takes that figure" in gpus
+    assert "So the streaming term of our token divides its bytes by that figure" in gpus
 
 
 def test_g14_prefill_attention_is_arithmetic_limited_at_achieved_rates(text):
@@ -193,9 +198,10 @@ def test_g2_the_floor_bounds_cost_at_batch_one_not_price(text):
     # Ninth pass: the floor's cost is the napkin's floor column.
     assert f"dollars per million tokens {q(floor_cost, 'USD')}" in intro
     assert "no server can charge less" not in intro
+    # Second fresh-eyes edit (bk-a3): the closing sentence names the price and the floor's cost.
     assert (
-        "At the floor's price no server that runs one conversation at a time can produce this "
-        "token for less" in intro
+        f"At $3.20 an hour, {q(floor_cost, 'USD')} per million is the least any "
+        "one-conversation-at-a-time server on an H100 can reach" in intro
     )
 
 
@@ -204,7 +210,8 @@ def test_g4_the_heading_names_the_tensor_units(text):
     assert "Every chip needs over a hundred" not in intro
     # Fresh-eyes edit (bk-a2): the heading is its claim, not the section's first sentence again.
     assert "Every accelerator's tensor units need over a hundred FLOPs per byte" not in intro
-    assert "Compute outran bandwidth # Every GPU and TPU in this book needs over a hundred" in intro
+    # Second fresh-eyes edit (bk-a3): the section opens on the growth; the threshold is a takeaway.
+    assert "Compute outran bandwidth # From the V100 of 2017 to the H100" in intro
 
 
 def test_g12_registers_bind_as_tightly_as_warps(text):

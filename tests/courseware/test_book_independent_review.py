@@ -54,7 +54,7 @@ def test_r00_i_every_part_needs_over_a_hundred_flops_per_byte_not_hundreds(text)
     assert physics.ridge_point("V100", "fp16") < 200
     # C00-3 (sixth review): over a hundred in 16-bit tensor arithmetic, on GPUs and TPUs.
     assert (
-        "needs over a hundred FLOPs per byte it reads to keep its 16-bit tensor"
+        "every recent GPU needs over a hundred FLOPs per byte in 16-bit tensor arithmetic"
         in (text["00-intro.md"])
     )
 
@@ -99,10 +99,15 @@ def test_r01_i_tensor_core_rates_and_fp64_are_stated_per_part(text):
     # Fresh-eyes edit (bk-a2): per SM the rate doubles each generation (the V100 has eight tensor
     # cores per SM, the A100 and H100 four); fp64 is named.
     assert "64 on the V100, 256 on the A100 and 512 on the H100" not in gpus
-    assert "per SM that number has doubled with each generation: the V100 has eight tensor cores" in gpus
+    assert (
+        "per SM that number has doubled with each generation: the V100 has eight tensor cores"
+        in gpus
+    )
     assert "and, on data-centre parts from the A100 on, fp64" in gpus
-    per_sm = [physics.accelerator(a).tensor_flops_per_clock_per_sm[d]
-              for a, d in (("V100", "fp16"), ("A100", "bf16"), ("H100", "bf16"))]
+    per_sm = [
+        physics.accelerator(a).tensor_flops_per_clock_per_sm[d]
+        for a, d in (("V100", "fp16"), ("A100", "bf16"), ("H100", "bf16"))
+    ]
     assert per_sm[1] == 2 * per_sm[0] and per_sm[2] == 2 * per_sm[1]
     assert "datacenter parts from the A100 on also run fp64" not in gpus
     # The per-SM figure agrees with the peak: 4 tensor cores x 512 FMA x 2 FLOP.
@@ -168,4 +173,4 @@ def test_r00_e2_the_v100_footnote_does_not_date_the_16_gb_part_by_the_32_gb_one(
     year = physics.accelerator("V100").year
     assert f"The V100 launched in {year} with 16 GB" not in intro or year == 2017
     assert "the V100 itself launched in 2017 with 16 GB" in intro
-    assert "from the V100 of 2017 to the H100" in intro
+    assert "From the V100 of 2017 to the H100" in intro
