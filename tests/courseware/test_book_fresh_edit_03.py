@@ -88,7 +88,7 @@ def test_d_ttft_is_compute_only_when_prefill_runs_alone(main):
     assert "set by prefill and so by compute" not in main
     # bk-c3 (item 9): the busy-pass case opens the chunked-prefill section instead
     assert "time to first token (TTFT), set by prefill, and" in main
-    assert "Inside a busy server, TTFT is set by the passes a prompt rides in" in main
+    assert "and its TTFT is set by the passes it rides in" in main
     # the napkin's TTFT is three colocated passes, most of each the caches' read
     colocated = _arithmetic(BATCH + 2000 * BATCH / 499) + _caches()
     assert _caches() > colocated / 2

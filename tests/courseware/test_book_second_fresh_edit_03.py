@@ -143,7 +143,8 @@ def test_8_one_intensity_formula_for_decode_batch_and_prefill(main):
 
 def test_9_to_11_asides_and_awkward_sentences(main):
     assert "whatever bounds the pass" not in main
-    assert "Chunked prefill # Inside a busy server, TTFT is set by the passes" in main
+    assert "Chunked prefill # Inside a busy server, a newcomer's prefill shares the GPU" in main
+    assert "and its TTFT is set by the passes it rides in" in main
     assert "4,096 wide" not in main and "0.35 requests" not in main
     assert "one request leaves about every 3 passes" in main
     assert "vLLM claims 90% of the device" in main and "this chip has no faster" in main
