@@ -5,12 +5,12 @@ the batch its memory holds at 2,500 tokens) as a time bar: the weights' read, th
 and the arithmetic of the prompt tokens a pass must prefill in steady state.  The kernels run
 one after another: the matmuls' arithmetic hides under the weights' read only, the caches are
 read by the attention kernels after it (``decode_pass_time_by_kernel``; eighth review of 03-05,
-H-1).  A third bar draws the bound an engine running attention beside other matmuls would reach.
+H-1).  Two bars, the chapter's two names: the decode pass and the service's pass (bk-c3).
 
-``request_bill_html()``: where one request's GPU time goes, prefill and its share of 499
-decode passes at the memory-limited batch, for the three arrangements the cost section prices
-(prompts on GPUs of their own, the system prompt cached, prompts in the decode passes, which
-they lengthen).  Times are roofline floors, as the section's prices are.
+``request_bill_html()``: where one request's GPU time goes, its input tokens' and its output
+tokens' (a share of 499 decode passes at the memory-limited batch), for our service (prompts in
+the decode passes, paying what they add) and for a prompt on a GPU of its own.  Times are
+roofline floors, as the cost section's prices are.
 
 Both reuse the bar figure of ``courseware.book_bars`` (labels above the bars, a table of the
 same numbers, sources under the caption).
