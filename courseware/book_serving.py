@@ -5,12 +5,12 @@ the batch its memory holds at 2,500 tokens) as a time bar: the weights' read, th
 and the arithmetic of the prompt tokens a pass must prefill in steady state.  The kernels run
 one after another: the matmuls' arithmetic hides under the weights' read only, the caches are
 read by the attention kernels after it (``decode_pass_time_by_kernel``; eighth review of 03-05,
-H-1).  A third bar draws the bound an engine running attention beside other matmuls would reach.
+H-1).  Two bars, the chapter's two names: the decode pass and the service's pass (bk-c3).
 
-``request_bill_html()``: where one request's GPU time goes, prefill and its share of 499
-decode passes at the memory-limited batch, for the three arrangements the cost section prices
-(prompts on GPUs of their own, the system prompt cached, prompts in the decode passes, which
-they lengthen).  Times are roofline floors, as the section's prices are.
+``request_bill_html()``: where one request's GPU time goes, its input tokens' and its output
+tokens' (a share of 499 decode passes at the memory-limited batch), for our service (prompts in
+the decode passes, paying what they add) and for a prompt on a GPU of its own.  Times are
+roofline floors, as the cost section's prices are.
 
 Both reuse the bar figure of ``courseware.book_bars`` (labels above the bars, a table of the
 same numbers, sources under the caption).
@@ -33,14 +33,13 @@ from content.physics import (
     max_batch_for_memory,
     model,
     prefill_time,
-    prefix_cache_prefill_time,
     source,
 )
 from courseware.book_bars import LEFT, PLOT, ROW, TOP, WIDTH, Bar, Segment
 from courseware.book_figures import figure_sources, sources_html
 
 MODEL, ACCELERATOR, DTYPE = "llama-3-8b", "h100-sxm", "bf16"
-PROMPT, ANSWER, CONTEXT, CACHED = 2000, 500, 2500, 1500
+PROMPT, ANSWER, CONTEXT = 2000, 500, 2500
 
 
 def operating_point() -> tuple[int, int]:
@@ -126,10 +125,12 @@ def pass_time_rows() -> list[tuple[str, list[tuple[str, float, float]]]]:
     if own > weights or chunk < weights or chunk > weights + caches:
         raise ValueError("the matmuls' regimes have moved: the picture's premise fails")
     memory = [("weights", 0.0, weights), ("cache", weights, caches)]
+    # two bars, the chapter's two names for a pass: the decode pass and the service's pass (the
+    # overlapped bound of an engine running attention beside matmuls is in no text: bk-c3, item 1)
     return [
-        (f"decode pass, {batch} conversations", [*memory, ("hidden", 0.0, own)]),
+        (f"the decode pass, {batch} conversations", [*memory, ("hidden", 0.0, own)]),
         (
-            f"+ {prompts} prompt tokens, kernels in turn",
+            f"the service's pass, + {prompts} prompt tokens",
             [
                 ("weights", 0.0, weights),
                 ("hidden", 0.0, weights),
@@ -137,7 +138,6 @@ def pass_time_rows() -> list[tuple[str, list[tuple[str, float, float]]]]:
                 ("cache", chunk, caches),
             ],
         ),
-        (f"+ {prompts} prompt tokens, bound", [*memory, ("hidden", 0.0, chunk)]),
     ]
 
 
@@ -172,12 +172,9 @@ def pass_time_html() -> SafeString:
     )
     batch, prompts = operating_point()
     caption = (
-        f"A decode pass runs its matmuls (reading the weights) and then its attention kernels "
-        f"(reading {batch} caches of {CONTEXT:,} tokens). The {prompts} prompt tokens a pass "
-        f"must prefill in steady state load the matmuls only, whose arithmetic outlasts the "
-        f"weights' read, so the pass grows and every user waits longer for the next token. The "
-        f"last bar is the bound for an engine that runs one group's attention beside another "
-        f"group's matmuls. Roofline floors at the datasheet peaks."
+        f"The {prompts} prompt tokens a pass must prefill add work to the matmuls only; their "
+        f"arithmetic outlasts the weights' read, and the decode pass grows to the service's "
+        f"pass. Roofline floors at the datasheet peaks."
     )
     return _render(
         "pass-time",
@@ -277,7 +274,8 @@ def pass_batch_html() -> SafeString:
     )
     caption = (
         f"The weights' read is the same at every batch, and the matmuls' arithmetic hides under "
-        f"it up to the critical batch, {critical}; each conversation adds its cache's read. "
+        f"it up to the critical batch, {critical}; each conversation adds its cache's read, "
+        f"batch 1 included. "
         f"Memory stops the batch at {largest}, where the caches already take most of the pass. "
         f"Roofline floors at the datasheet peaks."
     )
@@ -312,20 +310,17 @@ def request_time_rows() -> list[tuple[str, list[tuple[str, float, float]]]]:
         raise ValueError("the full batch's pass is compute-bound: the bill's premise fails")
     decode = (ANSWER - 1) * pass_time / batch
     _, prompts = operating_point()
-    colocated = (
-        (ANSWER - 1)
-        * decode_pass_time_by_kernel(MODEL, ACCELERATOR, DTYPE, batch, CONTEXT, prompts)
-        / batch
-    )
+    # our service: the prompt rides in the decode passes and pays what it adds to them, the
+    # answer a 1/batch share of the decode pass (the cost section's split; bk-c3, item 12)
+    alone = decode_pass_time_by_kernel(MODEL, ACCELERATOR, DTYPE, batch, CONTEXT)
+    loaded = decode_pass_time_by_kernel(MODEL, ACCELERATOR, DTYPE, batch, CONTEXT, prompts)
+    added = PROMPT * (loaded - alone) / prompts
+    # the cached-prompt arrangement is the reference table's (it left the picture with the move
+    # into the main text, which must not grow)
     whole = prefill_time(MODEL, ACCELERATOR, DTYPE, PROMPT)
-    cached = prefix_cache_prefill_time(MODEL, ACCELERATOR, DTYPE, PROMPT, CACHED)
     return [
+        ("our service: prompt in the passes", [("compute", 0.0, added), ("cache", added, decode)]),
         ("prompt on a GPU of its own", [("compute", 0.0, whole), ("cache", whole, decode)]),
-        (
-            f"the same, {CACHED:,} tokens cached",
-            [("compute", 0.0, cached), ("cache", cached, decode)],
-        ),
-        ("prompt in the decode passes", [("cache", 0.0, colocated)]),
     ]
 
 
@@ -342,29 +337,22 @@ def request_bill_html() -> SafeString:
         return sum(d for k, _, d in parts if k == kind)
 
     table = [
-        [
-            label,
-            _ms(total("compute", p)) if total("compute", p) else "none",
-            _ms(total("cache", p)),
-            _ms(end),
-        ]
+        [label, _ms(total("compute", p)), _ms(total("cache", p)), _ms(end)]
         for (label, p), end in zip(rows, ends, strict=True)
     ]
     description = (
         f"{title}. "
         + "; ".join(
-            f"{r[0]}: prefill {r[1]}, share of decode passes {r[2]}, total {r[3]}" for r in table
+            f"{r[0]}: input tokens {r[1]}, output tokens {r[2]}, total {r[3]}" for r in table
         )
         + "."
     )
-    own = rows[0][1]
-    share = total("compute", own) / (total("compute", own) + total("cache", own))
+    ours = rows[0][1]
+    share = total("compute", ours) / (total("compute", ours) + total("cache", ours))
     caption = (
-        f"A request pays for its prefill and for a 1/{batch} share of each of its {ANSWER - 1} "
-        f"decode passes at the memory-limited batch of {batch}. On a GPU of its own the prompt "
-        f"is {share:.0%} of the time; caching a shared system prompt cuts that, and riding in "
-        f"the decode passes removes it but lengthens every pass the request shares. Roofline "
-        f"floors; "
+        f"A request's output tokens pay a 1/{batch} share of each of its {ANSWER - 1} decode "
+        f"passes; its input tokens pay what the prompt adds to the passes it rides in, "
+        f"{share:.0%} of the request, or a prefill on a GPU of its own. Roofline floors; "
         f"multiply by the GPU's price per second for dollars."
     )
     return _render(
@@ -373,8 +361,8 @@ def request_bill_html() -> SafeString:
         description,
         _bars(rows, top),
         _ticks(top, step),
-        [("compute", "prefill"), ("cache", "share of decode passes")],
-        ["prompts run", "prefill", "share of decode passes", "GPU time"],
+        [("compute", "input tokens"), ("cache", "output tokens")],
+        ["prompts run", "input tokens", "output tokens", "GPU time"],
         table,
         caption,
     )

@@ -64,7 +64,10 @@ def test_h1_the_free_piece_is_the_matmuls_slack_only(text):
     assert "the caches' read, in other kernels, hides none of it" in text
     grown = _pass(batch, load)
     assert 1e3 * grown == pytest.approx(30.2, abs=0.05)  # the review's per-kernel pass
-    assert f"the pass grows from {q(_pass(batch), 's', sig=2)} to {q(grown, 's', sig=2)}" in text
+    # bk-c3: the decode pass grows to the service's pass
+    assert (
+        f"the decode pass, {q(_pass(batch), 's', sig=2)}, grows to {q(grown, 's', sig=2)}" in text
+    )
     assert "1,243" not in text  # the one-point model's free chunk
 
 

@@ -62,7 +62,7 @@ def test_a_speculation_pays_on_the_extra_arithmetic_not_on_memory_bound_matmuls(
 
 def test_b_the_printed_speed_up_follows_from_the_printed_formula_and_steps(main):
     assert "S = E [ tokens ] k c + t verify / t pass" in main
-    c = float(re.search(r"so c ≈ ([0-9.]+) \.", main).group(1))
+    c = float(re.search(r"a fraction c ≈ ([0-9.]+) of the model's pass", main).group(1))
     ratio = float(re.search(r"t verify / t pass ≈ ([0-9.]+) \.", main).group(1))
     printed = float(re.search(r"the speed-up is ([0-9.]+)× : the caches", main).group(1))
     plain = _weights() + _caches()
@@ -80,12 +80,15 @@ def test_c_idle_flops_are_claimed_for_the_decode_only_pass_it_prices(main):
     # the colocated pass's matmuls are compute-bound: 13 ms of arithmetic in 30 ms
     assert _arithmetic(BATCH + 2000 * BATCH / 499) > _weights()
     decode_only = q(_weights() + _caches(), "s", sig=2)
-    assert f"price it on the decode pass alone, {decode_only} (prompts on GPUs of their" in main
+    # bk-c3: one name per pass, "the decode pass" (22 ms) and "the service's pass" (30 ms)
+    assert f"price it on the decode pass, {decode_only} (prompts on GPUs of their" in main
 
 
 def test_d_ttft_is_compute_only_when_prefill_runs_alone(main):
     assert "set by prefill and so by compute" not in main
-    assert "set by prefill (compute when it runs alone; inside a busy pass, whatever bounds" in main
+    # bk-c3 (item 9): the busy-pass case opens the chunked-prefill section instead
+    assert "time to first token (TTFT), set by prefill, and" in main
+    assert "and its TTFT is set by the passes it rides in" in main
     # the napkin's TTFT is three colocated passes, most of each the caches' read
     colocated = _arithmetic(BATCH + 2000 * BATCH / 499) + _caches()
     assert _caches() > colocated / 2
@@ -94,10 +97,11 @@ def test_d_ttft_is_compute_only_when_prefill_runs_alone(main):
 def test_e_the_napkin_calls_its_entries_worst_context_bounds(main):
     napkin = main[main.index("Our service on one napkin") :]
     assert "Every entry is a floor" not in main
-    assert "a worst-context bound, not a floor" in napkin
+    # bk-c3 (items 7, 13): "floor" keeps one meaning; the napkin says what it prices
+    assert "every conversation priced at its final 2,500 tokens" in napkin
     # the mean context, prompt plus half the answer, reads a tenth less cache
     assert _caches(context=2000 + 500 // 2) == pytest.approx(0.9 * _caches())
-    assert "the mean context would shorten the caches' read by a tenth" in napkin
+    assert "at the mean length the caches' read is a tenth shorter" in napkin
 
 
 def test_f_the_batch_of_384_misses_on_its_matmul_rate_not_on_two_ceilings(main):
@@ -109,7 +113,7 @@ def test_f_the_batch_of_384_misses_on_its_matmul_rate_not_on_two_ceilings(main):
     decode = 127 * (2 * l2_matmul + 2 * 32 * 32 * 128 * 2 * (2048 + 64) * 52) / a100_bw
     assert 0.8 < prefill / decode < 1.25
     assert "two ceilings share the run" not in main
-    assert "its matmuls, compute-bound at 384 rows, are priced at the best rate measured" in main
+    assert "At 384 rows the matmuls are past the ridge, where the best rate depends on" in main
 
 
 def test_174_is_derived_in_the_kv_section_before_the_pass_uses_it(main):
@@ -123,7 +127,9 @@ def test_one_name_per_thing(main):
     for retired in ("serving level", "usable memory", "what the engine may use", "decode step"):
         assert retired not in main, retired
     assert "It counts tokens through the matmuls; in plain decode that is one per sequence" in main
-    assert "the weights a pass reads, of the 16.1 GB checkpoint" in main
+    # bk-c3 (item 6): the decode pass reads 15 GB; the 16.1 GB checkpoint is the memory count's
+    assert "reads M = 15 GB of weights" in main and "The checkpoint takes 16.1 GB" in main
+    assert main.index("16.1 GB") > main.index("The KV cache #")
     # one number for the batch-1 time in the main text: the floor, not also STREAM's forecast
     assert "4.7 ms" not in main and "295× longer" not in main
 
@@ -136,7 +142,8 @@ def test_prefix_caching_says_what_the_saved_memory_buys(main):
     weights = 2 * 8_030_261_248
     held = math.floor((budget - weights - KV_TOKEN * 1500) / (KV_TOKEN * 1000))
     assert held > CRITICAL
-    assert f"the serving budget holds {held} conversations, past the critical batch" in main
+    # bk-c3 (3b): memory admits them, latency does not (test_book_second_fresh_edit_03)
+    assert f"the serving budget admits {held} conversations. Latency does not" in main
     assert "still reads the shared blocks once per sequence" in main
 
 

@@ -115,10 +115,12 @@ def test_p03_8_the_napkin_prices_one_deployment(text):
     t = text["03-inference.md"]
     # ninth pass (bk-c): one deployment, the colocated server, in a table; the prompts'
     # own-GPU price is the reference's
-    napkin = t[t.index("Our service on one napkin") : t.index("Key takeaways")]
-    # bk-c2 (fresh-eyes edit, E): the entries are worst-context bounds, not floors
+    napkin = t[t.index("Our service on one napkin") : t.index("Does the forecast hold?")]
+    # bk-c2 (fresh-eyes edit, E): the entries are worst-context bounds; bk-c3 keeps "floor" to
+    # one meaning and says what the napkin prices
     assert "Every entry is priced kernel by kernel at the datasheet rates" in napkin
-    assert "a worst-context bound, not a floor" in napkin and "Every entry is a floor" not in t
+    assert "every conversation priced at its final 2,500 tokens" in napkin
+    assert "Every entry is a floor" not in t
     assert napkin.count("cents per thousand requests") == 1
     assert "disaggregated" not in napkin.replace("disaggregation", "")
     assert "the forecast of chapter 00 turns it" not in t

@@ -45,7 +45,9 @@ def full_batch() -> int:
 def test_the_prompt_is_30_ms_of_the_weights_a_pass_multiplies(text):
     t = text["03-inference.md"]
     flops = 2 * MATMUL8 * 2000
-    assert f"by the same {n(MATMUL8 / 1e9)} billion weights, 2 P n FLOPs" in t
+    # bk-c3 (item 7): P is defined once, as the weights a pass multiplies (7.5 billion here)
+    assert "with P the weights a pass multiplies" in t and n(MATMUL8 / 1e9) == "7.5"
+    assert "2,000 tokens by the P weights, 2 P n FLOPs" in t
     assert f"= {q(flops, 'FLOP', sig=3)} {q(PEAK, 'FLOP/s')} = {q(flops / PEAK, 's', sig=2)}" in t
     assert q(flops / PEAK, "s", sig=2) == "30 ms"
 

@@ -84,7 +84,8 @@ def test_g03_m1_the_bill_names_its_prefill_assumption_and_the_colocated_cost(tex
     assert "The prefill has the GPU to itself;" not in t
     # ninth pass (bk-c): the main bill prices the colocated server, whose prompts cost what they
     # add to the pass; the own-GPU prefill is priced in the reference, named as such
-    assert "what the prompts add, lengthening it to" in t
+    # bk-c3 (item 5): one sentence, its figures left to the table
+    assert "Charge the decode pass to the output tokens and what the prompts add to it" in t
     assert "on prefill GPUs of their own, as in a disaggregated fleet, an input token costs" in t
     batch = serving_batch(2500)
     # the slack of a pass that reads the decode bytes and multiplies by the same weights
@@ -98,7 +99,7 @@ def test_g03_m1_the_bill_names_its_prefill_assumption_and_the_colocated_cost(tex
     assert needed > free_by_kernel
     assert f"long enough for the tensor cores to process {round(free):,} more tokens" not in t
     assert f"so a piece of {int(free_by_kernel)} tokens rides free" in t
-    assert f"the server must prefill {format_number(needed, 3)} prompt tokens per pass" in t
+    assert f"the server must prefill about {format_number(needed, 2, approx=True)} prompt" in t
     # The chunk's slack and the bill both charge the bytes a decode pass reads.
     decode_time = (DECODE8 + KV8 * 2 * 2500 * batch) / BANDWIDTH
     cents = 1e5 * physics.price("H100").dollars_per_hour / 3600 * 499 * decode_time / batch

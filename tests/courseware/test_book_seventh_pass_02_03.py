@@ -147,9 +147,10 @@ def test_d03_8_one_rounding_for_the_conversation_cache_and_the_floor(text):
     assert t.count("4.48 ms") >= 2 and "4.5 ms" not in t
 
 
-def test_d03_9_the_pass_picture_draws_the_overlap_the_text_computes():
-    # eighth review of 03-05 (H-1): the kernels in turn, perfect overlap drawn as a bound
-    (alone, in_turn, bound) = pass_time_rows()
+def test_d03_9_the_pass_picture_draws_the_passes_the_text_computes():
+    # eighth review of 03-05 (H-1): the kernels in turn; the overlapped bound, in no text, left
+    # the figure in the second fresh-eyes edit (bk-c3, item 1): two bars, the chapter's two names
+    (alone, in_turn) = pass_time_rows()
     # eighth pass (F-7): the operating point, 174 conversations, and the 697 prompt tokens a
     # pass must prefill in steady state (2,000 x 174 / 499), as the chapter and its napkin
     batch = 174
@@ -163,34 +164,43 @@ def test_d03_9_the_pass_picture_draws_the_overlap_the_text_computes():
         return max(start + d for _, start, d in row[1])
 
     assert end(alone) == pytest.approx(weights + caches, rel=1e-3)
-    assert end(bound) == pytest.approx(weights + caches, rel=1e-3)
     assert arithmetic > weights  # the matmuls turn compute-bound
     assert end(in_turn) == pytest.approx(arithmetic + caches, rel=1e-3)
     assert 1e3 * end(in_turn) == pytest.approx(30.2, abs=0.05)  # the review's per-kernel pass
-    html = pass_time_html()
+    html = pass_time_html().replace("&#x27;", "'")
     assert "30 ms" in html and "22 ms" in html and "arithmetic, exposed" in html
-    assert f"+ {prompts} prompt tokens, kernels in turn" in html and "512" not in html
+    assert f"the service's pass, + {prompts} prompt tokens" in html and "512" not in html
+    assert "the decode pass, 174 conversations" in html and "bound" not in html
     assert "not overlapped" not in html
     # a 30 ms bar gets ticks every 10 ms: at 5 ms, neighbouring labels touch at 390 px
     assert ">10 ms<" in html and ">40 ms<" in html and ">5 ms<" not in html
 
 
 def test_d03_9_the_bill_picture_prices_prompts_three_ways():
-    own, cached, slack = request_time_rows()
+    # second fresh-eyes edit (bk-c3, item 12): our service's row first, split into what its
+    # input tokens add to the passes and its output tokens' share of the decode pass
+    ours, own = request_time_rows()  # the cached arrangement is the reference table's
     prefill = 2 * L3_MATMUL * 2000 / H100_PEAK
     assert own[1][0] == ("compute", 0.0, pytest.approx(prefill, rel=1e-3))
-    assert cached[1][0][2] == pytest.approx(prefill / 4, rel=1e-3)  # 500 of 2,000 tokens
-    assert [k for k, _, _ in slack[1]] == ["cache"]  # no prefill of its own
+    batch, prompts = 174, 2000 * 174 / 499
+    weights, caches = 2 * L3_MATMUL / H100_BW, batch * 2500 * L3_KV_TOKEN / H100_BW
+    alone = weights + caches
+    loaded = (batch + prompts) * 2 * L3_MATMUL / H100_PEAK + caches
+    added, answer = 499 * (loaded - alone) / batch, 499 * alone / batch
+    assert [(k, d) for k, _, d in ours[1]] == [
+        ("compute", pytest.approx(added, rel=1e-3)),
+        ("cache", pytest.approx(answer, rel=1e-3)),
+    ]
     html = request_bill_html()
-    assert "On a GPU of its own the prompt is 33% of the time" in html
+    assert f"what the prompt adds to the passes it rides in, {added / (added + answer):.0%}" in html
+    assert "our service: prompt in the passes" in html
 
 
 def test_d03_9_the_pictures_sit_in_the_sections_that_explain_them():
     html = _html("03-inference.md")
     chunked = html.split('id="chunked-prefill"')[1].split('id="prefix-caching"')[0]
-    # ninth pass (bk-c): the bill's picture of three arrangements sits with their table in the
-    # reference; the main cost section prices one
-    bill = html.split('id="bill-forecast"')[1].split('id="mixture-of-experts"')[0]
+    # bk-c3 (item 12): the bill's picture, our service's split first, is the cost section's
+    bill = html.split('id="cost"')[1].split('id="napkin"')[0]
     assert "pass-time" in chunked and "request-bill" in bill
     reference = html.split('id="check-your-understanding"')[1]
     assert 'id="mixture-of-experts"' in reference and 'id="by-the-numbers"' in reference

@@ -57,10 +57,11 @@ def test_b03_2_a_one_layer_draft_speculates_better_at_the_full_batch(text):
     pass_bytes = 2 * MATMUL8 + cache
     # eighth pass (F-7, F-9): the full batch is the worked example; batch one is its note
     # ninth pass (bk-c): the same figures as numbered steps
-    assert f"and a one-layer cache: {q(draft_bytes, 'B', sig=2)} at our batch." in t
-    assert f"The model's pass reads {q(pass_bytes, 'B', sig=2)}" in t
+    # bk-c3 (item 5): the bytes moved to a note; the step keeps c
+    assert f"the draft step reads {q(draft_bytes, 'B', sig=2)} and the model's pass" in t
+    assert f"and the model's pass {q(pass_bytes, 'B', sig=2)}." in t
     full_c = draft_bytes / pass_bytes
-    assert f"so c ≈ {n(full_c, 2)} . Verification sends" in t  # bk-c2: step 3 prices it
+    assert f"a fraction c ≈ {n(full_c, 2)} of the model's pass" in t
     assert n((1 + low) / (1 + full_c)) == "1.77"  # the one-point model's figure, from raw inputs
     # Eighth review of 03-05 (H-E1): each pass is priced kernel by kernel, the matmuls'
     # max(weights, arithmetic) plus the attention kernels' cache read.
