@@ -69,9 +69,8 @@ def test_g1_gpt_fast_is_the_calibration_not_the_only_measurement(text):
     assert "one measured correction, 20%" in intro
     # The neighbours the text names really price another token: 4-bit weights, a utilisation range.
     assert physics.measurement("decode/llamacpp-llama-2-7b-q4km").dtype != "bf16"
-    assert (
-        f"it predicts {q(1 / _recipe(1, 0, STREAM_A100, MAMF_A100), 'tokens/s')} where"
-        in (intro)
+    assert f"it predicts {q(1 / _recipe(1, 0, STREAM_A100, MAMF_A100), 'tokens/s')} where" in (
+        intro
     )
 
 
@@ -107,7 +106,9 @@ def test_g9_the_forecast_says_it_carries_the_power_cap(text):
     gpus = text["01-gpus.md"]
     capped = 1 / _recipe(1, 0, CAPPED_A100, MAMF_A100) / GPT_FAST - 1
     assert 0.16 < capped < 0.17 < ERROR  # the cap explains about 3 of the 20 points
-    assert "The forecast carries the whole error, the cap's share included, although the H100" in gpus
+    assert (
+        "The forecast carries the whole error, the cap's share included, although the H100" in gpus
+    )
 
 
 def test_g10_the_read_fraction_is_a_range_and_the_recipe_takes_its_top(text):
@@ -135,8 +136,12 @@ def test_g14_prefill_attention_is_arithmetic_limited_at_achieved_rates(text):
     # pre-02 (bk-b2): "ridge" is P/B only. pre-02b (bk-b3): one verdict in the text and the
     # chart's caption: just left of the datasheet ridge, compute-bound at achieved rates.
     assert f"a ridge near {int(practical)}" not in roofline
-    assert f"its arithmetic takes {format_number(ratio, 2)}× as long as its traffic" in roofline
-    assert "just left of the datasheet ridge, but at the rates kernels achieve" in roofline
+    assert f"arithmetic takes {format_number(ratio, 2)}× as long as its traffic" in roofline
+    # pre-02c (bk-b4): the verdict once, against the achieved ridge (FA2 rate over STREAM).
+    assert f"the ridge is about {format_number(practical, 2)}" in roofline
+    assert "and point 3 is well right of it: in practice prefill attention is compute-bound" in (
+        roofline
+    )
     assert "where both limits matter" not in roofline
 
 
@@ -171,7 +176,7 @@ def test_g18_the_block_table_says_achieved_rates_not_forecast(text):
     roofline = text["02-roofline.md"]
     assert "Priced at achieved rates instead" in roofline
     assert "at their forecasts" not in roofline
-    assert "the table prices each part at achieved rates, without launches" in roofline
+    assert "The table prices each part at achieved rates, without launches" in roofline
 
 
 def test_g20_one_number_for_the_crossing_in_text_and_caption(text):
@@ -221,7 +226,9 @@ def test_g19_the_block_shows_three_operating_points(text):
     # pre-02 (bk-b2): three phases, four points on the chart, six rows: named as such.
     assert "operating points in one block" not in roofline
     assert "in three phases: decode at batch 1 and 64, and prefill" in roofline
-    assert "has four points, since decode attention" in roofline
+    # pre-02c (bk-b4): the reason for four points is the three rows at one FLOP per byte.
+    assert "Three of the six rows land on the same spot, one FLOP per byte, so" in roofline
+    assert "shows four points" in roofline
 
 
 def test_g21_llama_3_8b_at_its_memory_limit_is_still_memory_bound(text):

@@ -66,7 +66,8 @@ def test_e1_the_error_is_one_calibration_not_the_power_cap(text):
     # Ninth pass: the introduction names the correction as one calibration and points to the
     # GPUs chapter's napkin; the power cap is weighed in that chapter's note on the check.
     assert "The GPUs chapter's napkin builds the forecast from the floor" in intro
-    assert "one measured correction, 20%" in intro  # fresh-eyes edit (bk-a2): the run is in the note
+    # fresh-eyes edit (bk-a2): the run is in the note
+    assert "one measured correction, 20%" in intro
     assert "Take that as one empirical calibration" not in intro
     assert "power-capped" not in intro.split(" Sources ", 1)[0]
     capped = 1 / _recipe(1, 0, CAPPED_A100, MAMF_A100) / GPT_FAST - 1
@@ -138,9 +139,10 @@ def test_e16_prefill_attention_is_forecast_at_flashattention2s_rate(text):
     block = block.split("At batch one everything is memory-bound")[0]
     # pre-02 (bk-b2): one time column, at achieved rates; the floors are the sections' above.
     # pre-02b (bk-b3): intensity and time first, FLOPs and bytes last.
-    assert block.rstrip().endswith(
-        f"prefill 1024 attention 256 FLOP/byte {q(forecast, 's')} {q(flops, 'FLOP')} "
-        f"{q(4 * 1024 * 128 * 2 * 32, 'B')}"
+    # pre-02c (bk-b4): FLOPs and bytes moved to the reference section's table.
+    assert block.rstrip().endswith(f"prefill 1024 attention 256 FLOP/byte {q(forecast, 's')}")
+    assert (
+        f"prefill 1024 attention {q(flops, 'FLOP')} {q(4 * 1024 * 128 * 2 * 32, 'B')}" in roofline
     )
     assert f"FlashAttention-2's {q(FA2_H100, 'FLOP/s')} on an H100" in roofline
     assert f"{q(FA2_H100, 'FLOP/s')} {format_number(100 * FA2_H100 / 989.4e12, 2)}%" in roofline
@@ -194,7 +196,9 @@ def test_e9_e10_e11_e12_chapter_01_imprecisions(text):
     assert f"about {format_number(100 * 51e9 / 63e9, 1)}% of the rating" in body
     # E-10, E-11: DDR-attached sockets; derived CPU peaks are said to be derived.
     assert "no DDR-attached CPU socket closes" in gpus
-    assert "Neither vendor publishes these bf16 peaks: they are cores × FLOPs per clock × base" in gpus
+    assert (
+        "Neither vendor publishes these bf16 peaks: they are cores × FLOPs per clock × base" in gpus
+    )
     # E-12: the hedge on the ladder and the launch table's order-of-magnitude aside are gone.
     assert "an order-of-magnitude reading, since the table" not in gpus
     assert "no H100 split of the same costs is published, so read them" not in body

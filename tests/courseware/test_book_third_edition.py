@@ -94,7 +94,8 @@ def test_00_i1_the_floor_is_above_reality_for_three_reasons(text):
     intro = text["00-intro.md"]
     # Seventh pass: the floor carries the conversation's cache from the start, and the forecast's
     # recipe names the other two reasons (streaming below the datasheet, launches).
-    assert f"reaches {format_number(100 * 3.18e12 / H100.memory_bandwidth, 2)}% of the datasheet" in intro
+    share = format_number(100 * 3.18e12 / H100.memory_bandwidth, 2)
+    assert f"reaches {share}% of the datasheet" in intro
     kv = 2 * 32 * 32 * 128 * 2 * 1024
     assert f"the 1,024-token conversation adds {q(kv, 'B')}" in intro
     assert f"one CUDA graph launching the {LLAMA7_KERNELS} kernels of a token" in intro
@@ -141,7 +142,8 @@ def test_00_the_forecast_of_gpt_fast_and_its_error(text):
     # graph launch) against gpt-fast's measured token on its A100.
     recipe_a100 = LLAMA7_FP16 / 1.75e12 + LLAMA7_KERNELS * NODE + GRAPH  # Azure ND A100 v4
     # Ninth pass: the check is in the note on gpt-fast (an A100 80 GB, its README).
-    assert f"it predicts {q(1 / recipe_a100, 'tokens/s')} where {q(GPT_FAST, 'tokens/s')} was" in intro
+    predicts = f"it predicts {q(1 / recipe_a100, 'tokens/s')} where {q(GPT_FAST, 'tokens/s')} was"
+    assert predicts in intro
     assert "an A100 80 GB power-limited to 330 W" in intro
     error = 1 / recipe_a100 / GPT_FAST - 1
     assert f"so it is {format_number(100 * error, 2)}% optimistic" in intro
@@ -320,7 +322,8 @@ def test_01_the_launches_of_one_token(text):
     stream_row = gpu + LLAMA7_KERNELS * gap
     assert stream_row > graph
     assert (
-        f"stream, with a measured gap of {q(gap, 's')} per kernel {q(LLAMA7_KERNELS * ENQUEUE, 's')} "
+        f"stream, with a measured gap of {q(gap, 's')} per kernel "
+        f"{q(LLAMA7_KERNELS * ENQUEUE, 's')} "
         f"{q(stream_row, 's')} memory-bound, with gaps" in gpus
     )
     eager_high = LLAMA7_KERNELS * 20e-6
@@ -358,7 +361,8 @@ def test_01_the_napkin_of_one_token(text):
     checked = recipe * (1 / a100_recipe / GPT_FAST)
     assert f"forecast {q(checked, 's')} recipe ×" in gpus
     dollars = 3.20 / (3600 / checked) * 1e6
-    assert f"{q(dollars, 'USD')} per million tokens $3.20 an hour ÷ tokens per hour, at the forecast" in gpus
+    per_million = f"{q(dollars, 'USD')} per million tokens $3.20 an hour ÷ tokens per hour"
+    assert f"{per_million}, at the forecast" in gpus
     assert "slower than the introduction's floor" not in gpus
     assert "The checked forecast, the row" not in gpus
 
@@ -477,6 +481,7 @@ def test_02_s1_s2_units_inside_equations_and_one_rounding(text):
 def test_02_s3_the_lower_ceiling_and_the_l2_slope_are_on_the_chart(text):
     roofline = text["02-roofline.md"]
     # pre-02 (bk-b2): the chart's legend is its caption, with the L2 figure's stand-in said.
+    # pre-02c (bk-b4): the legend's details are the chart's note.
     assert "The lower dashed roof is the ordinary lanes" in roofline
     assert "the higher dashed slope is the L2 cache" in roofline
     assert "measured on an H200, whose die is the H100's" in roofline
@@ -490,11 +495,9 @@ def test_02_s4_one_block_in_three_regimes(text):
     assert kv64 > weights
     assert f"reads {q(kv64, 'B')} of cache against {q(weights, 'B')} of weights" in roofline
     # pre-02 (bk-b2): one time column, at achieved rates; pre-02b: before FLOPs and bytes.
-    row = (
-        f"decode, batch 64 attention 1 FLOP/byte {q(kv64 / 3.18e12, 's')} "
-        f"{q(kv64, 'FLOP')} {q(kv64, 'B')}"
-    )
-    assert row in roofline
+    # pre-02c (bk-b4): intensity and time in the section, FLOPs and bytes in Reference.
+    assert f"decode, batch 64 attention 1 FLOP/byte {q(kv64 / 3.18e12, 's')}" in roofline
+    assert f"decode, batch 64 attention {q(kv64, 'FLOP')} {q(kv64, 'B')}" in roofline
 
 
 def test_02_decode_attention_intensity_and_cache_reductions(text):
@@ -557,4 +560,4 @@ def test_02_the_napkin_at_three_batch_sizes(text):
         assert f"{q(dollars, 'USD')}" in roofline
     budget = 0.9 * H100.memory_runtime_bytes - ENGINE_BYTES
     batch_max = math.floor((budget - weights) / (1024 * 2 * 32 * 32 * 128 * 2))
-    assert f"the 1024-token caches of {batch_max} sequences" in roofline
+    assert f"the 1,024-token caches of {batch_max} sequences" in roofline
