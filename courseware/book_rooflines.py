@@ -35,7 +35,6 @@ from content.physics import (
     dtype,
     embedding_params,
     flash_attention_hbm_bytes,
-    format_number,
     layer_params,
     matmul_bytes,
     matmul_flops,
@@ -148,30 +147,14 @@ def block_points() -> list[tuple[str, float, None]]:
     return [(label, intensity, None) for label, intensity in points]
 
 
-def _l2_stand_in() -> str:
-    """The caption's clause for the dashed L2 slope when its figure was measured on another part
-    (pre-02: "L2 (H200)" on an H100 chart otherwise reads as an error); empty when it was not."""
-    level = memory_hierarchy(ACCELERATOR)[2]
-    key = level.measured_on.get("bandwidth")
-    if not key or not level.bandwidth:
-        return ""
-    other = accelerator(key)
-    name = other.aliases[0] if other.aliases else other.name
-    return f"The dashed L2 slope was measured on an {name}, whose die is the H100's."
-
-
 def block_chart() -> Roofline:
-    """The block's points on the H100's bf16 roofline, prefill attention marked compute-bound:
-    at 1,024 tokens it sits just left of the datasheet ridge, but at the rates kernels achieve
-    (FlashAttention-2's measured rate, STREAM's bandwidth) its arithmetic takes longer than its
-    traffic, the one verdict of the chapter's text, table and caption (pre-02b)."""
+    """The block's points on the H100's bf16 datasheet roofline, nothing else: the fp32 lanes'
+    ceiling and the L2 slope belong to the live chart's note (pre-02c, 9). Each point is coloured
+    by where the datasheet puts it, so prefill attention, just left of the ridge, is drawn
+    memory-bound on the slope, as its table row says; the text states once that it is
+    compute-bound at achieved rates (pre-02c: picture, label and table agree)."""
     chart = roofline(ACCELERATOR, "bf16", block_points(), examples=False)
-    attention = f"prefill {BLOCK_CONTEXT:,}: attention"
-    points = tuple(
-        dataclasses.replace(p, memory_bound=False) if p.label == attention else p
-        for p in chart.points
-    )
-    return dataclasses.replace(chart, points=points)
+    return dataclasses.replace(chart, ceilings=(), slopes=())
 
 
 def prefill_attention_ratio() -> float:
@@ -188,23 +171,15 @@ def prefill_attention_ratio() -> float:
 
 def block_roofline_html() -> SafeString:
     figure = chart_figure_html(block_chart(), numbered_labels=True, collapsed=True)
-    ratio = format_number(prefill_attention_ratio(), 2)
     return _figure(
         "block-roofline",
         figure,
         f"One decoder block of {model(INTRO_MODEL).name} on the H100's roofline in bf16, at "
         f"{BLOCK_CONTEXT:,} tokens of context. Points 1 and 2: decode, memory-bound; batching "
         f"moves the projections right along the slope, while decode attention stays at one FLOP "
-        f"per byte at every batch. Point 4: prefill's projections, compute-bound. Point 3: "
-        f"prefill's causal attention, about N ÷ 4 FLOPs per byte while L2 catches the re-reads, "
-        f"just left of the datasheet ridge, but at the rates kernels achieve its arithmetic "
-        f"takes {ratio}× as long as its traffic, so it is marked compute-bound. "
-        f"{_l2_stand_in()}",
-        figure_sources(
-            *_part_sources("bf16"),
-            measurement("h100-sxm/flash-attention-2"),
-            model(INTRO_MODEL),
-        ),
+        f"per byte at every batch. Point 3: prefill's causal attention, about N ÷ 4 FLOPs per "
+        f"byte, just left of the datasheet ridge. Point 4: prefill's projections, compute-bound.",
+        figure_sources(*_part_sources("bf16", l2=False), model(INTRO_MODEL)),
     )
 
 

@@ -189,22 +189,17 @@ def block_timeline_html() -> SafeString:
     eager = format_quantity(measurement(EAGER_KEY).value, "s")
     node = measurement("launch/graph-node").value
     graph = measurement("launch/graph").value
-    graph_row = context["rows"][1]
     kernels = len(block_kernels())
-    # the graph row's end, taken apart: the bytes at STREAM bandwidth are chapter 02's table's
-    # "at achieved rates" for the block at batch one (pre-02b: name the 155 µs basis)
-    share = context["graph_share"]  # the token's one graph launch, shared by its blocks (G-11)
-    bytes_time = graph_row["end"] - share - kernels * node
+    # pre-02c: no figure for the block's time here; the napkin's per-block time is the one
+    # the chapter uses after the floor, so the caption names the parts, not their sum
     context["caption"] = (
         f"Our block at decode on an H100, drawn to scale: its {kernels} kernels issued eagerly at "
         f"{eager} per launch (the dear end of HTA's range), then replayed as one CUDA graph. The "
         f"long bars are the four projections; the slivers are the elementwise kernels, each "
         f"lasting about its {format_quantity(node, 's')} node cost, not its bytes. Eager, the GPU "
-        f"idles between kernels; as a graph, they run back to back, and the block's "
-        f"{format_quantity(graph_row['end'], 's')} is its bytes at the achieved bandwidth "
-        f"({format_quantity(bytes_time, 's')}, the table's time at achieved rates) plus its "
-        f"share of the token's one {format_quantity(graph, 's')} graph launch "
-        f"({format_quantity(share, 's')}) and {kernels} node costs. The graph's costs were "
-        f"measured on a consumer card."
+        f"idles between kernels; as a graph, they run back to back, and the block takes its "
+        f"bytes at the achieved bandwidth plus its launches: its share of the token's one "
+        f"{format_quantity(graph, 's')} graph launch and {kernels} node costs. The graph's costs "
+        f"were measured on a consumer card."
     )
     return render_to_string("courseware/_overhead_timeline.html", context)

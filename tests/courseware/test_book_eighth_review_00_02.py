@@ -140,8 +140,12 @@ def test_g14_prefill_attention_is_arithmetic_limited_at_achieved_rates(text):
     # pre-02 (bk-b2): "ridge" is P/B only. pre-02b (bk-b3): one verdict in the text and the
     # chart's caption: just left of the datasheet ridge, compute-bound at achieved rates.
     assert f"a ridge near {int(practical)}" not in roofline
-    assert f"its arithmetic takes {format_number(ratio, 2)}× as long as its traffic" in roofline
-    assert "just left of the datasheet ridge, but at the rates kernels achieve" in roofline
+    assert f"arithmetic takes {format_number(ratio, 2)}× as long as its traffic" in roofline
+    # pre-02c (bk-b4): the verdict once, against the achieved ridge (FA2 rate over STREAM).
+    assert f"the ridge is about {format_number(practical, 2)}" in roofline
+    assert "and point 3 is well right of it: in practice prefill attention is compute-bound" in (
+        roofline
+    )
     assert "where both limits matter" not in roofline
 
 
@@ -176,7 +180,7 @@ def test_g18_the_block_table_says_achieved_rates_not_forecast(text):
     roofline = text["02-roofline.md"]
     assert "Priced at achieved rates instead" in roofline
     assert "at their forecasts" not in roofline
-    assert "the table prices each part at achieved rates, without launches" in roofline
+    assert "The table prices each part at achieved rates, without launches" in roofline
 
 
 def test_g20_one_number_for_the_crossing_in_text_and_caption(text):
@@ -228,7 +232,9 @@ def test_g19_the_block_shows_three_operating_points(text):
     # pre-02 (bk-b2): three phases, four points on the chart, six rows: named as such.
     assert "operating points in one block" not in roofline
     assert "in three phases: decode at batch 1 and 64, and prefill" in roofline
-    assert "has four points, since decode attention" in roofline
+    # pre-02c (bk-b4): the reason for four points is the three rows at one FLOP per byte.
+    assert "Three of the six rows land on the same spot, one FLOP per byte, so" in roofline
+    assert "shows four points" in roofline
 
 
 def test_g21_llama_3_8b_at_its_memory_limit_is_still_memory_bound(text):

@@ -68,7 +68,7 @@ def test_f01_m1_the_roofline_napkin_says_its_times_are_the_recipes(text):
         f"raised by {format_number(100 * error, 2)}%, chapter 1's measured correction" in roofline
     )
     # pre-02 (bk-b2): one forecast per cell at every batch, its batch error stated once.
-    assert "Each step time is the step's forecast" in roofline
+    assert "This section adds one term, the forecast : a step's time at achieved rates" in roofline
     # pre-02b (bk-b3): the batch error is the batch-check note's, without a second percentage.
     assert "In a batch the forecast errs on the slow side" in roofline
 

@@ -1,4 +1,5 @@
-"""Chapter 02, ninth pass (bk-b): the eighth review's prose finding (docs/reviews/book-00-02-eighth.md,
+"""Chapter 02, ninth pass (bk-b): the eighth review's prose finding
+(docs/reviews/book-00-02-eighth.md,
 section 5: "three chapters' worth of material ... with no single picture per regime; terms drift").
 
 The main text is one argument on the running block: the roofline and its ridge, the three regimes
@@ -84,7 +85,7 @@ def test_the_ways_to_cut_the_cache_are_one_sentence_in_the_attention_section():
     # pre-02 (bk-b2): the survey table moved to the reference section (#attention-variants), where
     # each row is one model and the window and fp8 rows say what their figures come from.
     html = _html()
-    attention = html.split('id="attention"', 1)[1].split('id="forecast"', 1)[0]
+    attention = html.split('id="attention"', 1)[1].split('id="one-block"', 1)[0]
     assert "<table" not in attention.split("What moves an operating point", 1)[0]
     main = _main_text()
     assert "which divides the bytes by $h / h_{kv}$" in _source() or "divides the bytes by" in main
@@ -106,8 +107,7 @@ def test_floor_recipe_forecast_have_one_meaning_each():
     assert "recipe" not in main.lower()
     before_napkin = main.split("The napkin: a token at three batch sizes", 1)[0]
     assert "forecast" not in before_napkin.lower()
-    assert "Each step time is the step's forecast" in main
-    assert "the one term this section adds" in main
+    assert "This section adds one term, the forecast" in main
     assert "is its operating point" in main
     text = chapter_text("02-roofline.md")
     # A kernel's time is a recipe or a prediction, never a forecast (G-18's drift).

@@ -48,10 +48,14 @@ def test_the_graph_node_cost_is_what_was_measured_and_where():
     node = physics.measurement("launch/graph-node")
     assert node.value == 0.58e-6  # ocannl #488: a graph replay's wall time, on an RTX card
     assert "of the GPU's time per kernel" not in main
-    assert f"still adds about {q(node.value, 's')} per kernel to its wall time" in main
-    assert "(measured on a consumer card)" in main
+    # pre-02c (bk-b4): the node cost is the timeline caption's; the text gives its ratio to the
+    # bytes' time, and the cure's sentence parses.
+    assert f"lasting about its {q(node.value, 's')} node cost" in _caption(
+        str(block_timeline_html())
+    )
+    assert "inside a CUDA graph (measured on a consumer card)" in main
     assert "only fusion removes the GPU's" not in main
-    assert "fusion removes launches, with whatever each still costs inside a graph" in main
+    assert "a graph only makes each launch cheaper; fusion removes launches outright" in main
 
 
 def test_prefill_attention_has_one_verdict_in_text_chart_table_and_caption():
@@ -61,22 +65,25 @@ def test_prefill_attention_has_one_verdict_in_text_chart_table_and_caption():
     verdict = "just left of the datasheet ridge"
     assert "attention sits near the ridge" not in main and "both limits matter" not in main
     assert "FLOP/byte: **near the ridge" not in _source()
-    assert f"its arithmetic takes {ratio:.1f}× as long as its traffic, so in practice it is" in main
-    # the chart's marker and its table: compute-bound, though left of the datasheet ridge
+    # pre-02c (bk-b4): the chart, its table and its caption are the datasheet's (memory-bound,
+    # on the slope); the text gives the achieved verdict once, with the achieved ridge. The
+    # ratio is the note's.
+    assert f"arithmetic takes {ratio:.1f}× as long as its traffic" in chapter_text("02-roofline.md")
+    assert "so in practice it is" not in main
+    assert "where the chart draws it memory-bound" in main
+    assert "in practice prefill attention is compute-bound" in main
     chart = block_chart()
     attention = next(p for p in chart.points if p.label == "prefill 1,024: attention")
-    assert attention.intensity < chart.ridge and not attention.memory_bound
+    assert attention.intensity < chart.ridge and attention.memory_bound
     figure = str(block_roofline_html())
     table = figure.split("<table", 1)[1]
     row = table.split("3. prefill 1,024: attention", 1)[1].split("</tr>", 1)[0]
-    assert "<td>compute</td>" in row
+    assert "<td>memory</td>" in row
     caption = _caption(figure)
-    assert verdict in caption and "so it is marked compute-bound" in caption
-    assert "marks it on the memory side" not in caption
+    assert verdict in caption and "compute-bound, so" not in caption
+    assert "marked compute-bound" not in caption
     takeaways = chapter_text("02-roofline.md").split("Key takeaways", 1)[1]
-    assert "just left of the datasheet ridge but is compute-bound at achieved rates" in (
-        " ".join(takeaways.split())
-    )
+    assert "enough at 1,024 tokens to be compute-bound at achieved rates" in takeaways
 
 
 def test_one_error_statement_in_the_main_text():
@@ -91,8 +98,10 @@ def test_the_timelines_block_time_names_its_basis():
     # The graph row charges the block its share of the token's one launch (chapter 01, G-11):
     # 15 µs over 32 blocks, so the block ends at 140 µs (it was 155 µs with the whole launch).
     caption = _caption(str(block_timeline_html()))
-    assert "block's 140 µs is its bytes at the achieved bandwidth (133 µs" in caption
-    assert "plus its share of the token's one 15 µs graph launch (469 ns) and 12 node" in caption
+    # pre-02c (bk-b4): no block time in the caption (the napkin's is the chapter's one).
+    assert "140 µs" not in caption and "133 µs" not in caption
+    assert "the block takes its bytes at the achieved bandwidth plus its launches" in caption
+    assert "its share of the token's one 15 µs graph launch and 12 node costs" in caption
     assert "The graph's costs were measured on a consumer card" in caption
     assert "The launch costs were measured on a consumer card" not in caption
 
@@ -108,7 +117,8 @@ def test_the_block_chart_opens_the_regimes_and_each_regime_names_its_point():
     assert "block-roofline" not in one_block
     main = _main()
     assert "pipe" not in main and "factory" not in main
-    for phrase in ("points 1 and 2, on the slope", "point 4, under the flat roof", "(point 3)"):
+    points = ("points 1 and 2, on the slope", "point 4, under the flat roof", "point 3, just left")
+    for phrase in points:
         assert phrase in main, phrase
 
 
@@ -116,12 +126,14 @@ def test_one_launch_cost_in_the_overhead_section_and_the_napkin_joins_the_step_t
     main = _main()
     overhead = main.split("Overhead-bound: the small kernels", 1)[1].split("Attention on", 1)[0]
     assert q(2.65e-6, "s") not in overhead
-    assert f"spends up to {q(20e-6, 's')} of CPU time" in overhead
+    assert f"up to {q(20e-6, 's')} of CPU time eagerly" in overhead
     assert f"eager, {q(20e-6, 's')} per launch" in overhead  # the timeline draws the same cost
     assert "floor = 121 µs" in main and "t = 121 µs" not in main
     napkin = main.split("The napkin: a token at three", 1)[1]
     per_block = physics.decode_forecast_time("llama-2-7b", "H100", "bf16", 1, 1024) / 32
-    assert f"At batch one that is {q(per_block, 's')} per block: the block's 133 µs" in napkin
+    # pre-02c (bk-b4): the per-block derivation is a note.
+    assert f"At batch one that is {q(per_block, 's')} per block. [" in napkin
+    assert "per block: the block's 133 µs" not in napkin
 
 
 # ---- Structure and the smaller items ------------------------------------------------------------
@@ -130,8 +142,9 @@ def test_one_launch_cost_in_the_overhead_section_and_the_napkin_joins_the_step_t
 def test_the_tiling_detour_is_two_sentences_and_waves_are_reference():
     main = _main()
     compute = main.split("Compute-bound: prefill", 1)[1].split("Overhead-bound", 1)[0]
-    tiling = compute.split("A real kernel gets there by tiling", 1)[1]
-    assert len(re.findall(r"[.!?](?:\s|$)", tiling)) == 2
+    # pre-02c (bk-b4): one sentence, a pointer.
+    tiling = compute.split("A real kernel gets there only through reuse on chip and in L2", 1)[1]
+    assert len(re.findall(r"[.!?](?:\s|$)", tiling)) == 1
     assert "waves of" not in compute and "quantization" not in compute
     reference = _html().split('id="reference"', 1)[1]
     assert 'id="tiling"' in reference and 'id="wave-reuse"' in reference
@@ -151,7 +164,8 @@ def test_symbols_terms_and_the_opening():
     assert r"\div 2\ \text{B}" not in source and r"2\ \text{bytes} = b$ FLOP/byte" in source
     main = _main()
     assert (
-        "the rate it actually achieves, is its operating point ; the charts draw the best" in main
+        "the rate it actually achieves, is its operating point ; the charts draw each point on"
+        in main
     )
     assert "but by the cost of launching them. This chapter shows all three" in main
     assert "in this book the word means only this ratio" not in main
@@ -170,4 +184,4 @@ def test_the_phone_layout_folds_the_charts_table_and_leads_with_the_time():
     assert figure.index("<details") < figure.index("<table") < figure.index("</details>")
     one_block = _html().split('id="one-block"', 1)[1].split('id="napkin"', 1)[0]
     header = re.sub(r"<[^>]+>", " ", one_block.split("<thead>", 1)[1].split("</thead>", 1)[0])
-    assert header.split() == "phase part intensity at achieved rates FLOPs bytes".split()
+    assert header.split() == "phase part intensity time at achieved rates".split()

@@ -96,10 +96,10 @@ def test_each_figure_names_its_sources_and_model():
         assert name in html
         assert "huggingface.co/meta-llama" in html  # the model's config, under the caption
         assert "nvidia.com" in html  # the H100's datasheet figures
-    # The block chart draws the measured L2 slope, so it cites its measurement; the intro's
-    # draws only the HBM slope and the bf16 roof (A00-4, fifth review), and cites neither.
+    # Neither the block chart (pre-02c, bk-b4) nor the intro's (A00-4, fifth review) draws more
+    # than the HBM slope and the bf16 roof, and neither cites the L2 measurement.
     block = str(block_roofline_html())
-    assert "L2 (H200): " in block and "gpu-benches" in block
+    assert "L2 (H200): " not in block and "gpu-benches" not in block and "fp32 lanes" not in block
     intro = str(intro_roofline_html())
     assert "L2 (H200): " not in intro and "gpu-benches" not in intro and "fp32 lanes" not in intro
 

@@ -98,7 +98,7 @@ def test_a00_7_the_napkin_is_one_user_at_1024_tokens_without_a_batch_price(text)
     room = math.floor((budget - LLAMA7_BYTES) / (1024 * KV7_PER_TOKEN))
     assert f"room for {room} such conversations" in napkin
     # The roofline chapter's napkin, at the same context, holds the same number of sequences.
-    assert f"the 1024-token caches of {room} sequences" in text["02-roofline.md"]
+    assert f"the 1,024-token caches of {room} sequences" in text["02-roofline.md"]
 
 
 def test_p00_3_units_come_after_the_cost_thread_with_a_pointer_where_gib_first_appears(text):
@@ -304,7 +304,7 @@ def test_a02_7_the_napkin_budgets_with_the_checked_forecast(text):
     # pre-02 (bk-b2): the forecast is defined in one clause, without the opaque "as in the
     # earlier chapters".
     assert "forecast, as in the earlier chapters" not in napkin
-    assert "Each step time is the step's forecast" in napkin
+    assert "This section adds one term, the forecast" in napkin
 
 
 def test_a02_8_p02_10_the_bound_is_a_note_and_the_fractions_live_in_the_forecast_table(text):
