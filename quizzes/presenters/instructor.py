@@ -197,11 +197,11 @@ def _decimal(value: float | None) -> str:
 
 
 def item_index_page(
-    offering, *, sort: str = "chapter", descending: bool = False, scope=None
+    offering, *, sort: str = "chapter", descending: bool = False, scope=None, counters=None
 ) -> dict:
     """Every template's statistics (within the analytics filter's `scope`), in the book's
-    chapter order or sorted by one column."""
-    stats, chapters, kept = items.item_index(offering, scope)
+    chapter order or sorted by one column (`counters`: as `items.item_index`)."""
+    stats, chapters, kept = items.item_index(offering, scope, counters=counters)
     titles = dict(chapters)
     book_order = {slug: n for n, (slug, _) in enumerate(chapters)}
     for t in stats:
