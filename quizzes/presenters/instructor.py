@@ -8,13 +8,14 @@ render cache), so the instructor sees exactly what the student saw. No queries o
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString
+from django.utils.html import escape, format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
 
 from courseware import caching
 from health import heartbeat
@@ -74,30 +75,42 @@ INDEX_ROW = (
 )
 
 
-def index_rows_html(rows: list[dict], items_url: str, row_query: str) -> str:
-    """The item index's table rows; `row_query` ("" or "?filter") follows each link."""
-    return format_html_join(
-        "\n",
-        INDEX_ROW,
-        (
-            (
-                items_url,
-                r["slug"],
-                row_query,
-                r["title"],
-                r["slug"],
-                r["chapter"],
-                r["answered"],
-                r["mean"],
-                r["first"],
-                r["p"],
+def index_rows_html(rows: list[dict], items_url: str, row_query: str) -> SafeString:
+    """The item index's table rows; `row_query` ("" or "?filter") follows each link.
+
+    Only text is escaped (the page's link and filter once, each template's slug, title and
+    chapter): the figures are numbers this module formatted (`_index_row`). Escaping every
+    value through `format_html_join` took twice as long (166 rows: 8.3 against 4.3 ms)."""
+    url, query = escape(items_url), escape(row_query)
+    return mark_safe(
+        "\n".join(
+            INDEX_ROW.format(
+                url,
+                escape(r["slug"]),
+                query,
+                escape(r["title"]),
+                escape(r["slug"]),
+                escape(r["chapter"]),
+                _figure(str(r["answered"])),
+                _figure(r["mean"]),
+                _figure(r["first"]),
+                _figure(r["p"]),
                 " low" if r["low"] else "",
-                r["r"],
-                r["ul"],
+                _figure(r["r"]),
+                _figure(r["ul"]),
             )
             for r in rows
-        ),
+        )
     )
+
+
+def _figure(text: str) -> str:
+    """A figure `_percent` or `_decimal` made: digits, a sign, a point, "%" or "—" only (so
+    nothing to escape; anything else is escaped all the same)."""
+    return text if _FIGURE.fullmatch(text) else escape(text)
+
+
+_FIGURE = re.compile(r"[-0-9.%—]*")
 
 
 CHAPTER_ITEM = '<li><span class="chapter">{}</span> <span class="count" title="{}">{}</span></li>'
