@@ -13,7 +13,10 @@ written with `bulk_create` in batches; nothing here grades a response.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import random
+import threading
+import time
 import uuid
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
@@ -251,10 +254,27 @@ def _drawing(world: _World, workers: int, batches: int):
     _FORKED = world
     try:
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=min(workers, batches), mp_context=context) as pool:
+        with ProcessPoolExecutor(
+            max_workers=min(workers, batches),
+            mp_context=context,
+            initializer=_leave_with_parent,
+            initargs=(os.getpid(),),
+        ) as pool:
             yield lambda each: pool.map(_draw_forked, each)
     finally:
         _FORKED = None
+
+
+def _leave_with_parent(parent: int) -> None:
+    """A drawing process ends when the seed that forked it is gone (killed, say): it would
+    otherwise wait on the pool's queue for ever."""
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def _draw_forked(users) -> _Pending:
