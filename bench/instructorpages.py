@@ -64,8 +64,11 @@ def run(cluster, args, *, save, facts) -> None:
             seeded = django("seed", url, "--students", str(size))
         print(f"bench: instructor pages: measuring at {size}")
         runs.append(measure(url, size, repeat))
-        if seeded is not None:  # growing the class from the size before (seed_demo's default)
-            runs[-1]["seeding"] = {"seconds": seeded["seconds"], "workers": seeded.get("workers")}
+        # Growing the class from the size before (seed_demo's default), or seeded beforehand.
+        runs[-1]["seeding"] = seeded and {
+            "seconds": seeded["seconds"],
+            "workers": seeded.get("workers"),
+        }
     save("instructor", {"runs": runs}, quick=args.quick, machine=facts)
 
 
@@ -205,7 +208,12 @@ def section(result: dict, before: dict | None) -> tuple[str, list]:
     seeding = ", ".join(
         f"to {r['students']} in {r['seeding']['seconds']:.0f} s" for r in runs if r.get("seeding")
     )
-    if seeding:
+    if runs and all("seeding" in r and not r["seeding"] for r in runs):
+        seeding = (
+            "\n\nThe classes were seeded beforehand, one database per size "
+            "(`--instructor-database`), and measured one after the other."
+        )
+    elif seeding:
         workers = next(r["seeding"].get("workers") for r in runs if r.get("seeding"))
         seeding = (
             f"\n\nSeeding (`seed_demo`, growing the class; {workers or '?'} processes drawing the "
