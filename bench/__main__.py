@@ -51,8 +51,8 @@ def _arguments(argv):
     parser.add_argument(
         "--instructor-database",
         metavar="URL",
-        help="instructor: measure this already seeded PostgreSQL database instead of seeding "
-        "one (the sizes must be the classes it holds, in order)",
+        help="instructor: measure already seeded PostgreSQL databases instead of seeding one: "
+        "one URL per size, comma-separated, each holding its class (or one URL for all)",
     )
     parser.add_argument(
         "--students",

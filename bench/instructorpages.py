@@ -5,9 +5,10 @@ the floor).
 A `seed_demo` class grown to each size, `ANALYZE`d (the planner's statistics fresh, as a
 class's are after a semester of autovacuum), then `bench.pagetimes` (`djangoside pages`) on the
 floor and the instructor pages only, each with its load average before and after and the
-commit measured. `--instructor-database URL` measures an already seeded database instead of
-seeding one (the sizes it holds); `bench/results/instructor-before.json`, if present, is the
-same measurement of the tree before the kept statistics, shown beside.
+commit measured. `--instructor-database URL[,URL...]` measures already seeded databases instead
+of seeding one: one URL per size (each holding its class), or one for every size;
+`bench/results/instructor-before.json`, if present, is the same measurement of the tree before
+the kept statistics, shown beside.
 """
 
 from __future__ import annotations
@@ -46,17 +47,28 @@ def run(cluster, args, *, save, facts) -> None:
 
     sizes = [int(s) for s in args.instructor_sizes.split(",")]
     repeat = 5 if args.quick else 15
-    url = args.instructor_database
+    given = args.instructor_database.split(",") if args.instructor_database else []
+    if len(given) not in (0, 1, len(sizes)):
+        raise SystemExit("--instructor-database: one URL, or one per size")
     runs = []
+    url = given[0] if given else None
     if url is None:
         url = cluster.create_database("bench_instructor")
         django("prepare", url)
-    for size in sizes:
-        if not args.instructor_database:
+    for n, size in enumerate(sizes):
+        seeded = None
+        if len(given) == len(sizes):
+            url = given[n]
+        if not given:
             print(f"bench: instructor pages: seeding {size} students")
-            django("seed", url, "--students", str(size))
+            seeded = django("seed", url, "--students", str(size))
         print(f"bench: instructor pages: measuring at {size}")
         runs.append(measure(url, size, repeat))
+        # Growing the class from the size before (seed_demo's default), or seeded beforehand.
+        runs[-1]["seeding"] = seeded and {
+            "seconds": seeded["seconds"],
+            "workers": seeded.get("workers"),
+        }
     save("instructor", {"runs": runs}, quick=args.quick, machine=facts)
 
 
@@ -172,8 +184,10 @@ def section(result: dict, before: dict | None) -> tuple[str, list]:
         counts = sorted({r["pages"][name]["queries"] for r in runs if name in r["pages"]})
         row.append(" / ".join(str(c) for c in counts))
         have = [r for r in runs if name in r["pages"]]
+        # On the ratio to the floor, which the machine's other work moves little: two sizes are
+        # measured minutes apart, and a busier minute slows every page, the floor's too.
         slope = growth_exponent(
-            [r["students"] for r in have], [r["pages"][name]["median_ms"] for r in have]
+            [r["students"] for r in have], [r["pages"][name]["floor_ratio"] for r in have]
         )
         row.append(f"{slope:.2f}" if slope is not None else "–")
         rows.append(row)
@@ -191,6 +205,20 @@ def section(result: dict, before: dict | None) -> tuple[str, list]:
         for r in runs
     )
     when = f"_Measured {m['date']} on {m['cpu']}, {m['nproc']} cores; PostgreSQL {m['postgresql']}"
+    seeding = ", ".join(
+        f"to {r['students']} in {r['seeding']['seconds']:.0f} s" for r in runs if r.get("seeding")
+    )
+    if runs and all("seeding" in r and not r["seeding"] for r in runs):
+        seeding = (
+            "\n\nThe classes were seeded beforehand, one database per size "
+            "(`--instructor-database`), and measured one after the other."
+        )
+    elif seeding:
+        workers = next(r["seeding"].get("workers") for r in runs if r.get("seeding"))
+        seeding = (
+            f"\n\nSeeding (`seed_demo`, growing the class; {workers or '?'} processes drawing the "
+            f"students' variants, rows by COPY), under the same load: {seeding}."
+        )
     text = f"""## Instructor statistics pages against the floor (PostgreSQL)
 
 {when}; commit {runs[0].get("commit") or "?"}; load average (1 min) before → after: {loads}._
@@ -202,9 +230,13 @@ floors around it (the machine was shared: the ratio is what carries over); "befo
 same measurement of the tree before the item index and
 the misconception map kept their figures (`bench/results/instructor-before.json`, commit
 {(before or {}).get("data", {}).get("runs", [{}])[0].get("commit", "?")}). Queries: the count at
-each size (one number when it does not change). Growth: the slope of log(time) on log(students),
-0 flat, 1 linear. The pages read kept figures; computing them again is the task worker's
-(`refresh_offering_statistics`), not the page's. Times in ms.
+each size (one number when it does not change). Growth: the slope of log(× floor) on
+log(students), 0 flat, 1 linear (on the ratio, not the time: the sizes are measured minutes
+apart and a busier minute slows every page, the floor's too). The pages read kept figures;
+computing them again is the task worker's (`refresh_offering_statistics`), not the page's.
+Since the 2026-12-06 figures: the analytics filter reads its quiz choices with the quizzes'
+statistics counters in one query (the kept rows are compared with them) and both its choice
+lists without a server-side cursor; the index's rows escape only their text. Times in ms.{seeding}
 
 {table(header, rows)}
 """

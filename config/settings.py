@@ -223,6 +223,7 @@ AXES_FAILURE_LIMIT = int(os.environ.get("DJANGO_LOGIN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("DJANGO_LOGIN_COOLOFF_MINUTES", "15")))
 AXES_LOCKOUT_PARAMETERS = lockout_parameters(os.environ.get("DJANGO_LOGIN_LOCKOUT", "combination"))
 AXES_RESET_ON_SUCCESS = True
+AXES_HANDLER = "courseware.throttling.AxesHandler"
 AXES_LOCKOUT_CALLABLE = "courseware.throttling.locked_out"
 AXES_CLIENT_IP_CALLABLE = "courseware.throttling.client_ip"
 PROXY_COUNT = int(os.environ.get("DJANGO_PROXY_COUNT", "0"))

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
 
-from django.db import transaction
+from django.db import connections, transaction
 from django.db.models import Model, QuerySet
 from django.db.models.signals import post_save, pre_delete
 
@@ -232,6 +232,50 @@ class StampedQuerySet(QuerySet):
         return made
 
     bulk_create.alters_data = True
+
+    def copy_create(self, objs) -> list:
+        """`bulk_create` for a great many new rows (demo data): on PostgreSQL one COPY, their
+        ids taken from the table's sequence first so the rows come back with them as
+        `bulk_create`'s do; elsewhere `bulk_create`. The stamps are raised exactly as
+        `bulk_create` raises them (the owners of the rows given).
+
+        Why: PostgreSQL's `bulk_create` sends each column as one array (UNNEST), and psycopg
+        escapes a text array element by element in Python, which for JSON columns cost more
+        than drawing the rows (a third of seeding a class); COPY's rows are written in C."""
+        objs = list(objs)
+        connection = connections[self.db]
+        if connection.vendor != "postgresql" or not objs:
+            return self.bulk_create(objs)
+        model = self.model
+        meta = model._meta
+        fields = list(meta.concrete_fields)
+        quote = connection.ops.quote_name
+        with transaction.atomic(using=self.db, savepoint=False), connection.cursor() as cursor:
+            missing = [obj for obj in objs if obj.pk is None]
+            if missing:
+                cursor.execute(
+                    "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+                    [meta.db_table, meta.pk.column, len(missing)],
+                )
+                for obj, pk in zip(missing, sorted(row[0] for row in cursor.fetchall())):
+                    obj.pk = pk
+            columns = ", ".join(quote(field.column) for field in fields)
+            with cursor.copy(f"COPY {quote(meta.db_table)} ({columns}) FROM STDIN") as copy:
+                for obj in objs:
+                    obj._prepare_related_fields_for_save(operation_name="copy_create")
+                    copy.write_row(
+                        [
+                            field.get_db_prep_save(field.pre_save(obj, True), connection)
+                            for field in fields
+                        ]
+                    )
+            for obj in objs:
+                obj._state.adding, obj._state.db = False, self.db
+            for held in _watching(model):
+                held.raise_for(model, held.changing(model, objs, created=True))
+        return objs
+
+    copy_create.alters_data = True
 
     def bulk_update(self, objs, fields, *args, **kwargs):
         # The rows are at hand: their owners are read from them, and the `update`s Django

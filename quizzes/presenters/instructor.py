@@ -8,13 +8,15 @@ render cache), so the instructor sees exactly what the student saw. No queries o
 
 from __future__ import annotations
 
+import html
+import re
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from courseware import caching
 from health import heartbeat
@@ -74,30 +76,49 @@ INDEX_ROW = (
 )
 
 
-def index_rows_html(rows: list[dict], items_url: str, row_query: str) -> str:
-    """The item index's table rows; `row_query` ("" or "?filter") follows each link."""
-    return format_html_join(
-        "\n",
-        INDEX_ROW,
-        (
-            (
-                items_url,
-                r["slug"],
-                row_query,
-                r["title"],
-                r["slug"],
-                r["chapter"],
-                r["answered"],
-                r["mean"],
-                r["first"],
-                r["p"],
+def index_rows_html(rows: list[dict], items_url: str, row_query: str) -> SafeString:
+    """The item index's table rows; `row_query` ("" or "?filter") follows each link.
+
+    Only text is escaped (the page's link and filter once, each template's slug, title and
+    chapter), with the standard library's `html.escape` that Django's `escape` wraps (without
+    its lazy-string check): the figures are numbers this module formatted (`_index_row`).
+    Escaping every value through `format_html_join` took five times as long (166 rows: 9.2
+    against 1.7 ms)."""
+    url, query = _escape(items_url), _escape(row_query)
+    return mark_safe(
+        "\n".join(
+            INDEX_ROW.format(
+                url,
+                slug,
+                query,
+                _escape(r["title"]),
+                slug,
+                _escape(r["chapter"]),
+                _figure(str(r["answered"])),
+                _figure(r["mean"]),
+                _figure(r["first"]),
+                _figure(r["p"]),
                 " low" if r["low"] else "",
-                r["r"],
-                r["ul"],
+                _figure(r["r"]),
+                _figure(r["ul"]),
             )
             for r in rows
-        ),
+            for slug in [_escape(r["slug"])]
+        )
     )
+
+
+def _escape(text) -> str:
+    return html.escape(str(text))
+
+
+def _figure(text: str) -> str:
+    """A figure `_percent` or `_decimal` made: digits, a sign, a point, "%" or "—" only (so
+    nothing to escape; anything else is escaped all the same)."""
+    return text if _FIGURE.fullmatch(text) else _escape(text)
+
+
+_FIGURE = re.compile(r"[-0-9.%—]*")
 
 
 CHAPTER_ITEM = '<li><span class="chapter">{}</span> <span class="count" title="{}">{}</span></li>'
@@ -197,11 +218,11 @@ def _decimal(value: float | None) -> str:
 
 
 def item_index_page(
-    offering, *, sort: str = "chapter", descending: bool = False, scope=None
+    offering, *, sort: str = "chapter", descending: bool = False, scope=None, counters=None
 ) -> dict:
     """Every template's statistics (within the analytics filter's `scope`), in the book's
-    chapter order or sorted by one column."""
-    stats, chapters, kept = items.item_index(offering, scope)
+    chapter order or sorted by one column (`counters`: as `items.item_index`)."""
+    stats, chapters, kept = items.item_index(offering, scope, counters=counters)
     titles = dict(chapters)
     book_order = {slug: n for n, (slug, _) in enumerate(chapters)}
     for t in stats:

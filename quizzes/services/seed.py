@@ -12,16 +12,21 @@ written with `bulk_create` in batches; nothing here grades a response.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import random
+import threading
+import time
 import uuid
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
-from django.db import transaction
+from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from courseware import caching
@@ -164,10 +169,23 @@ def demo_students(offering, count: int, first: int = 1) -> tuple[list, int]:
 
 
 def seed_class(
-    *, offering, students: int, first: int = 1, now: datetime | None = None
+    *,
+    offering,
+    students: int,
+    first: int = 1,
+    now: datetime | None = None,
+    copy: bool = True,
+    workers: int = 1,
 ) -> SeedReport:
     """Create (or complete) a synthetic class of `students` demo students (numbered from
-    `first`) in `offering`."""
+    `first`) in `offering`.
+
+    Drawing the students' variants is most of the time once the rows go in by COPY: with
+    `workers` > 1 (and no transaction open, as in `manage.py seed_demo`) that many forked
+    processes draw batches of students while this one writes the batches they finished, in the
+    students' order, so the rows (and their ids) are those of a run with one process.
+    `copy=False` writes the variants and responses with `bulk_create` even on PostgreSQL (the
+    same rows and stamps; the tests compare the two)."""
     now = now or timezone.now()
     report = SeedReport()
     users, report.created_students = demo_students(offering, students, first)
@@ -185,13 +203,89 @@ def seed_class(
     ):
         items[item.quiz_id].append(item)
     chapters = list(Chapter.objects.for_course(offering.course_id))
-    with _keep_timestamps():
-        for start in range(0, len(todo), STUDENT_BATCH):
+    batches = [todo[start : start + STUDENT_BATCH] for start in range(0, len(todo), STUDENT_BATCH)]
+    world = _World(quizzes, items, chapters, now)
+    with _keep_timestamps(), _drawing(world, workers, len(batches)) as draw:
+        for users_of_batch, pending in zip(batches, draw(batches)):
             with transaction.atomic():
-                _seed_batch(
-                    todo[start : start + STUDENT_BATCH], quizzes, items, chapters, now, report
-                )
+                _write_batch(pending, copy=copy)
+            report.seeded_students += len(users_of_batch)
+            report.attempts += len(pending.attempts)
+            report.variants += len(pending.variants)
+            report.responses += sum(len(simulated) for _, _, simulated in pending.variants)
     return report
+
+
+# ---------------------------------------------------------------- drawing, in one process or many
+
+
+@dataclass
+class _World:
+    """What every student's simulation reads (no query): the offering's visible quizzes, their
+    items by quiz id, the book's chapters, and the seed's "now"."""
+
+    quizzes: list
+    items: dict
+    chapters: list
+    now: datetime
+
+
+# The world a forked drawing process reads (set before the fork, inherited by it).
+_FORKED: _World | None = None
+
+
+@contextmanager
+def _drawing(world: _World, workers: int, batches: int):
+    """A function from batches of students to their `_Pending` rows, in order: in this process,
+    or in `workers` forked processes when there is more than one batch and no transaction open
+    (a fork must not share an open connection: they are closed first, and the children never
+    query; this process reconnects for its writes)."""
+    global _FORKED
+    if workers <= 1 or batches <= 1 or connection.in_atomic_block:
+        yield lambda each: (_draw_batch(users, world) for users in each)
+        return
+    # Parsed once here, so each child inherits the templates instead of parsing them again.
+    for quiz_items in world.items.values():
+        for item in quiz_items:
+            version = item.pinned_version or item.template.current_version
+            if version is not None:
+                questions.template_for(version)
+    connections.close_all()
+    _FORKED = world
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(
+            max_workers=min(workers, batches),
+            mp_context=context,
+            initializer=_leave_with_parent,
+            initargs=(os.getpid(),),
+        ) as pool:
+            yield lambda each: pool.map(_draw_forked, each)
+    finally:
+        _FORKED = None
+
+
+def _leave_with_parent(parent: int) -> None:
+    """A drawing process ends when the seed that forked it is gone (killed, say): it would
+    otherwise wait on the pool's queue for ever."""
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _draw_forked(users) -> _Pending:
+    return _draw_batch(users, _FORKED)
+
+
+def _draw_batch(users, world: _World) -> _Pending:
+    pending = _Pending([], [], [])
+    for user in users:
+        _simulate_student(user, world.quizzes, world.items, world.chapters, world.now, pending)
+    return pending
 
 
 # ---------------------------------------------------------------- one batch of students
@@ -204,30 +298,28 @@ class _Pending:
     reading: list
 
 
-def _seed_batch(users, quizzes, items, chapters, now, report: SeedReport) -> None:
-    pending = _Pending([], [], [])
-    for user in users:
-        _simulate_student(user, quizzes, items, chapters, now, pending)
+def _write_batch(pending: _Pending, *, copy: bool) -> None:
     with caching.batch():  # the attempts' page stamps and the quizzes' statistics, once each
-        _store(pending)
+        _store(pending, copy=copy)
     ReadingProgress.objects.bulk_create(pending.reading, batch_size=BATCH, ignore_conflicts=True)
-    report.seeded_students += len(users)
-    report.attempts += len(pending.attempts)
-    report.variants += len(pending.variants)
-    report.responses += sum(len(simulated) for _, _, simulated in pending.variants)
 
 
-def _store(pending: _Pending) -> None:
+def _store(pending: _Pending, *, copy: bool) -> None:
     Attempt.objects.bulk_create(pending.attempts, batch_size=BATCH)
     for attempt_index, variant, _ in pending.variants:
         variant.attempt = pending.attempts[attempt_index]
-    Variant.objects.bulk_create([v for _, v, _ in pending.variants], batch_size=BATCH)
+    variants = [v for _, v, _ in pending.variants]
     responses = []
     for _, variant, simulated in pending.variants:
         for response in simulated:
             response.variant = variant
             responses.append(response)
-    Response.objects.bulk_create(responses, batch_size=BATCH)
+    if copy:  # the many rows by COPY on PostgreSQL (bulk_create elsewhere), the same stamps
+        Variant.objects.copy_create(variants)
+        Response.objects.copy_create(responses)
+    else:
+        Variant.objects.bulk_create(variants, batch_size=BATCH)
+        Response.objects.bulk_create(responses, batch_size=BATCH)
 
 
 def _simulate_student(user, quizzes, items, chapters, now, pending: _Pending) -> None:
@@ -241,7 +333,9 @@ def _simulate_student(user, quizzes, items, chapters, now, pending: _Pending) ->
     for chapter in chapters:
         if rng.random() < 0.35 + 0.6 * diligence:
             when = last_seen - timedelta(days=rng.uniform(0, 20))
-            pending.reading.append(ReadingProgress(user=user, chapter=chapter, read_at=when))
+            pending.reading.append(
+                ReadingProgress(user_id=user.pk, chapter_id=chapter.pk, read_at=when)
+            )
     for quiz in quizzes:
         quiz_items = items.get(quiz.pk, [])
         if not quiz_items or rng.random() > 0.3 + 0.65 * diligence:
@@ -262,8 +356,8 @@ def _simulate_attempt(user, quiz, quiz_items, number, ability, rng, now, last_se
     started = submitted - timedelta(minutes=rng.uniform(10, 90))
     drawn = draw_items(quiz, quiz_items, student=user, number=number)
     attempt = Attempt(
-        quiz=quiz,
-        student=user,
+        quiz_id=quiz.pk,
+        student_id=user.pk,
         number=number,
         status=AttemptStatus.SUBMITTED,
         started_at=started,
@@ -282,7 +376,9 @@ def _simulate_attempt(user, quiz, quiz_items, number, ability, rng, now, last_se
         seed = variant_seed_for(student_id=user.pk, item_id=item.pk, attempt_number=number, index=0)
         fields = questions.new_variant_fields(version, seed)
         template = questions.template_for(version)
-        variant = Variant(item=item, version=version, index=0, created_at=started, **fields)
+        variant = Variant(
+            item_id=item.pk, version_id=version.pk, index=0, created_at=started, **fields
+        )
         simulated, fraction = _simulate_parts(template, fields, quiz, ability, rng, started)
         variant.score = fraction
         # A staff-graded part's demo answer waits for a grader, as a real one would.

@@ -200,7 +200,10 @@ def item_index(request: HttpRequest) -> HttpResponse:
         "sort": request.GET.get("sort", "chapter"),
         "descending": request.GET.get("dir") == "desc",
     }
-    context = pages.item_index_page(request.offering, scope=scope, **sort)
+    # The quiz counters as the filter read them with its choices (one query for both).
+    context = pages.item_index_page(
+        request.offering, scope=scope, counters=form.quiz_counters(), **sort
+    )
     # Grades changed since the kept figures were computed: recomputed as on the item page.
     if context["kept"] is not None and context["kept"].stale:
         if jobs.request_offering_statistics_refresh(
@@ -237,7 +240,8 @@ def item_analysis(request: HttpRequest, slug: str, quiz_slug: str | None = None)
 @staff_required
 def misconceptions(request: HttpRequest) -> HttpResponse:
     form, scope = analytics_filter(request)
-    context = items.misconception_page(request.offering, scope)
+    # The quiz counters as the filter read them with its choices (one query for both).
+    context = items.misconception_page(request.offering, scope, counters=form.quiz_counters())
     if context["kept"] is not None and context["kept"].stale:
         if jobs.request_offering_statistics_refresh(
             offering=request.offering, kind=offering_statistics.Kind.MISCONCEPTIONS

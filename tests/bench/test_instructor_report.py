@@ -49,3 +49,24 @@ def test_the_section_shows_each_size_beside_the_tree_before_and_judges_the_targe
 def test_a_page_over_ten_times_the_floor_is_not_met():
     _, targets = section(_result(_run(300, 303, 18.0), _run(3000, 3003, 25.0)), None)
     assert targets[0][1] == "**not met** (worst 12.5×)"
+
+
+def test_growth_is_read_on_the_ratio_so_a_busier_minute_for_every_page_reads_flat():
+    # The larger class measured in a busier minute: the floor and the page both twice as slow.
+    runs = _run(300, 303, 18.0), _run(3000, 3003, 36.0, floor_ms=4.0)
+    text, _ = section(_result(*runs), None)
+    row = next(line for line in text.splitlines() if line.startswith("| item index"))
+    assert row.rstrip(" |").endswith("0.00")
+
+
+def test_the_section_says_how_the_classes_were_seeded():
+    grown = [_run(300, 303, 18.0), _run(3000, 3003, 19.0)]
+    grown[0]["seeding"] = {"seconds": 40.0, "workers": 2}
+    grown[1]["seeding"] = {"seconds": 380.4, "workers": 2}
+    text, _ = section(_result(*grown), None)
+    assert "2 processes drawing" in text and "to 303 in 40 s, to 3003 in 380 s" in text
+    given = [_run(300, 303, 18.0), _run(3000, 3003, 19.0)]
+    for run in given:
+        run["seeding"] = None
+    text, _ = section(_result(*given), None)
+    assert "seeded beforehand" in text and "processes drawing" not in text

@@ -47,6 +47,8 @@ SQL_ALLOWED = {
     ("quizzes/services/attempts.py", "_upsert_newer"),
     ("courseware/prepared.py", "_rows"),
     ("health/views.py", "_database"),
+    # COPY of new rows (demo data), raising the stamps `bulk_create` raises.
+    ("courseware/stamps.py", "copy_create"),
 }
 # The ORM's own ways around signals and StampedQuerySet.
 SQL_CALLS = {"execute", "executemany", "raw", "extra", "_update", "_insert", "_raw_delete"}
@@ -63,6 +65,16 @@ def _app_files():
                 yield path
 
 
+def _a_copy(call: ast.Call) -> bool:
+    """psycopg's `cursor.copy("COPY ...")` (not a dict's or a list's `copy()`)."""
+    if call.func.attr != "copy" or not call.args:
+        return False
+    text = call.args[0]
+    if isinstance(text, ast.JoinedStr):
+        text = next((v for v in text.values if isinstance(v, ast.Constant)), None)
+    return isinstance(text, ast.Constant) and str(text.value).lstrip().upper().startswith("COPY")
+
+
 def _sql_sites(path: Path) -> list[tuple[str, str, int]]:
     """(file, enclosing function, line) of every call that writes around the ORM's stamps."""
     tree = ast.parse(path.read_text())
@@ -74,7 +86,7 @@ def _sql_sites(path: Path) -> list[tuple[str, str, int]]:
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 inside = child.name
             if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
-                if child.func.attr in SQL_CALLS:
+                if child.func.attr in SQL_CALLS or _a_copy(child):
                     found.append((str(path.relative_to(ROOT)), inside, child.lineno))
             if isinstance(child, ast.Attribute) and child.attr == "_base_manager":
                 found.append((str(path.relative_to(ROOT)), inside, child.lineno))
@@ -98,6 +110,17 @@ def test_the_scan_catches_a_planted_raw_write(tmp_path):
     planted = tmp_path / "planted.py"
     planted.write_text(
         "def sneaky(cursor):\n    cursor.execute('UPDATE quizzes_response SET score = 1')\n"
+    )
+    sites = [(name, line) for _, name, line in _sql_sites_at(planted)]
+    assert sites == [("sneaky", 2)]
+
+
+def test_the_scan_catches_a_planted_copy_and_not_a_dicts_copy(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text(
+        "def sneaky(cursor, table, row):\n"
+        "    with cursor.copy(f'COPY {table} (score) FROM STDIN') as copy:\n"
+        "        copy.write_row(row.copy())\n"
     )
     sites = [(name, line) for _, name, line in _sql_sites_at(planted)]
     assert sites == [("sneaky", 2)]
@@ -168,6 +191,7 @@ def _rises(read, attempt, write) -> None:
 WRITES = {
     "response created": lambda a, v: _response(v).save(),
     "response bulk_create": lambda a, v: Response.objects.bulk_create([_response(v)]),
+    "response copy_create": lambda a, v: Response.objects.copy_create([_response(v)]),
     "response update": lambda a, v: (
         _response(v).save(),
         Response.objects.filter(variant=v).update(score=0.5),

@@ -106,3 +106,24 @@ def test_another_offerings_quiz_and_group_are_no_choice(client, instructor, answ
     assert "Left out of the filter" in html
     # Both of this offering's answers still counted.
     assert "bits-for-bytes" in html and "macs-for-flops" in html
+
+
+def test_the_filter_reads_its_choices_and_the_quiz_counters_in_one_query_each(
+    answers, offering, monkeypatch, django_assert_num_queries
+):
+    """The quiz choices carry the quizzes' statistics counters (the kept pages compare them
+    with the counters their figures were computed at), and neither choice list goes through
+    `iterator()`: on PostgreSQL that is a server-side cursor, three round trips a list."""
+    from django.db.models import QuerySet
+
+    from quizzes.forms.analytics import AnalyticsFilterForm
+    from quizzes.services.instructor import offering_statistics
+
+    monkeypatch.setattr(QuerySet, "iterator", lambda *a, **k: pytest.fail("iterator()"))
+    with django_assert_num_queries(2):
+        form = AnalyticsFilterForm(None, offering=offering)
+        counters = form.quiz_counters()
+        html = str(form)
+    assert "Lab A" in html and "Lab B" in html
+    assert all(quiz.title in html for quiz in offering.quizzes.all())
+    assert counters == offering_statistics.counters(offering) and counters

@@ -230,9 +230,15 @@ def test_another_offerings_answers_never_reach_this_offerings_figures(
     assert _mistake(_map(client, other), "bits-for-bytes") == ("3", "3")
 
 
-@pytest.mark.parametrize("page", ["instructor:item_index", "instructor:misconceptions"])
+# The session, the user, the staff role; the filter's quiz choices with their counters (one
+# query: they are what `seen` is compared with), the kept row, the filter's groups; the index
+# adds the bank's templates and the book's chapters, the map the book's titles.
+PAGE_QUERIES = {"instructor:item_index": 8, "instructor:misconceptions": 7}
+
+
+@pytest.mark.parametrize("page", sorted(PAGE_QUERIES))
 def test_each_page_runs_the_same_queries_for_a_small_and_a_larger_class(
-    client, instructor, course, page, django_assert_max_num_queries
+    client, instructor, course, page, django_assert_num_queries
 ):
     quiz, items = make_quiz(course)
     client.force_login(instructor)
@@ -241,7 +247,7 @@ def test_each_page_runs_the_same_queries_for_a_small_and_a_larger_class(
     for size, prefix in ((3, "a"), (30, "b")):
         make_class(course, quiz, items, size, prefix=prefix)
         client.get(url)  # grades changed: the kept figures are computed again
-        with _no_recomputation(), django_assert_max_num_queries(9) as captured:
+        with _no_recomputation(), django_assert_num_queries(PAGE_QUERIES[page]) as captured:
             assert client.get(url).status_code == 200
         counts.append(len(captured.captured_queries))
     assert counts[0] == counts[1]

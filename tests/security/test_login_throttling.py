@@ -141,3 +141,34 @@ def test_client_address_behind_trusted_proxies(settings, hops, forwarded, expect
         "/accounts/login/", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR=forwarded
     )
     assert client_ip(request) == expected
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_login_after_no_failure_runs_fourteen_queries_and_deletes_nothing(
+    client, victim, django_assert_num_queries
+):
+    """axes' two clean-ups after a login (expired attempts, this account's failures) ask
+    whether there is anything first: Django's delete() of axes' attempts, which have delete
+    signals, reads the rows and opens a transaction even for none (18 queries before)."""
+    client.get(reverse("login"))
+    # axes' failure count, the user; the new session (its key free? then stored, in its own
+    # transaction); the two clean-ups' questions around axes' access log; last_login, the
+    # account's time zone, the session's data (in its transaction).
+    with django_assert_num_queries(14) as seen:
+        assert _post(client, "victim", PASSWORD).status_code == 302
+    assert not any(q["sql"].startswith("DELETE") for q in seen.captured_queries)
+
+
+def test_a_login_after_failures_still_clears_them_and_the_expired_ones(client, victim):
+    from datetime import timedelta
+
+    from axes.models import AccessAttempt
+    from django.utils import timezone
+
+    _fail(client, "victim", LIMIT - 1)
+    _fail(client, "other", 1, ip="203.0.113.9")
+    old = AccessAttempt.objects.get(username="other")
+    old.attempt_time = timezone.now() - settings.AXES_COOLOFF_TIME - timedelta(minutes=1)
+    old.save(update_fields=["attempt_time"])
+    assert _post(client, "victim", PASSWORD).status_code == 302
+    assert not AccessAttempt.objects.exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 from django.core.management.base import BaseCommand, CommandError
@@ -27,8 +28,16 @@ class Command(BaseCommand):
         parser.add_argument(
             "--first", type=int, default=1, help="Number of the first demo student (default 1)."
         )
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=min(4, os.cpu_count() or 1),
+            help="Processes drawing the students' variants (default: the cores, at most 4).",
+        )
 
-    def handle(self, *args, students: int, offering: str | None, first: int, **options):
+    def handle(
+        self, *args, students: int, offering: str | None, first: int, workers: int, **options
+    ):
         if students < 0 or students > 100_000:
             raise CommandError("--students must be between 0 and 100000.")
         if first < 1 or first > 900_000:
@@ -45,7 +54,7 @@ class Command(BaseCommand):
                 else f"No offering with the slug {offering!r}."
             )
         started = time.perf_counter()
-        report = seed_class(offering=found, students=students, first=first)
+        report = seed_class(offering=found, students=students, first=first, workers=workers)
         self.stdout.write(
             f"seed_demo: {students} demo students in {found.slug} ({report.created_students} "
             f"new, {report.seeded_students} given work): {report.attempts} attempts, "

@@ -53,15 +53,18 @@ def book_chapters(course) -> list[tuple[str, str]]:
     )
 
 
-def item_index(offering, scope=None):
+def item_index(offering, scope=None, *, counters=None):
     """Every bank template's headline statistics in the offering, the book's chapters to place
     them in, and the kept row they came from (None when computed now). Kept per offering
     (`offering_statistics`), so the page's queries do not grow with the class; within a
-    narrowing `scope` (the analytics filter) they are computed now and not kept."""
+    narrowing `scope` (the analytics filter) they are computed now and not kept. `counters`:
+    the offering's quiz counters if the caller read them (`offering_statistics.counters`)."""
     chapters = book_chapters(offering.course_id)
     if scope is not None and scope.narrows:
         return analytics.template_index(offering, scope), chapters, None
-    kept = offering_statistics.kept(offering, offering_statistics.Kind.ITEM_INDEX)
+    kept = offering_statistics.kept(
+        offering, offering_statistics.Kind.ITEM_INDEX, now_seen=counters
+    )
     return analytics.index_rows(offering, kept.data), chapters, kept
 
 
@@ -72,9 +75,9 @@ _map_rows = caching.local_cache(
 )
 
 
-def misconception_page(offering, scope=None) -> dict:
+def misconception_page(offering, scope=None, *, counters=None) -> dict:
     """The misconception map's rows and the kept row they came from (None when computed now
-    for a narrowing `scope`); kept per offering like the item index."""
+    for a narrowing `scope`); kept per offering like the item index (`counters` as there)."""
     # The page's links, reversed once rather than once per row and place.
     urls = {
         "items_url": reverse("instructor:item_index", args=[offering.slug]),
@@ -83,7 +86,9 @@ def misconception_page(offering, scope=None) -> dict:
     if scope is not None and scope.narrows:
         rows = analytics.misconception_map(offering, scope)
         return {"rows": rows, "kept": None, "rows_key": None, **urls}
-    kept = offering_statistics.kept(offering, offering_statistics.Kind.MISCONCEPTIONS)
+    kept = offering_statistics.kept(
+        offering, offering_statistics.Kind.MISCONCEPTIONS, now_seen=counters
+    )
     # The rows depend on the kept figures (named by when they were computed) and the book's
     # titles and texts (by content hash), so they are drawn once per refresh, not per view.
     book = analytics.book_titles(offering)

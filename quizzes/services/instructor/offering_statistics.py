@@ -51,10 +51,12 @@ def counters(offering) -> dict[str, int]:
     return {str(quiz): n for quiz, n in rows.values_list("quiz_id", "changes")}
 
 
-def kept(offering, kind: str) -> KeptPage:
-    """The page's figures from the kept row (two small queries), computed here only when there
-    is none yet; `stale` says grades changed since (then `claim_refresh` and refresh it)."""
-    now_seen = counters(offering)
+def kept(offering, kind: str, *, now_seen: dict[str, int] | None = None) -> KeptPage:
+    """The page's figures from the kept row (two small queries, one when the caller read the
+    `counters` already: the analytics filter reads them with its quiz choices), computed here
+    only when there is none yet; `stale` says grades changed since (then `claim_refresh` and
+    refresh it)."""
+    now_seen = counters(offering) if now_seen is None else now_seen
     row = OfferingStatistics.objects.filter(offering=offering, kind=kind).first()
     if row is None:
         row = refresh(offering, kind, seen=now_seen)
