@@ -193,10 +193,7 @@ def _kv_sources_note() -> SafeString:
     """The figure's sources go to the chapter's list (recorded there by ``sources_html``); under
     the caption, a pointer: vLLM's profiling log filled a phone's screen (bk-c2's edit)."""
     sources_html(_kv_sources())
-    return SafeString(
-        "<p class=\"figure-sources\">Sources: the model's config, the H100's memory and vLLM's "
-        'memory profile, in the <a href="#sources">chapter\'s list</a>.</p>'
-    )
+    return render_to_string("courseware/_figure_sources_pointer.html")
 
 
 # ---- the bandwidth staircase (chapter 05) ------------------------------------------------
