@@ -22,7 +22,7 @@ ORDER = (
 WITHIN_FIVE = ("exam submit", "exam results", "exam results, being graded")
 
 
-def ratios_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
+def ratios_section(result: dict, before: dict | None = None) -> tuple[str, list[tuple[str, str]]]:
     data = result["data"]
     rows, targets, loads = [], [], []
     for key, label in (("sqlite", "SQLite"), ("postgresql", "PostgreSQL")):
@@ -124,6 +124,7 @@ read the ratios. {"; ".join(loads)}.
 {table(header, rows)}
 
 {_verdict(data)}{_stale_note(data)}
+{_side_by_side(data, before["data"] if before and data.get("alternated") else None)}
 
 Before this step the same bench on the same machine, run on the tree without it just before
 (2026-12-01 20:44 UTC on SQLite, 20:54 UTC on PostgreSQL, load average 8.0 and 15.9 at the
@@ -303,3 +304,64 @@ def _verdict(data: dict) -> str:
     if all(ratio <= 3 for ratio in ratios):
         return f"**The 3× target is met** ({shown})."
     return f"**The 3× target is not met** ({shown}: SQLite homework and exam, then PostgreSQL)."
+
+
+def _side_by_side(data: dict, before: dict | None) -> str:
+    """The same suite on the tree before (`--ratios-before`), the two run alternately: each
+    run's figures, before → after."""
+    if not before:
+        return ""
+    rows = []
+    for key, label in (("sqlite", "SQLite"), ("postgresql", "PostgreSQL")):
+        old_runs, new_runs = before.get("runs", {}).get(key), data.get("runs", {}).get(key)
+        if not old_runs or not new_runs:
+            continue
+        for name in ORDER:
+            if name == "floor" or any(name not in run["pages"] for run in old_runs + new_runs):
+                continue
+
+            def figures(runs, field, form, name=name):
+                return ", ".join(form.format(run["pages"][name][field]) for run in runs)
+
+            rows.append(
+                [
+                    label,
+                    name,
+                    figures(old_runs, "ratio", "{:.1f}")
+                    + " → "
+                    + figures(new_runs, "ratio", "{:.1f}"),
+                    figures(old_runs, "ratio_alone", "{:.1f}")
+                    + " → "
+                    + figures(new_runs, "ratio_alone", "{:.1f}"),
+                    figures(old_runs, "queries", "{}") + " → " + figures(new_runs, "queries", "{}"),
+                ]
+            )
+    loads = "; ".join(
+        f"{label} {which} run {number}: started {run['started']}, load average "
+        f"{run['load_start'][0]:.1f} → {run['load_end'][0]:.1f}"
+        for key, label in (("sqlite", "SQLite"), ("postgresql", "PostgreSQL"))
+        for number in range(len(data.get("runs", {}).get(key, [])))
+        for which, run in (
+            ("before", before["runs"][key][number]),
+            ("after", data["runs"][key][number]),
+        )
+        if number < len(before.get("runs", {}).get(key, []))
+    )
+    header = [
+        "database",
+        "page",
+        "× floor interleaved, before → after",
+        "× floor alone, before → after",
+        "queries",
+    ]
+    dirty = " (with uncommitted changes)" if data.get("dirty") else ""
+    return f"""
+**Side by side with the tree before** (`python -m bench --only ratios --ratios-before
+{before.get("asked", before.get("commit", "")[:10])}`): before is {before.get("commit", "")[:10]}
+("{before.get("subject", "")}"), after is {data.get("commit", "")[:10]}{dirty}; each
+tree prepared and seeded its own databases, and the two were run alternately, current first,
+{len(data.get("runs", {}).get("sqlite", []))} runs each per database, in the same minutes; one
+figure per run. The table above is each tree's last run. {loads}.
+
+{table(header, rows)}
+"""
