@@ -84,7 +84,7 @@ def attempt_grading(request: HttpRequest, attempt_id: int) -> HttpResponse:
 
 
 def _grading(attempt: Attempt) -> dict:
-    states = grading_run.progress(attempt)
+    states = results_memo.grading_progress(attempt)
     return {
         "questions": list(enumerate(states, start=1)),
         "graded_count": states.count(grading_run.GRADED),

@@ -323,20 +323,33 @@ def test_two_workers_racing_grade_it_exactly_once(course, student, monkeypatch):
         attempt.delete()
 
 
-def test_the_page_of_an_attempt_being_graded_reads_its_progress_in_one_query(
+def test_the_page_of_an_attempt_being_graded_reads_its_progress_once_per_stored_grade(
     client, exam, student, database_tasks, django_assert_num_queries
 ):
     """The results page and the status it polls every 2 s while a class waits: the session,
-    the user, the enrolments, the attempt, and one query for every question's progress."""
+    the user, the enrolments, the attempt, and one query for every question's progress, which
+    is then kept under the attempt's row (`results_memo.grading_progress`) until a grade stored
+    raises its page stamp."""
     client.login(username=student.username, password=PASSWORD)
     _submit(exam, student)
-    client.get(_url("attempt_results", exam))  # the course row, kept a minute per process
+    client.get(_url("attempt_grading", exam))  # the course row, kept a minute per process
     with django_assert_num_queries(5):
         page = client.get(_url("attempt_results", exam)).content.decode()
     assert "0 of 2 answered questions graded" in page
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(4):
         partial = client.get(_url("attempt_grading", exam), HTTP_HX_REQUEST="true")
     assert "0 of 2 answered questions graded" in partial.content.decode()
+    numeric = exam.variants.get(item__position=1)
+    Response.objects.bulk_create(
+        [
+            Response(
+                variant=numeric, part_id="t", source="exam", raw="1 s", status="incorrect", score=0
+            )
+        ]
+    )
+    with django_assert_num_queries(5):
+        partial = client.get(_url("attempt_grading", exam), HTTP_HX_REQUEST="true")
+    assert "1 of 2 answered questions graded" in partial.content.decode()
 
 
 def test_progress_tells_graded_waiting_and_unanswered_questions_apart(
