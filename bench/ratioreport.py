@@ -283,6 +283,38 @@ load average 15-16): the homework first view 22.5× the interleaved floor (block
 queries each. On a machine this loaded the wall times are mostly waiting (the floor took 5.4
 and 12.1 ms), so the CPU table above is the one to read; the committed table at the top of
 this section was not rerun for this step.
+
+The results page being graded, and the first view handed over from Start (issue 34,
+2026-12-07, branch perf-k). Profiled first (cProfile, SQLite, commit 195323b): of 40 first
+views of the bench's homework (14.4 ms of CPU each against the floor's 1.23 ms unprofiled,
+11.7×), the question views drawn for each new variant were 44 % (the texts' live values 13 %,
+decoding the stored variant with its catalog snapshot 8 %, the render cache's keys and stores
+10 %), the page's templates 24 % (the sections filled from skeletons 11 %), the attempt's rows
+14 %; of 100 views of an exam's results page while it is graded, the three queries of its
+questions' progress were 39 %.
+
+What changed. The progress of an exam being graded is one query (the variants with two
+`EXISTS`) instead of three, and it is kept in the results memo's store under the attempt's row,
+which every stored grade changes (its page stamp, raised by the ORM): the page and the status
+it polls every 2 s run 5 queries, and 4 while nothing was graded since the last poll (asserted
+in `tests/quizzes/test_graded_on_worker.py`). A first view's drawn question is measured once
+for the two names this process keeps it under, not twice.
+
+Tried and not kept: Start drawing the question views of the rows it has just stored into the
+render cache, for its redirect's first view (each row drawn from its JSON as the database
+returns it, so the view kept is the one the row reads back). CPU per request
+(`time.process_time`, median of 30 fresh students each, Start's POST then its first view in one
+process, SQLite, alternated with 195323b, two runs each): the first view 15.0 and 13.2 ms → 9.1
+and 9.6 ms (10.8× and 12.0× → 7.6× its floor), but Start 12.5 and 11.0 ms → 20.1 and 20.6 ms,
+the two together 27.5 and 24.2 ms → 29.3 and 30.1 ms. Drawing the views at Start costs what the
+first view saves and more (the JSON round trip, the stores), in the request the issue measured
+worst at 500 students; and since Start reads its texts' look-ups off their expressions
+(`engine/lookups.py`) it renders none of the question, so nothing of the view is left there to
+hand over. **The first view's 5× target is not met by this step.** What is left is per-variant
+work (the live values, decoding the variant and its snapshot, the sections' fills), the attempt's
+rows (two queries compiled per view, the variants' JSON decoded), and the page around the
+sections (layout, navigator, Finish: about 13 %, drawn per attempt though it differs between
+students of a quiz only in a few values, as the sections did before their skeletons).
 """
     return text, targets
 
