@@ -300,6 +300,20 @@ it polls every 2 s run 5 queries, and 4 while nothing was graded since the last 
 in `tests/quizzes/test_graded_on_worker.py`). A first view's drawn question is measured once
 for the two names this process keeps it under, not twice.
 
+Measured side by side with 195323b (`--ratios-before`, the second table of this section, run
+2026-12-07 09:10-09:16 UTC at load average 7-11): the results page being graded went on SQLite
+from 6.9× and 7.1× the interleaved floor to 5.6× and 4.3×, and from 10.8× and 8.8× the floor
+alone to 6.8× and 5.2×; on PostgreSQL from 3.1× and 3.8× to 2.4× and 2.1×, and from 4.6× and
+6.7× to 2.9× and 2.9×; 7 queries → 4. **Its 5× target is met on PostgreSQL, not yet against
+SQLite's floor alone.** What is left there, by the profile after (cProfile, 100 views, SQLite):
+the page's templates are half of the request, most of it the base layout every page draws (its
+dozen `{{% url %}}` reversals alone 12 %, about 45 µs each), then the floor's own session and
+user and the enrolments and attempt. The first view and the other pages moved within the noise
+of the two trees' runs (the first view 20.5× and 19.2× → 24.8× and 17.6× interleaved on
+SQLite, 7.5× and 8.4× → 10.0× and 5.9× on PostgreSQL); the exam submission's SQLite figures
+(5.2-5.9× interleaved, 7.3-8.3× alone, both trees alike) are this loaded machine's, not a
+change: its 9 queries are the same.
+
 Tried and not kept: Start drawing the question views of the rows it has just stored into the
 render cache, for its redirect's first view (each row drawn from its JSON as the database
 returns it, so the view kept is the one the row reads back). CPU per request
