@@ -307,12 +307,12 @@ alone to 6.8× and 5.2×; on PostgreSQL from 3.1× and 3.8× to 2.4× and 2.1×,
 6.7× to 2.9× and 2.9×; 7 queries → 4. **Its 5× target is met on PostgreSQL, not yet against
 SQLite's floor alone.** What is left there, by the profile after (cProfile, 100 views, SQLite):
 the page's templates are half of the request, most of it the base layout every page draws (its
-dozen `{{% url %}}` reversals alone 12 %, about 45 µs each), then the floor's own session and
-user and the enrolments and attempt. The first view and the other pages moved within the noise
-of the two trees' runs (the first view 20.5× and 19.2× → 24.8× and 17.6× interleaved on
-SQLite, 7.5× and 8.4× → 10.0× and 5.9× on PostgreSQL); the exam submission's SQLite figures
-(5.2-5.9× interleaved, 7.3-8.3× alone, both trees alike) are this loaded machine's, not a
-change: its 9 queries are the same.
+dozen `{{% url %}}` reversals 12 % under the profiler, though only 10-16 µs each without it,
+about 0.2 ms a page), then the floor's own session and user and the enrolments and attempt.
+The first view and the other pages moved within the noise of the two trees' runs (the first
+view 20.5× and 19.2× → 24.8× and 17.6× interleaved on SQLite, 7.5× and 8.4× → 10.0× and 5.9×
+on PostgreSQL); the exam submission's SQLite figures (5.2-5.9× interleaved, 7.3-8.3× alone,
+both trees alike) are this loaded machine's, not a change: its 9 queries are the same.
 
 Tried and not kept: Start drawing the question views of the rows it has just stored into the
 render cache, for its redirect's first view (each row drawn from its JSON as the database
