@@ -6,13 +6,16 @@ it exists, and no student can make anyone's attempt graded again."""
 from __future__ import annotations
 
 import logging
+import re
 from datetime import timedelta
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from quizzes.models import Attempt, QuizActivity, QuizMode, Response, SavedAnswer
+from quizzes.presenters import page_memo
 from quizzes.services import attempts as service
 from quizzes.services import grading_run, parts
 from quizzes.services.availability import QuizRuleError
@@ -350,6 +353,36 @@ def test_the_page_of_an_attempt_being_graded_reads_its_progress_once_per_stored_
     with django_assert_num_queries(5):
         partial = client.get(_url("attempt_grading", exam), HTTP_HX_REQUEST="true")
     assert "1 of 2 answered questions graded" in partial.content.decode()
+
+
+def test_the_page_of_an_attempt_being_graded_is_kept_whole_until_a_grade_is_stored(
+    client, exam, student, database_tasks, django_assert_num_queries
+):
+    """The page itself is kept in the attempt pages' memo (page_memo.grading_page_key), with
+    the request's own CSRF token put in: never the same token twice, never a stale list."""
+    client.login(username=student.username, password=PASSWORD)
+    _submit(exam, student)
+    first = client.get(_url("attempt_results", exam)).content.decode()
+    assert any(key.startswith("grading:") for key in page_memo._memo)  # noqa: SLF001
+    with django_assert_num_queries(4):
+        again = client.get(_url("attempt_results", exam)).content.decode()
+    assert _token(again) != _token(first)  # the request's own, put in on the way out
+    assert again.replace(_token(again), "") == first.replace(_token(first), "")
+    assert "0 of 2 answered questions graded" in again
+    other = Client()
+    other.login(username=student.username, password=PASSWORD)
+    theirs = other.get(_url("attempt_results", exam)).content.decode()
+    assert _token(theirs) not in first and "0 of 2 answered questions graded" in theirs
+    numeric = exam.variants.get(item__position=1)
+    Response.objects.create(
+        variant=numeric, part_id="t", source="exam", raw="1 s", status="incorrect", score=0
+    )
+    page = client.get(_url("attempt_results", exam)).content.decode()
+    assert "1 of 2 answered questions graded" in page
+
+
+def _token(page: str) -> str:
+    return re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
 
 
 def test_progress_tells_graded_waiting_and_unanswered_questions_apart(
