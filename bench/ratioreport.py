@@ -294,25 +294,30 @@ decoding the stored variant with its catalog snapshot 8 %, the render cache's ke
 questions' progress were 39 %.
 
 What changed. The progress of an exam being graded is one query (the variants with two
-`EXISTS`) instead of three, and it is kept in the results memo's store under the attempt's row,
-which every stored grade changes (its page stamp, raised by the ORM): the page and the status
-it polls every 2 s run 5 queries, and 4 while nothing was graded since the last poll (asserted
-in `tests/quizzes/test_graded_on_worker.py`). A first view's drawn question is measured once
-for the two names this process keeps it under, not twice.
+`EXISTS`) instead of three, kept in the results memo's store under the attempt's row, which
+every stored grade changes (its page stamp, raised by the ORM): the status the page polls every
+2 s runs 4 queries while nothing was graded since the last poll. The page itself is kept whole
+in the attempt pages' memo (`page_memo.grading_page_key`: the attempt page's facts for the
+request, whether results are released, its templates) with the request's own CSRF token put in,
+until a stored grade raises the stamp: 4 queries instead of 7 (both asserted in
+`tests/quizzes/test_graded_on_worker.py`). A first view's drawn question is measured once for
+the two names this process keeps it under, not twice.
 
 Measured side by side with 195323b (`--ratios-before`, the second table of this section, run
-2026-12-07 09:10-09:16 UTC at load average 7-11): the results page being graded went on SQLite
-from 6.9× and 7.1× the interleaved floor to 5.6× and 4.3×, and from 10.8× and 8.8× the floor
-alone to 6.8× and 5.2×; on PostgreSQL from 3.1× and 3.8× to 2.4× and 2.1×, and from 4.6× and
-6.7× to 2.9× and 2.9×; 7 queries → 4. **Its 5× target is met on PostgreSQL, not yet against
-SQLite's floor alone.** What is left there, by the profile after (cProfile, 100 views, SQLite):
-the page's templates are half of the request, most of it the base layout every page draws (its
-dozen `{{% url %}}` reversals 12 % under the profiler, though only 10-16 µs each without it,
-about 0.2 ms a page), then the floor's own session and user and the enrolments and attempt.
-The first view and the other pages moved within the noise of the two trees' runs (the first
-view 20.5× and 19.2× → 24.8× and 17.6× interleaved on SQLite, 7.5× and 8.4× → 10.0× and 5.9×
-on PostgreSQL); the exam submission's SQLite figures (5.2-5.9× interleaved, 7.3-8.3× alone,
-both trees alike) are this loaded machine's, not a change: its 9 queries are the same.
+2026-12-07 09:47-09:52 UTC, load average 10 falling to 4): the results page being graded went
+on SQLite from 10.9× and 7.8× the interleaved floor to 1.8× and 2.4×, and from 13.3× and 9.8×
+the floor alone to 4.8× and 4.2×; on PostgreSQL from 4.4× and 4.7× to 1.8× and 1.7×, and from
+5.4× and 5.4× to 2.0× and 1.9×; 7 queries → 4. **Its 5× target is met on both databases,
+interleaved and alone.** An earlier pair of runs with the progress in one query and kept, but
+not the whole page (09:10-09:16 UTC), gave 6.9× and 7.1× → 5.6× and 4.3× interleaved, 10.8×
+and 8.8× → 6.8× and 5.2× alone on SQLite, and 4.6× and 6.7× → 2.9× and 2.9× alone on
+PostgreSQL: the page around the list (the base layout every page draws, the session and user,
+the enrolments and attempt) was what was left, and keeping it whole removes all but the
+queries. The first view and the other pages moved within the noise of the two trees' runs
+(PostgreSQL, the quieter: the first view 9.5× and 9.9× → 10.3× and 9.8× interleaved); the
+SQLite runs were taken at load average 7-10, where even the floor alone varies by half, and
+some of their figures (the exam submission 7.2× and the graded results 5.9× of the floor alone)
+are over their target in both trees alike.
 
 Tried and not kept: Start drawing the question views of the rows it has just stored into the
 render cache, for its redirect's first view (each row drawn from its JSON as the database
@@ -326,8 +331,8 @@ worst at 500 students; and since Start reads its texts' look-ups off their expre
 (`engine/lookups.py`) it renders none of the question, so nothing of the view is left there to
 hand over. **The first view's 5× target is not met by this step.** What is left, timed without
 the profiler (`time.process_time` around each stage, 40 first views, SQLite, this branch: 18.2
-ms a view against a floor of 2.8 ms): the question views 44 % (drawing them 32 %, decoding the
-stored variant 8 % of it; the render cache's row key 5 %, nearly all of it the digest of the
+ms a view against a floor of 2.8 ms): the question views 44 % (drawing them 32 %, of which
+decoding the stored variant 8 %; the render cache's row key 5 %, nearly all of it the digest of the
 variant's catalog snapshot, and its stores 4 %), the page's templates 19 % (the sections'
 fills and the page around them: layout, navigator, Finish, drawn per attempt though they differ
 between students of a quiz only in a few values, as the sections did before their skeletons),
