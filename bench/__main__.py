@@ -98,6 +98,19 @@ def _arguments(argv):
         "(writes bench/results/arrival-before.json)",
     )
     parser.add_argument(
+        "--ratios-before",
+        metavar="COMMIT",
+        help="ratios: also measure this commit's tree, alternately with the current one "
+        "(writes bench/results/ratios-before.json)",
+    )
+    parser.add_argument(
+        "--pg-port",
+        type=int,
+        default=None,
+        help="the throwaway PostgreSQL cluster's port (default: a free one; a helper's own on a "
+        "shared machine)",
+    )
+    parser.add_argument(
         "--report-only", action="store_true", help="rebuild docs/BENCHMARKS.md from results"
     )
     return parser.parse_args(argv)

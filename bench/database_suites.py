@@ -86,23 +86,6 @@ def pages_on(database_url: str, label: str, sizes: list[int], repeat: int) -> di
     }
 
 
-def ratios(cluster: pg.Cluster, args) -> dict:
-    """The question page's multiple of the floor on each database, with a small demo class."""
-    sqlite_path = Path(tempfile.mkdtemp(prefix="bench-sqlite.")) / "bench.sqlite3"
-    blocks = "6" if args.quick else "16"
-    data = {}
-    for key, url in (
-        ("sqlite", f"sqlite:///{sqlite_path}"),
-        ("postgresql", cluster.create_database("bench_ratios")),
-    ):
-        print(f"bench: ratios on {key}: preparing")
-        django("prepare", url)
-        django("seed", url, "--students", "30")
-        print(f"bench: ratios on {key}: measuring")
-        data[key] = django("ratios", url, "--repeat", blocks)
-    return data
-
-
 def caches(args) -> dict:
     """What each cache on the student's path buys (`bench.cachecost`), on SQLite: the ratio
     of a page to the floor with the cache on and off, side by side; then a worker's memory
@@ -251,7 +234,7 @@ def hostile(database_url: str) -> dict:
 
 
 def run(wanted: list[str], args, *, save) -> None:
-    with pg.cluster() as cluster:
+    with pg.cluster(args.pg_port) as cluster:
         facts = machine.describe(cluster.bin)
         if "pages" in wanted:
             sizes = [int(s) for s in args.sizes.split(",")]
@@ -271,7 +254,9 @@ def run(wanted: list[str], args, *, save) -> None:
 
             instructorpages.run(cluster, args, save=save, facts=facts)
         if "ratios" in wanted:
-            save("ratios", ratios(cluster, args), quick=args.quick, machine=facts)
+            from bench import ratiosuite
+
+            ratiosuite.run(cluster, args, save=save)
         if "caches" in wanted:
             save("caches", caches(args), quick=args.quick, machine=facts)
         if "postcost" in wanted:

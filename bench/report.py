@@ -571,7 +571,7 @@ def loadtest_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
 def ratios_section(result: dict) -> tuple[str, list[tuple[str, str]]]:
     from bench.ratioreport import ratios_section as side_by_side
 
-    return side_by_side(result)
+    return side_by_side(result, _load("ratios-before"))
 
 
 def caches_section(result: dict) -> tuple[str, list[tuple[str, str]]]:

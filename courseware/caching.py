@@ -84,10 +84,10 @@ class LocalCache:
             entry = self._entries.get(key, _MISSING)
         return default if entry is _MISSING else entry[0]
 
-    def set(self, key: Hashable, value: Any) -> None:
+    def set(self, key: Hashable, value: Any, *, value_size: int | None = None) -> None:
         """Keep `value` (evicting the least recently used); a value larger than the whole bound
-        is not kept."""
-        size = self._sizeof(value) + deep_size(key)
+        is not kept. `value_size`: its size as this cache measures it, when already measured."""
+        size = (self._sizeof(value) if value_size is None else value_size) + deep_size(key)
         if size > self.bound.max_bytes:
             return
         with self._lock:
@@ -166,8 +166,12 @@ class Layered:
         self.local.set(key, value)
         return value
 
-    def set(self, key: str, value: Any) -> None:
-        self.local.set(key, value)
+    def set(self, key: str, value: Any, *, local_keys=()) -> None:
+        """Keep `value` here and in the shared cache under `key`, and here also under each of
+        `local_keys` (a name only this process uses; its size is measured once)."""
+        size = self.local._sizeof(value)
+        for name in (key, *local_keys):
+            self.local.set(name, value, value_size=size)
         try:
             cache.set(key, value, self.seconds, version=self.version)
         except Exception:  # noqa: BLE001,S110 - the shared cache is an optimisation

@@ -117,12 +117,14 @@ def _cached(what: str, row, build: Callable[[], Any], *extra) -> Any:
     if value is None:
         value = build()
         if shared is not None:
-            _renders.set(f"quizzes:{what}:content:{shared}{tail}", value)
+            # Another server finds it under its content: storing it there under the row's key
+            # too cost a second pickle per question of every first view. This process keeps it
+            # under the row's key as well, its size measured once.
+            _renders.set(f"quizzes:{what}:content:{shared}{tail}", value, local_keys=(key,))
+            return value
     if shared is None:
         _renders.set(key, value)
     else:
-        # Another server finds it under its content: storing it there under the row's key
-        # too cost a second pickle per question of every first view.
         _renders.local.set(key, value)
     return value
 

@@ -24,6 +24,9 @@ own token, fresh keys and the clock now are put in on the way out (`fragments.fi
 plain letters and digits). The memo lives in this process only, bounded in bytes: a deploy
 starts it empty, and no other process or user can read it. Nothing is kept that the page did
 not show its own student.
+
+The same store keeps the results page of an attempt being graded (`grading_page_key`), which
+its student's browser reloads while the task worker grades.
 """
 
 from __future__ import annotations
@@ -101,6 +104,24 @@ def page_key(request, attempt, *, window, gate, refusal) -> str | None:
     return "page:" + hashlib.sha256(repr(facts).encode()).hexdigest()
 
 
+@lru_cache(maxsize=1)
+def _grading_page_digest() -> str:
+    return fragments.source_digest(("quizzes/attempt_results.html", "quizzes/_grading_status.html"))
+
+
+def grading_page_key(request, attempt, *, window, released: bool) -> str | None:
+    """The memo key of the results page of an attempt being graded, or None when it must be
+    drawn afresh. Its questions' progress is drawn from rows that raise the attempt's
+    `page_stamp` (the stored grades), and it shows no score, answer or solution: the key is
+    the attempt page's facts for this request (its address among them), whether results are
+    released now, and the page's own templates."""
+    key = page_key(request, attempt, window=window, gate=None, refusal=None)
+    if key is None:
+        return None
+    facts = (key, released, _grading_page_digest())
+    return "grading:" + hashlib.sha256(repr(facts).encode()).hexdigest()
+
+
 def _switcher(user) -> tuple:
     """The offerings the header lists, as the page draws them (the enrolments the view's role
     check already read: no query)."""
@@ -140,6 +161,8 @@ def keep(key: str | None, html: str, csrf: str, keys: list[str], now: str) -> No
     mark = fragments.MARK
     if key is None or mark in html or len(set(keys)) != len(keys) or csrf in keys:
         return
+    if csrf not in html:
+        return  # a page drawn with another token than the one it would be served with
     clock = f'data-server-now="{now}"'
     stored = html.replace(clock, f'data-server-now="{mark}t"').replace(csrf, f"{mark}c")
     for number, form_key in enumerate(keys):

@@ -21,6 +21,9 @@ clock, so what is kept is what was sent. Kept beside them, for the page's score 
 stamp) and whether a regrade touched any of its responses (a regrade's writes raise it too);
 only then does the page read the offering's applied regrades, on every request, outside the
 memo (a run is marked applied after its last batch, which may be after this attempt's).
+
+The same store keeps the progress of an attempt being graded (`grading_progress`), under its
+attempt's row alone.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from quizzes.presenters import display, figures, fragments
 from quizzes.presenters import progress as progress_data
 from quizzes.presenters.results import override_notes, result_items
 from quizzes.presenters.score_notices import override_notices
+from quizzes.services import grading_run
 from quizzes.services.attempt_rows import attempt_rows, overrides_by_attempt
 
 RESULTS_VERSION = 2
@@ -125,6 +129,21 @@ def graded_sections(request, attempt, *, window, gate) -> dict:
     }
     _memo.set(memo_key, drawn)
     return drawn
+
+
+def grading_progress(attempt) -> list[str]:
+    """`grading_run.progress` of an attempt being graded, kept under its attempt's row.
+
+    Its student's page polls it every 2 s while the task worker grades, and the states change
+    only when a question's grades are stored: those responses raise the attempt's
+    `page_stamp`, as do its variants and saved answers (`quizzes/stamps.py`), and the row's
+    every field is in the key (the questions' order, whether it is still being graded)."""
+    memo_key = "progress:" + hashlib.sha256(repr(_row(attempt)).encode()).hexdigest()
+    kept = _memo.get(memo_key)
+    if kept is None:
+        kept = tuple(grading_run.progress(attempt))
+        _memo.set(memo_key, kept)
+    return list(kept)
 
 
 def clear() -> None:

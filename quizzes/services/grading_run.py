@@ -33,6 +33,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 
 from courseware import caching
 from quizzes.models import (
@@ -213,17 +214,18 @@ GRADED, WAITING, UNANSWERED = "graded", "waiting", "unanswered"
 def progress(attempt: Attempt) -> list[str]:
     """For each question of an exam being graded, in the attempt's order: GRADED once its
     parts' grades are stored (one transaction per question, `grade_submitted`), WAITING
-    before, UNANSWERED when nothing was saved (nothing to grade). Three queries."""
-    variants = dict(attempt.variants.filter(is_practice=False).values_list("item_id", "pk"))
-    stored = set(
-        Response.objects.filter(variant__attempt=attempt, source=ResponseSource.EXAM).values_list(
-            "variant_id", flat=True
-        )
+    before, UNANSWERED when nothing was saved (nothing to grade). One query: the results page
+    of an attempt being graded, and the status it polls every 2 s, ask this while a class
+    waits for its grades."""
+    graded = Response.objects.filter(variant=OuterRef("pk"), source=ResponseSource.EXAM)
+    answered = SavedAnswer.objects.filter(variant=OuterRef("pk")).exclude(raw="")
+    rows = (
+        attempt.variants.filter(is_practice=False)
+        .annotate(graded=Exists(graded), answered=Exists(answered))
+        .values_list("item_id", "graded", "answered")
     )
-    answered = set(
-        SavedAnswer.objects.filter(variant__attempt=attempt)
-        .exclude(raw="")
-        .values_list("variant_id", flat=True)
-    )
-    order = [variants[pk] for pk in attempt.item_ids if pk in variants]
-    return [GRADED if pk in stored else WAITING if pk in answered else UNANSWERED for pk in order]
+    states = {
+        item_id: GRADED if is_graded else WAITING if is_answered else UNANSWERED
+        for item_id, is_graded, is_answered in rows
+    }
+    return [states[pk] for pk in attempt.item_ids if pk in states]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -20,7 +21,7 @@ from django.views.decorators.http import require_GET
 
 from courseware.roles import student_required
 from quizzes.models import Attempt, AttemptStatus
-from quizzes.presenters import results_memo
+from quizzes.presenters import page_memo, results_memo
 from quizzes.presenters.score_notices import attempt_score_notices
 from quizzes.services import attempts as service
 from quizzes.services import grading_run
@@ -47,8 +48,17 @@ def attempt_results(request: HttpRequest, attempt_id: int) -> HttpResponse:
     released = results_released(attempt.quiz, window, now)
     context = {"attempt": attempt, "quiz": attempt.quiz, "window": window, "released": released}
     if attempt.is_grading:
-        context.update(_grading(attempt), poll_seconds=POLL_SECONDS)
-        return render(request, "quizzes/attempt_results.html", context)
+        # Kept whole until a grade is stored (page_memo: the attempt's page stamp moves).
+        key = page_memo.grading_page_key(request, attempt, window=window, released=released)
+        html = page_memo.served(request, key)
+        if html is not None:
+            return HttpResponse(html)
+        csrf, clock = get_token(request), page_memo.server_now()
+        # The page's one token, which the memo keeps as a placeholder.
+        context.update(_grading(attempt), poll_seconds=POLL_SECONDS, csrf_token=csrf)
+        response = render(request, "quizzes/attempt_results.html", context)
+        page_memo.keep(key, response.content.decode(), csrf, [], clock)
+        return response
     if released:
         # Drawn once per change of what it shows (results_memo); the notices are read each time.
         gate = answer_gate(attempt, now=now, window=window)
@@ -84,7 +94,7 @@ def attempt_grading(request: HttpRequest, attempt_id: int) -> HttpResponse:
 
 
 def _grading(attempt: Attempt) -> dict:
-    states = grading_run.progress(attempt)
+    states = results_memo.grading_progress(attempt)
     return {
         "questions": list(enumerate(states, start=1)),
         "graded_count": states.count(grading_run.GRADED),

@@ -128,6 +128,35 @@ def test_layered_reads_the_shared_cache_once_then_its_own_copy(monkeypatch):
         caching._REGISTRY.pop("test layered", None)  # noqa: SLF001
 
 
+def test_layered_keeps_a_process_only_name_beside_the_shared_one_measuring_once(monkeypatch):
+    """A question view is shared under its content and kept here under its row's key too
+    (presenters/display.py): one measure of its size, each entry counted against the bound,
+    and the row's key never sent to the shared cache."""
+    stored, measured = {}, []
+
+    class Shared:
+        def set(self, key, value, timeout=None, version=None):
+            stored[key] = value
+
+    def sizeof(value):
+        measured.append(value)
+        return 1_000
+
+    monkeypatch.setattr(caching, "cache", Shared())
+    layered = caching.Layered(
+        "test layered names", max_bytes=10_000, version=1, seconds=60, why="t"
+    )
+    monkeypatch.setattr(layered.local, "_sizeof", sizeof)
+    try:
+        layered.set("content", "value", local_keys=("row",))
+        assert layered.local.get("content") == layered.local.get("row") == "value"
+        assert list(stored) == ["content"]
+        assert measured == ["value"]
+        assert layered.local.current_bytes >= 2_000
+    finally:
+        caching._REGISTRY.pop("test layered names", None)  # noqa: SLF001
+
+
 def test_layered_treats_a_broken_or_foreign_shared_value_as_a_miss(monkeypatch):
     layered = caching.Layered(
         "test layered", max_bytes=10_000, version=1, seconds=60, why="t", valid=lambda v: v == "ok"

@@ -6,13 +6,16 @@ it exists, and no student can make anyone's attempt graded again."""
 from __future__ import annotations
 
 import logging
+import re
 from datetime import timedelta
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from quizzes.models import Attempt, QuizActivity, QuizMode, Response, SavedAnswer
+from quizzes.presenters import page_memo
 from quizzes.services import attempts as service
 from quizzes.services import grading_run, parts
 from quizzes.services.availability import QuizRuleError
@@ -321,3 +324,76 @@ def test_two_workers_racing_grade_it_exactly_once(course, student, monkeypatch):
         assert Response.objects.filter(variant__attempt=attempt).count() == 1
         assert _counter(attempt) == before + 1
         attempt.delete()
+
+
+def test_the_page_of_an_attempt_being_graded_reads_its_progress_once_per_stored_grade(
+    client, exam, student, database_tasks, django_assert_num_queries
+):
+    """The results page and the status it polls every 2 s while a class waits: the session,
+    the user, the enrolments, the attempt, and one query for every question's progress, which
+    is then kept under the attempt's row (`results_memo.grading_progress`) until a grade stored
+    raises its page stamp."""
+    client.login(username=student.username, password=PASSWORD)
+    _submit(exam, student)
+    client.get(_url("attempt_grading", exam))  # the course row, kept a minute per process
+    with django_assert_num_queries(5):
+        page = client.get(_url("attempt_results", exam)).content.decode()
+    assert "0 of 2 answered questions graded" in page
+    with django_assert_num_queries(4):
+        partial = client.get(_url("attempt_grading", exam), HTTP_HX_REQUEST="true")
+    assert "0 of 2 answered questions graded" in partial.content.decode()
+    numeric = exam.variants.get(item__position=1)
+    Response.objects.bulk_create(
+        [
+            Response(
+                variant=numeric, part_id="t", source="exam", raw="1 s", status="incorrect", score=0
+            )
+        ]
+    )
+    with django_assert_num_queries(5):
+        partial = client.get(_url("attempt_grading", exam), HTTP_HX_REQUEST="true")
+    assert "1 of 2 answered questions graded" in partial.content.decode()
+
+
+def test_the_page_of_an_attempt_being_graded_is_kept_whole_until_a_grade_is_stored(
+    client, exam, student, database_tasks, django_assert_num_queries
+):
+    """The page itself is kept in the attempt pages' memo (page_memo.grading_page_key), with
+    the request's own CSRF token put in: never the same token twice, never a stale list."""
+    client.login(username=student.username, password=PASSWORD)
+    _submit(exam, student)
+    first = client.get(_url("attempt_results", exam)).content.decode()
+    assert any(key.startswith("grading:") for key in page_memo._memo)  # noqa: SLF001
+    with django_assert_num_queries(4):
+        again = client.get(_url("attempt_results", exam)).content.decode()
+    assert _token(again) != _token(first)  # the request's own, put in on the way out
+    assert again.replace(_token(again), "") == first.replace(_token(first), "")
+    assert "0 of 2 answered questions graded" in again
+    other = Client()
+    other.login(username=student.username, password=PASSWORD)
+    theirs = other.get(_url("attempt_results", exam)).content.decode()
+    assert _token(theirs) not in first and "0 of 2 answered questions graded" in theirs
+    numeric = exam.variants.get(item__position=1)
+    Response.objects.create(
+        variant=numeric, part_id="t", source="exam", raw="1 s", status="incorrect", score=0
+    )
+    page = client.get(_url("attempt_results", exam)).content.decode()
+    assert "1 of 2 answered questions graded" in page
+
+
+def _token(page: str) -> str:
+    return re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+
+
+def test_progress_tells_graded_waiting_and_unanswered_questions_apart(
+    exam, student, database_tasks
+):
+    numeric = exam.variants.get(item__position=1)
+    choice = exam.variants.get(item__position=2)
+    _submit(exam, student)
+    assert grading_run.progress(exam) == [grading_run.WAITING, grading_run.WAITING]
+    SavedAnswer.objects.filter(variant=choice).update(raw="")
+    Response.objects.create(
+        variant=numeric, part_id="t", source="exam", raw="1 s", status="incorrect", score=0
+    )
+    assert grading_run.progress(exam) == [grading_run.GRADED, grading_run.UNANSWERED]
