@@ -67,7 +67,7 @@ def test_g1_gpt_fast_is_the_calibration_not_the_only_measurement(text):
     # Fresh-eyes edit (bk-a2): named once in the main text, the other measurements in the note.
     assert "The other measurements the book cites are 4-bit weights or a utilisation range" in intro
     # Second fresh-eyes edit (bk-a3): the recipe and its 20% defined once in the main text.
-    assert "by which it undershot a measured token on an A100" in intro
+    assert "that sum missed on a measured A100 token" in intro  # bk-a4
     # The neighbours the text names really price another token: 4-bit weights, a utilisation range.
     assert physics.measurement("decode/llamacpp-llama-2-7b-q4km").dtype != "bf16"
     assert f"it predicts {q(1 / _recipe(1, 0, STREAM_A100, MAMF_A100), 'tokens/s')} where" in (
@@ -79,7 +79,8 @@ def test_g3_one_recipe_for_every_token(text):
     intro = text["00-intro.md"]
     assert "A floor becomes a forecast one way in this book" not in intro
     # Second fresh-eyes edit (bk-a3): the one recipe is defined in the forecast section.
-    assert "adds the launches: that sum is the recipe" in intro
+    # Third fresh-eyes edit (bk-a4): "recipe" left the intro; the note keeps it.
+    assert "adds the launches, and corrects by the 20%" in intro
 
 
 def test_g7_the_stream_row_is_a_best_case_and_the_graph_saving_is_measured(text):
@@ -199,13 +200,14 @@ def test_g20_one_number_for_the_crossing_in_text_and_caption(text):
 def test_g2_the_floor_bounds_cost_at_batch_one_not_price(text):
     intro = text["00-intro.md"]
     floor_cost = 3.20 / (3600 / ((WEIGHTS + KV_PER_TOKEN * 1024) / H100_BW)) * 1e6
-    # Ninth pass: the floor's cost is the napkin's floor column.
-    assert f"dollars per million tokens {q(floor_cost, 'USD')}" in intro
+    # Third fresh-eyes edit (bk-a4): one cost in the napkin's row (the forecast's); the floor's
+    # cost is the closing clause's, qualified: bf16, one conversation, one token per pass.
+    assert f"dollars per million tokens {q(floor_cost, 'USD')}" not in intro
     assert "no server can charge less" not in intro
     # Second fresh-eyes edit (bk-a3): the closing sentence names the price and the floor's cost.
     assert (
-        f"At $3.20 an hour, {q(floor_cost, 'USD')} per million is the least any "
-        "one-conversation-at-a-time server on an H100 can reach" in intro
+        "In bf16, one conversation and one token per pass, no H100 server of this model can go "
+        f"below {q(floor_cost, 'USD')} per million" in intro
     )
 
 

@@ -61,7 +61,8 @@ def test_tensor_cores_also_run_fp64_and_double_per_sm_each_generation(text):
     assert "Each completes a fixed number of 16-bit multiply-adds per clock" in gpus
     # V100: 8 tensor cores x 64 FMA; A100: 4 x 256; H100: 4 x 512 (whitepapers): 2x per SM.
     assert 4 * 256 == 2 * (8 * 64) and 4 * 512 == 2 * (4 * 256)
-    assert "the V100 has eight tensor cores per SM, the A100 and H100 four larger ones" in gpus
+    # Third fresh-eyes edit (bk-a4): the count per SM is its own sentence.
+    assert "The V100 has eight tensor cores per SM, the A100 and H100 four larger ones" in gpus
 
 
 def test_the_arithmetic_fills_the_token_not_the_tensor_cores(text):
@@ -84,20 +85,24 @@ def test_the_launch_cost_is_printed_to_its_precision(text):
     launches = KERNELS * NODE + GRAPH
     # Second fresh-eyes edit (bk-a3): two figures, so streaming + launches = recipe adds up;
     # the order of magnitude is said in [^launch].
-    assert f"launches {q(launches, 's', sig=2)} one CUDA graph" in napkin
+    # Third fresh-eyes edit (bk-a4): streaming and launches are the recipe's "how".
+    assert f"+ {q(launches, 's', sig=2)} launches (one CUDA graph" in napkin
     assert "the napkin's launch term, as the order of magnitude" in _notes(gpus)
 
 
 def test_the_stream_row_is_slower_than_the_graph_as_the_prose_concludes(text):
-    gpus = _main(text["01-gpus.md"])
+    gpus = text["01-gpus.md"]
+    main = _main(gpus)
     streaming = (WEIGHTS + KV_PER_SEQ) / STREAM_DOT_H100
     gap = (1 / LLAMACPP - 1 / LLAMACPP_GRAPHS) / KERNELS
     assert gap == pytest.approx(2.25e-6, rel=0.01)
     stream_row = streaming + KERNELS * (NODE + gap)
     graph_row = streaming + KERNELS * NODE + GRAPH
     assert stream_row > graph_row
+    # Third fresh-eyes edit (bk-a4): the stream row is in the Reference's full table.
     assert f"{q(stream_row, 's')} memory-bound, with gaps one CUDA graph" in gpus
-    assert "The stream row is the stream's best case" not in gpus
+    assert f"{q(stream_row, 's')} memory-bound, with gaps" not in main
+    assert "The stream row is the stream's best case" not in main
 
 
 def test_one_value_per_quantity(text):
@@ -110,7 +115,8 @@ def test_one_value_per_quantity(text):
     assert "16×" not in gpus and "about 15× sooner" in gpus
     # The memory per GPU of a split model: its difference from the budget is named.
     # Second fresh-eyes edit (bk-a3): one figure per sentence; the reserve is NCCL's (note).
-    assert re.search(r"gives the model 71\.\d GB \(the serving budget less NCCL's buffers\)", intro)
+    # Third fresh-eyes edit (bk-a4): the 2 GB for NCCL is named where the 71.3 GB appears.
+    assert re.search(r"keeps 2 GB more for NCCL's buffers, so it gives the model 71\.\d GB", intro)
     assert "which the level leaves out" not in _notes(text["00-intro.md"])
     # The forecast and gpt-fast's tokens in ms only in the argument.
     assert "179 tokens/s" not in intro and "179 tokens/s" not in gpus
@@ -135,7 +141,8 @@ def test_the_calibration_caveat_is_stated_once_per_chapter(text):
     assert "not a law" not in _main(intro) and "not a law" not in _takeaways(intro)
     assert "This is the one measurement the book calibrates on" not in intro
     assert "(gpt-fast, A100)" not in _takeaways(intro)
-    assert _main(gpus).count("not a law") == 1
+    # Third fresh-eyes edit (bk-a4): one hedge, "a first estimate to measure against".
+    assert _main(gpus).count("a first estimate to measure against") == 1
     assert "gpt-fast's A100, forecasts" not in _takeaways(gpus)
 
 
@@ -167,12 +174,12 @@ def test_headings_opener_takeaways_and_transitions(text):
     assert "bulk copies" not in _takeaways(gpus) and "RRZE" not in _takeaways(gpus)
     assert (
         "The first two explain the datasheet" in gpus
-        and "The other two price the gap between floor and forecast" in gpus
+        and "The other two price part of the gap between floor and forecast" in gpus
     )
     assert "latency hidden? yes" in gpus  # Idea 2 has its row in the napkin
     assert "also leave the package" in gpus and "sit on the same side of it" not in gpus
     assert "lower this floor" in intro
-    assert "about three times faster than HBM" in gpus
+    assert "Think of its bandwidth as about three times HBM's" in gpus
 
 
 def test_the_napkins_value_comes_second(text):

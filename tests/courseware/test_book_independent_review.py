@@ -99,8 +99,9 @@ def test_r01_i_tensor_core_rates_and_fp64_are_stated_per_part(text):
     # Fresh-eyes edit (bk-a2): per SM the rate doubles each generation (the V100 has eight tensor
     # cores per SM, the A100 and H100 four); fp64 is named.
     assert "64 on the V100, 256 on the A100 and 512 on the H100" not in gpus
+    # Third fresh-eyes edit (bk-a4): the count per SM is a second sentence.
     assert (
-        "per SM that number has doubled with each generation: the V100 has eight tensor cores"
+        "per SM that number has doubled with each generation. The V100 has eight tensor cores"
         in gpus
     )
     assert "and, on data-centre parts from the A100 on, fp64" in gpus

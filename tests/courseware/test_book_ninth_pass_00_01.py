@@ -57,7 +57,7 @@ def test_g1_the_batch_one_forecast_is_stated_as_one_calibration(text):
     floor = (WEIGHTS + KV_1024) / H100_BW
     assert f"= {q(floor, 's')}" in intro
     # Fresh-eyes edit (bk-a2): the caveat once, in the forecast paragraph.
-    assert "by which it undershot a measured token on an A100" in intro  # bk-a3
+    assert "that sum missed on a measured A100 token" in intro  # bk-a4
     # Second fresh-eyes edit (bk-a3): the caveat ("one calibration ... not a law") is 01's
     # check's alone; the introduction names the one measured token the correction comes from.
     assert "not a law" not in intro and "calibrat" not in intro

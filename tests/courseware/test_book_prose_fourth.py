@@ -56,7 +56,10 @@ def test_p00_5_the_ridge_section_is_titled_by_its_rule_and_p00_4_splits_the_two_
     assert "The trend is not a law of every generation" not in text
     # Ninth pass: the two levers in one paragraph each sentence.
     assert "Batching is what moves the point right" in text
-    assert "so it lowers the floor without changing the ratio" in text
+    # Third fresh-eyes edit (bk-a4): the MoE sentence left the batching paragraph; question 5
+    # says it lowers the floor but not the FLOPs per byte.
+    assert "It lowers the bytes, and so the time floor, per token at batch one" in text
+    assert "It does not raise the FLOPs per byte" in text
 
 
 def test_p02_9_one_block_opens_on_what_it_shows_and_keeps_its_scope_in_a_note():
@@ -121,13 +124,14 @@ def test_p01_3_the_cpu_comparison_runs_the_token_and_p01_9_explains_the_graph_ti
     assert "measured on a consumer card, an RTX 5070 Ti" in notes
     # The overhead figure's source line names the card, as every figure names its sources.
     # Second fresh-eyes edit (bk-a3): the card is named beside the table, in one clause.
-    assert "as measured on a laptop RTX 5070 Ti under WSL2" in body
+    # Third fresh-eyes edit (bk-a4): it is the note's alone; the lead says "orders of magnitude".
+    assert "as measured on a laptop RTX 5070 Ti under WSL2" not in body
     # C01-2 (sixth review): that they were measured on a consumer card is said in [^launch]
     # since the fresh-eyes edit (bk-a2), which moved the eighth pass's column (E-12) there.
     assert "per node a Blackwell laptop card, WSL2" not in body
     # Eighth review (G-7): the stream row is the stream's best case, not a tie.
     # Fresh-eyes edit (bk-a2): the stream row is charged a measured gap, so it is no best case.
-    assert "which every row but the graph's pays" in text and " tie" not in text  # bk-a3
+    assert "which the eager row pays" in text and " tie" not in text  # bk-a4
 
 
 def test_p02_7_and_p02_8_the_napkin_labels_its_recipe_and_drops_the_duplicate_column():
@@ -183,7 +187,7 @@ def test_p01_6_the_tile_intensity_keeps_one_letter_and_links_the_derivation():
     html = _html("01-gpus.md")
     text = _text(html)
     assert "so r reuses yield" not in text
-    assert "t / 2 multiply-adds, t FLOPs, per 2-byte element, so t / 2 FLOPs per byte" in text
+    assert "t / 2 multiply-adds, so t FLOPs, per 2-byte element, or t / 2 FLOPs per byte" in text
     assert 'href="/chapters/roofline/#tiling"' in html
 
 
@@ -236,7 +240,7 @@ def test_multi_gpu_fits_use_the_split_serving_level():
     intro = _text(_html("00-intro.md"))
     weights = wb("llama-2-70b", "fp16")
     # Ninth pass: the example ends on the GPU count; the spare room is question 3's subject.
-    assert f"H100 in a multi-GPU server gives the model {format_quantity(split, 'B')}" in intro
+    assert f"NCCL's buffers, so it gives the model {format_quantity(split, 'B')}" in intro
     spare = spare_memory_bytes(weights, "H100", gpus=2)
     assert spare == 2 * split - weights
     interconnect = _text(_html("05-interconnect.md"))

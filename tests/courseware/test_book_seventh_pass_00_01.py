@@ -57,14 +57,12 @@ def test_c00_6_one_number_per_quantity_in_the_introduction(text):
     for old in ("6.03 ms", "5.38 ms", "4.02 ms", "$3.58", "$5.36", "$5.16", "≈ 3.6 dollars"):
         assert old not in intro, old
     assert f"= {q(FLOOR, 's')}" in intro
-    assert f"is the forecast : {q(FORECAST, 's')} per token for the running" in intro  # bk-a3
+    assert f"the forecast , {q(FORECAST, 's')} per token for the running" in intro  # bk-a4
     assert f"time per token {q(FLOOR, 's')} {q(FORECAST, 's')}" in intro
     cost = PRICE / 3600 * FORECAST * 1e6
     assert f"× 10 6 = $ {q(cost, 'USD').lstrip('$')}" in intro  # the cost example's equation
-    assert (
-        f"dollars per million tokens {q(PRICE / 3600 * FLOOR * 1e6, 'USD')} {q(cost, 'USD')}"
-        in intro
-    )
+    # Third fresh-eyes edit (bk-a4): one cost in the napkin's row, the forecast's.
+    assert f"dollars per million tokens — {q(cost, 'USD')}" in intro
 
 
 def test_c00_1_the_method_is_stated_with_its_check_and_its_error(text):

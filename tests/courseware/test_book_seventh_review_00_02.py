@@ -66,15 +66,13 @@ def test_e1_the_error_is_one_calibration_not_the_power_cap(text):
     # Ninth pass: the introduction names the correction as one calibration and points to the
     # GPUs chapter's napkin; the power cap is weighed in that chapter's note on the check.
     # Second fresh-eyes edit (bk-a3): recipe and forecast defined once.
-    assert "The recipe, slowed by the 20% by which it undershot" in intro
-    assert (
-        "by which it undershot a measured token on an A100, is the forecast" in intro
-    )  # fresh-eyes edit (bk-a2): the run is in the note
+    # Third fresh-eyes edit (bk-a4): "recipe" left the intro's paragraph.
+    assert "corrects by the 20% that sum missed on a measured A100 token: the forecast" in intro
     assert "Take that as one empirical calibration" not in intro
     assert "power-capped" not in intro.split(" Sources ", 1)[0]
     capped = 1 / _recipe(1, 0, CAPPED_A100, MAMF_A100) / GPT_FAST - 1
     assert 0.16 < capped < 0.17 < ERROR
-    assert "It is one calibration on one program" in gpus
+    assert "One calibration on one program" in gpus  # bk-a4
     assert f"the capped card streams about {q(CAPPED_A100, 'B/s')} at best" in gpus
     assert f"at that rate the recipe is still {_pct(capped)} optimistic" in gpus
 
@@ -97,7 +95,7 @@ def test_e1_the_batch_check_makes_the_batch_forecast_a_range(text):
     # the check is one measurement and points there.
     assert "1,928" not in text["00-intro.md"] and "1928" not in text["00-intro.md"]
     gpus = text["01-gpus.md"]
-    assert "pessimistic, if anything, since part of it is that card's power cap" in gpus
+    assert "the H100 it is applied to is not capped" in gpus  # bk-a4: the note's
     assert "above one it does not hold as a point, and the roofline chapter's napkin" in gpus
     # pre-02 (bk-b2): the napkin's batch rows give the forecast alone, recomputed, and the
     # range is said once in words (chapter 01's "gives a range" still holds).
@@ -186,8 +184,8 @@ def test_e2_e3_five_years_and_the_70b_conversations(text):
     per_conversation = 4096 * 2 * 80 * 8 * 128 * 2
     assert int(spare // per_conversation) == 3
     # Ninth pass: the example ends on the GPU count; question 3 asks for the room left.
-    # Second fresh-eyes edit (bk-a3): two GPUs leave little cache room; in practice four.
-    assert "at least two GPUs, in practice four" in intro
+    # Third fresh-eyes edit (bk-a4): two GPUs leave little cache room ("in practice four" cut).
+    assert "conversations of 1,024 tokens, too few to batch well" in intro
 
 
 def test_e9_e10_e11_e12_chapter_01_imprecisions(text):

@@ -73,7 +73,7 @@ def test_a00_5_the_capacity_example_ends_on_two_gpus_and_p00_7_question_3_transf
     intro = text["00-intro.md"]
     example = _between(intro, "Worked example: why the 70B model", "A model that needs two GPUs")
     assert "8-bit" not in example and "four or eight" not in example
-    assert "whole GPUs." in example and "in practice four" in example  # bk-a3
+    assert "whole GPUs." in example and "too few to batch well" in example  # bk-a4
     # Question 3 is the int8 fit the example used to carry, asked as a judgement.
     checkpoint = physics.checkpoint_bytes("llama-2-70b", "int8")
     spare = physics.usable_memory_bytes("H100") - checkpoint
@@ -165,11 +165,11 @@ def test_a01_4_the_launch_table_says_its_gpu_figure_is_a_graph_nodes(text):
 def test_a01_6_provenance_of_l2_and_launch_costs_is_in_the_notes(text):
     gpus = text["01-gpus.md"]
     body = _body(gpus)
-    assert "Think of it as about three times faster than HBM." in body  # 10 TB/s vs 3.35 (bk-a2)
+    assert "Think of its bandwidth as about three times HBM's." in body  # 10 TB/s vs 3.35
     assert "sister parts" not in body and "quoted most often" not in body
     prose = body.replace("measured launch costs (RTX 5070 Ti", "")  # the figure's source line
-    # Second fresh-eyes edit (bk-a3): the launch costs' card is named once beside the table.
-    assert prose.count("RTX 5070 Ti") == 1 and "5.5 TB/s" not in body
+    # Third fresh-eyes edit (bk-a4): the launch costs' card is the note's and the figure's alone.
+    assert prose.count("RTX 5070 Ti") == 0 and "5.5 TB/s" not in body
     assert "5.5 TB/s" in gpus.split(" Sources ", 1)[1]
 
 

@@ -64,7 +64,9 @@ def test_00_m1_mixture_of_experts_does_not_raise_flops_per_byte(text):
     assert "Two things soften this" not in intro
     # Ninth pass: batching changes the ratio; a mixture of experts lowers the floor only.
     assert "Batching is what moves the point right" in intro
-    assert "does the same two FLOPs per weight it reads, so it lowers the floor" in intro
+    # Third fresh-eyes edit (bk-a4): the claim is question 5's (bytes fall, FLOPs per byte do not).
+    assert "It lowers the bytes, and so the time floor, per token at batch one" in intro
+    assert "each weight read still serves two FLOPs per token" in intro
     mixtral = physics.model("mixtral-8x7b")
     idle = (1 - mixtral.experts_per_token / mixtral.experts) ** 16
     assert idle == pytest.approx(0.01, abs=0.001)
@@ -171,7 +173,9 @@ def test_00_the_napkin_closes_the_running_example(text):
     assert f"room for {batch} such conversations" in intro
     floor_dollars = 3.20 / 3600 * step * 1e6
     dollars = 3.20 / 3600 * forecast * 1e6
-    assert f"dollars per million tokens {q(floor_dollars, 'USD')} {q(dollars, 'USD')}" in intro
+    # Third fresh-eyes edit (bk-a4): one cost per row; the floor's is the closing clause's.
+    assert f"dollars per million tokens — {q(dollars, 'USD')}" in intro
+    assert f"can go below {q(floor_dollars, 'USD')} per million" in intro
 
 
 # ---- Chapter 01 ---------------------------------------------------------------------------
@@ -189,8 +193,8 @@ def test_01_e1_a_reuse_of_r_yields_r_over_two_flops_per_byte(text):
     assert "FLOPs per byte fetched, dozens" not in gpus
     tile = 2 * 128 * 128 / ((128 + 128) * 2)
     assert tile == 64
-    assert f"a 128 × 128 tile reaches {q(tile, 'FLOP/B')}" in gpus
-    assert "t / 2 multiply-adds, t FLOPs, per 2-byte element, so t / 2 FLOPs per byte" in gpus
+    assert f"A 128 × 128 tile reaches {q(tile, 'FLOP/B')}" in gpus
+    assert "t / 2 multiply-adds, so t FLOPs, per 2-byte element, or t / 2 FLOPs per byte" in gpus
     # The quiz's rectangular tile: 2·128·256 / (384·2).
     # Eighth pass (E-14): a block formula in the roofline chapter's symbols, then the ridge.
     assert f"= {q(2 * 128 * 256 / (384 * 2), 'FLOP/B')} against a ridge" in gpus
@@ -363,14 +367,13 @@ def test_01_the_napkin_of_one_token(text):
     recipe = stream + launches
     # Fresh-eyes edit (bk-a2): value in the second column (phone), the launches rounded to the
     # precision of a laptop-card measurement.
+    # Third fresh-eyes edit (bk-a4): streaming and launches are the recipe's "how"; it adds up.
+    assert q(stream, "s") != q(recipe, "s")
     assert (
-        f"streaming {q(stream, 's')} bytes ÷ STREAM dot, {q(STREAM_DOT_H100, 'B/s')} (Idea 3)"
+        f"recipe {q(recipe, 's')} {q(stream, 's')} streaming (bytes ÷ STREAM dot, "
+        f"{q(STREAM_DOT_H100, 'B/s')}, Idea 3) + {q(launches, 's', sig=2)} launches (one CUDA graph"
         in gpus
     )
-    # Second fresh-eyes edit (bk-a3): two figures, so the napkin adds up.
-    assert f"launches {q(launches, 's', sig=2)} one CUDA graph" in gpus
-    assert q(stream, "s") != q(recipe, "s")
-    assert f"recipe {q(recipe, 's')} streaming + launches" in gpus
     a100_recipe = LLAMA7_FP16 / 1.75e12 + LLAMA7_KERNELS * NODE + GRAPH  # STREAM dot, ND A100 v4
     checked = recipe * (1 / a100_recipe / GPT_FAST)
     assert f"forecast {q(checked, 's')} recipe ×" in gpus
