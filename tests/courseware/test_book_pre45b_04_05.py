@@ -158,3 +158,20 @@ def test_chapter_05_opens_on_why_bf16(texts):
     t = texts["05-interconnect.md"]
     assert "We follow the model the previous chapter shrank" not in t
     assert "We take the previous chapter's model back to bf16, the case that forces a split" in t
+
+
+# ---- section 4: a picture for the wire's ridge ----------------------------------------------
+
+
+def test_the_link_ridge_has_a_picture_of_each_link_against_the_layers_need(texts):
+    d, kv, ffn, gpus = 8192, 1024, 28672, 8  # Llama-3-70B's widths, eight-way tensor parallel
+    layer_flops = 2 * (2 * d * d + 2 * d * kv + 3 * d * ffn) / gpus  # per token, one GPU
+    sent = 2 * 2 * (gpus - 1) / gpus * d * 2  # two ring all-reduces of a bf16 hidden vector
+    need = H100_BF16 / (layer_flops / sent)
+    assert 50e9 < 255e9 < need < 270e9 < 450e9  # between a network port and NVLink 4
+    section = texts["05-interconnect.md"].split("When the wires become the bottleneck")[1]
+    section = section.split("Serving large mixture-of-experts models")[0]
+    assert "a tensor-parallel layer needs 260 GB/s" in section
+    assert (
+        "A link whose bar passes it leaves the layer compute-bound; only NVLink 4 does." in section
+    )
