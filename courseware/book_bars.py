@@ -320,7 +320,7 @@ def link_ridge_chart() -> dict:
         "bars": bars,
         "ticks": chart["ticks"],
         "line_x": _log(need, LOG_HIGH - 1),
-        "line_text": f"a tensor-parallel layer needs {format_quantity(need, 'B/s', sig=2)}",
+        "line_text": f"layer needs {format_quantity(need, 'B/s', sig=2)}",
         "rows": [chart["rows"][i] for i in kept],
         "need": need,
     }

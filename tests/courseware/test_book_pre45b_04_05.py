@@ -171,7 +171,7 @@ def test_the_link_ridge_has_a_picture_of_each_link_against_the_layers_need(texts
     assert 50e9 < 255e9 < need < 270e9 < 450e9  # between a network port and NVLink 4
     section = texts["05-interconnect.md"].split("When the wires become the bottleneck")[1]
     section = section.split("Serving large mixture-of-experts models")[0]
-    assert "a tensor-parallel layer needs 260 GB/s" in section
+    assert "layer needs 260 GB/s" in section and "the 260 GB/s a tensor-parallel layer" in section
     assert (
         "A link whose bar passes it leaves the layer compute-bound; only NVLink 4 does." in section
     )
