@@ -24,8 +24,10 @@ from django.utils.safestring import SafeString
 
 from content.physics import (
     accelerator,
+    dtype,
     format_number,
     format_quantity,
+    forward_flops_per_token,
     kv_cache_bytes,
     link,
     max_batch_for_memory,
@@ -286,6 +288,92 @@ def staircase_chart(*, from_hbm: bool = False) -> dict:
         for e in range(LOG_LOW, high + 1)
     ]
     return {"bars": bars, "ticks": ticks, "line_x": None, "rows": rows}
+
+
+TP_MODEL, TP_GPUS = "llama-3-70b", 8
+
+
+def tensor_parallel_flops_per_byte(model_name: str = TP_MODEL, gpus: int = TP_GPUS) -> float:
+    """FLOPs one GPU does per byte it sends in a tensor-parallel layer: its share of the layer's
+    FLOPs per token over the two ring all-reduces of the token's bf16 hidden vector (chapter
+    05's #link-ridge, worked through in #reference-prefill)."""
+    m = model(model_name)
+    flops = forward_flops_per_token(model_name) / m.layers / gpus
+    sent = 2 * 2 * (gpus - 1) / gpus * m.d_model * dtype("bf16").bytes
+    return flops / sent
+
+
+def link_ridge_chart() -> dict:
+    """The links alone (NVLink, PCIe, one network port) and a line at the bandwidth a
+    tensor-parallel layer needs to keep the H100's bf16 tensor cores busy (pre-45b)."""
+    chart = staircase_chart(from_hbm=True)
+    kept = [i for i, r in enumerate(chart["rows"]) if r["kind"] != "level"]
+    bars = []
+    for n, i in enumerate(kept):
+        bar = chart["bars"][i]
+        bars.append(Bar(bar.label, bar.value_text, TOP + n * ROW, bar.segments, bar.end))
+    need = accelerator(ACCELERATOR).peak("bf16") / tensor_parallel_flops_per_byte()
+    return {
+        "bars": bars,
+        "ticks": chart["ticks"],
+        "line_x": _log(need, LOG_HIGH - 1),
+        "line_text": f"layer needs {format_quantity(need, 'B/s', sig=2)}",
+        "rows": [chart["rows"][i] for i in kept],
+        "need": need,
+    }
+
+
+def link_ridge_html() -> SafeString:
+    """Chapter 05's wire ridge as a picture: which links clear a tensor-parallel layer's need."""
+    chart = link_ridge_chart()
+    need, rows = chart["need"], chart["rows"]
+    intensity = tensor_parallel_flops_per_byte()
+    table = [
+        [r["name"], format_quantity(r["bandwidth"], "B/s", sig=3), f"{r['bandwidth'] / need:.2g}×"]
+        for r in rows
+    ]
+    name = model(TP_MODEL).name
+    passing = [r["name"] for r in rows if r["bandwidth"] > need]
+    verdict = (
+        f"only {passing[0]} does" if len(passing) == 1 else f"{', '.join(passing) or 'none'} do"
+    )
+    return render_to_string(
+        "courseware/_bar_figure.html",
+        {
+            "id": "link-ridge",
+            "class": "bandwidth-staircase link-ridge",
+            "height": TOP + len(chart["bars"]) * ROW + 20,
+            "width": WIDTH,
+            "title": "Which links keep a tensor-parallel layer compute-bound",
+            "description": (
+                f"Per-direction bandwidth of each link on a logarithmic axis, against the "
+                f"{format_quantity(need, 'B/s', sig=2)} a tensor-parallel layer of {name} on "
+                f"{TP_GPUS} H100s needs: "
+                + "; ".join(
+                    f"{r['name']} {format_quantity(r['bandwidth'], 'B/s', sig=3)}" for r in rows
+                )
+            ),
+            "chart": chart,
+            "axis_y": TOP + len(chart["bars"]) * ROW - 6,
+            "keys": [("link", "links"), ("network", "network")],
+            "table_caption": "Each link against a tensor-parallel layer's need",
+            "table_head": ["link", "bandwidth", "of the need"],
+            "table": table,
+            "caption": (
+                f"The line is the H100's bf16 peak divided by the "
+                f"~{format_number(intensity, 2, approx=True)} FLOPs a tensor-parallel layer of "
+                f"{name} does per byte it sends on {TP_GPUS} GPUs. A link whose bar passes "
+                f"it leaves the layer compute-bound; {verdict}."
+            ),
+            "sources": sources_html(
+                figure_sources(
+                    source(accelerator(ACCELERATOR).source_key("peak_flops.bf16")),
+                    model(TP_MODEL),
+                    *(c for r in rows for c in r["cited"]),
+                )
+            ),
+        },
+    )
 
 
 def link_staircase_html() -> SafeString:

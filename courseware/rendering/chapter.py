@@ -40,6 +40,7 @@ DIRECTIVES = (
     "kv_memory",
     "bandwidth_staircase",
     "link_staircase",
+    "link_ridge",
     "intro_roofline",
     "block_roofline",
     "precision_roofline",
@@ -205,6 +206,7 @@ def _figures() -> dict:
     from courseware.book_bars import (
         bandwidth_staircase_html,
         kv_memory_html,
+        link_ridge_html,
         link_staircase_html,
     )
     from courseware.book_figures import format_bits_html, serving_roofline_html
@@ -221,6 +223,7 @@ def _figures() -> dict:
         "kv_memory": kv_memory_html,
         "bandwidth_staircase": bandwidth_staircase_html,
         "link_staircase": link_staircase_html,
+        "link_ridge": link_ridge_html,
         "serving_roofline": serving_roofline_html,
         "format_bits": format_bits_html,
         "intro_roofline": intro_roofline_html,

@@ -182,9 +182,9 @@ def test_h3_h21_the_attributions_and_crossovers_say_what_they_rest_on():
     assert "one point per kernel no overlap" in texts["03-inference.md"]
     # H-21: all three crossovers rest on one borrowed step latency
     # (ninth pass: the sentence split in two; the note's fourth crossover says so too)
-    # pre-45 (bk-d2): the main text says the crossovers are the model's; the note gives them
+    # pre-45 (bk-d2): the crossovers are the model's; pre-45b (bk-d3): said in the note
     assert (
-        "since the model charges every algorithm NCCL's fitted α, where they cross is the "
+        "The model charges every algorithm NCCL's fitted α, so where the lines cross is the "
         "model's, not the kernels'" in texts["05-interconnect.md"]
     )
     assert (

@@ -99,7 +99,8 @@ def test_g05_i1_the_decode_table_states_the_limit_of_its_alpha(text):
 
 def test_p04_4_the_napkin_says_four_bits_cost_more_than_fp8_on_two_gpus(text):
     t = text["04-precision.md"]
-    assert "Fewer bits pay only when the GPUs they free keep serving." in t
+    # pre-45b (bk-d3): the bullet's title says what it shows
+    assert "4-bit on one GPU loses to fp8 on two: its weights leave the cache too little room." in t
     assert "more than fp8 on two" in t
     # each GPU of the two keeps the reserve of a split model (NCCL's buffers): 52, not 55
     assert "49 conversations on one GPU against 52 per GPU for fp8 on two" in t
@@ -107,8 +108,9 @@ def test_p04_4_the_napkin_says_four_bits_cost_more_than_fp8_on_two_gpus(text):
 
 def test_p04_2_the_floor_comparison_names_the_deployable_bf16(text):
     t = text["04-precision.md"]
-    assert "comparing bytes like for like on one GPU's bandwidth" in t
-    assert "bf16 Llama-3-70B does not fit one H100, so the latency a reader can buy" in t
+    # pre-45b (bk-d3): the two-GPU comparison leads; one-GPU floors live in By the numbers
+    assert "comparing bytes like for like on one GPU's bandwidth" not in t
+    assert "bf16 Llama-3-70B needs two H100s, which read at twice the bandwidth" in t
 
 
 def test_p03_8_the_napkin_prices_one_deployment(text):

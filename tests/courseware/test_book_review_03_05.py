@@ -178,7 +178,11 @@ def test_g04_m1_the_napkin_compares_fp8_with_bf16_on_enough_gpus(text):
 
 def test_g04_i5_the_two_gpu_latency_names_its_all_reduces(text):
     t = text["04-precision.md"]
-    assert "batch-one floor of the halving example, all-reduces left out: with them" in t
+    # pre-45b (bk-d3): the two quantities in two sentences, the all-reduces named
+    assert (
+        "One user's time per token is the batch-one floor of the halving example plus the "
+        "all-reduces" in t
+    )
 
 
 # ---- G05-E1: DeepEP's times are bandwidth times ----------------------------------------------

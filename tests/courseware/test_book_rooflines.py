@@ -112,10 +112,12 @@ def test_chapters_place_the_running_examples_roofline_where_they_explain_it():
     # pre-02b (bk-b3): at the top of the regimes it pictures, before the first of them.
     assert "block-roofline" in _section(roofline, "regimes", "memory-bound")
     precision = _render("04-precision.md")
-    # pre-45 (bk-d2): the picture follows the example where 4-bit and fp8 trade places
+    # pre-45b (bk-d3): the picture follows the one paragraph that makes the point, and the
+    # example where 4-bit and fp8 trade places reads the picture
     eight_bit = precision.split('id="eight-bit-arithmetic"')[1].split('id="block-scaling"')[0]
     assert "precision-roofline" in eight_bit
-    assert eight_bit.index("trade places") < eight_bit.index("precision-roofline")
+    assert eight_bit.index("critical batch stays") < eight_bit.index("precision-roofline")
+    assert eight_bit.index("precision-roofline") < eight_bit.index("trade places")
     assert eight_bit.index("precision-roofline") < eight_bit.index("SmoothQuant</strong>")
     assert "Precision and the roofline" not in precision
     text = " ".join(re.sub(r"<[^>]+>", " ", precision).split())

@@ -39,9 +39,9 @@ def test_d05_2_the_all_to_all_is_priced_at_the_services_shape_as_a_range(text):
     assert "all-to-all, latency-bound " + q(high, "s", sig=2) in t
     measured = 2 / (20 + 22)
     assert low > floor and high > measured  # what the conclusion now says
-    assert "Even at the low end the all-to-all costs more than the memory read" in t
-    # pre-45 (bk-d2): the latency-bound row outlasts the measured pass, so the pass rules it out
-    assert "rules out paying the full benchmark time in series" in t
+    # pre-45b (bk-d3): the box states the conclusion with the range, the floor and the pass
+    assert "the network, not HBM, sets the pass" in t
+    assert f"take {q(low, 's', sig=2).split()[0]} to {q(high, 's', sig=2)}, against a" in t
     assert "The all-to-all, not HBM, sets the pace" not in t
 
 
@@ -90,7 +90,7 @@ def test_d04_5_mxfp8_elements_and_the_two_gpu_all_reduces(text):
 
     floor = physics.decode_weight_bytes("llama-3-70b", "bf16") / 3.35e12
     two = q(floor / 2 + 160 * 8.8e-6, "s", sig=2)
-    assert f"with them and vLLM's kernel, two GPUs take {two}" in t
+    assert f"with vLLM's kernel, two GPUs take {two}" in t
     assert f"2 {q(floor / 2, 's', sig=2)} {two} " in text["05-interconnect.md"]
 
 

@@ -199,7 +199,7 @@ def test_b05_1_the_napkin_is_on_chapter_04s_forecast_basis(text):
         assert f"{q(costs[gpus], 'USD')} " in t.split("The napkin: our model across GPUs")[1]
     assert (
         f"the all-reduces add {n(100 * (costs[4] / without - 1), 2)}% to the "
-        f"{q(without, 'USD')} that the precision chapter's forecast without them said" in t
+        f"{q(without, 'USD')} the precision chapter forecast without them" in t
     )
     # chapter 04 prints the same four-GPU forecast
     assert (

@@ -116,7 +116,10 @@ def test_d04_2_the_split_budget_comes_before_the_table_that_uses_it(text):
     t = text["04-precision.md"]
     split = 0.9 * H100_RUNTIME - SPLIT_ENGINE
     assert q(split, "B", sig=3) == "71.3 GB"
-    assert f"and on each GPU of a model split over several {q(split, 'B', sig=3)}" in t
+    # pre-45b (bk-d3): one round figure for one GPU, the split's reserve as a difference
+    one_gpu = 0.9 * H100_RUNTIME - ENGINE
+    assert f"may use about {q(one_gpu, 'B', sig=2)} of one H100" in t
+    assert f"{q(one_gpu - split, 'B', sig=1)} less per GPU when the model is split" in t
     bf16 = 2 * L70.params
     one = math.floor((2 * split - bf16) / (KV70 * 4096))
     two = math.floor((2 * split - bf16) / (KV70 / 2 * 4096))
