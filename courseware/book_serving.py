@@ -130,7 +130,8 @@ def pass_time_rows() -> list[tuple[str, list[tuple[str, float, float]]]]:
     return [
         (f"the decode pass, {batch} conversations", [*memory, ("hidden", 0.0, own)]),
         (
-            f"the service's pass, + {prompts} prompt tokens",
+            # about 700, as the chapter's load prints it (one number per quantity: pre-03c, 5)
+            f"the service's pass, + about {float(f'{prompts:.2g}'):,.0f} prompt tokens",
             [
                 ("weights", 0.0, weights),
                 ("hidden", 0.0, weights),
@@ -172,7 +173,8 @@ def pass_time_html() -> SafeString:
     )
     batch, prompts = operating_point()
     caption = (
-        f"The {prompts} prompt tokens a pass must prefill add work to the matmuls only; their "
+        f"The prompt tokens a pass must prefill, about {float(f'{prompts:.2g}'):,.0f}, add work "
+        f"chiefly to the matmuls; their "
         f"arithmetic outlasts the weights' read, and the decode pass grows to the service's "
         f"pass. Roofline floors at the datasheet peaks."
     )

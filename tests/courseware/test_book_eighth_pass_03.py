@@ -69,8 +69,7 @@ def test_f7_every_section_works_at_that_batch(text):
         in main
     )
     assert f"The decode pass: {q(step, 's', sig=2)}," in main  # bk-c3: one name per pass
-    assert f"Our batch brings {batch}, so a piece of" in main
-    assert f"Our batch brings {batch}, so a piece of" in main  # bk-c3: the bill's is a table
+    assert f"Our batch brings {batch} tokens, so a piece of" in main  # bk-c4: tokens, not rows
     assert f"memory {batch} conversations" in main  # the napkin's first row
     # one rounding for the pass time: 22 ms, never 21.5 ms beside it
     assert q(step, "s", sig=2) == "22 ms" and "21.5 ms" not in text

@@ -58,15 +58,16 @@ def test_h1_the_free_piece_is_the_matmuls_slack_only(text):
     # ninth pass (bk-c): the same steps, numbered
     assert (
         f"The free piece. The weights' {q(WEIGHTS, 's', sig=3)} hide the arithmetic of "
-        f"{math.floor(WEIGHTS / PER_TOKEN)} tokens. Our batch brings {batch}, so a piece of "
+        f"{math.floor(WEIGHTS / PER_TOKEN)} tokens. Our batch brings {batch} tokens, so a piece of "
         f"{math.floor(free)} tokens rides free." in text
     )
-    assert "the caches' read, in other kernels, hides none of it" in text
+    # bk-c4 (pre-03c, 12): the same fact, the sentence the right way round
+    assert "it cannot hide under the caches' read, which runs in separate kernels" in text
     grown = _pass(batch, load)
     assert 1e3 * grown == pytest.approx(30.2, abs=0.05)  # the review's per-kernel pass
-    # bk-c3: the decode pass grows to the service's pass
+    # bk-c3: the decode pass grows to the service's pass; bk-c4: its own sentence (H-7 test)
     assert (
-        f"the decode pass, {q(_pass(batch), 's', sig=2)}, grows to {q(grown, 's', sig=2)}" in text
+        f"The decode pass, {q(_pass(batch), 's', sig=2)}, grows to {q(grown, 's', sig=2)}" in text
     )
     assert "1,243" not in text  # the one-point model's free chunk
 
@@ -132,14 +133,15 @@ def test_h1_the_colocated_bill_prices_the_longer_pass(text):
     hourly = price("H100").dollars_per_hour
     grown = _pass(batch, 2000 * batch / 499)
     cents = 1e5 * hourly / 3600 * 499 * grown / batch
-    assert f"a thousand requests cost {format_number(cents, 2)} cents" in text
+    # bk-c4 (pre-03c, 6): the per-thousand bill is the reference table's colocated row
+    assert f"in the decode passes {format_number(cents, 2)} " in text
     assert "cents with perfect overlap" not in text
     largest = math.floor(25e-3 / (KV_TOKEN * 2500 / H100_BW + (1 + 2000 / 499) * PER_TOKEN))
     assert largest * (1 + 2000 / 499) * PER_TOKEN > WEIGHTS  # the compute branch holds
-    assert f"means a batch of at most {largest}, or prompts on GPUs of their own" in text
-    # ninth pass (bk-c, H-6): one cost per thousand requests in the main text
+    assert f"means a batch of at most {largest}, fewer at real rates, or prompts on GPUs" in text
+    # ninth pass (bk-c, H-6): one cost in the main text; since bk-c4 (pre-03c, 6) per million
     main = text[: text.index("Key takeaways")]
-    assert main.count("cents per thousand requests") == 1
+    assert main.count("cents per thousand requests") == 0
 
 
 def test_h16_the_data_parallel_example_shards_the_optimizer_state():

@@ -103,7 +103,7 @@ def test_the_table_shows_where_the_claim_holds_and_where_it_does_not(inference):
     # The stated limit: the one-ceiling rows hold, the batch of 384 (two ceilings) does not.
     assert abs(forecast(52, 2048, 128, by_kernel=True) / 591 - 1) < STATED_ERROR
     assert forecast(384, 128, 128, by_kernel=True) / 5586 - 1 > STATED_ERROR
-    assert "At 384 rows the matmuls are past the ridge, where the best rate depends on" in main
+    assert "At batch 384 the matmuls are past the ridge, where the best rate depends on" in main
     assert "On these three rows the sum is the better point estimate" not in inference
 
 

@@ -81,7 +81,8 @@ def test_c_idle_flops_are_claimed_for_the_decode_only_pass_it_prices(main):
     assert _arithmetic(BATCH + 2000 * BATCH / 499) > _weights()
     decode_only = q(_weights() + _caches(), "s", sig=2)
     # bk-c3: one name per pass, "the decode pass" (22 ms) and "the service's pass" (30 ms)
-    assert f"price it on the decode pass, {decode_only} (prompts on GPUs of their" in main
+    # bk-c4 (pre-03c, 9 and the draft's memory): "timed", and the batch held at 174
+    assert f"time it on the decode pass, {decode_only}, with the batch held at {BATCH}" in main
 
 
 def test_d_ttft_is_compute_only_when_prefill_runs_alone(main):
@@ -98,10 +99,12 @@ def test_e_the_napkin_calls_its_entries_worst_context_bounds(main):
     napkin = main[main.index("Our service on one napkin") :]
     assert "Every entry is a floor" not in main
     # bk-c3 (items 7, 13): "floor" keeps one meaning; the napkin says what it prices
-    assert "every conversation priced at its final 2,500 tokens" in napkin
+    # bk-c4 (pre-03c, 8): one qualification before the table, the mean length in a note
+    assert "Floors at datasheet rates, every conversation at its final 2,500 tokens" in napkin
     # the mean context, prompt plus half the answer, reads a tenth less cache
     assert _caches(context=2000 + 500 // 2) == pytest.approx(0.9 * _caches())
-    assert "at the mean length the caches' read is a tenth shorter" in napkin
+    notes = chapter_text("03-inference.md").split("Sources")[-1]
+    assert "At the mean length the caches' read is a tenth shorter" in notes
 
 
 def test_f_the_batch_of_384_misses_on_its_matmul_rate_not_on_two_ceilings(main):
@@ -113,7 +116,7 @@ def test_f_the_batch_of_384_misses_on_its_matmul_rate_not_on_two_ceilings(main):
     decode = 127 * (2 * l2_matmul + 2 * 32 * 32 * 128 * 2 * (2048 + 64) * 52) / a100_bw
     assert 0.8 < prefill / decode < 1.25
     assert "two ceilings share the run" not in main
-    assert "At 384 rows the matmuls are past the ridge, where the best rate depends on" in main
+    assert "At batch 384 the matmuls are past the ridge, where the best rate depends on" in main
 
 
 def test_174_is_derived_in_the_kv_section_before_the_pass_uses_it(main):
@@ -143,7 +146,7 @@ def test_prefix_caching_says_what_the_saved_memory_buys(main):
     held = math.floor((budget - weights - KV_TOKEN * 1500) / (KV_TOKEN * 1000))
     assert held > CRITICAL
     # bk-c3 (3b): memory admits them, latency does not (test_book_second_fresh_edit_03)
-    assert f"the serving budget admits {held} conversations. Latency does not" in main
+    assert f"the serving budget admits {held} conversations. The latency promise does not" in main
     assert "still reads the shared blocks once per sequence" in main
 
 

@@ -55,15 +55,20 @@ def test_h7_no_main_text_sentence_carries_more_than_three_live_figures():
     assert crowded == []
 
 
-def test_h6_one_time_per_output_token_and_one_bill_per_thousand_requests(main):
+def test_h6_one_time_per_output_token_and_one_cost_unit(main):
     tpot = q(_pass(2000 * BATCH / 499), "s", sig=2)
     assert tpot == "30 ms"
     assert f"{tpot} : our time per output token" in main  # the service's pass (bk-c3)
     assert f"time per output token {tpot} " in main  # the napkin's row
-    assert main.count("cents per thousand requests") == 1
-    # the colocated bill, kernel by kernel: 499 passes' 1/174 share at $3.20 an hour
+    # one unit for cost in the main text since pre-03c item 6 (bk-c4): cents per million output
+    # tokens, a 1/174 share of the decode pass at $3.20 an hour; per thousand requests is the
+    # reference table's (the colocated bill, 499 passes' share of the service's pass)
+    assert "cents per thousand requests" not in main and "a thousand requests cost" not in main
+    out = 1e8 * 3.20 / 3600 * _pass() / BATCH
+    assert f"cost {out:.2g} cents per million output tokens" in main  # the napkin's row
     cents = 1e5 * 3.20 / 3600 * 499 * _pass(2000 * BATCH / 499) / BATCH
-    assert f"{cents:.2g} cents per thousand requests" in main
+    reference = chapter_text("03-inference.md").split("The bill at the forecast")[1]
+    assert f"in the decode passes {cents:.2g} " in reference
     # neither the overlap bound nor the floor/forecast pair of the answer's time remains
     assert "a bound of 22 ms per pass" not in main and "11 s forecast" not in main
 

@@ -120,9 +120,11 @@ def test_p03_8_the_napkin_prices_one_deployment(text):
     napkin = t[t.index("Our service on one napkin") : t.index("Does the forecast hold?")]
     # bk-c2 (fresh-eyes edit, E): the entries are worst-context bounds; bk-c3 keeps "floor" to
     # one meaning and says what the napkin prices
-    assert "Every entry is priced kernel by kernel at the datasheet rates" in napkin
-    assert "every conversation priced at its final 2,500 tokens" in napkin
+    # bk-c4 (pre-03c, 8 and 9): one qualification, "timed" not "priced" for seconds
+    assert "Floors at datasheet rates, every conversation at its final 2,500 tokens" in napkin
     assert "Every entry is a floor" not in t
-    assert napkin.count("cents per thousand requests") == 1
+    assert "Every entry is priced kernel by kernel" not in t
+    # bk-c4 (pre-03c, 6): one cost unit, per million output tokens
+    assert napkin.count("cents per million output tokens") == 1
     assert "disaggregated" not in napkin.replace("disaggregation", "")
     assert "the forecast of chapter 00 turns it" not in t
