@@ -27,6 +27,21 @@ def chapter_texts(names) -> dict[str, str]:
     return {name: chapter_text(name) for name in names}
 
 
+def main_text(chapter: str) -> str:
+    """A rendered chapter's argument: its text before the key takeaways."""
+    return chapter.split("Key takeaways", 1)[0]
+
+
+def takeaways(chapter: str) -> str:
+    """A rendered chapter's key takeaways, up to its questions."""
+    return chapter.split("Key takeaways", 1)[1].split("Check your understanding", 1)[0]
+
+
+def section(text: str, start: str, end: str) -> str:
+    """The part of ``text`` from ``start`` up to ``end``."""
+    return text[text.index(start) : text.index(end)]
+
+
 def authored(value, sig):
     """A number as a chapter prints ``{{ value | sig=N }}``: the author's rounding, whole digits
     included, unless the value is an exact integer (9,500, but 1,024)."""

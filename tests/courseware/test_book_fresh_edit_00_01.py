@@ -13,6 +13,8 @@ import re
 import pytest
 
 from tests.courseware.book_text import chapter_texts, q
+from tests.courseware.book_text import main_text as _main
+from tests.courseware.book_text import takeaways as _takeaways
 
 H100_BW, H100_PEAK_BF16 = 3.35e12, 989.4e12
 PARAMS = 6_738_415_616  # Llama-2-7B
@@ -26,14 +28,6 @@ LLAMACPP, LLAMACPP_GRAPHS = 143.35, 163.83  # tokens/s, llama.cpp #6763
 @pytest.fixture(scope="module")
 def text():
     return chapter_texts(("00-intro.md", "01-gpus.md"))
-
-
-def _main(chapter: str) -> str:
-    return chapter.split("Key takeaways", 1)[0]
-
-
-def _takeaways(chapter: str) -> str:
-    return chapter.split("Key takeaways", 1)[1].split("Check your understanding", 1)[0]
 
 
 def _notes(chapter: str) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from courseware.rendering import render_chapter_text
-from tests.courseware.book_text import chapter_text, q
+from tests.courseware.book_text import chapter_text, main_text, q
 
 SOURCE = Path(__file__).resolve().parents[2] / "content" / "book" / "03-inference.md"
 H100_BW, H100_PEAK = 3.35e12, 989.4e12  # datasheet: HBM3, dense bf16
@@ -41,7 +41,7 @@ def text():
 
 @pytest.fixture(scope="module")
 def main(text):
-    return text[: text.index("Key takeaways")]
+    return main_text(text)
 
 
 def test_g_the_thesis_names_the_caches_read_that_dominates_the_operating_point(main):

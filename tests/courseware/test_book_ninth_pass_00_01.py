@@ -12,6 +12,7 @@ import pytest
 
 from content.physics import measurement
 from tests.courseware.book_text import BOOK, chapter_texts, q
+from tests.courseware.book_text import main_text as _main
 
 H100_BW, H100_PEAK = 3.35e12, 989.4e12
 WEIGHTS = 2 * 6_738_415_616  # Llama-2-7B, 16-bit
@@ -23,11 +24,6 @@ GH200_HBM_LATENCY = 350e-9  # RRZE pointer chase
 @pytest.fixture(scope="module")
 def text():
     return chapter_texts(("00-intro.md", "01-gpus.md"))
-
-
-def _main(chapter: str) -> str:
-    """The argument: the rendered text before the key takeaways."""
-    return chapter.split("Key takeaways", 1)[0]
 
 
 def _words(chapter: str) -> int:

@@ -12,6 +12,8 @@ import math
 import pytest
 
 from tests.courseware.book_text import chapter_texts, q
+from tests.courseware.book_text import main_text as _main
+from tests.courseware.book_text import takeaways as _takeaways
 
 H100_BW = 3.35e12
 STREAM_H100 = 3.18e12  # STREAM dot, ND H100 v5
@@ -27,14 +29,6 @@ KV70_1024 = 2 * 80 * 8 * 128 * 2 * 1024  # GQA: 8 KV heads of 128, 80 layers, 1,
 @pytest.fixture(scope="module")
 def text():
     return chapter_texts(("00-intro.md", "01-gpus.md"))
-
-
-def _main(chapter: str) -> str:
-    return chapter.split("Key takeaways", 1)[0]
-
-
-def _takeaways(chapter: str) -> str:
-    return chapter.split("Key takeaways", 1)[1].split("Check your understanding", 1)[0]
 
 
 def test_launch_rows_read_eager_then_stream_then_graph(text):

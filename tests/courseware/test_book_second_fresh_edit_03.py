@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from courseware.book_serving import pass_time_rows
-from tests.courseware.book_text import chapter_text, q
+from tests.courseware.book_text import chapter_text, main_text, q
+from tests.courseware.book_text import section as _section
 
 SOURCE = Path(__file__).resolve().parents[2] / "content" / "book" / "03-inference.md"
 H100_BW, H100_PEAK = 3.35e12, 989.4e12  # datasheet: HBM3, dense bf16
@@ -34,11 +35,7 @@ def text():
 
 @pytest.fixture(scope="module")
 def main(text):
-    return text[: text.index("Key takeaways")]
-
-
-def _section(main: str, start: str, end: str) -> str:
-    return main[main.index(start) : main.index(end)]
+    return main_text(text)
 
 
 def test_3a_prefix_caching_saves_memory_in_decode_and_names_shared_prefix_kernels(main):

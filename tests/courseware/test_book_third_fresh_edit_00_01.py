@@ -10,6 +10,7 @@ import pytest
 
 from content import physics
 from tests.courseware.book_text import chapter_texts, q
+from tests.courseware.book_text import main_text as _main
 
 H100_BW = physics.accelerator("H100").memory_bandwidth
 BYTES = physics.weights_bytes("llama-2-7b", "bf16") + physics.kv_cache_bytes(
@@ -20,10 +21,6 @@ BYTES = physics.weights_bytes("llama-2-7b", "bf16") + physics.kv_cache_bytes(
 @pytest.fixture(scope="module")
 def text():
     return chapter_texts(("00-intro.md", "01-gpus.md"))
-
-
-def _main(chapter: str) -> str:
-    return chapter.split("Key takeaways", 1)[0]
 
 
 def test_speculative_decoding_lowers_the_floor_per_token(text):
