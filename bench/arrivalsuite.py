@@ -9,50 +9,16 @@ trees are measured alternately, current first, `RUNS` runs each, in the same min
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from bench import machine
-from bench.postcostsuite import _databases
+from bench.trees import databases, export, git, run_json
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 2
-
-
-def _django(module: list[str], url: str, tree: Path, *options: str) -> dict:
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as out:
-        path = out.name
-    try:
-        subprocess.run(
-            [sys.executable, "-m", *module, "--out", path, *options],
-            cwd=tree,
-            env={**os.environ, "DATABASE_URL": url},
-            check=True,
-        )
-        return json.loads(Path(path).read_text())
-    finally:
-        os.unlink(path)
-
-
-def _git(*command: str) -> str:
-    return subprocess.run(
-        ["git", *command], cwd=ROOT, check=True, capture_output=True, text=True
-    ).stdout.strip()
-
-
-def export(commit: str, folder: Path) -> str:
-    """The commit's tree into `folder`, with the current arrival bench; the full hash."""
-    full = _git("rev-parse", "--verify", f"{commit}^{{commit}}")
-    archive = subprocess.run(["git", "archive", full], cwd=ROOT, check=True, capture_output=True)
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    shutil.copy(ROOT / "bench" / "arrival.py", folder / "bench" / "arrival.py")
-    return full
 
 
 def run(cluster, args, *, save) -> None:
@@ -66,13 +32,13 @@ def run(cluster, args, *, save) -> None:
         trees = [("current", ROOT, "bench_arrival")]
         commit = None
         if old:
-            commit = export(args.arrival_before, old)
+            commit = export(args.arrival_before, old, "arrival.py")
             trees.append(("before", old, "bench_arrival_before"))
         runs = {tree: {} for tree, _, _ in trees}
         for tree, folder, name in trees:
-            for key, url in _databases(cluster, name, scratch):
+            for key, url in databases(cluster, name, scratch):
                 print(f"bench: arrival, {tree} tree, on {key}: preparing")
-                _django(["bench.djangoside", "prepare"], url, folder)
+                run_json(["bench.djangoside", "prepare"], url, folder)
                 runs[tree][key] = {"url": url, "runs": []}
         for key in ("sqlite", "postgresql"):
             for number in range(RUNS):
@@ -80,7 +46,7 @@ def run(cluster, args, *, save) -> None:
                     print(f"bench: arrival on {key}: {tree} tree, run {number + 1} of {RUNS}")
                     entry = runs[tree][key]
                     entry["runs"].append(
-                        _django(["bench.arrival"], entry["url"], folder, "--repeat", blocks)
+                        run_json(["bench.arrival"], entry["url"], folder, "--repeat", blocks)
                     )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -89,12 +55,12 @@ def run(cluster, args, *, save) -> None:
     for tree, _, _ in trees:
         data = {"session": session, "runs_per_database": RUNS, "alternated": len(trees) > 1}
         data.update({key: entry["runs"] for key, entry in runs[tree].items()})
-        data["commit"] = commit if tree == "before" else _git("rev-parse", "HEAD")
+        data["commit"] = commit if tree == "before" else git("rev-parse", "HEAD")
         if tree == "before":
             data["asked"] = args.arrival_before
-            data["subject"] = _git("log", "-1", "--format=%s", commit)[:120]
+            data["subject"] = git("log", "-1", "--format=%s", commit)[:120]
         else:
-            data["dirty"] = bool(_git("status", "--porcelain", "--untracked-files=no"))
+            data["dirty"] = bool(git("status", "--porcelain", "--untracked-files=no"))
         save(
             "arrival" if tree == "current" else "arrival-before",
             data,

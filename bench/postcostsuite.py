@@ -10,56 +10,16 @@ minutes; the exported tree and the SQLite files are removed at the end, even on 
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from bench import machine
+from bench.trees import databases, export, git, run_json
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 2
-
-
-def _django(command: str, url: str, tree: Path, *options: str) -> dict:
-    """`python -m bench.djangoside COMMAND` (or `bench.postcost`) in `tree`; its JSON result."""
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as out:
-        path = out.name
-    module = ["bench.postcost"] if command == "postcost" else ["bench.djangoside", command]
-    try:
-        subprocess.run(
-            [sys.executable, "-m", *module, "--out", path, *options],
-            cwd=tree,
-            env={**os.environ, "DATABASE_URL": url},
-            check=True,
-        )
-        return json.loads(Path(path).read_text())
-    finally:
-        os.unlink(path)
-
-
-def export(commit: str, folder: Path) -> str:
-    """The commit's tree into `folder`, with the current postcost bench; the full hash."""
-    full = subprocess.run(
-        ["git", "rev-parse", "--verify", f"{commit}^{{commit}}"],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    archive = subprocess.run(["git", "archive", full], cwd=ROOT, check=True, capture_output=True)
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    shutil.copy(ROOT / "bench" / "postcost.py", folder / "bench" / "postcost.py")
-    return full
-
-
-def _databases(cluster, name: str, scratch: Path) -> list[tuple[str, str]]:
-    sqlite = scratch / f"{name}.sqlite3"
-    return [("sqlite", f"sqlite:///{sqlite}"), ("postgresql", cluster.create_database(name))]
 
 
 def run(cluster, args, *, save) -> None:
@@ -73,13 +33,13 @@ def run(cluster, args, *, save) -> None:
         trees = [("current", ROOT, "bench_postcost")]
         commit = None
         if old:
-            commit = export(args.postcost_before, old)
+            commit = export(args.postcost_before, old, "postcost.py")
             trees.append(("before", old, "bench_postcost_before"))
         runs = {tree: {} for tree, _, _ in trees}
         for tree, folder, name in trees:
-            for key, url in _databases(cluster, name, scratch):
+            for key, url in databases(cluster, name, scratch):
                 print(f"bench: postcost, {tree} tree, on {key}: preparing")
-                _django("prepare", url, folder)
+                run_json(["bench.djangoside", "prepare"], url, folder)
                 runs[tree][key] = {"url": url, "runs": []}
         for key in ("sqlite", "postgresql"):
             for number in range(RUNS):
@@ -87,7 +47,7 @@ def run(cluster, args, *, save) -> None:
                     print(f"bench: postcost on {key}: {tree} tree, run {number + 1} of {RUNS}")
                     entry = runs[tree][key]
                     entry["runs"].append(
-                        _django("postcost", entry["url"], folder, "--repeat", blocks)
+                        run_json(["bench.postcost"], entry["url"], folder, "--repeat", blocks)
                     )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -99,12 +59,7 @@ def run(cluster, args, *, save) -> None:
         if tree == "before":
             data["commit"] = commit
             data["asked"] = args.postcost_before
-            data["subject"] = subprocess.run(
-                ["git", "log", "-1", "--format=%s", commit],
-                cwd=ROOT,
-                capture_output=True,
-                text=True,
-            ).stdout.strip()[:120]
+            data["subject"] = git("log", "-1", "--format=%s", commit)[:120]
         save(
             "postcost" if tree == "current" else "postcost-before",
             data,

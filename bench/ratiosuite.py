@@ -10,51 +10,17 @@ one run per database, as before.
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from bench import machine
-from bench.postcostsuite import _databases
+from bench.trees import databases, export, git, run_json
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 2
 SEEDED_STUDENTS = "30"
-
-
-def _django(module: list[str], url: str, tree: Path, *options: str) -> dict:
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as out:
-        path = out.name
-    try:
-        subprocess.run(
-            [sys.executable, "-m", *module, "--out", path, *options],
-            cwd=tree,
-            env={**os.environ, "DATABASE_URL": url},
-            check=True,
-        )
-        return json.loads(Path(path).read_text())
-    finally:
-        os.unlink(path)
-
-
-def _git(*command: str) -> str:
-    return subprocess.run(
-        ["git", *command], cwd=ROOT, check=True, capture_output=True, text=True
-    ).stdout.strip()
-
-
-def export(commit: str, folder: Path) -> str:
-    """The commit's tree into `folder`, with the current ratios bench; the full hash."""
-    full = _git("rev-parse", "--verify", f"{commit}^{{commit}}")
-    archive = subprocess.run(["git", "archive", full], cwd=ROOT, check=True, capture_output=True)
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    shutil.copy(ROOT / "bench" / "ratios.py", folder / "bench" / "ratios.py")
-    return full
 
 
 def run(cluster, args, *, save) -> None:
@@ -68,14 +34,14 @@ def run(cluster, args, *, save) -> None:
         trees = [("current", ROOT, "bench_ratios")]
         commit = None
         if old:
-            commit = export(args.ratios_before, old)
+            commit = export(args.ratios_before, old, "ratios.py")
             trees.append(("before", old, "bench_ratios_before"))
         runs = {tree: {} for tree, _, _ in trees}
         for tree, folder, name in trees:
-            for key, url in _databases(cluster, name, scratch):
+            for key, url in databases(cluster, name, scratch):
                 print(f"bench: ratios, {tree} tree, on {key}: preparing")
-                _django(["bench.djangoside", "prepare"], url, folder)
-                _django(["bench.djangoside", "seed"], url, folder, "--students", SEEDED_STUDENTS)
+                run_json(["bench.djangoside", "prepare"], url, folder)
+                run_json(["bench.djangoside", "seed"], url, folder, "--students", SEEDED_STUDENTS)
                 runs[tree][key] = {"url": url, "runs": []}
         for key in ("sqlite", "postgresql"):
             for number in range(RUNS if old else 1):
@@ -83,7 +49,7 @@ def run(cluster, args, *, save) -> None:
                     print(f"bench: ratios on {key}: {tree} tree, run {number + 1}")
                     entry = runs[tree][key]
                     entry["runs"].append(
-                        _django(
+                        run_json(
                             ["bench.djangoside", "ratios"], entry["url"], folder, "--repeat", blocks
                         )
                     )
@@ -96,12 +62,12 @@ def run(cluster, args, *, save) -> None:
         # The report's table reads one run per database: the last (both trees had as many).
         data.update({key: entry["runs"][-1] for key, entry in runs[tree].items()})
         data["runs"] = {key: entry["runs"] for key, entry in runs[tree].items()}
-        data["commit"] = commit if tree == "before" else _git("rev-parse", "HEAD")
+        data["commit"] = commit if tree == "before" else git("rev-parse", "HEAD")
         if tree == "before":
             data["asked"] = args.ratios_before
-            data["subject"] = _git("log", "-1", "--format=%s", commit)[:120]
+            data["subject"] = git("log", "-1", "--format=%s", commit)[:120]
         else:
-            data["dirty"] = bool(_git("status", "--porcelain", "--untracked-files=no"))
+            data["dirty"] = bool(git("status", "--porcelain", "--untracked-files=no"))
         save(
             "ratios" if tree == "current" else "ratios-before",
             data,
