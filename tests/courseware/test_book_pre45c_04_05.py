@@ -174,3 +174,9 @@ def test_small_wording_fixes(texts):
     assert "only transfers that overlap each other and the compute fit the measured pass" not in (
         takeaway
     )
+
+
+def test_capacity_table_header_fits_a_phone(sources):
+    md = sources["04-precision.md"]
+    assert "| Format | Bits | Checkpoint | H100s | bf16 cache | fp8 cache |" in md
+    assert "count sequences of 4,096 tokens beside the weights:" in md
