@@ -147,7 +147,7 @@ def test_deepseek_example_best_case_then_worst(texts):
 
 def test_capacity_rounding_rule_is_its_own_paragraph(sources):
     md = sources["05-interconnect.md"]
-    assert "\n\nThe count is then rounded up. Tensor parallelism wants" in md
+    assert "\n\nA computed count is then rounded up. Tensor parallelism wants" in md
     assert "> reserve: NCCL's buffers" not in md
     assert "[^split-reserve]:" in md
 
