@@ -363,7 +363,8 @@ def link_ridge_html() -> SafeString:
                 f"The line is the H100's bf16 peak divided by the "
                 f"~{format_number(intensity, 2, approx=True)} FLOPs a tensor-parallel layer of "
                 f"{name} does per byte it sends on {TP_GPUS} GPUs. A link whose bar passes "
-                f"it leaves the layer compute-bound; {verdict}."
+                f"it could hide the wire behind the compute if the schedule overlapped "
+                f"them ({verdict}); Megatron's does not."
             ),
             "sources": sources_html(
                 figure_sources(

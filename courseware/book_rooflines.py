@@ -220,7 +220,7 @@ def precision_roofline_html() -> SafeString:
     last = PRECISION_BATCHES[-1]
     return _figure(
         "precision-roofline",
-        chart_figure_html(precision_chart()),
+        chart_figure_html(precision_chart(), collapsed=True),
         f"{m.name}'s decode on the H100 at batch 1 and {last}, with bf16 weights, fp8 weights "
         f"and arithmetic, and 4-bit GPTQ weights that are multiplied in bf16. The upper roof is "
         f"fp8's, the dashed one bf16's. At batch {last} the 4-bit weights have reached the bf16 "

@@ -138,9 +138,10 @@ def test_r03_i_kv_sizes_are_multiples_of_a_kib_not_powers_of_two(text):
 def test_r04_i_scale_overheads_start_at_an_eighth_of_a_bit(text):
     precision = text["04-precision.md"]
     assert "about a quarter to half a bit per value: 3 percent" not in precision
-    # pre-45 (bk-d2): the range starts where the worked example below it does, zero point in
-    assert abs((16 + 4) / 128 - 1 / 6) < 0.011  # an fp16 scale and a 4-bit zero point per 128
-    assert "from about a sixth of a bit per value" in precision
+    # pre-45c (bk-d4): the range starts at the book's smallest overhead, nf4 with double
+    # quantization (an 8-bit scale per 64 weights, an fp32 per 256 scales)
+    assert abs(8 / 64 + 32 / (64 * 256) - 1 / 8) < 0.01
+    assert "from about an eighth of a bit per value" in precision
 
 
 def test_r05_m1_the_link_staircase_is_not_an_order_of_magnitude_each_step(text):

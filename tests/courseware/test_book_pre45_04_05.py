@@ -40,8 +40,8 @@ def test_the_measured_pass_rules_out_a_serial_all_to_all(texts):
     serial = 2 * 58 * (192e-6 + 369e-6)  # both micro-batches pay DeepEP's full EP128 time
     assert serial > measured
     assert "what keeps the pass that short is overlap, one micro-batch computing" not in t
-    # pre-45b (bk-d3): the box keeps the conclusion, the table moves to the reference
-    assert "only transfers that overlap each other and the compute fit" in t
+    # pre-45c (bk-d4): the box states the worst case's conclusion; the hook moves to a note
+    assert "so they must overlap each other and the compute" in t
     assert "receive through a hook that occupies no SM" in t
 
 
@@ -59,8 +59,8 @@ def test_the_wire_ridge_names_its_condition(texts):
     balance = 14 * ALPHA * NVLINK / ring_bytes  # buffer where latency = bandwidth
     tokens = balance / (D * 2)
     assert 550 < tokens < 650
-    # pre-45b (bk-d3): the condition has its own sentence
-    assert "That holds only while the all-reduces are bandwidth-bound." in main
+    # pre-45c (bk-d4): the condition joins its sentence, before the figure
+    assert "That holds only while the all-reduces are bandwidth-bound, which they are once" in main
     assert f"more than about {authored(tokens, 1)} tokens (prefill, large batches)" in main
 
 
@@ -125,7 +125,7 @@ def test_sentence_fixes(texts):
     t = texts["05-interconnect.md"]
     assert "the move buys" not in t
     assert "Counting at the serving level" not in t
-    assert "Counting the memory a serving engine may use (vLLM's 90%)" in t
+    assert "Counting the memory a serving engine may use (vLLM's 90%, less its own" in t
     assert "a server's eight GPUs hold in all (raw memory" in t
     assert "88 conversations per GPU" in t and "each slot" not in t
 
@@ -133,7 +133,10 @@ def test_sentence_fixes(texts):
 def test_chapter_05_capacity_names_nccls_buffers_for_chapter_04s_link(texts):
     capacity = texts["05-interconnect.md"].split("Capacity: when one chip is not enough")[1]
     capacity = capacity.split("Splitting a model")[0]
-    assert f"NCCL's buffers double what vLLM holds outside PyTorch, to {3.58:.3g} GiB" in capacity
+    assert "what a GPU of a split model can use" in capacity
+    # pre-45c (bk-d4): the buffers are the example's note, not an aside in it
+    notes = texts["05-interconnect.md"].split("Less than one GPU's")[1]
+    assert f"NCCL's buffers double what vLLM holds outside PyTorch, to {3.58:.3g} GiB" in notes
     # pre-45b (bk-d3): chapter 04 gives one round figure and sends the split case to chapter 05
     assert "less per GPU when the model is split ( chapter 05 )" in texts["04-precision.md"]
 
@@ -168,7 +171,9 @@ def test_chapter_04_one_critical_batch_for_the_checkpoint(texts):
     formula = round(989.4e12 / 3.35e12 * 0.5 / 2)  # R_bf16 x 0.5 byte / 2
     assert formula == 74
     assert f"{formula} for 4-bit ones" not in main
-    assert f"The formula alone gives {formula} for bare 4-bit weights" in t
+    # pre-45c (bk-d4): one number in the text, the bare-weights formula folded into a clause
+    assert f"The formula alone gives {formula} for bare 4-bit weights" not in t
+    assert "critical batch of about 80 sequences, its scales and 16-bit output head counted" in t
 
 
 def test_chapter_04_takeaways_and_caveats(texts):
@@ -177,7 +182,9 @@ def test_chapter_04_takeaways_and_caveats(texts):
     main = _main(t)
     accuracy = main.split("What accuracy it costs")[1].split("Eight-bit arithmetic")[0]
     assert "newer, longer-trained" not in accuracy
-    assert "longer-trained models also lose more accuracy to quantization" in main
+    # pre-45c (bk-d4): said once, where the study's models are compared with ours
+    assert "longer-trained models lose more to quantization" in main
+    assert "longer-trained models also lose more accuracy to quantization" not in main
     assert "same shape and longer training" not in t
     assert "The introduction's units apply here too" not in t
     napkin = main.split("The napkin: what a million tokens costs")[1]
@@ -191,9 +198,10 @@ def test_one_value_for_two_gpus_all_reduces_at_batch_one(texts):
     napkin = texts["05-interconnect.md"].split("The napkin: our model across GPUs")[1]
     assert re.search(rf" 2 1 {re.escape(q(all_reduces, 's', sig=2))} \S+ ms ", napkin)
     read = 70_553_706_496 - 128_256 * D + D  # a pass reads the head in full, one input row
-    floor = 2 * read / 3.35e12  # bf16, at full bandwidth
+    floor = 2 * read / 3.18e12  # bf16, at STREAM's bandwidth (pre-45c, bk-d4)
     assert "about 1.4 ms more" not in texts["04-precision.md"]
-    assert f"two GPUs take {q(floor / 2 + all_reduces, 's', sig=2)}" in texts["04-precision.md"]
+    decode = texts["05-interconnect.md"].split("Weights read at STREAM's rate")[1]
+    assert f" 2 {q(floor / 2, 's', sig=2)} {q(floor / 2 + all_reduces, 's', sig=2)} " in decode
 
 
 def test_the_link_staircase_axis_ends_at_10_tb_per_s():

@@ -58,8 +58,9 @@ def test_int4_scales_to_seven(texts):
 def test_the_napkin_says_why_fp8_on_two_is_the_row_to_deploy(texts):
     t = texts["04-precision.md"]
     assert "H100s, the row to deploy, a token every" not in t
+    # pre-45c (bk-d4): the row to deploy is its own bullet, apart from latency
     assert (
-        "fp8 on two H100s is the row to deploy, lossless where the cheaper 4-bit row loses what "
+        "The row to deploy is fp8 on two H100s: lossless, where the cheaper 4-bit row loses what "
         "int8 arithmetic does" in t
     )
 
@@ -112,7 +113,7 @@ def test_chapter_04s_halving_box_leads_with_the_two_gpu_comparison(texts):
     bf16_one_gpu = 2 * 70.55e9 / H100_HBM  # bf16 weights on one H100's bandwidth, about 42 ms
     assert f"{bf16_one_gpu * 1e3:.0f} ms in bf16" not in box
     assert "41 ms in bf16" not in box
-    assert box.index("needs two H100s") < box.index("Byte for byte")
+    assert box.index("needs two H100s") < box.index("4-bit's floor is")
 
 
 def test_chapter_05_collective_symbols_do_not_reuse_chapter_04s(sources):
@@ -151,7 +152,8 @@ def test_the_napkins_name_their_methods(texts):
     t = texts["05-interconnect.md"]
     napkin = _main(t).split("The napkin: our model across GPUs")[1]
     assert "each all-reduce is megabytes, so we price it in-switch" in napkin
-    assert "at the bandwidth STREAM measures (the decode section used the datasheet's)" in napkin
+    # pre-45c (bk-d4): the decode section now reads at STREAM's bandwidth too
+    assert "at the bandwidth STREAM measures, as in the decode section" in napkin
 
 
 def test_chapter_05_opens_on_why_bf16(texts):
@@ -172,6 +174,8 @@ def test_the_link_ridge_has_a_picture_of_each_link_against_the_layers_need(texts
     section = texts["05-interconnect.md"].split("When the wires become the bottleneck")[1]
     section = section.split("Serving large mixture-of-experts models")[0]
     assert "layer needs 260 GB/s" in section and "the 260 GB/s a tensor-parallel layer" in section
+    # pre-45c (bk-d4): the ratio allows overlap; Megatron's schedule does not overlap
     assert (
-        "A link whose bar passes it leaves the layer compute-bound; only NVLink 4 does." in section
+        "A link whose bar passes it could hide the wire behind the compute if the schedule "
+        "overlapped them (only NVLink 4 does); Megatron's does not." in section
     )

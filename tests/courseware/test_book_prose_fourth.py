@@ -245,6 +245,6 @@ def test_multi_gpu_fits_use_the_split_serving_level():
     assert spare == 2 * split - weights
     interconnect = _text(_html("05-interconnect.md"))
     assert (
-        f"H100s of {format_quantity(split, 'B', sig=3)} each (a GPU of a split model keeps"
+        f"H100s of {format_quantity(split, 'B', sig=3)} each, what a GPU of a split model can"
         in interconnect
     )

@@ -180,10 +180,8 @@ def test_g04_m1_the_napkin_compares_fp8_with_bf16_on_enough_gpus(text):
 def test_g04_i5_the_two_gpu_latency_names_its_all_reduces(text):
     t = text["04-precision.md"]
     # pre-45b (bk-d3): the two quantities in two sentences, the all-reduces named
-    assert (
-        "One user's time per token is the batch-one floor of the halving example plus the "
-        "all-reduces" in t
-    )
+    # pre-45c (bk-d4): the bullet names fp8, the row it recommends
+    assert "One user alone gets the batch-one floor plus the all-reduces: fp8 on two H100s" in t
 
 
 # ---- G05-E1: DeepEP's times are bandwidth times ----------------------------------------------

@@ -67,7 +67,12 @@ def test_d04_1_four_bits_are_compared_like_for_like(text):
     # memory-bound, so the one-GPU row is the read's forecast (the two-GPU row's compute-bound
     # price is recomputed in test_book_seventh_review_f.py)
     assert one_cost > fp8_cost
-    assert f"the 4-bit checkpoint costs {q(one_cost, 'USD')}, more than fp8 on two" in t
+    # pre-45c (bk-d4): the bullet's title states the comparison; the prices are the table's
+    assert "4-bit on one GPU loses to fp8 on two" in t
+    assert "GPTQ int4, fp8 cache, H100 1 49 " in t
+    assert (
+        t.split("GPTQ int4, fp8 cache, H100 1 ")[1].split(" ≈ int8")[0].endswith(q(one_cost, "USD"))
+    )
     assert f"On two H100s it holds {two_batch}, so many that its bf16 matmuls turn" in t
     assert "Fewer bits do not always mean a smaller bill" not in t
 
