@@ -79,7 +79,7 @@ def test_00_m2_the_h200_fit_is_judged_at_each_level(text):
     assert weights < H200.memory_bytes and weights > SERVING_H200
     assert (
         f"Against the {q(H200.memory_bytes, 'B')} an H200's driver reports, it fits; against the "
-        f"{q(SERVING_H200, 'B')} vLLM budgets by default, it does not fit: the" in intro
+        f"{q(SERVING_H200, 'B')} vLLM budgets at 0.9, it does not fit: the" in intro
     )
     assert "which is why the reported figure is the one to use" not in intro
 
