@@ -61,3 +61,20 @@ def test_i4_the_floor_price_names_its_hourly_price_and_idle_time():
 
 def test_i5_short_conversations_are_quantified():
     assert "short conversations, a hundred tokens or so, costs barely more" in chapter_text(INTRO)
+
+
+def test_i14_the_block_figure_gives_prefill_attention_both_readings():
+    from courseware.book_rooflines import block_chart, block_roofline_html
+
+    chart = block_chart()
+    point = next(p for p in chart.points if p.label == "prefill 1,024: attention")
+    # At the datasheet peaks: left of the ridge (989.4 TFLOP/s over 3.35 TB/s), memory-bound.
+    assert point.intensity < 989.4e12 / 3.35e12 and point.memory_bound
+    # At achieved rates: FlashAttention-2's 327.9 TFLOP/s over STREAM dot's 3.18 TB/s.
+    achieved_ridge = 327.9e12 / 3.18e12
+    assert point.intensity > achieved_ridge
+    figure = str(block_roofline_html())
+    row = figure.split("<table", 1)[1].split("3. prefill 1,024: attention", 1)[1]
+    assert "<td>memory (datasheet); compute (achieved)</td>" in row.split("</tr>", 1)[0]
+    assert "so compute-bound in practice" in figure
+    assert "in practice prefill attention is compute-bound" in main_text(chapter_text(ROOFLINE))
