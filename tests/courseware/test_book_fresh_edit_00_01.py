@@ -174,7 +174,7 @@ def test_headings_opener_takeaways_and_transitions(text):
     assert "latency hidden? yes" in gpus  # Idea 2 has its row in the napkin
     assert "also leave the package" in gpus and "sit on the same side of it" not in gpus
     assert "lower this floor" in intro
-    assert "Think of its bandwidth as about three times HBM's" in gpus
+    assert "Measured on the same card, its bandwidth is about three times HBM's" in gpus
 
 
 def test_the_napkins_value_comes_second(text):

@@ -78,3 +78,51 @@ def test_i14_the_block_figure_gives_prefill_attention_both_readings():
     assert "<td>memory (datasheet); compute (achieved)</td>" in row.split("</tr>", 1)[0]
     assert "so compute-bound in practice" in figure
     assert "in practice prefill attention is compute-bound" in main_text(chapter_text(ROOFLINE))
+
+
+def test_i7_the_timeline_says_why_the_eager_token_is_not_32_blocks():
+    from courseware.book_timeline import overhead_timeline_html, timeline
+
+    eager_block = timeline()["rows"][0]["end"]
+    # Llama-2-7B: 32 blocks of 12 kernels, plus the embedding, final norm and head: 388
+    # launches at HTA's dear end of 20 µs.
+    token = 388 * 20e-6
+    assert 32 * eager_block > token
+    caption = str(overhead_timeline_html())
+    assert (
+        "each block's last kernels overlap the next block's launches, so eager, the token takes "
+        f"its 388 launches, {q(token, 's')}, less than 32 times this block" in caption
+    )
+
+
+def test_i8_the_core_count_covers_the_footnotes_288():
+    text = chapter_text(GPUS)
+    assert "up to about three hundred in a large server socket" in text
+    assert "up to 288 efficiency cores" in text
+
+
+def test_i9_the_ladder_gives_hbm_in_the_chapters_one_unit():
+    text = chapter_text(GPUS)
+    assert f"HBM3 {q(81559 * MiB, 'B')} 3.35 TB/s" in text
+    assert "79.6 GiB" not in section(
+        text, "The memory ladder of the H100, rung by rung", "Capacities"
+    )
+
+
+def test_i10_the_l2_ratio_is_like_for_like():
+    text = chapter_text(GPUS)
+    assert "Measured on the same card, its bandwidth is about three times HBM's" in text
+    # RRZE: L2 10 TB/s over HBM 3.9 TB/s on the H200; 7 over 2.0 TB/s on the H100 PCIe.
+    assert f"{10 / 3.9:.1f}× and {7 / 2.0:.1f}×" in text
+
+
+def test_i11_the_offloading_batch_is_the_prompts_not_the_decode():
+    text = chapter_text(GPUS)
+    assert "which a million documents supply easily" not in text
+    assert "A million documents' prompts supply that easily; in decoding the batch" in text
+    assert "(FlexGen offloads it), so expect a fraction of the ideal" in text
+
+
+def test_i13_the_check_names_its_borrowed_inputs_beside_the_napkin():
+    napkin = section(chapter_text(GPUS), "The napkin: one token", "That is the chapter's argument")
+    assert "a power-capped A100, with launch costs from a consumer card" in napkin
