@@ -58,7 +58,7 @@ def test_point_3_is_memory_bound_on_the_chart_and_compute_bound_at_the_achieved_
     row = figure.split("<table", 1)[1].split("3. prefill 1,024: attention", 1)[1]
     row = row.split("</tr>", 1)[0]
     # Ninth review (rv-1), I-14: the row and the caption give both readings, as the text does.
-    assert "<td>memory (datasheet); compute (achieved)</td>" in row
+    assert '<td class="bound">memory (datasheet); compute (achieved)</td>' in row
     caption = _caption(figure)
     achieved_ridge = physics.measurement("h100-sxm/flash-attention-2").value / (
         physics.achievable_bandwidth("H100")

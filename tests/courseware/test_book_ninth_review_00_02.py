@@ -75,7 +75,9 @@ def test_i14_the_block_figure_gives_prefill_attention_both_readings():
     assert point.intensity > achieved_ridge
     figure = str(block_roofline_html())
     row = figure.split("<table", 1)[1].split("3. prefill 1,024: attention", 1)[1]
-    assert "<td>memory (datasheet); compute (achieved)</td>" in row.split("</tr>", 1)[0]
+    assert (
+        '<td class="bound">memory (datasheet); compute (achieved)</td>' in row.split("</tr>", 1)[0]
+    )
     assert "so compute-bound in practice" in figure
     assert "in practice prefill attention is compute-bound" in main_text(chapter_text(ROOFLINE))
 
@@ -126,3 +128,44 @@ def test_i11_the_offloading_batch_is_the_prompts_not_the_decode():
 def test_i13_the_check_names_its_borrowed_inputs_beside_the_napkin():
     napkin = section(chapter_text(GPUS), "The napkin: one token", "That is the chapter's argument")
     assert "a power-capped A100, with launch costs from a consumer card" in napkin
+
+
+def test_i15_the_critical_batch_names_both_rates():
+    text = main_text(chapter_text(ROOFLINE))
+    # Achieved: cuBLASLt's best bf16 product over STREAM dot on the H100.
+    from content.physics import achievable_flops
+
+    achieved = achievable_flops("H100", "bf16") / 3.18e12
+    assert 245 < achieved < 255
+    assert (
+        f"= {round(989.4e12 / 3.35e12)} on an H100 in bf16 at the datasheet peaks, about "
+        f"{round(achieved, -1):.0f} at achieved rates" in text
+    )
+
+
+def test_i16_the_prefill_activation_count_states_its_convention():
+    text = chapter_text(ROOFLINE)
+    elements = 7 * 4096 + 3 * 11008  # 8 x 4096 + 3 x 11008 less the O projection's input
+    assert (
+        f"add {elements:,} elements per token (the output projection's input, attention's "
+        "output, is counted with attention)" in text
+    )
+
+
+def test_i17_the_block_forecast_is_named_against_the_floor_and_the_table():
+    text = main_text(chapter_text(ROOFLINE))
+    per_block = 5.58e-3 / 32
+    assert f"At batch one that is {q(per_block, 's')} per block." in text
+    assert (
+        "That forecast is the block's price from here on: the floor above is the datasheet's"
+        in (text)
+    )
+
+
+def test_i12_i19_display_formulas_on_a_phone_show_that_they_scroll():
+    from pathlib import Path
+
+    css = (Path(__file__).resolve().parents[2] / "static" / "css" / "book.css").read_text()
+    narrow = css.split("@media (max-width: 40rem) {\n  .math-display", 1)[1].split("\n}\n", 1)[0]
+    assert "no-repeat local" in narrow and "no-repeat scroll" in narrow
+    assert ".worked-example .math-display { --math-cover: #f3f7fd; }" in narrow
