@@ -169,3 +169,11 @@ def test_i12_i19_display_formulas_on_a_phone_show_that_they_scroll():
     narrow = css.split("@media (max-width: 40rem) {\n  .math-display", 1)[1].split("\n}\n", 1)[0]
     assert "no-repeat local" in narrow and "no-repeat scroll" in narrow
     assert ".worked-example .math-display { --math-cover: #f3f7fd; }" in narrow
+
+
+def test_i18_the_ridge_dot_leaves_a_point_beside_it_visible():
+    from courseware.book_rooflines import block_roofline_html
+
+    figure = str(block_roofline_html())
+    ridge = figure.split('<g class="ridge"', 1)[1].split("</g>", 1)[0]
+    assert 'r="3.5"' in ridge and 'r="5"' not in ridge
