@@ -35,6 +35,7 @@ from content.physics import (
     dtype,
     embedding_params,
     flash_attention_hbm_bytes,
+    format_quantity,
     layer_params,
     matmul_bytes,
     matmul_flops,
@@ -149,12 +150,19 @@ def block_points() -> list[tuple[str, float, None]]:
 
 def block_chart() -> Roofline:
     """The block's points on the H100's bf16 datasheet roofline, nothing else: the fp32 lanes'
-    ceiling and the L2 slope belong to the live chart's note (pre-02c, 9). Each point is coloured
-    by where the datasheet puts it, so prefill attention, just left of the ridge, is drawn
-    memory-bound on the slope, as its table row says; the text states once that it is
-    compute-bound at achieved rates (pre-02c: picture, label and table agree)."""
+    ceiling and the L2 slope belong to the live chart's note (pre-02c, 9). Each point is drawn
+    where the datasheet puts it, so prefill attention, just left of the ridge, sits on the slope;
+    its table row gives both readings, memory-bound at the datasheet peaks and compute-bound at
+    achieved rates, as the text concludes (ninth review, I-14)."""
     chart = roofline(ACCELERATOR, "bf16", block_points(), examples=False)
-    return dataclasses.replace(chart, ceilings=(), slopes=())
+    achieved_compute = prefill_attention_ratio() > 1
+    points = tuple(
+        dataclasses.replace(p, bound="memory (datasheet); compute (achieved)")
+        if p.memory_bound and achieved_compute and p.label.startswith("prefill")
+        else p
+        for p in chart.points
+    )
+    return dataclasses.replace(chart, points=points, ceilings=(), slopes=())
 
 
 def prefill_attention_ratio() -> float:
@@ -171,6 +179,9 @@ def prefill_attention_ratio() -> float:
 
 def block_roofline_html() -> SafeString:
     figure = chart_figure_html(block_chart(), numbered_labels=True, collapsed=True)
+    achieved_ridge = measurement("h100-sxm/flash-attention-2").value / achievable_bandwidth(
+        ACCELERATOR
+    )
     return _figure(
         "block-roofline",
         figure,
@@ -178,8 +189,16 @@ def block_roofline_html() -> SafeString:
         f"{BLOCK_CONTEXT:,} tokens of context. Points 1 and 2: decode, memory-bound; batching "
         f"moves the projections right along the slope, while decode attention stays at one FLOP "
         f"per byte at every batch. Point 3: prefill's causal attention, about N ÷ 4 FLOPs per "
-        f"byte, just left of the datasheet ridge. Point 4: prefill's projections, compute-bound.",
-        figure_sources(*_part_sources("bf16", l2=False), model(INTRO_MODEL)),
+        f"byte, just left of the datasheet ridge but right of the ridge at achieved rates "
+        f"(about {format_quantity(achieved_ridge, 'FLOP/B', sig=2)}), so compute-bound in "
+        f"practice. "
+        f"Point 4: prefill's projections, compute-bound.",
+        figure_sources(
+            *_part_sources("bf16", l2=False),
+            model(INTRO_MODEL),
+            measurement("h100-sxm/flash-attention-2"),
+            measurement(f"{ACCELERATOR}/stream-dot"),
+        ),
     )
 
 

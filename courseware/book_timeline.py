@@ -19,6 +19,7 @@ from django.utils.safestring import SafeString
 
 from content.physics import (
     achievable_bandwidth,
+    decode_kernels,
     format_quantity,
     kv_cache_bytes,
     measurement,
@@ -171,6 +172,12 @@ def overhead_timeline_html() -> SafeString:
     context["graph_launch"] = format_quantity(measurement("launch/graph").value, "s")
     context["graph_share"] = format_quantity(context["graph_share"], "s")
     context["blocks"] = model(MODEL).layers
+    # the eager token is its launches: the tail after a block's last launch overlaps the next
+    # block's launches (ninth review, I-7), so 32 × the block overstates it
+    context["token_kernels"] = f"{decode_kernels(MODEL):,}"
+    context["token_eager"] = format_quantity(
+        decode_kernels(MODEL) * measurement(EAGER_KEY).value, "s"
+    )
     context["narrow_svg"] = render_to_string(
         "courseware/_overhead_timeline_svg.html", timeline(NARROW_WIDTH, NARROW_LEFT)
     )

@@ -91,6 +91,9 @@ class RooflinePoint:
     flops: float
     memory_bound: bool
     example: bool = True
+    # what the figure's table says bounds it, where "memory" or "compute" alone would mislead
+    # (chapter 02's prefill attention: memory at the datasheet peaks, compute at achieved rates)
+    bound: str = ""
 
 
 @dataclass(frozen=True)
@@ -442,7 +445,12 @@ def _context(
             + "".join(
                 f"{' ' if i == 0 else '; '}{p.label}: {format_quantity(p.intensity, 'FLOP/B')}, "
                 f"{format_quantity(p.flops, 'FLOP/s')}"
-                + (f", {'memory' if p.memory_bound else 'compute'}-bound" if bounds else "")
+                + (
+                    (f", bound by {p.bound}" if p.bound else "")
+                    or f", {'memory' if p.memory_bound else 'compute'}-bound"
+                    if bounds
+                    else ""
+                )
                 for i, p in enumerate(chart.points)
             )
             + ("." if chart.points else "")
@@ -473,7 +481,7 @@ def _context(
                 "label": p.label,
                 "intensity": format_quantity(p.intensity, "FLOP/B"),
                 "flops": format_quantity(p.flops, "FLOP/s"),
-                "bound": "memory" if p.memory_bound else "compute",
+                "bound": p.bound or ("memory" if p.memory_bound else "compute"),
             }
             for p in sorted(chart.points, key=lambda p: p.intensity)
         ],

@@ -97,7 +97,10 @@ def test_e5_the_introduction_states_the_forecast_in_one_paragraph_and_points_to_
     # Ninth pass: the check's limits in one caveat.
     # Second fresh-eyes edit (bk-a3): the cap's share named in four words, one calibration kept.
     # Third fresh-eyes edit (bk-a4): one hedge; the cap's share is the note's.
-    assert "One calibration on one program: a first estimate to measure against." in napkin
+    assert (
+        "One calibration on one program, a power-capped A100, with launch costs from a consumer "
+        "card: a first estimate to measure against."
+    ) in napkin
     assert "pessimistic, if anything" not in napkin
 
 

@@ -206,7 +206,7 @@ def test_g2_the_floor_bounds_cost_at_batch_one_not_price(text):
     assert "no server can charge less" not in intro
     # Second fresh-eyes edit (bk-a3): the closing sentence names the price and the floor's cost.
     assert (
-        "In bf16, one conversation and one token per pass, no H100 server of this model can go "
+        "At $3.20 an hour, with one conversation in bf16, no H100 server of this model can go "
         f"below {q(floor_cost, 'USD')} per million" in intro
     )
 

@@ -153,7 +153,10 @@ def test_f02_i2_the_takeaway_gives_the_forecasts_error_bar(text):
 def test_f00_i1_sixteen_users_are_nearly_free_only_with_short_conversations(text):
     intro = text["00-intro.md"]
     assert "Serving sixteen users at once costs barely more" not in intro
-    assert "Serving sixteen users with short conversations costs barely more time per step" in intro
+    assert (
+        "Serving sixteen users with short conversations, a hundred tokens or so, costs barely more"
+        in intro
+    )
 
 
 def test_f02_i3_the_v100_is_not_dated_2018_against_the_intro(text):

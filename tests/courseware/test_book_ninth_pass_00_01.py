@@ -45,7 +45,7 @@ def test_g6_the_introduction_is_the_argument_a_third_shorter(text):
     for moved in ("Forecast = (bytes", "profiling", "CUDA runtime", "activations and its", "GiB"):
         assert moved not in intro, moved
     # The serving level is named once, with its one figure.
-    assert intro.count("under vLLM's defaults") == 1
+    assert intro.count("at vLLM's long-standing default of 0.9") == 1
 
 
 def test_g1_the_batch_one_forecast_is_stated_as_one_calibration(text):

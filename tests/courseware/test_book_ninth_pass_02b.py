@@ -78,7 +78,8 @@ def test_prefill_attention_has_one_verdict_in_text_chart_table_and_caption():
     figure = str(block_roofline_html())
     table = figure.split("<table", 1)[1]
     row = table.split("3. prefill 1,024: attention", 1)[1].split("</tr>", 1)[0]
-    assert "<td>memory</td>" in row
+    # Ninth review (rv-1), I-14: the table row gives both readings, as the text does.
+    assert '<td class="bound">memory (datasheet); compute (achieved)</td>' in row
     caption = _caption(figure)
     assert verdict in caption and "compute-bound, so" not in caption
     assert "marked compute-bound" not in caption

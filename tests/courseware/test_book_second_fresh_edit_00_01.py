@@ -108,10 +108,10 @@ def test_two_gpus_for_70b_leave_little_cache_room(text):
     assert "because half a GPU cannot be rented" not in intro
 
 
-def test_cpu_sockets_hold_up_to_about_two_hundred_cores(text):
+def test_cpu_sockets_hold_up_to_about_three_hundred_cores(text):
     gpus = text["01-gpus.md"]
     assert "up to a few hundred" not in gpus
-    assert "up to about two hundred in a large server socket" in gpus
+    assert "up to about three hundred in a large server socket" in gpus
 
 
 def test_the_three_regimes_are_named_in_the_cost_question(text):

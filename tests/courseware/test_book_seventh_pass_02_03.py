@@ -60,7 +60,11 @@ def test_c02_3_the_block_table_says_weight_bytes_and_the_note_counts_the_rest(te
     assert "prefill 1024 projections, MLP (weight bytes)" in roofline
     # Llama-2-7B: activations in and out of the projections, 7·4096 + 3·11008 elements/token.
     elements = 7 * 4096 + 3 * 11008
-    assert f"add {elements:,} elements per token, 126 MB for the prompt" in roofline
+    # Ninth review (rv-1), I-16: the output projection's input is counted with attention.
+    assert (
+        f"add {elements:,} elements per token (the output projection's input, attention's "
+        "output, is counted with attention), 126 MB for the prompt" in roofline
+    )
     weights = 2 * 202_383_360  # bf16 bytes of one block's projections and MLP
     intensity = 2 * 1024 * 202_383_360 / (weights + elements * 2 * 1024)
     assert round(intensity, -1) == 780

@@ -165,7 +165,7 @@ def test_a01_4_the_launch_table_says_its_gpu_figure_is_a_graph_nodes(text):
 def test_a01_6_provenance_of_l2_and_launch_costs_is_in_the_notes(text):
     gpus = text["01-gpus.md"]
     body = _body(gpus)
-    assert "Think of its bandwidth as about three times HBM's." in body  # 10 TB/s vs 3.35
+    assert "Measured on the same card, its bandwidth is about three times HBM's." in body
     assert "sister parts" not in body and "quoted most often" not in body
     prose = body.replace("measured launch costs (RTX 5070 Ti", "")  # the figure's source line
     # Third fresh-eyes edit (bk-a4): the launch costs' card is the note's and the figure's alone.

@@ -79,7 +79,7 @@ def test_00_m2_the_h200_fit_is_judged_at_each_level(text):
     assert weights < H200.memory_bytes and weights > SERVING_H200
     assert (
         f"Against the {q(H200.memory_bytes, 'B')} an H200's driver reports, it fits; against the "
-        f"{q(SERVING_H200, 'B')} vLLM budgets by default, it does not fit: the" in intro
+        f"{q(SERVING_H200, 'B')} vLLM budgets at 0.9, it does not fit: the" in intro
     )
     assert "which is why the reported figure is the one to use" not in intro
 
@@ -203,7 +203,7 @@ def test_01_e1_a_reuse_of_r_yields_r_over_two_flops_per_byte(text):
 def test_01_i1_core_counts_of_the_largest_sockets(text):
     gpus = text["01-gpus.md"]
     # C01-6 (sixth review): the footnote's 288-core Xeon is "a few hundred".
-    assert "up to about two hundred in a large server socket" in gpus
+    assert "up to about three hundred in a large server socket" in gpus
     assert _after_sources(gpus, "192 Zen 5c cores")
     assert _after_sources(gpus, "up to 288 efficiency cores")
 

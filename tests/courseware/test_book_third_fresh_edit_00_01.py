@@ -34,7 +34,7 @@ def test_the_floor_cost_is_qualified_and_stated_once(text):
     floor_cost = 3.20 / 3600 * BYTES / H100_BW * 1e6
     assert "one-conversation-at-a-time server" not in intro
     assert (
-        "In bf16, one conversation and one token per pass, no H100 server of this model can go "
+        "At $3.20 an hour, with one conversation in bf16, no H100 server of this model can go "
         f"below {q(floor_cost, 'USD')} per million." in intro
     )
     assert intro.count(q(floor_cost, "USD")) == 1  # the napkin's row gives the forecast's alone
@@ -71,7 +71,7 @@ def test_the_70b_example_names_nccls_share_and_stops_at_two(text):
     split = physics.usable_memory_bytes("H100", gpus=2)
     assert 1.5e9 < reserve < 2.5e9
     assert (
-        f"each H100 keeps {q(reserve, 'B', sig=1)} more for NCCL's buffers, so it gives the model "
+        f"each H100 keeps {q(reserve, 'B', sig=2)} more for NCCL's buffers, so it gives the model "
         f"{q(split, 'B')}" in intro
     )
     assert "in practice four" not in intro
@@ -119,13 +119,16 @@ def test_the_check_keeps_one_hedge(text):
     gpus = _main(text["01-gpus.md"])
     check = gpus.split("The check.", 1)[1].split("That is the chapter's argument", 1)[0]
     assert "pessimistic, if anything" not in check and "not a law" not in check
-    assert "One calibration on one program: a first estimate to measure against." in check
+    assert (
+        "One calibration on one program, a power-capped A100, with launch costs from a consumer "
+        "card: a first estimate to measure against."
+    ) in check
 
 
 def test_small_things(text):
     intro, gpus = _main(text["00-intro.md"]), _main(text["01-gpus.md"])
     assert "Generating a token reads every weight and the whole KV cache" in intro
-    assert "Think of its bandwidth as about three times HBM's." in gpus
+    assert "Measured on the same card, its bandwidth is about three times HBM's." in gpus
     assert "generation. The V100 has eight tensor cores per SM" in gpus
     assert "A strip of width k brings in 2 t k elements and feeds t 2 k multiply-adds" in gpus
     assert "Each loaded element feeds" not in gpus

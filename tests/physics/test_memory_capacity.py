@@ -64,10 +64,20 @@ def test_an_80_gb_h100_shows_up_as_79_6_gib_not_74_5():
 
 
 def test_parts_without_a_published_reported_total_are_flagged():
-    for key in ("v100-sxm2", "h100-pcie", "mi325x", "tpu-v5e"):
+    for key in ("h100-pcie", "mi325x", "tpu-v5e"):
         acc = accelerator(key)
         assert not acc.memory_reported_published
         assert acc.memory_bytes == acc.memory_label_bytes
+
+
+def test_a_32_gb_v100_reports_32510_mib_as_nvidia_smi_shows():
+    # Review 00-02 ninth, I-1/I-6: nvidia-smi's total is published (insightface's README), so the
+    # driver figure is 34.1 GB, not the 32 GB label, and the serving budget follows it.
+    v100 = accelerator("V100")
+    assert v100.memory_reported_published
+    assert v100.memory_bytes == 32510 * 2**20
+    assert source(v100.sources["memory_bytes"]).verified
+    assert v100.memory_bytes > v100.memory_label_bytes
 
 
 def test_llama_3_70b_in_bf16_fits_one_h200_on_paper_but_not_at_vllms_budget():

@@ -592,6 +592,13 @@ _SOURCES = (
     ),
     # Usable memory: what the runtime reports, what it holds back, what a server budgets.
     _s(
+        "insightface-v100-smi",
+        "deepinsight/insightface recognition/arcface_paddle README_en.md: '8 NVIDIA Tesla V100 "
+        "32G (32510MiB)', nvidia-smi's total under driver 450.80.02",
+        _GH + "deepinsight/insightface/blob/master/recognition/arcface_paddle/README_en.md",
+        True,
+    ),
+    _s(
         "thamada-devicequery",
         "thamada/nvidia-smi: CUDA deviceQuery logs, 'Total amount of global memory' (H100 SXM "
         "85,045,477,376 B; A100 SXM4 80 GB 85,100,068,864 B; L4 23,570,219,008 B)",

@@ -25,7 +25,7 @@ _add(
     name="V100 SXM2 32 GB",
     vendor="NVIDIA",
     kind="gpu",
-    memory_bytes=32e9,
+    memory_bytes=32510 * MiB,
     memory_type="HBM2",
     memory_bandwidth=900e9,
     peak_flops=_v100,
@@ -41,12 +41,12 @@ _add(
     host_link="pcie3",
     aliases=("V100", "V100 SXM2", "Tesla V100"),
     memory_label_bytes=32e9,
-    memory_reported_published=False,
+    memory_reported_published=True,
     boost_clock_hz=1530e6,
     tensor_flops_per_clock_per_sm={"fp16": 1024},
     **sm_limits("7.0"),
     sources={
-        "memory_bytes": "nv-v100",
+        "memory_bytes": "insightface-v100-smi",
         "memory_label_bytes": "nv-v100",
         "boost_clock_hz": "nv-volta-whitepaper",
         "tensor_flops_per_clock_per_sm": "nv-volta-whitepaper",
@@ -62,8 +62,8 @@ _add(
     },
     notes="Volta: fp16 tensor cores only (no bf16, tf32, int8 tensor rates, no sparsity). "
     "year is the 32 GB part's (announced March 2018); Volta and the 16 GB original date from "
-    "2017. No device-reported total is "
-    "published for it (drivers have shown different totals), so memory_bytes is the label. "
+    "2017. nvidia-smi reports 32,510 MiB (34.09e9 B) for the '32 GB' part (driver 450.80.02); "
+    "no runtime total is published. "
     "8 tensor cores x 64 FMA x 2 = 1024 fp16 FLOP per clock per SM; 80 x 1024 x 1530 MHz = "
     "125 TFLOP/s.",
 )
