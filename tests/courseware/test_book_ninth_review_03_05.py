@@ -139,3 +139,17 @@ def test_chapter_03_main_text_did_not_grow():
     # a guard, not a finding: rendered words before "Key takeaways" at a169883 (the review's
     # text, cf03507, plus the review itself): 4,324
     assert len(main_text(chapter_text("03-inference.md")).split()) <= 4324
+
+
+def test_s4_the_deepseek_example_derives_its_conversations_per_gpu_in_the_body():
+    t = main_text(chapter_text("05-interconnect.md"))
+    server = physics.published("deepseek-decode-node-throughput").value  # tokens/s per server
+    speed = (
+        physics.published("deepseek-output-speed-low").value
+        + physics.published("deepseek-output-speed-high").value
+    ) / 2  # tokens/s per conversation
+    assert (
+        f"about {authored(server / speed / 8, 2)} conversations (a server's "
+        f"{q(server, 'tokens/s', sig=3)} over {q(speed, 'tokens/s', sig=2)} per conversation, "
+        "over 8 GPUs)" in t
+    )
