@@ -110,7 +110,8 @@ def test_h18_the_nvlink_to_infiniband_ratio_is_the_h800s(texts):
 
 def test_h19_deepeps_rate_is_its_accounting_not_a_wire_rate(texts):
     t = texts["05-interconnect.md"]
-    assert "by DeepEP's accounting, which counts every per-expert copy" in t
+    # ninth review of 03-05 (J-10, bk-f): our count, not DeepEP's printed rate
+    assert "by our count of every per-expert copy" in t
     assert "not a wire rate, since each H800 has one 400 Gb/s port, 50 GB/s" in t
     assert "over RDMA at" not in t
 

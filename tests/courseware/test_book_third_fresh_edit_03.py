@@ -92,8 +92,8 @@ def test_1_disaggregation_closes_the_napkins_loop(main):
     assert q(first, "s", sig=2) == "36 ms"
     fleet = _section(main, "Disaggregating prefill", "Speculative decoding:")
     assert (
-        f"The promise: decode alone runs the {q(decode, 's', sig=2)} decode pass, inside the "
-        "25 ms promise, and a first token arrives after the prefill and the trip: 36 ms" in fleet
+        f"The promise: decode passes take {q(decode, 's', sig=2)}, inside the 25 ms promise; a "
+        "first token arrives after the prefill and the trip, before queueing: 36 ms" in fleet
     )
 
 
