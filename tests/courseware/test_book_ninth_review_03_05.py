@@ -124,7 +124,7 @@ def test_j9_j10_chapter_05_names_the_fitted_crossover_and_its_own_deepep_rates()
     crossover = 14 * alpha * physics.link("nvlink4").bandwidth / (2 * 7 / 8) / 2**20
     assert "an 8-GPU NCCL all-reduce is latency-bound" not in takeaways(t)
     assert (
-        "In the α-β model fitted to one blocking 32 KiB call, an 8-GPU ring is latency-bound "
+        "In the α-β model fitted to one small blocking call, an 8-GPU ring is latency-bound "
         f"below {crossover:.2g} MiB" in takeaways(t)
     )
     assert "The crossover is the model's, not a measurement" in t

@@ -90,7 +90,7 @@ def test_one_value_for_the_latency_bound_size(texts):
     assert "about 10 MB" not in t
     # ninth review of 03-05 (J-9, bk-f): the crossover is the fitted model's, said so
     assert (
-        f"In the α-β model fitted to one blocking 32 KiB call, an 8-GPU ring is latency-bound "
+        f"In the α-β model fitted to one small blocking call, an 8-GPU ring is latency-bound "
         f"below {mib:.2g} MiB" in _takeaways(t)
     )
 
