@@ -78,10 +78,10 @@ def test_c01_8_the_gpus_napkin_reaches_the_introductions_number(text):
     gpus = text["01-gpus.md"]
     napkin = gpus.split("The napkin: one token through the chip", 1)[1].split("Key takeaways")[0]
     # Fresh-eyes edit (bk-a2): one form for the forecast, ms per token; the rate only in cost.
-    # rv-3's K-11: two columns, the "how" before the value
+    # rv-3's K-11: two columns, the value first, the "how" (which wraps) beside it
     assert (
-        f"forecast : recipe × (1 + its error on gpt-fast's A100, 20%), slightly pessimistic for an "
-        f"uncapped card {q(FORECAST, 's')}" in napkin
+        f"{q(FORECAST, 's')} forecast : recipe × (1 + its error on gpt-fast's A100, 20%), slightly "
+        "pessimistic for an uncapped card" in napkin
     )
     assert q(1 / FORECAST, "tokens/s") not in napkin
     assert "rule" not in napkin and "short context whose cache is left out" not in gpus

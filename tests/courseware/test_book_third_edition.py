@@ -370,20 +370,20 @@ def test_01_the_napkin_of_one_token(text):
     # Third fresh-eyes edit (bk-a4): streaming and launches are the recipe's "how"; it adds up.
     assert q(stream, "s") != q(recipe, "s")
     assert (
-        f"recipe: {q(stream, 's')} streaming (bytes ÷ STREAM dot, Idea 3) + "
-        f"{q(launches, 's', sig=2)} launches (one CUDA graph, Idea 4) {q(recipe, 's')}" in gpus
+        f"{q(recipe, 's')} recipe: {q(stream, 's')} streaming (bytes ÷ STREAM dot, Idea 3) + "
+        f"{q(launches, 's', sig=2)} launches (one CUDA graph, Idea 4)" in gpus
     )
     a100_recipe = LLAMA7_FP16 / 1.75e12 + LLAMA7_KERNELS * NODE + GRAPH  # STREAM dot, ND A100 v4
     checked = recipe * (1 / a100_recipe / GPT_FAST)
-    # rv-3's K-11: two columns, the "how" before the value
+    # rv-3's K-11: two columns, the value first, the "how" (which wraps) beside it
     assert (
-        f"forecast : recipe × (1 + its error on gpt-fast's A100, 20%), slightly pessimistic for an "
-        f"uncapped card {q(checked, 's')}" in gpus
+        f"{q(checked, 's')} forecast : recipe × (1 + its error on gpt-fast's A100, 20%), slightly "
+        "pessimistic for an uncapped card" in gpus
     )
     dollars = 3.20 / (3600 / checked) * 1e6
     assert (
-        f"cost per million tokens: $3.20 an hour ÷ tokens per hour, at the forecast "
-        f"{q(dollars, 'USD')}" in gpus
+        f"{q(dollars, 'USD')} cost per million tokens: $3.20 an hour ÷ tokens per hour, at the "
+        "forecast" in gpus
     )
     assert "slower than the introduction's floor" not in gpus
     assert "The checked forecast, the row" not in gpus
