@@ -281,6 +281,13 @@ def _place_labels(
         mark["tx"], mark["ty"], mark["anchor"] = chosen
 
 
+def _two_readings(point: RooflinePoint) -> bool:
+    """A point whose table row names both bounds (memory at the datasheet peaks, compute at
+    achieved rates): drawn as a circle inside a square, with its own legend entry, so the
+    picture gives the text's verdict as well as the datasheet's (rv-3's K-17)."""
+    return "memory" in point.bound and "compute" in point.bound
+
+
 def _chart_labels(points: Sequence[RooflinePoint]) -> list[str]:
     """Labels as drawn: the square matmuls read as one series ("matmul n=64", then "n=256",
     "n=1024" ...), so the several that sit on the roof past the ridge do not crowd its corner."""
@@ -345,7 +352,11 @@ def _context(
             "y": y_axis(p.flops),
             "memory_bound": p.memory_bound,
             # drawn alike: a diamond, neither the square nor the circle the book's legend names
-            "shape": ("square" if p.memory_bound else "circle") if bounds else "diamond",
+            "shape": (
+                ("both" if _two_readings(p) else "square" if p.memory_bound else "circle")
+                if bounds
+                else "diamond"
+            ),
             "example": p.example,
         }
         for p, label in zip(chart.points, _chart_labels(chart.points), strict=True)
@@ -677,6 +688,7 @@ def chart_figure_html(
     context = _context(wide, None)
     context["narrow_svg"] = render_to_string("courseware/_roofline_chart.html", narrow)
     context["narrow_key"] = narrow["key"]
+    context["two_readings"] = any(_two_readings(p) for p in chart.points)
     context["collapsed"] = collapsed  # the table folded into a <details>, as the bar figures'
     return render_to_string("courseware/_roofline_figure.html", context)
 

@@ -52,10 +52,15 @@ def test_f01_m1_the_gpus_chapter_checks_its_recipe_against_gpt_fast(text):
     # conversation's 1,024-token cache (2 · 32 layers · 4096 · 2 B per token), not a second one.
     cache = 2 * 32 * 4096 * 2 * 1024
     checked = ((LLAMA7_FP16 + cache) / STREAM_DOT["H100"] + KERNELS * NODE + GRAPH) * (1 + error)
-    assert f"forecast {q(checked, 's')} recipe ×" in gpus  # ms only (bk-a2)
+    # rv-3's K-11: two columns, the value first, the "how" (which wraps) beside it
+    assert (
+        f"{q(checked, 's')} forecast : recipe × (1 + its error on gpt-fast's A100, 20%), slightly "
+        "pessimistic for an uncapped card" in gpus
+    )
     assert "rule" not in gpus.split("The napkin")[-1].split("Key takeaways")[0]
     dollars = 3.20 * checked / 3600 * 1e6
-    assert f"{q(dollars, 'USD')} per million tokens" in gpus
+    cost = "cost per million tokens: $3.20 an hour ÷ tokens per hour"  # rv-3's K-11
+    assert f"{q(dollars, 'USD')} {cost}, at the forecast" in gpus
 
 
 def test_f01_m1_the_roofline_napkin_says_its_times_are_the_recipes(text):

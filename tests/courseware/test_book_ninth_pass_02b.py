@@ -70,7 +70,8 @@ def test_prefill_attention_has_one_verdict_in_text_chart_table_and_caption():
     # ratio is the note's.
     assert f"arithmetic takes {ratio:.1f}× as long as its traffic" in chapter_text("02-roofline.md")
     assert "so in practice it is" not in main
-    assert "where the chart draws it memory-bound" in main
+    # rv-3's K-17: the chart draws both readings; the text names the datasheet's one
+    assert "just left of the datasheet ridge, so memory-bound at the datasheet peaks" in main
     assert "in practice prefill attention is compute-bound" in main
     chart = block_chart()
     attention = next(p for p in chart.points if p.label == "prefill 1,024: attention")

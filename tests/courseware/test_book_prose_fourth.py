@@ -240,7 +240,7 @@ def test_multi_gpu_fits_use_the_split_serving_level():
     intro = _text(_html("00-intro.md"))
     weights = wb("llama-2-70b", "fp16")
     # Ninth pass: the example ends on the GPU count; the spare room is question 3's subject.
-    assert f"NCCL's buffers, so it gives the model {format_quantity(split, 'B')}" in intro
+    assert f"the engine's all-reduce), so it gives the model {format_quantity(split, 'B')}" in intro
     spare = spare_memory_bytes(weights, "H100", gpus=2)
     assert spare == 2 * split - weights
     interconnect = _text(_html("05-interconnect.md"))

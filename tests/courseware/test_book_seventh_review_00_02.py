@@ -67,7 +67,7 @@ def test_e1_the_error_is_one_calibration_not_the_power_cap(text):
     # GPUs chapter's napkin; the power cap is weighed in that chapter's note on the check.
     # Second fresh-eyes edit (bk-a3): recipe and forecast defined once.
     # Third fresh-eyes edit (bk-a4): "recipe" left the intro's paragraph.
-    assert "corrects by the 20% that sum missed on a measured A100 token: the forecast" in intro
+    assert "checks them against a measured token: the forecast" in intro  # rv-3's K-5
     assert "Take that as one empirical calibration" not in intro
     assert "power-capped" not in intro.split(" Sources ", 1)[0]
     capped = 1 / _recipe(1, 0, CAPPED_A100, MAMF_A100) / GPT_FAST - 1
@@ -96,7 +96,8 @@ def test_e1_the_batch_check_makes_the_batch_forecast_a_range(text):
     assert "1,928" not in text["00-intro.md"] and "1928" not in text["00-intro.md"]
     gpus = text["01-gpus.md"]
     assert "the H100 it is applied to is not capped" in gpus  # bk-a4: the note's
-    assert "above one it does not hold as a point, and the roofline chapter's napkin" in gpus
+    # rv-3's K-14: the napkin gives points; its note brackets the error
+    assert "above one it does not hold as a point: the roofline chapter's napkin carries it" in gpus
     # pre-02 (bk-b2): the napkin's batch rows give the forecast alone, recomputed, and the
     # range is said once in words (chapter 01's "gives a range" still holds).
     napkin = text["02-roofline.md"].split("The napkin: a token at three")[1]

@@ -148,7 +148,7 @@ def test_a01_5_the_closing_gives_one_forecast_and_one_reason(text):
     assert closing.count(q(checked, "s")) == 1
     assert closing.count(q(recipe, "s")) == 1
     assert "rule" not in closing and "slower again" not in closing
-    assert f"{q(3.20 * checked / 3600 * 1e6, 'USD')} per million tokens" in closing
+    assert f"{q(3.20 * checked / 3600 * 1e6, 'USD')} cost per million tokens" in closing  # K-11
     assert q(checked, "s") in text["00-intro.md"]
 
 

@@ -175,7 +175,7 @@ def test_00_the_napkin_closes_the_running_example(text):
     dollars = 3.20 / 3600 * forecast * 1e6
     # Third fresh-eyes edit (bk-a4): one cost per row; the floor's is the closing clause's.
     assert f"dollars per million tokens — {q(dollars, 'USD')}" in intro
-    assert f"can go below {q(floor_dollars, 'USD')} per million" in intro
+    assert f"even the floor costs {q(floor_dollars, 'USD')} per million" in intro  # rv-3's K-6
 
 
 # ---- Chapter 01 ---------------------------------------------------------------------------
@@ -370,16 +370,20 @@ def test_01_the_napkin_of_one_token(text):
     # Third fresh-eyes edit (bk-a4): streaming and launches are the recipe's "how"; it adds up.
     assert q(stream, "s") != q(recipe, "s")
     assert (
-        f"recipe {q(recipe, 's')} {q(stream, 's')} streaming (bytes ÷ STREAM dot, "
-        f"Idea 3) + {q(launches, 's', sig=2)} launches (one CUDA graph, Idea 4)" in gpus
+        f"{q(recipe, 's')} recipe: {q(stream, 's')} streaming (bytes ÷ STREAM dot, Idea 3) + "
+        f"{q(launches, 's', sig=2)} launches (one CUDA graph, Idea 4)" in gpus
     )
     a100_recipe = LLAMA7_FP16 / 1.75e12 + LLAMA7_KERNELS * NODE + GRAPH  # STREAM dot, ND A100 v4
     checked = recipe * (1 / a100_recipe / GPT_FAST)
-    assert f"forecast {q(checked, 's')} recipe ×" in gpus
+    # rv-3's K-11: two columns, the value first, the "how" (which wraps) beside it
+    assert (
+        f"{q(checked, 's')} forecast : recipe × (1 + its error on gpt-fast's A100, 20%), slightly "
+        "pessimistic for an uncapped card" in gpus
+    )
     dollars = 3.20 / (3600 / checked) * 1e6
     assert (
-        f"{q(dollars, 'USD')} per million tokens $3.20 an hour ÷ tokens per hour, at the forecast"
-        in gpus
+        f"{q(dollars, 'USD')} cost per million tokens: $3.20 an hour ÷ tokens per hour, at the "
+        "forecast" in gpus
     )
     assert "slower than the introduction's floor" not in gpus
     assert "The checked forecast, the row" not in gpus

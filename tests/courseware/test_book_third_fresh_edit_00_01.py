@@ -34,8 +34,8 @@ def test_the_floor_cost_is_qualified_and_stated_once(text):
     floor_cost = 3.20 / 3600 * BYTES / H100_BW * 1e6
     assert "one-conversation-at-a-time server" not in intro
     assert (
-        "At $3.20 an hour, with one conversation in bf16, no H100 server of this model can go "
-        f"below {q(floor_cost, 'USD')} per million." in intro
+        "At $3.20 an hour, with one conversation in bf16, even the floor costs "
+        f"{q(floor_cost, 'USD')} per million." in intro
     )
     assert intro.count(q(floor_cost, "USD")) == 1  # the napkin's row gives the forecast's alone
 
@@ -71,7 +71,8 @@ def test_the_70b_example_names_nccls_share_and_stops_at_two(text):
     split = physics.usable_memory_bytes("H100", gpus=2)
     assert 1.5e9 < reserve < 2.5e9
     assert (
-        f"each H100 keeps {q(reserve, 'B', sig=2)} more for NCCL's buffers, so it gives the model "
+        f"each H100 keeps {q(reserve, 'B', sig=2)} more for communication buffers (NCCL's and "
+        "the engine's all-reduce), so it gives the model "
         f"{q(split, 'B')}" in intro
     )
     assert "in practice four" not in intro
