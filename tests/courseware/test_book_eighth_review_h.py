@@ -80,7 +80,11 @@ def test_h1_the_first_token_rides_in_pieces_of_the_steady_load(text):
         + KV_TOKEN * (2500 * batch + load * i) / H100_BW
         for i in range(math.ceil(2000 / load))
     )
-    assert f"rides in {math.ceil(2000 / load)} passes and its first token arrives after" in text
+    # rv-4 (L-3): the same passes, the last one's shorter piece named
+    rest = format_number(2000 - load * (math.ceil(2000 / load) - 1), 3)
+    assert (
+        f"rides in {math.ceil(2000 / load)} passes, the last just {rest} tokens; its first" in text
+    )
     assert f"first token arrives after {q(total, 's', sig=2)}" in text
     assert "43 ms" not in text  # the one-point model's first token
 

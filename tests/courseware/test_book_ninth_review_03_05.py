@@ -47,8 +47,9 @@ def test_j1_the_fp8_cache_table_is_decode_only_and_the_service_is_latency_bound(
     bf16, fp8 = _colocated_limit(KV_TOKEN), _colocated_limit(KV_TOKEN / 2)
     assert (bf16, fp8) == (143, 200)  # the review's figures
     fp8_cache = section(inference, "An fp8 KV cache", "The floor's forecast and other read rates")
-    assert "The table counts both limits for a decode-only pass (prompts on GPUs of their own" in (
-        fp8_cache
+    assert (
+        "The table counts both limits for a decode-only pass priced kernel by kernel, as in the "
+        "main text (prompts on GPUs of their own" in fp8_cache
     )
     assert "so memory still binds" not in fp8_cache
     assert "so on a decode-only GPU memory still binds." in fp8_cache

@@ -200,7 +200,10 @@ def test_3_1_a_prompt_heavy_request_is_mostly_prefill(text):
     assert attention / matmuls == pytest.approx(0.14, abs=0.005)
     assert f"causal half adds {pct(attention / matmuls, 2)} more FLOPs" in t
     prefill = matmuls + attention
-    decode = 199 * pass_by_kernel(batch, 2500) / batch
+    # rv-4 (L-2): the request's decode reads its own cache of 8,000 to 8,200 tokens each pass,
+    # beside its share of the weights' read
+    own_cache = (8000 + 8200) / 2 * kv_per_token("llama-3-8b", 2) / part.memory_bandwidth
+    decode = 199 * (pass_by_kernel(batch, 0) / batch + own_cache)
     assert prefill / (prefill + decode) > 0.5
     assert q(prefill, "s", 2) + " in all" in t
     assert "so prefill is " + pct(prefill / (prefill + decode), 2) in t
