@@ -56,3 +56,13 @@ def test_the_rows_are_those_that_escaping_every_value_gave():
     assert "&lt;b&gt;KV&lt;/b&gt; cache &amp; &quot;fits&quot;" in html
     assert "?quiz=q1&amp;group=2" in html and "&lt;script&gt;" in html
     assert index_rows_html([], url, "") == ""
+
+
+def test_an_attribute_break_in_any_text_stays_inside_its_attribute():
+    # The author's title and slug and the page's own link and filter are the only texts; each
+    # reaches the page escaped, so a quote cannot end the link's href and start a handler.
+    hostile = dict(ROWS[1], slug='x" onmouseover="alert(1)', title="<img src=x onerror=alert(1)>")
+    html = index_rows_html([hostile], '/o/x/"><script>/', "?q='><svg onload=alert(1)>")
+    assert html == _escaping_everything([hostile], '/o/x/"><script>/', "?q='><svg onload=alert(1)>")
+    assert "<img" not in html and "<script>" not in html and "<svg" not in html
+    assert 'x" onmouseover' not in html and "x&quot; onmouseover" in html
