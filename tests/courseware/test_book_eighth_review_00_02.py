@@ -12,35 +12,33 @@ import pytest
 import content.physics as physics
 from content.physics import format_number
 from tests.courseware.book_text import chapter_texts, q
+from tests.courseware.published_inputs import (
+    CAPPED_A100,
+    ERROR,
+    FA2_H100,
+    GPT_FAST,
+    KV_PER_TOKEN,
+    MAMF_A100,
+    STREAM_A100,
+    STREAM_H100,
+    TRTLLM_60,
+    WEIGHTS,
+)
+from tests.courseware.published_inputs import (
+    pct as _pct,
+)
+from tests.courseware.published_inputs import (
+    recipe as _recipe,
+)
 
-PARAMS = physics.model("llama-2-7b").params
-WEIGHTS = 2 * PARAMS  # 16-bit
-KV_PER_TOKEN = 2 * 32 * 32 * 128 * 2  # K and V, 32 layers, 32 heads of 128, 16-bit
-KERNELS, NODE, GRAPH = 32 * 12 + 4, 0.58e-6, 15e-6
-STREAM_A100, STREAM_H100, CAPPED_A100 = 1.75e12, 3.18e12, 1.70e12  # Azure dot; gpt-fast README
-MAMF_A100 = physics.achievable_flops("A100", "bf16")
-GPT_FAST, TRTLLM_60 = 104.9, 1928  # tokens/s
-FA2_H100, H100_PEAK, H100_BW = 327.9e12, 989.4e12, 3.35e12
+H100_PEAK, H100_BW = 989.4e12, 3.35e12
 LLAMACPP, LLAMACPP_GRAPHS = 143.35, 163.83  # tokens/s, H100 PCIe, 4-bit (llama.cpp #6763)
 N, D, HEADS = 1024, 128, 32
-
-
-def _recipe(batch: int, context: float, bandwidth: float, mamf: float) -> float:
-    flops = 2 * PARAMS * batch + 4 * 32 * 32 * 128 * context * batch
-    nbytes = WEIGHTS + KV_PER_TOKEN * context * batch
-    return max(flops / mamf, nbytes / bandwidth) + KERNELS * NODE + GRAPH
-
-
-ERROR = 1 / _recipe(1, 0, STREAM_A100, MAMF_A100) / GPT_FAST - 1
 
 
 @pytest.fixture(scope="module")
 def text():
     return chapter_texts(("00-intro.md", "01-gpus.md", "02-roofline.md"))
-
-
-def _pct(x: float) -> str:
-    return f"{format_number(100 * x, 2)}%"
 
 
 def test_g13_the_batch_check_states_the_predictions_errors(text):
